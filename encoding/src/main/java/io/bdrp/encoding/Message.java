@@ -1,0 +1,165 @@
+package io.bdrp.encoding;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * An immutable message: a set of typed attributes, each with a unique non-empty name, plus an
+ * opaque body that is carried but never matched.
+ *
+ * <p>Attributes are held sorted by name in parallel arrays, so lookup by name is a binary search
+ * and iteration allocates nothing. Build one with {@link #builder()}.
+ */
+public final class Message {
+  private static final byte[] EMPTY = new byte[0];
+
+  private final String[] names;
+  private final Value[] values;
+  private final byte[] body;
+
+  private Message(String[] names, Value[] values, byte[] body) {
+    this.names = names;
+    this.values = values;
+    this.body = body;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Number of attributes. */
+  public int size() {
+    return names.length;
+  }
+
+  /** Name of the i-th attribute in name order. */
+  public String name(int i) {
+    return names[i];
+  }
+
+  /** Value of the i-th attribute in name order. */
+  public Value value(int i) {
+    return values[i];
+  }
+
+  /** Index of the attribute with this name, or a negative number if there is none. */
+  public int indexOf(String name) {
+    return Arrays.binarySearch(names, name);
+  }
+
+  /** The value of the named attribute, or {@code null}. */
+  public Value get(String name) {
+    int i = indexOf(name);
+    return i >= 0 ? values[i] : null;
+  }
+
+  /** The body; the returned array is a copy. */
+  public byte[] body() {
+    return body.length == 0 ? EMPTY : body.clone();
+  }
+
+  /** Length of the body in bytes. */
+  public int bodyLength() {
+    return body.length;
+  }
+
+  /** Copies the body into {@code dst} at {@code offset}. */
+  public void copyBody(byte[] dst, int offset) {
+    System.arraycopy(body, 0, dst, offset, body.length);
+  }
+
+  /** The attributes as an ordered map (a copy). */
+  public Map<String, Value> attributes() {
+    TreeMap<String, Value> m = new TreeMap<>();
+    for (int i = 0; i < names.length; i++) {
+      m.put(names[i], values[i]);
+    }
+    return m;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Message m
+        && Arrays.equals(names, m.names)
+        && Arrays.equals(values, m.values)
+        && Arrays.equals(body, m.body);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(names) * 31 + Arrays.hashCode(values);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder("[");
+    for (int i = 0; i < names.length; i++) {
+      if (i > 0) {
+        sb.append(", ");
+      }
+      sb.append(names[i]).append('=').append(values[i]);
+    }
+    if (body.length > 0) {
+      sb.append(" | ").append(body.length).append(" body bytes");
+    }
+    return sb.append(']').toString();
+  }
+
+  /** Collects attributes; rejects bad names, duplicates and oversize values with a reason. */
+  public static final class Builder {
+    private final TreeMap<String, Value> attributes = new TreeMap<>();
+    private byte[] body = EMPTY;
+
+    private Builder() {}
+
+    /** Adds an attribute; fails if the name is bad or already present. */
+    public Builder put(String name, Value value) {
+      Strings.checkName(name);
+      if (value == null) {
+        throw new IllegalArgumentException("attribute " + Strings.quote(name) + " has no value");
+      }
+      if (attributes.containsKey(name)) {
+        throw new IllegalArgumentException("duplicate attribute name " + Strings.quote(name));
+      }
+      if (attributes.size() >= Limits.MAX_ATTRIBUTES) {
+        throw new IllegalArgumentException(
+            "message has more than " + Limits.MAX_ATTRIBUTES + " attributes");
+      }
+      attributes.put(name, value);
+      return this;
+    }
+
+    public Builder put(String name, String value) {
+      return put(name, Value.of(value));
+    }
+
+    public Builder put(String name, long value) {
+      return put(name, Value.of(value));
+    }
+
+    public Builder put(String name, double value) {
+      return put(name, Value.of(value));
+    }
+
+    public Builder put(String name, boolean value) {
+      return put(name, Value.of(value));
+    }
+
+    /** Sets the body (copied); at most {@link Limits#MAX_BODY_BYTES}. */
+    public Builder body(byte[] body) {
+      if (body.length > Limits.MAX_BODY_BYTES) {
+        throw new IllegalArgumentException(
+            "body is " + body.length + " bytes, more than the limit of " + Limits.MAX_BODY_BYTES);
+      }
+      this.body = body.length == 0 ? EMPTY : body.clone();
+      return this;
+    }
+
+    public Message build() {
+      String[] n = attributes.keySet().toArray(new String[0]);
+      Value[] v = attributes.values().toArray(new Value[0]);
+      return new Message(n, v, body);
+    }
+  }
+}
