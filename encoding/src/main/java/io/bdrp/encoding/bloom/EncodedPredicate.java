@@ -1,0 +1,158 @@
+package io.bdrp.encoding.bloom;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * An encoded predicate: a set of Bloom filters, one per conjunction (paper §3). A message filter
+ * B_m matches when it covers some filter B_p of the set.
+ *
+ * <p>Always minimal and in canonical order: a filter that covers another filter of the set is
+ * redundant (every message that covers it covers the smaller one too) and is dropped, as are
+ * duplicates; the rest are sorted. Two encoded predicates that match the same message filters by
+ * the same minimal set are {@link #equals equal}, which is how a router decides whether its
+ * aggregate changed and must be re-advertised. Immutable and thread-safe.
+ */
+public final class EncodedPredicate {
+  private final BloomParameters params;
+  private final long[] flat; // filters one after another, params.words() each
+  private final int count;
+
+  private EncodedPredicate(BloomParameters params, long[] flat, int count) {
+    this.params = params;
+    this.flat = flat;
+    this.count = count;
+  }
+
+  /** The empty set: matches no message. */
+  public static EncodedPredicate empty(BloomParameters params) {
+    return new EncodedPredicate(params, new long[0], 0);
+  }
+
+  /**
+   * The minimal set of the given filters (each of {@link BloomParameters#words()} words; the arrays
+   * are copied).
+   */
+  public static EncodedPredicate ofFilters(BloomParameters params, Collection<long[]> filters) {
+    int words = params.words();
+    long[][] sorted = new long[filters.size()][];
+    int n = 0;
+    for (long[] f : filters) {
+      if (f.length != words) {
+        throw new IllegalArgumentException(
+            "filter has " + f.length + " words, parameters say " + words);
+      }
+      checkUnusedBits(params, f);
+      sorted[n++] = f.clone();
+    }
+    // f is redundant when it covers a kept filter k; then k has fewer bits than f (or as many,
+    // and is equal to f). Fewest bits first, so every such k is kept before f is looked at.
+    Arrays.sort(
+        sorted,
+        (a, b) -> {
+          int c = Integer.compare(Filters.bitCount(a), Filters.bitCount(b));
+          return c != 0 ? c : Filters.compare(a, b);
+        });
+    List<long[]> kept = new ArrayList<>(n);
+    for (long[] f : sorted) {
+      boolean redundant = false;
+      for (long[] k : kept) {
+        if (Filters.covers(f, k)) {
+          redundant = true;
+          break;
+        }
+      }
+      if (!redundant) {
+        kept.add(f);
+      }
+    }
+    kept.sort(Filters::compare);
+    long[] flat = new long[kept.size() * words];
+    for (int i = 0; i < kept.size(); i++) {
+      System.arraycopy(kept.get(i), 0, flat, i * words, words);
+    }
+    return new EncodedPredicate(params, flat, kept.size());
+  }
+
+  private static void checkUnusedBits(BloomParameters params, long[] f) {
+    int tail = params.bits() & 63;
+    if (tail != 0 && (f[f.length - 1] >>> tail) != 0) {
+      throw new IllegalArgumentException("filter has bits set beyond M = " + params.bits());
+    }
+  }
+
+  public BloomParameters parameters() {
+    return params;
+  }
+
+  /** Number of filters. */
+  public int size() {
+    return count;
+  }
+
+  public boolean isEmpty() {
+    return count == 0;
+  }
+
+  /** A copy of the i-th filter. */
+  public long[] filter(int i) {
+    int w = params.words();
+    return Arrays.copyOfRange(flat, i * w, (i + 1) * w);
+  }
+
+  /** The filters (copies). */
+  public List<long[]> filters() {
+    List<long[]> out = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      out.add(filter(i));
+    }
+    return out;
+  }
+
+  /** True when the message filter covers some filter of the set. Linear in the set size. */
+  public boolean matches(long[] messageFilter) {
+    int w = params.words();
+    for (int i = 0; i < count; i++) {
+      if (Filters.covers(messageFilter, flat, i * w, w)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The minimal set of the union of both sets (for aggregating predicates). */
+  public EncodedPredicate union(EncodedPredicate other) {
+    if (!params.equals(other.params)) {
+      throw new IllegalArgumentException(
+          "cannot combine filters of " + params + " with filters of " + other.params);
+    }
+    List<long[]> all = filters();
+    all.addAll(other.filters());
+    return ofFilters(params, all);
+  }
+
+  /** Number of bytes the filters take. */
+  public int byteSize() {
+    return flat.length * Long.BYTES;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof EncodedPredicate e
+        && params.equals(e.params)
+        && count == e.count
+        && Arrays.equals(flat, e.flat);
+  }
+
+  @Override
+  public int hashCode() {
+    return params.hashCode() * 31 + Arrays.hashCode(flat);
+  }
+
+  @Override
+  public String toString() {
+    return "EncodedPredicate[" + params + ", " + count + " filters]";
+  }
+}
