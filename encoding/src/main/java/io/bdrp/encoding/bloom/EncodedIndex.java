@@ -18,12 +18,19 @@ import java.util.Map;
  * which is what makes the walk cheap: with message density d (the fraction of bits set), a node at
  * depth j is reached with probability about d^j.
  *
+ * <p>A node with many children also keeps their bits as a mask of M bits; the walk intersects it
+ * with the message filter word by word and touches only the children whose bit is set, instead of
+ * testing every child.
+ *
  * <p>The trie is stored in flat arrays in depth-first order. Instances are immutable: the control
  * path builds a new one when predicates change ({@link EncodedMatcher}) and the forwarding path
  * reads whichever snapshot it holds. {@link #match} allocates nothing and may be called from many
  * threads at once.
  */
 public final class EncodedIndex {
+  /** Nodes with at least this many children get a child mask. */
+  private static final int MASK_MIN_CHILDREN = 8;
+
   private final BloomParameters params;
   private final int routerWords;
   private final int routerCount;
@@ -36,6 +43,11 @@ public final class EncodedIndex {
   private final int[] childNode;
   private final int[] termStart;
   private final int[] termFilter;
+  // Nodes with at least MASK_MIN_CHILDREN children: maskAt[n] is the offset in masks of
+  // the node's child bit mask (params.words() words), else -1. Children are sorted by bit, so
+  // the child for a bit is childStart[n] + the number of mask bits below it.
+  private final int[] maskAt;
+  private final long[] masks;
   // Routers of distinct filter f: filterRouters[filterRouterStart[f] .. filterRouterStart[f+1]).
   private final int[] filterRouterStart;
   private final int[] filterRouters;
@@ -50,6 +62,8 @@ public final class EncodedIndex {
       int[] childNode,
       int[] termStart,
       int[] termFilter,
+      int[] maskAt,
+      long[] masks,
       int[] filterRouterStart,
       int[] filterRouters) {
     this.params = params;
@@ -61,6 +75,8 @@ public final class EncodedIndex {
     this.childNode = childNode;
     this.termStart = termStart;
     this.termFilter = termFilter;
+    this.maskAt = maskAt;
+    this.masks = masks;
     this.filterRouterStart = filterRouterStart;
     this.filterRouters = filterRouters;
   }
@@ -101,7 +117,9 @@ public final class EncodedIndex {
     }
     int n = order.size();
 
-    // Bit ranks: most shared bits first.
+    // Bit ranks: least shared bits first. A bit that many filters share is usually part of the
+    // existence category of a popular attribute, which most messages have too; putting such
+    // bits deep in the trie keeps the likely-set bits from opening up the top of it.
     int[] shared = new int[params.bits()];
     for (Key k : order) {
       for (int b = 0; b < params.bits(); b++) {
@@ -114,7 +132,13 @@ public final class EncodedIndex {
     for (int b = 0; b < byShare.length; b++) {
       byShare[b] = b;
     }
-    Arrays.sort(byShare, (x, y) -> shared[x] != shared[y] ? shared[y] - shared[x] : x - y);
+    boolean rare = !Boolean.getBoolean("bdrp.trie.sharedFirst");
+    Arrays.sort(
+        byShare,
+        (x, y) ->
+            shared[x] != shared[y]
+                ? (rare ? shared[x] - shared[y] : shared[y] - shared[x])
+                : x - y);
     int[] rank = new int[params.bits()];
     for (int r = 0; r < byShare.length; r++) {
       rank[byShare[r]] = r;
@@ -153,16 +177,42 @@ public final class EncodedIndex {
       }
     }
     filterRouterStart[n] = at;
+    int[] childStart = b.childStart();
+    int[] childBits = b.childBits.toArray();
+    int[] childNodes = b.childNodes.toArray();
+    int nodes = childStart.length - 1;
+    int[] maskAt = new int[nodes];
+    int wide = 0;
+    for (int v = 0; v < nodes; v++) {
+      if (childStart[v + 1] - childStart[v] >= MASK_MIN_CHILDREN) {
+        wide++;
+      }
+    }
+    long[] masks = new long[wide * words];
+    int next = 0;
+    for (int v = 0; v < nodes; v++) {
+      if (childStart[v + 1] - childStart[v] >= MASK_MIN_CHILDREN) {
+        maskAt[v] = next;
+        for (int c = childStart[v]; c < childStart[v + 1]; c++) {
+          masks[next + (childBits[c] >>> 6)] |= 1L << childBits[c];
+        }
+        next += words;
+      } else {
+        maskAt[v] = -1;
+      }
+    }
     return new EncodedIndex(
         params,
         Math.max(1, (maxRouter + 64) >>> 6),
         routers.size(),
         filterCount,
-        b.childStart(),
-        b.childBits.toArray(),
-        b.childNodes.toArray(),
+        childStart,
+        childBits,
+        childNodes,
         b.termStart(),
         b.termFilters.toArray(),
+        maskAt,
+        masks,
         filterRouterStart,
         filterRouters);
   }
@@ -207,6 +257,8 @@ public final class EncodedIndex {
         children.add(new int[] {bitOfRank[r], -1, i, j});
         i = j;
       }
+      // Lay children out by bit, so that a child mask's rank finds them (see maskAt).
+      children.sort((x, y) -> Integer.compare(x[0], y[0]));
       int[] pairs = new int[children.size() * 2];
       pendingChildren.set(id, pairs);
       for (int c = 0; c < children.size(); c++) {
@@ -331,11 +383,28 @@ public final class EncodedIndex {
       }
       found++;
     }
-    for (int c = childStart[node], end = childStart[node + 1]; c < end; c++) {
-      int bit = childBit[c];
-      // Descend only along bits the message has: everything below needs this bit.
-      if ((m[bit >>> 6] & (1L << bit)) != 0) {
-        found += visit(childNode[c], m, d);
+    int first = childStart[node];
+    int mask = maskAt[node];
+    if (mask < 0) {
+      for (int c = first, end = childStart[node + 1]; c < end; c++) {
+        int bit = childBit[c];
+        // Descend only along bits the message has: everything below needs this bit.
+        if ((m[bit >>> 6] & (1L << bit)) != 0) {
+          found += visit(childNode[c], m, d);
+        }
+      }
+    } else {
+      int below = 0; // children with a bit in earlier words
+      for (int w = 0; w < m.length; w++) {
+        long cm = masks[mask + w];
+        long x = cm & m[w];
+        while (x != 0) {
+          long lowest = x & -x;
+          int c = first + below + Long.bitCount(cm & (lowest - 1));
+          found += visit(childNode[c], m, d);
+          x ^= lowest;
+        }
+        below += Long.bitCount(cm);
       }
     }
     return found;
