@@ -1,0 +1,203 @@
+package io.bdrp.encoding.match;
+
+import java.util.Arrays;
+
+/**
+ * A trie over UTF-16 units holding the string operands of one attribute name and one operator
+ * ({@code prefix}, {@code suffix} or {@code contains}); each operand's last node carries the id of
+ * its constraint. Suffix operands are inserted back to front, so that the trie is walked from the
+ * end of the value.
+ *
+ * <p>Working on UTF-16 units rather than code points gives exactly {@link String#startsWith},
+ * {@link String#endsWith} and {@link String#contains}, which define the operators: operands and
+ * values are well-formed, so a unit-level match of a well-formed operand never splits a surrogate
+ * pair in a way that code points would see differently.
+ *
+ * <p>For {@code contains} the trie is also an Aho–Corasick automaton: {@link #link()} computes the
+ * failure links and output links after changes. Owned by the thread that owns the {@link
+ * ExactMatcher}.
+ */
+final class CharTrie {
+  private static final char[] NO_KEYS = new char[0];
+  private static final Node[] NO_KIDS = new Node[0];
+
+  /** A trie node; children are kept sorted by unit for binary search. */
+  static final class Node {
+    final Node parent;
+    final char unit;
+    private char[] keys = NO_KEYS;
+    private Node[] kids = NO_KIDS;
+    private int size;
+
+    /** Id of the constraint whose operand ends here, or -1. */
+    int id = -1;
+
+    /**
+     * Aho–Corasick: node of the longest proper suffix of this node's string that is in the trie.
+     */
+    Node fail;
+
+    /**
+     * Aho–Corasick: the nearest node on the failure chain (root excluded) that carries an id, or
+     * null.
+     */
+    Node out;
+
+    Node(Node parent, char unit) {
+      this.parent = parent;
+      this.unit = unit;
+    }
+
+    /** The child reached by {@code c}, or null. */
+    Node child(char c) {
+      int lo = 0;
+      int hi = size - 1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        char k = keys[mid];
+        if (k < c) {
+          lo = mid + 1;
+        } else if (k > c) {
+          hi = mid - 1;
+        } else {
+          return kids[mid];
+        }
+      }
+      return null;
+    }
+
+    private int find(char c) {
+      return Arrays.binarySearch(keys, 0, size, c);
+    }
+
+    private Node addChild(char c) {
+      int at = -find(c) - 1;
+      if (size == keys.length) {
+        int n = Math.max(2, size * 2);
+        keys = Arrays.copyOf(keys, n);
+        kids = Arrays.copyOf(kids, n);
+      }
+      System.arraycopy(keys, at, keys, at + 1, size - at);
+      System.arraycopy(kids, at, kids, at + 1, size - at);
+      Node child = new Node(this, c);
+      keys[at] = c;
+      kids[at] = child;
+      size++;
+      return child;
+    }
+
+    private void removeChild(char c) {
+      int at = find(c);
+      System.arraycopy(keys, at + 1, keys, at, size - at - 1);
+      System.arraycopy(kids, at + 1, kids, at, size - at - 1);
+      size--;
+      kids[size] = null;
+      if (size == 0) {
+        keys = NO_KEYS;
+        kids = NO_KIDS;
+      }
+    }
+  }
+
+  final Node root = new Node(null, '\0');
+  private final boolean reversed;
+  private int nodes = 1;
+  private Node[] queue = NO_KIDS;
+
+  /** True when nodes were added or removed since the last {@link #link()}. */
+  boolean linksDirty;
+
+  /** A trie whose operands are stored front to back, or back to front when {@code reversed}. */
+  CharTrie(boolean reversed) {
+    this.reversed = reversed;
+  }
+
+  /** Adds {@code operand} with the given constraint id. */
+  void put(String operand, int id) {
+    Node n = root;
+    int len = operand.length();
+    for (int i = 0; i < len; i++) {
+      char c = operand.charAt(reversed ? len - 1 - i : i);
+      Node k = n.child(c);
+      if (k == null) {
+        k = n.addChild(c);
+        nodes++;
+      }
+      n = k;
+    }
+    n.id = id;
+    linksDirty = true;
+  }
+
+  /** Removes {@code operand}, which must be present, and prunes the nodes nothing needs. */
+  void remove(String operand) {
+    Node n = root;
+    int len = operand.length();
+    for (int i = 0; i < len; i++) {
+      n = n.child(operand.charAt(reversed ? len - 1 - i : i));
+    }
+    n.id = -1;
+    while (n != root && n.id < 0 && n.size == 0) {
+      Node p = n.parent;
+      p.removeChild(n.unit);
+      nodes--;
+      n = p;
+    }
+    linksDirty = true;
+  }
+
+  boolean isEmpty() {
+    return root.size == 0 && root.id < 0;
+  }
+
+  /** Number of nodes, root included. */
+  int nodeCount() {
+    return nodes;
+  }
+
+  /**
+   * Computes the Aho–Corasick failure and output links breadth first. Runs at the first match after
+   * a change; reuses its queue between runs.
+   */
+  void link() {
+    if (queue.length < nodes) {
+      queue = new Node[Math.max(nodes, 2 * queue.length)];
+    }
+    int head = 0;
+    int tail = 0;
+    root.fail = null;
+    root.out = null;
+    for (int i = 0; i < root.size; i++) {
+      Node k = root.kids[i];
+      k.fail = root;
+      k.out = null; // the root's own id (the empty operand) is handled apart by the caller
+      queue[tail++] = k;
+    }
+    while (head < tail) {
+      Node u = queue[head++];
+      for (int i = 0; i < u.size; i++) {
+        Node v = u.kids[i];
+        char c = u.keys[i];
+        Node f = u.fail;
+        Node target;
+        while (true) {
+          Node next = f.child(c);
+          if (next != null) {
+            target = next;
+            break;
+          }
+          if (f == root) {
+            target = root;
+            break;
+          }
+          f = f.fail;
+        }
+        v.fail = target;
+        v.out = target != root && target.id >= 0 ? target : target.out;
+        queue[tail++] = v;
+      }
+    }
+    Arrays.fill(queue, 0, tail, null);
+    linksDirty = false;
+  }
+}

@@ -1,0 +1,409 @@
+package io.bdrp.encoding.match;
+
+import io.bdrp.encoding.Conjunction;
+import io.bdrp.encoding.Constraint;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Objects;
+import java.util.function.IntConsumer;
+
+/**
+ * The exact matcher of a router's LOCAL-PREDICATES table: it holds each local host's predicate and
+ * finds, for a message, every host whose predicate the message satisfies, without evaluating every
+ * predicate. Its answer is always the one of {@link Predicate#matches(Message)} on each host.
+ *
+ * <p><b>Algorithm</b> (the counting algorithm of Carzaniga and Wolf's fast forwarding). Every
+ * distinct constraint gets an id; equal constraints of different conjunctions and hosts share one.
+ * Every conjunction of every host gets an id, knows its size and its host, and is listed under each
+ * of its constraints. For each attribute of the message, the index of that attribute name yields
+ * the constraints the value satisfies (binary searches over sorted operands, hash lookups, trie
+ * walks and an Aho–Corasick scan: see {@code NameIndex}); each satisfied constraint increments the
+ * counters of the conjunctions listing it, and a conjunction whose counter reaches its size matches
+ * its host. Hosts already matched are skipped. Counters are not cleared between messages: each one
+ * carries the number of the message that last wrote it (an epoch stamp), and a stale stamp means
+ * zero.
+ *
+ * <p><b>Changes</b> are incremental: {@link #put} and {@link #remove} touch only the host's own
+ * conjunctions and the constraints they use; a constraint leaves the index when its last
+ * conjunction goes. Sorted operand arrays and Aho–Corasick links of an attribute name are rebuilt
+ * at the first match after a change to that name. Freed host slots, conjunction ids and constraint
+ * ids are reused.
+ *
+ * <p><b>Allocation.</b> After warm-up (every attribute name changed since the last match has been
+ * seen once), {@link #match(Message, IntConsumer)} allocates nothing.
+ *
+ * <p><b>Threads.</b> Not thread-safe: one thread owns an instance (the router's forwarding thread)
+ * and makes every call. A sink must not call back into the matcher it is called from; such a call
+ * fails with {@link IllegalStateException}.
+ */
+public final class ExactMatcher {
+  /** A host's entry: its predicate, its slot and the ids of its conjunctions. */
+  private static final class HostEntry {
+    final int slot;
+    Predicate predicate;
+    int[] conjunctions;
+
+    HostEntry(int slot, Predicate predicate, int[] conjunctions) {
+      this.slot = slot;
+      this.predicate = predicate;
+      this.conjunctions = conjunctions;
+    }
+  }
+
+  private static final int[] NO_INTS = new int[0];
+
+  private final HashMap<Integer, HostEntry> hosts = new HashMap<>();
+  private final HashMap<String, NameIndex> names = new HashMap<>();
+  private final HashMap<Constraint, Integer> constraintIds = new HashMap<>();
+
+  // Host slots: dense numbers for hosts, so that per-host state is array-indexed even when host
+  // ids are large.
+  private final IdPool slots = new IdPool();
+  private int[] slotHost = new int[16];
+  private int[] slotEpoch = new int[16];
+
+  // Conjunctions, indexed by conjunction id.
+  private final IdPool conjIds = new IdPool();
+  private int[] conjSize = new int[16];
+  private int[] conjSlot = new int[16];
+  private int[] conjCount = new int[16];
+  private int[] conjEpoch = new int[16];
+  private int[][] conjConstraints = new int[16][];
+  // conjPositions[c][k]: where conjunction c sits in the list of its k-th constraint, so that
+  // removal from that list is a swap with its last element.
+  private int[][] conjPositions = new int[16][];
+
+  // Constraints, indexed by constraint id.
+  private final IdPool constraintPool = new IdPool();
+  private Constraint[] constraints = new Constraint[16];
+  private int[][] constraintConjs = new int[16][];
+  private int[] constraintConjCount = new int[16];
+  private int[] constraintEpoch = new int[16];
+
+  // Per-message state.
+  private int epoch;
+  private IntConsumer sink;
+  private int matchedCount;
+  private boolean matching;
+
+  // Scratch for match(Message).
+  private int[] collected = new int[16];
+  private int collectedCount;
+  private final IntConsumer collector = this::collect;
+
+  /** An empty matcher. */
+  public ExactMatcher() {}
+
+  /**
+   * Sets the predicate of {@code host}, replacing the one it had; {@link Predicate#NONE} removes
+   * the host. Setting the predicate a host already has changes nothing.
+   *
+   * @throws IllegalArgumentException if {@code host} is negative
+   * @throws NullPointerException if {@code p} is null
+   */
+  public void put(int host, Predicate p) {
+    checkIdle();
+    if (host < 0) {
+      throw new IllegalArgumentException("host id " + host + " is negative");
+    }
+    Objects.requireNonNull(p, "predicate");
+    if (p.isEmpty()) {
+      remove(host);
+      return;
+    }
+    HostEntry e = hosts.get(host);
+    if (e != null && e.predicate.equals(p)) {
+      return;
+    }
+    int slot;
+    if (e != null) {
+      slot = e.slot;
+    } else {
+      slot = slots.allocate();
+      if (slot >= slotHost.length) {
+        slotHost = Arrays.copyOf(slotHost, 2 * slotHost.length);
+        slotEpoch = Arrays.copyOf(slotEpoch, slotHost.length);
+      }
+      slotHost[slot] = host;
+      slotEpoch[slot] = 0;
+    }
+    // Add the new conjunctions before removing the old ones, so that constraints they share stay
+    // indexed instead of leaving and coming back.
+    int[] fresh = new int[p.size()];
+    for (int i = 0; i < fresh.length; i++) {
+      fresh[i] = addConjunction(p.get(i), slot);
+    }
+    if (e != null) {
+      for (int c : e.conjunctions) {
+        removeConjunction(c);
+      }
+      e.predicate = p;
+      e.conjunctions = fresh;
+    } else {
+      hosts.put(host, new HostEntry(slot, p, fresh));
+    }
+  }
+
+  /** Removes {@code host} and its predicate; returns false if it had none. */
+  public boolean remove(int host) {
+    checkIdle();
+    HostEntry e = hosts.remove(host);
+    if (e == null) {
+      return false;
+    }
+    for (int c : e.conjunctions) {
+      removeConjunction(c);
+    }
+    slots.release(e.slot);
+    return true;
+  }
+
+  /** The predicate of {@code host}, or null if it has none. */
+  public Predicate predicate(int host) {
+    HostEntry e = hosts.get(host);
+    return e == null ? null : e.predicate;
+  }
+
+  /** Number of hosts with a predicate. */
+  public int hostCount() {
+    return hosts.size();
+  }
+
+  /**
+   * Number of indexed conjunctions, over all hosts (equal conjunctions of two hosts count twice).
+   */
+  public int conjunctionCount() {
+    return conjIds.live();
+  }
+
+  /**
+   * Number of distinct indexed constraints (equal constraints of several conjunctions count once).
+   */
+  public int constraintCount() {
+    return constraintIds.size();
+  }
+
+  /**
+   * Calls {@code sink} once for each host whose predicate {@code m} satisfies, in no particular
+   * order. Allocates nothing after warm-up. The sink must not call back into this matcher.
+   *
+   * @throws IllegalStateException if called from a sink of this matcher
+   */
+  public void match(Message m, IntConsumer sink) {
+    checkIdle();
+    Objects.requireNonNull(sink, "sink");
+    matching = true;
+    try {
+      nextEpoch();
+      this.sink = sink;
+      matchedCount = 0;
+      int live = hosts.size();
+      int n = m.size();
+      for (int i = 0; i < n && matchedCount < live; i++) {
+        NameIndex index = names.get(m.name(i));
+        if (index != null) {
+          index.collect(m.value(i), this);
+        }
+      }
+    } finally {
+      this.sink = null;
+      matching = false;
+    }
+  }
+
+  /** The hosts whose predicate {@code m} satisfies, sorted ascending. */
+  public int[] match(Message m) {
+    collectedCount = 0;
+    match(m, collector);
+    int[] out = collectedCount == 0 ? NO_INTS : Arrays.copyOf(collected, collectedCount);
+    Arrays.sort(out);
+    return out;
+  }
+
+  private void collect(int host) {
+    if (collectedCount == collected.length) {
+      collected = Arrays.copyOf(collected, 2 * collected.length);
+    }
+    collected[collectedCount++] = host;
+  }
+
+  private void checkIdle() {
+    if (matching) {
+      throw new IllegalStateException("the exact matcher was called from one of its own sinks");
+    }
+  }
+
+  private void nextEpoch() {
+    if (epoch == Integer.MAX_VALUE) {
+      // Stamps from 2^31 messages ago could look current again: start over from clean arrays.
+      Arrays.fill(slotEpoch, 0);
+      Arrays.fill(conjEpoch, 0);
+      Arrays.fill(constraintEpoch, 0);
+      epoch = 0;
+    }
+    epoch++;
+  }
+
+  /**
+   * Counts constraint {@code id} as satisfied by the current message: one more satisfied constraint
+   * for each conjunction that lists it, and a match for each host whose conjunction becomes
+   * complete. The index reports each constraint at most once per message.
+   */
+  void satisfied(int id) {
+    int[] list = constraintConjs[id];
+    int n = constraintConjCount[id];
+    int e = epoch;
+    for (int j = 0; j < n; j++) {
+      int c = list[j];
+      int slot = conjSlot[c];
+      if (slotEpoch[slot] == e) {
+        continue; // host already matched
+      }
+      int count = conjEpoch[c] == e ? conjCount[c] + 1 : 1;
+      conjEpoch[c] = e;
+      conjCount[c] = count;
+      if (count == conjSize[c]) {
+        slotEpoch[slot] = e;
+        matchedCount++;
+        sink.accept(slotHost[slot]);
+      }
+    }
+  }
+
+  /**
+   * True the first time it is called for constraint {@code id} during the current message, false
+   * afterwards; used where one value can satisfy a constraint several times ({@code contains}).
+   */
+  boolean firstTime(int id) {
+    if (constraintEpoch[id] == epoch) {
+      return false;
+    }
+    constraintEpoch[id] = epoch;
+    return true;
+  }
+
+  private int addConjunction(Conjunction conj, int slot) {
+    int c = conjIds.allocate();
+    if (c >= conjSize.length) {
+      int cap = 2 * conjSize.length;
+      conjSize = Arrays.copyOf(conjSize, cap);
+      conjSlot = Arrays.copyOf(conjSlot, cap);
+      conjCount = Arrays.copyOf(conjCount, cap);
+      conjEpoch = Arrays.copyOf(conjEpoch, cap);
+      conjConstraints = Arrays.copyOf(conjConstraints, cap);
+      conjPositions = Arrays.copyOf(conjPositions, cap);
+    }
+    int n = conj.size();
+    int[] ks = new int[n];
+    int[] positions = new int[n];
+    for (int k = 0; k < n; k++) {
+      int id = intern(conj.get(k));
+      ks[k] = id;
+      positions[k] = append(id, c);
+    }
+    conjSize[c] = n;
+    conjSlot[c] = slot;
+    conjCount[c] = 0;
+    conjEpoch[c] = 0;
+    conjConstraints[c] = ks;
+    conjPositions[c] = positions;
+    return c;
+  }
+
+  private void removeConjunction(int c) {
+    int[] ks = conjConstraints[c];
+    int[] positions = conjPositions[c];
+    for (int k = 0; k < ks.length; k++) {
+      int id = ks[k];
+      int[] list = constraintConjs[id];
+      int last = --constraintConjCount[id];
+      int at = positions[k];
+      int moved = list[last];
+      if (moved != c) {
+        // Swap the last conjunction of the list into the freed place and tell it where it went.
+        list[at] = moved;
+        int[] movedKs = conjConstraints[moved];
+        for (int j = 0; j < movedKs.length; j++) {
+          if (movedKs[j] == id) {
+            conjPositions[moved][j] = at;
+            break;
+          }
+        }
+      }
+      if (last == 0) {
+        unintern(id);
+      } else if (list.length > 16 && last < list.length / 4) {
+        constraintConjs[id] = Arrays.copyOf(list, list.length / 2);
+      }
+    }
+    conjConstraints[c] = null;
+    conjPositions[c] = null;
+    conjIds.release(c);
+  }
+
+  /** The id of constraint {@code k}, indexing it if it is new. */
+  private int intern(Constraint k) {
+    Integer known = constraintIds.get(k);
+    if (known != null) {
+      return known;
+    }
+    int id = constraintPool.allocate();
+    if (id >= constraints.length) {
+      int cap = 2 * constraints.length;
+      constraints = Arrays.copyOf(constraints, cap);
+      constraintConjs = Arrays.copyOf(constraintConjs, cap);
+      constraintConjCount = Arrays.copyOf(constraintConjCount, cap);
+      constraintEpoch = Arrays.copyOf(constraintEpoch, cap);
+    }
+    constraints[id] = k;
+    constraintConjs[id] = new int[4];
+    constraintConjCount[id] = 0;
+    constraintEpoch[id] = 0;
+    constraintIds.put(k, id);
+    names.computeIfAbsent(k.name(), name -> new NameIndex()).add(k, id);
+    return id;
+  }
+
+  private void unintern(int id) {
+    Constraint k = constraints[id];
+    NameIndex index = names.get(k.name());
+    index.remove(k);
+    if (index.size() == 0) {
+      names.remove(k.name());
+    }
+    constraintIds.remove(k);
+    constraints[id] = null;
+    constraintConjs[id] = null;
+    constraintPool.release(id);
+  }
+
+  /** Appends conjunction {@code c} to the list of constraint {@code id}; returns its position. */
+  private int append(int id, int c) {
+    int[] list = constraintConjs[id];
+    int n = constraintConjCount[id];
+    if (n == list.length) {
+      list = Arrays.copyOf(list, 2 * n);
+      constraintConjs[id] = list;
+    }
+    list[n] = c;
+    constraintConjCount[id] = n + 1;
+    return n;
+  }
+
+  /** Largest conjunction id ever used, plus one (for tests of id reuse). */
+  int conjunctionIdLimit() {
+    return conjIds.limit();
+  }
+
+  /** Largest constraint id ever used, plus one (for tests of id reuse). */
+  int constraintIdLimit() {
+    return constraintPool.limit();
+  }
+
+  /** Jumps the message counter, so that tests can cross its wrap-around. */
+  void setEpochForTest(int value) {
+    epoch = value;
+  }
+}

@@ -1,0 +1,332 @@
+package io.bdrp.encoding.match;
+
+import io.bdrp.encoding.Constraint;
+import io.bdrp.encoding.Op;
+import io.bdrp.encoding.Value;
+import io.bdrp.encoding.ValueType;
+import java.util.HashMap;
+
+/**
+ * The index of every constraint on one attribute name. Given the message's value for that name, it
+ * reports to the matcher the id of each constraint the value satisfies, without looking at the ones
+ * it does not satisfy (beyond a binary search or a trie walk):
+ *
+ * <ul>
+ *   <li>{@code exists}: one id, reported for a value of any type;
+ *   <li>booleans: one id for {@code = true}, one for {@code = false} ({@code !=} on booleans is
+ *       canonicalised to {@code =});
+ *   <li>numbers and strings, {@code = != < <= > >=}: sorted operands ({@link SortedOperands}); the
+ *       satisfied ones are contiguous ranges; string equality is a hash lookup instead;
+ *   <li>{@code prefix} and {@code suffix}: tries walked along the value from the front or the back;
+ *   <li>{@code contains}: an Aho–Corasick automaton run once over the value.
+ * </ul>
+ *
+ * A constraint whose operand is of another type family than the value is never reported. Owned by
+ * the thread that owns the {@link ExactMatcher}.
+ */
+final class NameIndex {
+  private static final int EQ = 0;
+  private static final int NE = 1;
+  private static final int LT = 2;
+  private static final int LE = 3;
+  private static final int GT = 4;
+  private static final int GE = 5;
+
+  private int count;
+  private int existsId = -1;
+  private int trueId = -1;
+  private int falseId = -1;
+  private final SortedOperands[] numbers = new SortedOperands[6];
+  private final SortedOperands[] strings = new SortedOperands[6]; // EQ unused: see stringEq
+  private HashMap<String, Integer> stringEq;
+  private CharTrie prefixes;
+  private CharTrie suffixes;
+  private CharTrie contains;
+
+  /** True when sorted arrays or automaton links must be rebuilt before the next lookup. */
+  private boolean dirty;
+
+  /** Number of constraints indexed here. */
+  int size() {
+    return count;
+  }
+
+  void add(Constraint k, int id) {
+    count++;
+    Op op = k.op();
+    if (op == Op.EXISTS) {
+      existsId = id;
+      return;
+    }
+    Value v = k.value();
+    switch (v.type()) {
+      case BOOLEAN -> {
+        requireEq(k);
+        if (v.asBoolean()) {
+          trueId = id;
+        } else {
+          falseId = id;
+        }
+      }
+      case INTEGER, DOUBLE -> {
+        int slot = slot(op);
+        if (numbers[slot] == null) {
+          numbers[slot] = new SortedOperands();
+        }
+        numbers[slot].add(v, id);
+        dirty = true;
+      }
+      case STRING -> {
+        String s = v.asString();
+        switch (op) {
+          case EQ -> {
+            if (stringEq == null) {
+              stringEq = new HashMap<>();
+            }
+            stringEq.put(s, id);
+          }
+          case PREFIX -> {
+            if (prefixes == null) {
+              prefixes = new CharTrie(false);
+            }
+            prefixes.put(s, id);
+          }
+          case SUFFIX -> {
+            if (suffixes == null) {
+              suffixes = new CharTrie(true);
+            }
+            suffixes.put(s, id);
+          }
+          case CONTAINS -> {
+            if (contains == null) {
+              contains = new CharTrie(false);
+            }
+            contains.put(s, id);
+            dirty = true;
+          }
+          default -> {
+            int slot = slot(op);
+            if (strings[slot] == null) {
+              strings[slot] = new SortedOperands();
+            }
+            strings[slot].add(v, id);
+            dirty = true;
+          }
+        }
+      }
+    }
+  }
+
+  void remove(Constraint k) {
+    count--;
+    Op op = k.op();
+    if (op == Op.EXISTS) {
+      existsId = -1;
+      return;
+    }
+    Value v = k.value();
+    switch (v.type()) {
+      case BOOLEAN -> {
+        if (v.asBoolean()) {
+          trueId = -1;
+        } else {
+          falseId = -1;
+        }
+      }
+      case INTEGER, DOUBLE -> {
+        numbers[slot(op)].remove(v);
+        dirty = true;
+      }
+      case STRING -> {
+        String s = v.asString();
+        switch (op) {
+          case EQ -> stringEq.remove(s);
+          case PREFIX -> prefixes.remove(s);
+          case SUFFIX -> suffixes.remove(s);
+          case CONTAINS -> {
+            contains.remove(s);
+            dirty = true;
+          }
+          default -> {
+            strings[slot(op)].remove(v);
+            dirty = true;
+          }
+        }
+      }
+    }
+  }
+
+  private static void requireEq(Constraint k) {
+    if (k.op() != Op.EQ) {
+      throw new IllegalArgumentException("boolean constraint is not canonical: " + k);
+    }
+  }
+
+  private static int slot(Op op) {
+    return switch (op) {
+      case EQ -> EQ;
+      case NE -> NE;
+      case LT -> LT;
+      case LE -> LE;
+      case GT -> GT;
+      case GE -> GE;
+      default -> throw new IllegalArgumentException("operator " + op.symbol() + " is not ordered");
+    };
+  }
+
+  /** Rebuilds whatever lags behind the latest changes; allocates only after a change. */
+  private void refresh() {
+    for (int i = 0; i < 6; i++) {
+      if (numbers[i] != null && numbers[i].dirty) {
+        numbers[i].flatten();
+      }
+      if (strings[i] != null && strings[i].dirty) {
+        strings[i].flatten();
+      }
+    }
+    if (contains != null && contains.linksDirty) {
+      contains.link();
+    }
+    dirty = false;
+  }
+
+  /** Reports to {@code m} every constraint that {@code v} satisfies. Allocates nothing. */
+  void collect(Value v, ExactMatcher m) {
+    if (dirty) {
+      refresh();
+    }
+    if (existsId >= 0) {
+      m.satisfied(existsId);
+    }
+    ValueType t = v.type();
+    if (t == ValueType.STRING) {
+      collectString(v, m);
+    } else if (t == ValueType.BOOLEAN) {
+      int id = v.asBoolean() ? trueId : falseId;
+      if (id >= 0) {
+        m.satisfied(id);
+      }
+    } else {
+      collectOrdered(numbers, v, m);
+    }
+  }
+
+  private void collectString(Value v, ExactMatcher m) {
+    String s = v.asString();
+    if (stringEq != null) {
+      Integer id = stringEq.get(s);
+      if (id != null) {
+        m.satisfied(id);
+      }
+    }
+    collectOrdered(strings, v, m);
+    if (prefixes != null) {
+      CharTrie.Node n = prefixes.root;
+      int len = s.length();
+      for (int i = 0; ; i++) {
+        if (n.id >= 0) {
+          m.satisfied(n.id);
+        }
+        if (i == len || (n = n.child(s.charAt(i))) == null) {
+          break;
+        }
+      }
+    }
+    if (suffixes != null) {
+      CharTrie.Node n = suffixes.root;
+      for (int i = s.length() - 1; ; i--) {
+        if (n.id >= 0) {
+          m.satisfied(n.id);
+        }
+        if (i < 0 || (n = n.child(s.charAt(i))) == null) {
+          break;
+        }
+      }
+    }
+    if (contains != null) {
+      collectContains(s, m);
+    }
+  }
+
+  /**
+   * Runs the Aho–Corasick automaton over {@code s}. At each position the constraints ending there
+   * are the state's node and its output chain. A constraint already reported for this message is
+   * not reported again, and neither is the rest of its chain: every node on it is a suffix of the
+   * reported one and was reported together with it. So each constraint counts once however often
+   * its operand occurs, and the work is linear in the value plus the number of distinct operands
+   * found.
+   */
+  private void collectContains(String s, ExactMatcher m) {
+    CharTrie.Node root = contains.root;
+    if (root.id >= 0) {
+      m.satisfied(root.id); // contains "" holds on every string
+    }
+    CharTrie.Node state = root;
+    int len = s.length();
+    for (int i = 0; i < len; i++) {
+      char c = s.charAt(i);
+      while (true) {
+        CharTrie.Node next = state.child(c);
+        if (next != null) {
+          state = next;
+          break;
+        }
+        if (state == root) {
+          break;
+        }
+        state = state.fail;
+      }
+      CharTrie.Node hit = state != root && state.id >= 0 ? state : state.out;
+      while (hit != null && m.firstTime(hit.id)) {
+        m.satisfied(hit.id);
+        hit = hit.out;
+      }
+    }
+  }
+
+  /**
+   * The ordered operators over one family's sorted operands. For value {@code x}: {@code x = v} and
+   * {@code x != v} split the array at the (at most one) operand equal to {@code x}; {@code x < v}
+   * and {@code x <= v} hold for a suffix of the array, {@code x > v} and {@code x >= v} for a
+   * prefix.
+   */
+  private static void collectOrdered(SortedOperands[] ops, Value x, ExactMatcher m) {
+    SortedOperands s = ops[EQ];
+    if (s != null && s.size > 0) {
+      int i = s.lowerBound(x);
+      if (i < s.size && s.keys[i].compareTo(x) == 0) {
+        m.satisfied(s.ids[i]);
+      }
+    }
+    s = ops[NE];
+    if (s != null && s.size > 0) {
+      int lo = s.lowerBound(x);
+      int hi = s.upperBound(x);
+      report(s, 0, lo, m);
+      report(s, hi, s.size, m);
+    }
+    s = ops[LT];
+    if (s != null) {
+      report(s, s.upperBound(x), s.size, m);
+    }
+    s = ops[LE];
+    if (s != null) {
+      report(s, s.lowerBound(x), s.size, m);
+    }
+    s = ops[GT];
+    if (s != null) {
+      report(s, 0, s.lowerBound(x), m);
+    }
+    s = ops[GE];
+    if (s != null) {
+      report(s, 0, s.upperBound(x), m);
+    }
+  }
+
+  private static void report(SortedOperands s, int from, int to, ExactMatcher m) {
+    int[] ids = s.ids;
+    for (int i = from; i < to; i++) {
+      m.satisfied(ids[i]);
+    }
+  }
+}
