@@ -129,8 +129,10 @@ public final class Value implements Comparable<Value> {
   }
 
   /**
-   * Total order: strings before numbers before booleans; strings by code point; numbers
-   * numerically, exactly, and at equal value an integer before a double; false before true.
+   * Order: strings before numbers before booleans; strings by code point; numbers numerically and
+   * exactly, so an integer and a double of equal value compare as 0 (this order is not consistent
+   * with {@link #equals}, which also compares types; canonical operands never hold two numerically
+   * equal values of different types); false before true.
    */
   @Override
   public int compareTo(Value o) {
