@@ -1,0 +1,159 @@
+package io.bdrp.encoding.codec;
+
+import io.bdrp.encoding.Limits;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Value;
+import io.bdrp.encoding.ValueType;
+import java.nio.BufferOverflowException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Binary encoding of a {@link Message}: its typed attributes and its body. Big-endian, whatever the
+ * byte order set on the buffer. The full description, with examples, is in {@code
+ * docs/wire-encoding.md}.
+ *
+ * <pre>
+ *  +------------------+
+ *  | attrCount   u16  |  0 .. Limits.MAX_ATTRIBUTES (1024)
+ *  +------------------+
+ *  attrCount times, in the message's name order:
+ *  +---------+---------+--------------------+------------------------+
+ *  | tag  u8 | nLen u8 | name: nLen bytes   | value, laid out by tag |
+ *  +---------+---------+--------------------+------------------------+
+ *     tag = ValueType.wireTag; nLen 1 .. 255; name is UTF-8
+ *
+ *  value:
+ *    1 STRING   +----------+---------------------+
+ *               | sLen u16 | sLen bytes of UTF-8 |
+ *               +----------+---------------------+
+ *    2 INTEGER  +-------------------------------+
+ *               | i64, two's complement         |
+ *               +-------------------------------+
+ *    3 DOUBLE   +-------------------------------+
+ *               | f64, IEEE-754 bits, finite    |
+ *               +-------------------------------+
+ *    4 BOOLEAN  +-------+
+ *               | u8    |  0 = false, 1 = true
+ *               +-------+
+ *
+ *  +------------------+---------------------+
+ *  | bodyLength  u32  | body: bodyLength B  |  0 .. Limits.MAX_BODY_BYTES (1 MiB)
+ *  +------------------+---------------------+
+ * </pre>
+ *
+ * <p>The smallest encoding (no attributes, empty body) is six zero bytes. The encoder writes
+ * attributes in the message's name order ({@link String#compareTo}), so equal messages have equal
+ * encodings; the decoder accepts them in any order but rejects a repeated name.
+ *
+ * <p>Decoding validates every field before it uses it: counts and lengths are checked against
+ * {@link Limits} and against the bytes that remain before anything is allocated for them, type tags
+ * must be known, names non-empty, UTF-8 strict (no overlong forms, lone continuation bytes or
+ * encoded surrogates), doubles finite, booleans 0 or 1. Any fault is a {@link CodecException}
+ * naming the offset of the bad field; no read goes past the buffer's limit.
+ *
+ * <p>Stateless and thread-safe: each call works on the buffer it is given, which the caller owns
+ * for the duration of the call.
+ */
+public final class MessageCodec {
+  /** Smallest attribute: tag, name length, a one-byte name, a boolean. */
+  private static final int MIN_ATTRIBUTE_BYTES = 4;
+
+  private static final int BODY_LENGTH_BYTES = 4;
+
+  private MessageCodec() {}
+
+  /** Exact number of bytes that {@link #encode} writes for {@code m}. */
+  public static int encodedLength(Message m) {
+    // At most 1024 * (2 + 256 + 65537) + 4 + 2^20 bytes: no overflow.
+    int n = 2;
+    for (int i = 0; i < m.size(); i++) {
+      n += 1 + WireWriter.nameLength(m.name(i)) + WireWriter.valueLength(m.value(i));
+    }
+    return n + BODY_LENGTH_BYTES + m.bodyLength();
+  }
+
+  /**
+   * Writes {@code m} at the position of {@code out} and advances the position by {@link
+   * #encodedLength(Message)} bytes.
+   *
+   * @throws BufferOverflowException if fewer than {@code encodedLength(m)} bytes remain; nothing is
+   *     written then and the position is unchanged
+   */
+  public static void encode(Message m, ByteBuffer out) {
+    int length = encodedLength(m);
+    if (out.remaining() < length) {
+      throw new BufferOverflowException();
+    }
+    ByteBuffer o = out.duplicate().order(ByteOrder.BIG_ENDIAN);
+    o.putShort((short) m.size());
+    for (int i = 0; i < m.size(); i++) {
+      Value v = m.value(i);
+      o.put(v.type().wireTag());
+      WireWriter.putName(o, m.name(i));
+      WireWriter.putValue(o, v);
+    }
+    o.putInt(m.bodyLength());
+    if (o.hasArray()) {
+      m.copyBody(o.array(), o.arrayOffset() + o.position());
+      o.position(o.position() + m.bodyLength());
+    } else {
+      o.put(m.body());
+    }
+    out.position(o.position());
+  }
+
+  /** {@code m} encoded into a new array of exactly {@link #encodedLength(Message)} bytes. */
+  public static byte[] toBytes(Message m) {
+    byte[] bytes = new byte[encodedLength(m)];
+    encode(m, ByteBuffer.wrap(bytes));
+    return bytes;
+  }
+
+  /**
+   * Reads one message starting at the position of {@code in} and advances the position to the byte
+   * after it; bytes after the message are left for the caller.
+   *
+   * @throws CodecException if the bytes are not a valid message; the position is then unchanged
+   */
+  public static Message decode(ByteBuffer in) {
+    WireReader r = new WireReader(in);
+    int countAt = r.offset();
+    int count = r.u16();
+    WireReader.checkLimit(countAt, "attribute count", count, Limits.MAX_ATTRIBUTES);
+    r.requireItems(countAt, count, "attributes", MIN_ATTRIBUTE_BYTES, BODY_LENGTH_BYTES);
+    Message.Builder b = Message.builder();
+    for (int i = 0; i < count; i++) {
+      ValueType type = r.typeTag();
+      int nameAt = r.offset();
+      String name = r.name();
+      Value value = r.value(type);
+      try {
+        b.put(name, value);
+      } catch (IllegalArgumentException e) {
+        // The name and value passed every check above, so only a repeated name gets here.
+        throw new CodecException(nameAt, e.getMessage());
+      }
+    }
+    int bodyAt = r.offset();
+    long bodyLength = r.u32();
+    WireReader.checkLimit(bodyAt, "body length", bodyLength, Limits.MAX_BODY_BYTES);
+    if (bodyLength > 0) {
+      b.body(r.bytes((int) bodyLength));
+    }
+    Message m = b.build();
+    in.position(r.position());
+    return m;
+  }
+
+  /** Reads one message that must fill {@code bytes} exactly. */
+  public static Message fromBytes(byte[] bytes) {
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    Message m = decode(in);
+    if (in.hasRemaining()) {
+      throw new CodecException(
+          in.position(), "unexpected bytes after the end of the message: " + in.remaining());
+    }
+    return m;
+  }
+}

@@ -1,0 +1,216 @@
+package io.bdrp.encoding.codec;
+
+import io.bdrp.encoding.Limits;
+import io.bdrp.encoding.Value;
+import io.bdrp.encoding.ValueType;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Bounds-checked big-endian reader over the bytes between a buffer's position and its limit, shared
+ * by the decoders. Every read first checks that the bytes are there and throws {@link
+ * CodecException} otherwise, so no read ever goes past the limit; every length is checked against
+ * its bound and against the remaining bytes before anything is allocated for it.
+ *
+ * <p>One instance serves one decode call on one thread. It reads through a private duplicate of the
+ * caller's buffer, so the caller's position, limit and byte order are never touched; the decoder
+ * moves the caller's position only once the whole value has decoded.
+ */
+final class WireReader {
+  private final ByteBuffer buf;
+  private final int base;
+  private final int limit;
+  private int pos;
+
+  /** Created on the first string; strict: malformed input is reported, never replaced. */
+  private CharsetDecoder utf8;
+
+  /** Reused for every string of one decode call; grown as needed, never past the input size. */
+  private CharBuffer chars;
+
+  WireReader(ByteBuffer in) {
+    this.buf = in.duplicate().order(ByteOrder.BIG_ENDIAN);
+    this.base = in.position();
+    this.limit = in.limit();
+    this.pos = base;
+  }
+
+  /** Offset of the next byte, from the start of the encoding. */
+  int offset() {
+    return pos - base;
+  }
+
+  /** Absolute buffer index of the next byte (for the caller's new position). */
+  int position() {
+    return pos;
+  }
+
+  int remaining() {
+    return limit - pos;
+  }
+
+  static CodecException error(int offset, String detail) {
+    return new CodecException(offset, detail);
+  }
+
+  /** Fails unless {@code n} more bytes are there. */
+  void require(long n) {
+    if (n > remaining()) {
+      throw error(
+          offset(),
+          "truncated: need " + n + (n == 1 ? " byte, " : " bytes, ") + remaining() + " remain");
+    }
+  }
+
+  /**
+   * Fails unless {@code count} items of at least {@code minBytesEach} bytes (plus {@code trailer}
+   * bytes after them) can fit in what remains. Called before a loop over the items, so that a large
+   * count in a short input fails at once.
+   */
+  void requireItems(int at, long count, String items, int minBytesEach, int trailer) {
+    long need = count * minBytesEach + trailer;
+    if (need > remaining()) {
+      throw error(
+          at,
+          "truncated: "
+              + count
+              + " "
+              + items
+              + " need at least "
+              + need
+              + " bytes, "
+              + remaining()
+              + " remain");
+    }
+  }
+
+  /** Fails if a count or length read at {@code at} is over its limit. */
+  static void checkLimit(int at, String what, long value, long max) {
+    if (value > max) {
+      throw error(at, what + " " + value + " exceeds the limit of " + max);
+    }
+  }
+
+  int u8() {
+    require(1);
+    return buf.get(pos++) & 0xFF;
+  }
+
+  int u16() {
+    require(2);
+    int v = buf.getShort(pos) & 0xFFFF;
+    pos += 2;
+    return v;
+  }
+
+  long u32() {
+    require(4);
+    long v = buf.getInt(pos) & 0xFFFF_FFFFL;
+    pos += 4;
+    return v;
+  }
+
+  long i64() {
+    require(8);
+    long v = buf.getLong(pos);
+    pos += 8;
+    return v;
+  }
+
+  /** Reads {@code n} raw bytes; {@code n} must have been checked against its limit. */
+  byte[] bytes(int n) {
+    require(n);
+    byte[] out = new byte[n];
+    buf.get(pos, out);
+    pos += n;
+    return out;
+  }
+
+  /**
+   * Reads {@code n} bytes of strict UTF-8: overlong forms, lone continuation bytes, encoded
+   * surrogates, code points above U+10FFFF and sequences cut short are errors at the offset of the
+   * first bad byte.
+   */
+  String utf8(int n, String what) {
+    require(n);
+    if (utf8 == null) {
+      utf8 =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT);
+    }
+    // UTF-8 never yields more UTF-16 units than it has bytes, and n <= remaining().
+    if (chars == null || chars.capacity() < n) {
+      chars = CharBuffer.allocate(Math.max(n, 16));
+    }
+    chars.clear();
+    utf8.reset();
+    buf.limit(pos + n).position(pos);
+    CoderResult r = utf8.decode(buf, chars, true);
+    if (!r.isError()) {
+      r = utf8.flush(chars);
+    }
+    int bad = buf.position() - base;
+    buf.limit(limit);
+    if (r.isError()) {
+      throw error(bad, "malformed UTF-8 in " + what);
+    }
+    pos += n;
+    return chars.flip().toString();
+  }
+
+  /** Reads an attribute name: u8 length (1 to {@link Limits#MAX_NAME_BYTES}) and UTF-8 bytes. */
+  String name() {
+    int at = offset();
+    int n = u8();
+    if (n == 0) {
+      throw error(at, "attribute name length is 0");
+    }
+    checkLimit(at, "attribute name length", n, Limits.MAX_NAME_BYTES);
+    return utf8(n, "attribute name");
+  }
+
+  /** Reads a type tag. */
+  ValueType typeTag() {
+    int at = offset();
+    int tag = u8();
+    ValueType t = ValueType.fromWireTag((byte) tag);
+    if (t == null) {
+      throw error(at, "unknown type tag " + tag);
+    }
+    return t;
+  }
+
+  /** Reads a value of a known type. */
+  Value value(ValueType type) {
+    int at = offset();
+    return switch (type) {
+      case STRING -> {
+        int n = u16();
+        checkLimit(at, "string length", n, Limits.MAX_STRING_BYTES);
+        yield Value.of(utf8(n, "string value"));
+      }
+      case INTEGER -> Value.of(i64());
+      case DOUBLE -> {
+        double d = Double.longBitsToDouble(i64());
+        if (!Double.isFinite(d)) {
+          throw error(at, "double is not finite: " + d);
+        }
+        yield Value.of(d);
+      }
+      case BOOLEAN -> {
+        int b = u8();
+        if (b > 1) {
+          throw error(at, "boolean byte is " + b + ", must be 0 or 1");
+        }
+        yield Value.of(b == 1);
+      }
+    };
+  }
+}
