@@ -76,6 +76,44 @@ public final class EncodedPredicate {
     return new EncodedPredicate(params, flat, kept.size());
   }
 
+  /**
+   * An encoded predicate from filters that are already distinct and in canonical (ascending
+   * unsigned) order, such as those received from another router. Order and bounds are checked in
+   * linear time; minimality is not checked (a redundant filter changes no match, only the size), so
+   * that a peer cannot make this router do quadratic work.
+   *
+   * @param flat the filters one after another, {@link BloomParameters#words()} words each
+   * @throws IllegalArgumentException if the filters are out of order, repeated, or have bits beyond
+   *     M; the message gives the index of the first bad filter
+   */
+  public static EncodedPredicate ofSortedFilters(BloomParameters params, long[] flat) {
+    int words = params.words();
+    if (flat.length % words != 0) {
+      throw new IllegalArgumentException(
+          "filter data of "
+              + flat.length
+              + " words is not a whole number of "
+              + words
+              + "-word filters");
+    }
+    int count = flat.length / words;
+    int tail = params.bits() & 63;
+    for (int i = 0; i < count; i++) {
+      if (tail != 0 && (flat[i * words + words - 1] >>> tail) != 0) {
+        throw new IllegalArgumentException(
+            "filter " + i + " has bits set beyond M = " + params.bits());
+      }
+      if (i > 0
+          && Arrays.compareUnsigned(
+                  flat, (i - 1) * words, i * words, flat, i * words, (i + 1) * words)
+              >= 0) {
+        throw new IllegalArgumentException(
+            "filter " + i + " is not greater than the one before it");
+      }
+    }
+    return new EncodedPredicate(params, flat.clone(), count);
+  }
+
   private static void checkUnusedBits(BloomParameters params, long[] f) {
     int tail = params.bits() & 63;
     if (tail != 0 && (f[f.length - 1] >>> tail) != 0) {
