@@ -9,9 +9,9 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = {
-      "B-DRP: a content-based publish/subscribe network.",
-      "Messages are matched once, at the ingress router, against Bloom-encoded predicates of",
-      "every router, and forwarded by dynamic receiver partitioning."
+      "B-DRP: a content-based publish/subscribe network. Messages are matched once, at the "
+          + "ingress router, against every router's Bloom-encoded predicate, and forwarded by "
+          + "dynamic receiver partitioning."
     },
     subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
