@@ -41,11 +41,15 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class EncodedMatchBenchmark {
   /** Bloom parameters as "M/k". */
-  @Param({"128/3", "192/4", "256/4", "256/6", "512/4"})
+  @Param({"256/4", "512/3", "1024/2", "2048/2"})
   public String bloom;
 
   @Param({"1000"})
   public int routers;
+
+  /** Filters checked directly instead of splitting a trie node further. */
+  @Param({"16"})
+  public int bucket;
 
   /** Size of each attribute name pool (string and integer names). */
   @Param({"100"})
@@ -74,7 +78,7 @@ public class EncodedMatchBenchmark {
       predicates[r] = encoder.encode(g.predicate());
       table.put(r, predicates[r]);
     }
-    index = EncodedIndex.build(params, table);
+    index = EncodedIndex.build(params, table, bucket);
     messages = new Message[MESSAGES];
     messageFilters = new long[MESSAGES][];
     for (int i = 0; i < MESSAGES; i++) {

@@ -10,45 +10,60 @@ import java.util.Map;
  * An immutable index over the encoded predicates of many routers that finds, for a message filter,
  * the set D of routers with a covered filter, without testing every filter.
  *
- * <p>Identical filters of different routers are stored once. Each distinct filter is written as the
- * sequence of its set bits, ordered by how many filters share the bit (most shared first, so that
- * sequences share long prefixes), and the sequences form a trie. Matching walks the trie from the
- * root and descends only along bits that are set in the message filter; a filter whose sequence
- * ends at a reached node is covered. Subtrees under a bit the message lacks are never looked at,
- * which is what makes the walk cheap: with message density d (the fraction of bits set), a node at
- * depth j is reached with probability about d^j.
+ * <p>Identical filters of different routers are stored once, with the list of routers that hold
+ * them. Each distinct filter is written as the sequence of its set bits, least shared first, and
+ * the filters are sorted by that sequence and stored one after another in a flat array. Over that
+ * order sits a trie: a node stands for a common prefix of bits, and its filters form one contiguous
+ * range of the array. Matching walks the trie from the root and descends only along bits that are
+ * set in the message filter, since every filter below needs that bit. Where a node's range holds at
+ * most a handful of filters ({@code bucketSize}), the trie stops and those filters are checked
+ * directly, word by word, which is cheaper than more levels of nodes.
  *
- * <p>A node with many children also keeps their bits as a mask of M bits; the walk intersects it
- * with the message filter word by word and touches only the children whose bit is set, instead of
- * testing every child.
+ * <p>Why least shared first: a bit that many filters share is usually part of the existence
+ * category of a popular attribute, which most messages also have; putting such bits deep keeps bits
+ * that are likely set in a message from opening up the top of the trie. With a fraction d of the
+ * message's bits set, a node at depth j is reached with probability about d^j.
  *
- * <p>The trie is stored in flat arrays in depth-first order. Instances are immutable: the control
- * path builds a new one when predicates change ({@link EncodedMatcher}) and the forwarding path
- * reads whichever snapshot it holds. {@link #match} allocates nothing and may be called from many
- * threads at once.
+ * <p>Layout: a node is a record of {@value #NODE_INTS} ints in one array (range of the filters to
+ * check at the node, range of its children, offset of its child mask). A node with many children
+ * keeps their bits as a mask of M bits that is intersected with the message filter word by word, so
+ * only children whose bit is set are touched.
+ *
+ * <p>Instances are immutable: the control path builds a new one when predicates change ({@link
+ * EncodedMatcher}) and the forwarding path reads whichever snapshot it holds. {@link #match}
+ * allocates nothing and may be called from many threads at once.
  */
 public final class EncodedIndex {
+  /** Default largest number of filters checked directly instead of splitting a node further. */
+  public static final int DEFAULT_BUCKET_SIZE = 16;
+
   /** Nodes with at least this many children get a child mask. */
   private static final int MASK_MIN_CHILDREN = 8;
 
+  // Node record fields.
+  private static final int CHECK_LO = 0;
+  private static final int CHECK_HI = 1;
+  private static final int DEPTH = 2;
+  private static final int CHILD_LO = 3;
+  private static final int CHILD_HI = 4;
+  private static final int MASK_AT = 5;
+  private static final int NODE_INTS = 6;
+
   private final BloomParameters params;
+  private final int words;
   private final int routerWords;
   private final int routerCount;
   private final int filterCount; // filters over all routers, before de-duplication
 
-  // Trie, node n: children in [childStart[n], childStart[n+1]), terminals in
-  // [termStart[n], termStart[n+1]).
-  private final int[] childStart;
-  private final int[] childBit;
+  private final int[] nodes; // NODE_INTS per node, node 0 is the root
+  private final int[] childBit; // children of all nodes, by node then by bit
   private final int[] childNode;
-  private final int[] termStart;
-  private final int[] termFilter;
-  // Nodes with at least MASK_MIN_CHILDREN children: maskAt[n] is the offset in masks of
-  // the node's child bit mask (params.words() words), else -1. Children are sorted by bit, so
-  // the child for a bit is childStart[n] + the number of mask bits below it.
-  private final int[] maskAt;
-  private final long[] masks;
-  // Routers of distinct filter f: filterRouters[filterRouterStart[f] .. filterRouterStart[f+1]).
+  private final long[] masks; // child masks of wide nodes, words each
+  // Distinct filters in trie order, each as its bit positions in rank order:
+  // filterBits[filterBitStart[f] .. filterBitStart[f+1]).
+  private final int[] filterBitStart;
+  private final short[] filterBits;
+  // Routers of filter f: filterRouters[filterRouterStart[f] .. filterRouterStart[f+1]).
   private final int[] filterRouterStart;
   private final int[] filterRouters;
 
@@ -57,39 +72,49 @@ public final class EncodedIndex {
       int routerWords,
       int routerCount,
       int filterCount,
-      int[] childStart,
+      int[] nodes,
       int[] childBit,
       int[] childNode,
-      int[] termStart,
-      int[] termFilter,
-      int[] maskAt,
       long[] masks,
+      int[] filterBitStart,
+      short[] filterBits,
       int[] filterRouterStart,
       int[] filterRouters) {
     this.params = params;
+    this.words = params.words();
     this.routerWords = routerWords;
     this.routerCount = routerCount;
     this.filterCount = filterCount;
-    this.childStart = childStart;
+    this.nodes = nodes;
     this.childBit = childBit;
     this.childNode = childNode;
-    this.termStart = termStart;
-    this.termFilter = termFilter;
-    this.maskAt = maskAt;
     this.masks = masks;
+    this.filterBitStart = filterBitStart;
+    this.filterBits = filterBits;
     this.filterRouterStart = filterRouterStart;
     this.filterRouters = filterRouters;
+  }
+
+  /** As {@link #build(BloomParameters, Map, int)} with {@link #DEFAULT_BUCKET_SIZE}. */
+  public static EncodedIndex build(BloomParameters params, Map<Integer, EncodedPredicate> routers) {
+    return build(params, routers, DEFAULT_BUCKET_SIZE);
   }
 
   /**
    * Builds the index of the given routers' predicates. Router numbers are small non-negative
    * integers; the destination bitmap has a bit per router number.
+   *
+   * @param bucketSize a node whose range holds at most this many filters is not split further (at
+   *     least 1)
    */
-  public static EncodedIndex build(BloomParameters params, Map<Integer, EncodedPredicate> routers) {
+  public static EncodedIndex build(
+      BloomParameters params, Map<Integer, EncodedPredicate> routers, int bucketSize) {
+    if (bucketSize < 1) {
+      throw new IllegalArgumentException("bucketSize must be at least 1, got " + bucketSize);
+    }
     int words = params.words();
     int maxRouter = -1;
     int filterCount = 0;
-    // Distinct filters and the routers that hold each.
     Map<Key, List<Integer>> distinct = new HashMap<>();
     List<Key> order = new ArrayList<>();
     for (Map.Entry<Integer, EncodedPredicate> e : routers.entrySet()) {
@@ -116,190 +141,183 @@ public final class EncodedIndex {
       }
     }
     int n = order.size();
+    int bits = params.bits();
 
-    // Bit ranks: least shared bits first. A bit that many filters share is usually part of the
-    // existence category of a popular attribute, which most messages have too; putting such
-    // bits deep in the trie keeps the likely-set bits from opening up the top of it.
-    int[] shared = new int[params.bits()];
+    // Bit ranks: least shared bits first (see the class comment).
+    int[] shared = new int[bits];
     for (Key k : order) {
-      for (int b = 0; b < params.bits(); b++) {
+      for (int b = 0; b < bits; b++) {
         if ((k.bits[b >>> 6] & (1L << b)) != 0) {
           shared[b]++;
         }
       }
     }
-    Integer[] byShare = new Integer[params.bits()];
-    for (int b = 0; b < byShare.length; b++) {
+    Integer[] byShare = new Integer[bits];
+    for (int b = 0; b < bits; b++) {
       byShare[b] = b;
     }
-    boolean rare = !Boolean.getBoolean("bdrp.trie.sharedFirst");
-    Arrays.sort(
-        byShare,
-        (x, y) ->
-            shared[x] != shared[y]
-                ? (rare ? shared[x] - shared[y] : shared[y] - shared[x])
-                : x - y);
-    int[] rank = new int[params.bits()];
-    for (int r = 0; r < byShare.length; r++) {
+    Arrays.sort(byShare, (x, y) -> shared[x] != shared[y] ? shared[x] - shared[y] : x - y);
+    int[] rank = new int[bits];
+    int[] bitOfRank = new int[bits];
+    for (int r = 0; r < bits; r++) {
       rank[byShare[r]] = r;
+      bitOfRank[r] = byShare[r];
     }
 
-    // Each filter as its ascending rank sequence; sort sequences lexicographically.
+    // Each filter as its ascending rank sequence; filters sorted by sequence.
     int[][] seq = new int[n][];
     for (int f = 0; f < n; f++) {
-      long[] bits = order.get(f).bits;
-      int[] s = new int[Filters.bitCount(bits)];
+      long[] fb = order.get(f).bits;
+      int[] s = new int[Filters.bitCount(fb)];
       int j = 0;
-      for (int b = 0; b < params.bits(); b++) {
-        if ((bits[b >>> 6] & (1L << b)) != 0) {
+      for (int b = 0; b < bits; b++) {
+        if ((fb[b >>> 6] & (1L << b)) != 0) {
           s[j++] = rank[b];
         }
       }
       Arrays.sort(s);
       seq[f] = s;
     }
-    Integer[] sortedFilters = new Integer[n];
+    Integer[] sortedIds = new Integer[n];
     for (int f = 0; f < n; f++) {
-      sortedFilters[f] = f;
+      sortedIds[f] = f;
     }
-    Arrays.sort(sortedFilters, (x, y) -> Arrays.compare(seq[x], seq[y]));
-
-    Builder b = new Builder(byShare);
-    b.node(seq, sortedFilters, 0, n, 0);
-
+    Arrays.sort(sortedIds, (x, y) -> Arrays.compare(seq[x], seq[y]));
+    int[][] sortedSeq = new int[n][];
+    int[] filterBitStart = new int[n + 1];
+    int totalBits = 0;
+    for (int[] q : seq) {
+      totalBits += q.length;
+    }
+    short[] filterBits = new short[totalBits];
     int[] filterRouterStart = new int[n + 1];
     int[] filterRouters = new int[filterCount];
     int at = 0;
-    for (int f = 0; f < n; f++) {
-      filterRouterStart[f] = at;
-      for (int r : distinct.get(order.get(f))) {
+    for (int i = 0; i < n; i++) {
+      Key k = order.get(sortedIds[i]);
+      sortedSeq[i] = seq[sortedIds[i]];
+      filterBitStart[i + 1] = filterBitStart[i] + sortedSeq[i].length;
+      for (int j = 0; j < sortedSeq[i].length; j++) {
+        filterBits[filterBitStart[i] + j] = (short) bitOfRank[sortedSeq[i][j]];
+      }
+      filterRouterStart[i] = at;
+      for (int r : distinct.get(k)) {
         filterRouters[at++] = r;
       }
     }
     filterRouterStart[n] = at;
-    int[] childStart = b.childStart();
-    int[] childBits = b.childBits.toArray();
-    int[] childNodes = b.childNodes.toArray();
-    int nodes = childStart.length - 1;
-    int[] maskAt = new int[nodes];
-    int wide = 0;
-    for (int v = 0; v < nodes; v++) {
-      if (childStart[v + 1] - childStart[v] >= MASK_MIN_CHILDREN) {
-        wide++;
-      }
-    }
-    long[] masks = new long[wide * words];
-    int next = 0;
-    for (int v = 0; v < nodes; v++) {
-      if (childStart[v + 1] - childStart[v] >= MASK_MIN_CHILDREN) {
-        maskAt[v] = next;
-        for (int c = childStart[v]; c < childStart[v + 1]; c++) {
-          masks[next + (childBits[c] >>> 6)] |= 1L << childBits[c];
-        }
-        next += words;
-      } else {
-        maskAt[v] = -1;
-      }
-    }
+
+    Builder b = new Builder(sortedSeq, bitOfRank, bucketSize, words);
+    b.node(0, n, 0);
     return new EncodedIndex(
         params,
         Math.max(1, (maxRouter + 64) >>> 6),
         routers.size(),
         filterCount,
-        childStart,
-        childBits,
-        childNodes,
-        b.termStart(),
-        b.termFilters.toArray(),
-        maskAt,
-        masks,
+        b.nodes.toArray(),
+        b.childBits.toArray(),
+        b.childNodes.toArray(),
+        b.masks(),
+        filterBitStart,
+        filterBits,
         filterRouterStart,
         filterRouters);
   }
 
-  /** Depth-first trie construction over lexicographically sorted rank sequences. */
+  /** Depth-first construction over lexicographically sorted rank sequences. */
   private static final class Builder {
+    final int[][] seq;
     final int[] bitOfRank;
-    final IntList nodeChildStart = new IntList();
-    final IntList nodeTermStart = new IntList();
+    final int bucketSize;
+    final int words;
+    final IntList nodes = new IntList();
     final IntList childBits = new IntList();
     final IntList childNodes = new IntList();
-    final IntList termFilters = new IntList();
-    // Children are appended after the parent's whole subtree is known, so collect per node.
-    // Per node, its children as (bit, child node) pairs; laid out flat once all nodes exist.
-    final List<int[]> pendingChildren = new ArrayList<>();
+    final List<long[]> maskList = new ArrayList<>();
 
-    Builder(Integer[] byShare) {
-      bitOfRank = new int[byShare.length];
-      for (int r = 0; r < byShare.length; r++) {
-        bitOfRank[r] = byShare[r];
-      }
+    Builder(int[][] seq, int[] bitOfRank, int bucketSize, int words) {
+      this.seq = seq;
+      this.bitOfRank = bitOfRank;
+      this.bucketSize = bucketSize;
+      this.words = words;
     }
 
-    /** Creates the node for sequences sorted[lo..hi) sharing a prefix of length depth. */
-    int node(int[][] seq, Integer[] sorted, int lo, int hi, int depth) {
-      int id = pendingChildren.size();
-      pendingChildren.add(null);
-      nodeTermStart.add(termFilters.size());
+    /** Creates the node for filters [lo, hi) sharing a prefix of length depth; returns its id. */
+    int node(int lo, int hi, int depth) {
+      int id = nodes.size() / NODE_INTS;
+      for (int i = 0; i < NODE_INTS; i++) {
+        nodes.add(0);
+      }
+      int base = id * NODE_INTS;
+      if (hi - lo <= bucketSize) {
+        // A bucket: check all its filters directly.
+        nodes.set(base + CHECK_LO, lo);
+        nodes.set(base + CHECK_HI, hi);
+        nodes.set(base + DEPTH, depth);
+        nodes.set(base + CHILD_LO, 0);
+        nodes.set(base + CHILD_HI, 0);
+        nodes.set(base + MASK_AT, -1);
+        return id;
+      }
+      // Filters whose whole sequence is this prefix sort first; they are covered whenever the
+      // walk gets here (their check has no bits left to test).
       int i = lo;
-      // Sequences that end here sort first among those sharing the prefix.
-      while (i < hi && seq[sorted[i]].length == depth) {
-        termFilters.add(sorted[i]);
+      while (i < hi && seq[i].length == depth) {
         i++;
       }
-      List<int[]> children = new ArrayList<>();
+      nodes.set(base + CHECK_LO, lo);
+      nodes.set(base + CHECK_HI, i);
+      nodes.set(base + DEPTH, depth);
+      List<int[]> groups = new ArrayList<>();
       while (i < hi) {
-        int r = seq[sorted[i]][depth];
+        int r = seq[i][depth];
         int j = i;
-        while (j < hi && seq[sorted[j]][depth] == r) {
+        while (j < hi && seq[j][depth] == r) {
           j++;
         }
-        children.add(new int[] {bitOfRank[r], -1, i, j});
+        groups.add(new int[] {bitOfRank[r], i, j});
         i = j;
       }
-      // Lay children out by bit, so that a child mask's rank finds them (see maskAt).
-      children.sort((x, y) -> Integer.compare(x[0], y[0]));
-      int[] pairs = new int[children.size() * 2];
-      pendingChildren.set(id, pairs);
-      for (int c = 0; c < children.size(); c++) {
-        int[] ch = children.get(c);
-        pairs[2 * c] = ch[0];
-        pairs[2 * c + 1] = node(seq, sorted, ch[2], ch[3], depth + 1);
+      // Children by bit, so that a child mask's rank finds them.
+      groups.sort((x, y) -> Integer.compare(x[0], y[0]));
+      int[] ids = new int[groups.size()];
+      for (int g = 0; g < groups.size(); g++) {
+        int[] gr = groups.get(g);
+        ids[g] = node(gr[1], gr[2], depth + 1);
+      }
+      int childLo = childBits.size();
+      long[] mask = groups.size() >= MASK_MIN_CHILDREN ? new long[words] : null;
+      for (int g = 0; g < groups.size(); g++) {
+        int bit = groups.get(g)[0];
+        childBits.add(bit);
+        childNodes.add(ids[g]);
+        if (mask != null) {
+          mask[bit >>> 6] |= 1L << bit;
+        }
+      }
+      nodes.set(base + CHILD_LO, childLo);
+      nodes.set(base + CHILD_HI, childBits.size());
+      if (mask != null) {
+        nodes.set(base + MASK_AT, maskList.size() * words);
+        maskList.add(mask);
+      } else {
+        nodes.set(base + MASK_AT, -1);
       }
       return id;
     }
 
-    int[] childStart() {
-      int nodes = pendingChildren.size();
-      int[] start = new int[nodes + 1];
-      for (int n = 0; n < nodes; n++) {
-        int[] pairs = pendingChildren.get(n);
-        start[n] = childBits.size();
-        for (int c = 0; c < pairs.length; c += 2) {
-          childBits.add(pairs[c]);
-          childNodes.add(pairs[c + 1]);
-        }
+    long[] masks() {
+      long[] out = new long[maskList.size() * words];
+      for (int i = 0; i < maskList.size(); i++) {
+        System.arraycopy(maskList.get(i), 0, out, i * words, words);
       }
-      start[nodes] = childBits.size();
-      return start;
-    }
-
-    int[] termStart() {
-      int nodes = pendingChildren.size();
-      int[] start = new int[nodes + 1];
-      for (int n = 0; n < nodes; n++) {
-        start[n] = nodeTermStart.get(n);
-      }
-      // Nodes are numbered in depth-first pre-order and a node's terminals are added when the
-      // node is created, so node n's terminals end where node n+1's begin.
-      start[nodes] = termFilters.size();
-      return start;
+      return out;
     }
   }
 
   /** Growable int array for building. */
   private static final class IntList {
-    int[] a = new int[16];
+    int[] a = new int[64];
     int n;
 
     void add(int v) {
@@ -309,8 +327,8 @@ public final class EncodedIndex {
       a[n++] = v;
     }
 
-    int get(int i) {
-      return a[i];
+    void set(int i, int v) {
+      a[i] = v;
     }
 
     int size() {
@@ -361,7 +379,7 @@ public final class EncodedIndex {
 
   /** Number of trie nodes. */
   public int nodeCount() {
-    return childStart.length - 1;
+    return nodes.length / NODE_INTS;
   }
 
   /**
@@ -370,43 +388,60 @@ public final class EncodedIndex {
    * set are left set. Returns the number of distinct filters found covered.
    */
   public int match(long[] messageFilter, long[] destinations) {
-    return visit(0, messageFilter, destinations);
+    return filterRouterStart.length == 1 ? 0 : visit(0, messageFilter, destinations);
   }
 
   private int visit(int node, long[] m, long[] d) {
+    int base = node * NODE_INTS;
     int found = 0;
-    for (int t = termStart[node], end = termStart[node + 1]; t < end; t++) {
-      int f = termFilter[t];
-      for (int i = filterRouterStart[f], e = filterRouterStart[f + 1]; i < e; i++) {
-        int r = filterRouters[i];
-        d[r >>> 6] |= 1L << r;
+    int depth = nodes[base + DEPTH];
+    for (int f = nodes[base + CHECK_LO], end = nodes[base + CHECK_HI]; f < end; f++) {
+      if (covers(m, f, depth)) {
+        for (int i = filterRouterStart[f], e = filterRouterStart[f + 1]; i < e; i++) {
+          int r = filterRouters[i];
+          d[r >>> 6] |= 1L << r;
+        }
+        found++;
       }
-      found++;
     }
-    int first = childStart[node];
-    int mask = maskAt[node];
+    int first = nodes[base + CHILD_LO];
+    int mask = nodes[base + MASK_AT];
     if (mask < 0) {
-      for (int c = first, end = childStart[node + 1]; c < end; c++) {
+      for (int c = first, end = nodes[base + CHILD_HI]; c < end; c++) {
         int bit = childBit[c];
-        // Descend only along bits the message has: everything below needs this bit.
+        // Descend only along bits the message has: every filter below needs this bit.
         if ((m[bit >>> 6] & (1L << bit)) != 0) {
           found += visit(childNode[c], m, d);
         }
       }
     } else {
-      int below = 0; // children with a bit in earlier words
-      for (int w = 0; w < m.length; w++) {
+      int below = 0; // children whose bit is in an earlier word
+      for (int w = 0; w < words; w++) {
         long cm = masks[mask + w];
         long x = cm & m[w];
         while (x != 0) {
           long lowest = x & -x;
-          int c = first + below + Long.bitCount(cm & (lowest - 1));
-          found += visit(childNode[c], m, d);
+          found += visit(childNode[first + below + Long.bitCount(cm & (lowest - 1))], m, d);
           x ^= lowest;
         }
         below += Long.bitCount(cm);
       }
     }
     return found;
+  }
+
+  /**
+   * Whether the message has every bit of filter f after its first {@code known} bits (those are the
+   * path to the node, already known to be set). The bits come rarest first, so a filter that is not
+   * covered usually fails on the first test.
+   */
+  private boolean covers(long[] m, int f, int known) {
+    for (int j = filterBitStart[f] + known, end = filterBitStart[f + 1]; j < end; j++) {
+      int bit = filterBits[j];
+      if ((m[bit >>> 6] & (1L << bit)) == 0) {
+        return false;
+      }
+    }
+    return true;
   }
 }

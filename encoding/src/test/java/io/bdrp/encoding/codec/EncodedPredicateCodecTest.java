@@ -100,7 +100,7 @@ class EncodedPredicateCodecTest {
         assertThrows(
             CodecException.class,
             () -> EncodedPredicateCodec.decode(Hex.buffer(TWO_FILTERS), BloomParameters.DEFAULT));
-    assertEquals("offset 0: filters use M=64 k=1, this network uses M=256 k=4", e.getMessage());
+    assertEquals("offset 0: filters use M=64 k=1, this network uses M=2048 k=2", e.getMessage());
   }
 
   @Property(tries = 2000)
