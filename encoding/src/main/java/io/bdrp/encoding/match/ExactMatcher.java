@@ -66,10 +66,14 @@ public final class ExactMatcher {
 
   // Conjunctions, indexed by conjunction id.
   private final IdPool conjIds = new IdPool();
-  private int[] conjSize = new int[16];
-  private int[] conjSlot = new int[16];
-  private int[] conjCount = new int[16];
-  private int[] conjEpoch = new int[16];
+  // The per-message state of conjunction c is one record in one array, so that counting a
+  // satisfied constraint touches one cache line per conjunction: conjState[c * CONJ_INTS + field].
+  private static final int CONJ_EPOCH = 0;
+  private static final int CONJ_COUNT = 1;
+  private static final int CONJ_SIZE = 2;
+  private static final int CONJ_SLOT = 3;
+  private static final int CONJ_INTS = 4;
+  private int[] conjState = new int[16 * CONJ_INTS];
   private int[][] conjConstraints = new int[16][];
   // conjPositions[c][k]: where conjunction c sits in the list of its k-th constraint, so that
   // removal from that list is a swap with its last element.
@@ -239,7 +243,9 @@ public final class ExactMatcher {
     if (epoch == Integer.MAX_VALUE) {
       // Stamps from 2^31 messages ago could look current again: start over from clean arrays.
       Arrays.fill(slotEpoch, 0);
-      Arrays.fill(conjEpoch, 0);
+      for (int c = 0; c < conjState.length; c += CONJ_INTS) {
+        conjState[c + CONJ_EPOCH] = 0;
+      }
       Arrays.fill(constraintEpoch, 0);
       epoch = 0;
     }
@@ -255,19 +261,20 @@ public final class ExactMatcher {
     int[] list = constraintConjs[id];
     int n = constraintConjCount[id];
     int e = epoch;
+    int[] cs = conjState;
     for (int j = 0; j < n; j++) {
-      int c = list[j];
-      int slot = conjSlot[c];
-      if (slotEpoch[slot] == e) {
-        continue; // host already matched
-      }
-      int count = conjEpoch[c] == e ? conjCount[c] + 1 : 1;
-      conjEpoch[c] = e;
-      conjCount[c] = count;
-      if (count == conjSize[c]) {
-        slotEpoch[slot] = e;
-        matchedCount++;
-        sink.accept(slotHost[slot]);
+      int r = list[j] * CONJ_INTS;
+      int count = cs[r + CONJ_EPOCH] == e ? cs[r + CONJ_COUNT] + 1 : 1;
+      cs[r + CONJ_EPOCH] = e;
+      cs[r + CONJ_COUNT] = count;
+      if (count == cs[r + CONJ_SIZE]) {
+        int slot = cs[r + CONJ_SLOT];
+        // The host is looked at only when a conjunction completes, not on every count.
+        if (slotEpoch[slot] != e) {
+          slotEpoch[slot] = e;
+          matchedCount++;
+          sink.accept(slotHost[slot]);
+        }
       }
     }
   }
@@ -286,12 +293,9 @@ public final class ExactMatcher {
 
   private int addConjunction(Conjunction conj, int slot) {
     int c = conjIds.allocate();
-    if (c >= conjSize.length) {
-      int cap = 2 * conjSize.length;
-      conjSize = Arrays.copyOf(conjSize, cap);
-      conjSlot = Arrays.copyOf(conjSlot, cap);
-      conjCount = Arrays.copyOf(conjCount, cap);
-      conjEpoch = Arrays.copyOf(conjEpoch, cap);
+    if (c >= conjConstraints.length) {
+      int cap = 2 * conjConstraints.length;
+      conjState = Arrays.copyOf(conjState, cap * CONJ_INTS);
       conjConstraints = Arrays.copyOf(conjConstraints, cap);
       conjPositions = Arrays.copyOf(conjPositions, cap);
     }
@@ -303,10 +307,11 @@ public final class ExactMatcher {
       ks[k] = id;
       positions[k] = append(id, c);
     }
-    conjSize[c] = n;
-    conjSlot[c] = slot;
-    conjCount[c] = 0;
-    conjEpoch[c] = 0;
+    int r = c * CONJ_INTS;
+    conjState[r + CONJ_SIZE] = n;
+    conjState[r + CONJ_SLOT] = slot;
+    conjState[r + CONJ_COUNT] = 0;
+    conjState[r + CONJ_EPOCH] = 0;
     conjConstraints[c] = ks;
     conjPositions[c] = positions;
     return c;

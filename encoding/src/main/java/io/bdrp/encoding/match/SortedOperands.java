@@ -1,6 +1,8 @@
 package io.bdrp.encoding.match;
 
+import io.bdrp.encoding.Strings;
 import io.bdrp.encoding.Value;
+import io.bdrp.encoding.ValueType;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -29,6 +31,15 @@ final class SortedOperands {
 
   int size;
 
+  /**
+   * Search keys beside {@link #keys}, so that a binary search reads primitives instead of following
+   * a pointer per step: for numbers each operand as a double (exact ties are settled by {@link
+   * Value#compareTo}), for strings the String itself.
+   */
+  private double[] approx = new double[0];
+
+  private String[] strings = new String[0];
+
   /** True when the arrays lag behind the tree map. */
   boolean dirty;
 
@@ -52,15 +63,24 @@ final class SortedOperands {
     if (keys.length < n || keys.length > 4 * n + 16) {
       keys = new Value[n];
       ids = new int[n];
+      approx = new double[n];
+      strings = new String[n];
     }
     int i = 0;
     for (Map.Entry<Value, Integer> e : pending.entrySet()) {
-      keys[i] = e.getKey();
+      Value k = e.getKey();
+      keys[i] = k;
       ids[i] = e.getValue();
+      if (k.type() == ValueType.STRING) {
+        strings[i] = k.asString();
+      } else if (k.type().isNumeric()) {
+        approx[i] = k.toDouble();
+      }
       i++;
     }
     for (int j = n; j < size && j < keys.length; j++) {
       keys[j] = null; // let removed operands be collected
+      strings[j] = null;
     }
     size = n;
     dirty = false;
@@ -68,29 +88,56 @@ final class SortedOperands {
 
   /** Index of the first operand {@code >= x}, or {@link #size}. */
   int lowerBound(Value x) {
-    int lo = 0;
-    int hi = size;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (keys[mid].compareTo(x) < 0) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
+    return bound(x, false);
   }
 
   /** Index of the first operand {@code > x}, or {@link #size}. */
   int upperBound(Value x) {
+    return bound(x, true);
+  }
+
+  /**
+   * Binary search for the first operand greater than x ({@code strict}) or not less than x. All
+   * operands of one instance have the type family of x (callers keep one instance per family).
+   */
+  private int bound(Value x, boolean strict) {
     int lo = 0;
     int hi = size;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (keys[mid].compareTo(x) <= 0) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
+    ValueType t = x.type();
+    if (t == ValueType.STRING) {
+      String xs = x.asString();
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        int c = Strings.compareCodePoints(strings[mid], xs);
+        if (c < 0 || (strict && c == 0)) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+    } else if (t.isNumeric()) {
+      double xd = x.toDouble();
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        double k = approx[mid];
+        // Rounding to double keeps order, so unequal doubles decide; equal ones may hide a
+        // difference in the low bits of a long, which the exact comparison settles.
+        int c = k < xd ? -1 : (k > xd ? 1 : keys[mid].compareTo(x));
+        if (c < 0 || (strict && c == 0)) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+    } else {
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        int c = keys[mid].compareTo(x);
+        if (c < 0 || (strict && c == 0)) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
       }
     }
     return lo;
