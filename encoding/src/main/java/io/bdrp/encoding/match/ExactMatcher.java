@@ -83,7 +83,10 @@ public final class ExactMatcher {
   private final IdPool constraintPool = new IdPool();
   private Constraint[] constraints = new Constraint[16];
   private int[][] constraintConjs = new int[16][];
-  private int[] constraintConjCount = new int[16];
+  // constraintHead[2 * id]: how many conjunctions list constraint id; constraintHead[2 * id + 1]:
+  // the first of them (a copy of constraintConjs[id][0]). Most constraints belong to one
+  // conjunction, so counting them reads one small record and skips the list object.
+  private int[] constraintHead = new int[32];
   private int[] constraintEpoch = new int[16];
 
   // Per-message state.
@@ -258,23 +261,34 @@ public final class ExactMatcher {
    * complete. The index reports each constraint at most once per message.
    */
   void satisfied(int id) {
-    int[] list = constraintConjs[id];
-    int n = constraintConjCount[id];
-    int e = epoch;
+    int n = constraintHead[2 * id];
+    if (n == 0) {
+      return;
+    }
+    count(constraintHead[2 * id + 1]);
+    if (n > 1) {
+      int[] list = constraintConjs[id];
+      for (int j = 1; j < n; j++) {
+        count(list[j]);
+      }
+    }
+  }
+
+  /** One more satisfied constraint for conjunction c; reports its host when c is complete. */
+  private void count(int c) {
     int[] cs = conjState;
-    for (int j = 0; j < n; j++) {
-      int r = list[j] * CONJ_INTS;
-      int count = cs[r + CONJ_EPOCH] == e ? cs[r + CONJ_COUNT] + 1 : 1;
-      cs[r + CONJ_EPOCH] = e;
-      cs[r + CONJ_COUNT] = count;
-      if (count == cs[r + CONJ_SIZE]) {
-        int slot = cs[r + CONJ_SLOT];
-        // The host is looked at only when a conjunction completes, not on every count.
-        if (slotEpoch[slot] != e) {
-          slotEpoch[slot] = e;
-          matchedCount++;
-          sink.accept(slotHost[slot]);
-        }
+    int e = epoch;
+    int r = c * CONJ_INTS;
+    int count = cs[r + CONJ_EPOCH] == e ? cs[r + CONJ_COUNT] + 1 : 1;
+    cs[r + CONJ_EPOCH] = e;
+    cs[r + CONJ_COUNT] = count;
+    if (count == cs[r + CONJ_SIZE]) {
+      int slot = cs[r + CONJ_SLOT];
+      // The host is looked at only when a conjunction completes, not on every count.
+      if (slotEpoch[slot] != e) {
+        slotEpoch[slot] = e;
+        matchedCount++;
+        sink.accept(slotHost[slot]);
       }
     }
   }
@@ -323,12 +337,15 @@ public final class ExactMatcher {
     for (int k = 0; k < ks.length; k++) {
       int id = ks[k];
       int[] list = constraintConjs[id];
-      int last = --constraintConjCount[id];
+      int last = --constraintHead[2 * id];
       int at = positions[k];
       int moved = list[last];
       if (moved != c) {
         // Swap the last conjunction of the list into the freed place and tell it where it went.
         list[at] = moved;
+        if (at == 0) {
+          constraintHead[2 * id + 1] = moved;
+        }
         int[] movedKs = conjConstraints[moved];
         for (int j = 0; j < movedKs.length; j++) {
           if (movedKs[j] == id) {
@@ -359,12 +376,12 @@ public final class ExactMatcher {
       int cap = 2 * constraints.length;
       constraints = Arrays.copyOf(constraints, cap);
       constraintConjs = Arrays.copyOf(constraintConjs, cap);
-      constraintConjCount = Arrays.copyOf(constraintConjCount, cap);
+      constraintHead = Arrays.copyOf(constraintHead, 2 * cap);
       constraintEpoch = Arrays.copyOf(constraintEpoch, cap);
     }
     constraints[id] = k;
     constraintConjs[id] = new int[4];
-    constraintConjCount[id] = 0;
+    constraintHead[2 * id] = 0;
     constraintEpoch[id] = 0;
     constraintIds.put(k, id);
     names.computeIfAbsent(k.name(), name -> new NameIndex()).add(k, id);
@@ -387,13 +404,16 @@ public final class ExactMatcher {
   /** Appends conjunction {@code c} to the list of constraint {@code id}; returns its position. */
   private int append(int id, int c) {
     int[] list = constraintConjs[id];
-    int n = constraintConjCount[id];
+    int n = constraintHead[2 * id];
     if (n == list.length) {
       list = Arrays.copyOf(list, 2 * n);
       constraintConjs[id] = list;
     }
     list[n] = c;
-    constraintConjCount[id] = n + 1;
+    if (n == 0) {
+      constraintHead[2 * id + 1] = c;
+    }
+    constraintHead[2 * id] = n + 1;
     return n;
   }
 
