@@ -76,6 +76,15 @@ public final class Predicate {
         "predicate has " + n + " conjunctions, more than the limit of " + Limits.MAX_CONJUNCTIONS);
   }
 
+  /**
+   * Parses the predicate language ({@link PredicateParser}).
+   *
+   * @throws PredicateSyntaxException naming the column and token of the first problem
+   */
+  public static Predicate parse(String text) {
+    return PredicateParser.parse(text);
+  }
+
   /** A predicate of a single conjunction; {@link #NONE} if the constraints contradict. */
   public static Predicate ofConstraints(Constraint... constraints) {
     return Conjunction.of(constraints).map(c -> ofConjunctions(List.of(c))).orElse(NONE);
