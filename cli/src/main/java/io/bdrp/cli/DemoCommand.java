@@ -76,8 +76,9 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--bloom",
-      defaultValue = "256/4",
-      description = "Bloom filter bits/hashes, M/k (default: ${DEFAULT-VALUE}).")
+      defaultValue = "2048/2",
+      description =
+          "Bloom filter bits/hashes, M/k; all routers use the same (default: ${DEFAULT-VALUE}).")
   String bloom;
 
   @Option(

@@ -1,0 +1,88 @@
+package io.bdrp.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class CommandLineTest {
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    CommandLine cl = Main.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    return cl.execute(args);
+  }
+
+  private long figure(String label) {
+    Matcher m = Pattern.compile("\\s" + label + "\\s+([0-9,]+)").matcher(out.toString());
+    assertTrue(m.find(), () -> label + " missing in:\n" + out);
+    return Long.parseLong(m.group(1).replace(",", ""));
+  }
+
+  @Test
+  void demoDeliversExactlyWhatTheOracleExpects(@TempDir Path dir) throws Exception {
+    int code =
+        run(
+            "demo",
+            "--routers",
+            "4",
+            "--hosts",
+            "24",
+            "--messages",
+            "1500",
+            "--out",
+            dir.toString());
+    assertEquals(0, code, out + "\n" + err);
+    long expected = figure("expected deliveries");
+    assertTrue(expected > 0, "workload produced no deliveries");
+    assertEquals(expected, figure("delivered"));
+    assertEquals(0, figure("undelivered"));
+    assertEquals(0, figure("duplicates"));
+    assertEquals(0, figure("spurious"));
+    try (var runs = Files.list(dir)) {
+      Path csv = runs.findFirst().orElseThrow().resolve("routers.csv");
+      List<String> lines = Files.readAllLines(csv);
+      assertEquals(5, lines.size(), "header plus one line per router");
+      long sum = lines.stream().skip(1).mapToLong(l -> Long.parseLong(l.split(",")[4])).sum();
+      assertEquals(expected, sum, "per-router deliveries add up to the total");
+    }
+  }
+
+  @Test
+  void predicateCommandPrintsTheCanonicalForm() {
+    assertEquals(0, run("predicate", "price > 20.0 && stock = \"XYZ\" || price > 20"));
+    assertTrue(out.toString().startsWith("price > 20\n"), out::toString);
+    assertTrue(out.toString().contains("1 conjunction;"), out::toString);
+  }
+
+  @Test
+  void predicateErrorsPointAtTheColumn() {
+    assertEquals(2, run("predicate", "price >> 20"));
+    String[] lines = err.toString().split("\n");
+    assertEquals("bdrp: column 8: expected a value after '>' but found '>'", lines[0]);
+    assertEquals("  price >> 20", lines[1]);
+    assertEquals("         ^", lines[2]);
+  }
+
+  @Test
+  void badOptionsGetAClearMessage() {
+    assertEquals(2, run("demo", "--bloom", "32/1"));
+    assertTrue(
+        err.toString().contains("bloom bits (M) must be between 64 and 8192, got 32"),
+        err::toString);
+    assertEquals(2, run("demo", "--bloom", "lots"));
+    assertTrue(err.toString().contains("--bloom must be M/k"), err::toString);
+  }
+}
