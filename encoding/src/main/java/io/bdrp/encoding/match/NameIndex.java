@@ -294,7 +294,7 @@ final class NameIndex {
     SortedOperands s = ops[EQ];
     if (s != null && s.size > 0) {
       int i = s.lowerBound(x);
-      if (i < s.size && s.keys[i].compareTo(x) == 0) {
+      if (i < s.size && s.equalAt(i, x)) {
         m.satisfied(s.ids[i]);
       }
     }

@@ -86,6 +86,37 @@ final class SortedOperands {
     dirty = false;
   }
 
+  /** 2^53: below it in magnitude every long is exactly a double. */
+  private static final double EXACT = 9.007199254740992E15;
+
+  /**
+   * Order of operand i (approximated by k) and number x (approximated by xd). Rounding to double
+   * keeps order, so unequal doubles decide. Equal doubles below 2^53 in magnitude are equal
+   * numbers; above, they may hide a difference in the low bits of a long, which the exact
+   * comparison settles.
+   */
+  private int compareApprox(double k, int i, double xd, Value x) {
+    if (k < xd) {
+      return -1;
+    }
+    if (k > xd) {
+      return 1;
+    }
+    return Math.abs(xd) < EXACT ? 0 : keys[i].compareTo(x);
+  }
+
+  /** True when operand i equals x (x of this instance's type family). */
+  boolean equalAt(int i, Value x) {
+    ValueType t = x.type();
+    if (t == ValueType.STRING) {
+      return strings[i].equals(x.asString());
+    }
+    if (t.isNumeric()) {
+      return compareApprox(approx[i], i, x.toDouble(), x) == 0;
+    }
+    return keys[i].compareTo(x) == 0;
+  }
+
   /** Index of the first operand {@code >= x}, or {@link #size}. */
   int lowerBound(Value x) {
     return bound(x, false);
@@ -120,9 +151,7 @@ final class SortedOperands {
       while (lo < hi) {
         int mid = (lo + hi) >>> 1;
         double k = approx[mid];
-        // Rounding to double keeps order, so unequal doubles decide; equal ones may hide a
-        // difference in the low bits of a long, which the exact comparison settles.
-        int c = k < xd ? -1 : (k > xd ? 1 : keys[mid].compareTo(x));
+        int c = compareApprox(k, mid, xd, x);
         if (c < 0 || (strict && c == 0)) {
           lo = mid + 1;
         } else {
