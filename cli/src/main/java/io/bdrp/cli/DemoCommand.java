@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -74,12 +75,7 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Attribute names of each type in the workload (default: ${DEFAULT-VALUE}).")
   int names;
 
-  @Option(
-      names = "--bloom",
-      defaultValue = "2048/2",
-      description =
-          "Bloom filter bits/hashes, M/k; all routers use the same (default: ${DEFAULT-VALUE}).")
-  String bloom;
+  @Mixin BloomOption bloom;
 
   @Option(
       names = "--seed",
@@ -99,7 +95,7 @@ public final class DemoCommand implements Callable<Integer> {
     if (routers < 1 || hosts < 1 || messages < 1) {
       throw new IllegalArgumentException("--routers, --hosts and --messages must be at least 1");
     }
-    BloomParameters params = parseBloom(bloom);
+    BloomParameters params = bloom.parameters();
     WorkloadSpec workload =
         WorkloadSpec.PAPER.withNames(names, names).withConstraints(1, maxConstraints);
     WorkloadGenerator g = new WorkloadGenerator(workload, seed);
@@ -224,18 +220,6 @@ public final class DemoCommand implements Callable<Integer> {
     o.printf("  per-router CSV            %s%n", csv);
     o.flush();
     return undelivered == 0 && duplicates == 0 && spurious == 0 ? 0 : 1;
-  }
-
-  static BloomParameters parseBloom(String s) {
-    String[] mk = s.split("/");
-    try {
-      if (mk.length == 2) {
-        return new BloomParameters(Integer.parseInt(mk[0].trim()), Integer.parseInt(mk[1].trim()));
-      }
-    } catch (NumberFormatException e) {
-      // fall through to the message below
-    }
-    throw new IllegalArgumentException("--bloom must be M/k, for example 256/4; got '" + s + "'");
   }
 
   private Path writeCsv(long[] inD, long[] falseInD, long[] deliveredAt, int[] routerOf) {

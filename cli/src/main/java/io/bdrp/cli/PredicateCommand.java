@@ -10,7 +10,7 @@ import io.bdrp.encoding.codec.PredicateCodec;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -31,11 +31,7 @@ public final class PredicateCommand implements Callable<Integer> {
       description = "The predicate, e.g. 'price > 20 && stock = \"XYZ\"'.")
   String text;
 
-  @Option(
-      names = "--bloom",
-      defaultValue = "2048/2",
-      description = "Bloom filter bits/hashes, M/k (default: ${DEFAULT-VALUE}).")
-  String bloom;
+  @Mixin BloomOption bloom;
 
   @Override
   public Integer call() {
@@ -51,7 +47,7 @@ public final class PredicateCommand implements Callable<Integer> {
       err.flush();
       return 2;
     }
-    BloomParameters params = DemoCommand.parseBloom(bloom);
+    BloomParameters params = bloom.parameters();
     EncodedPredicate encoded = new Encoder(params).encode(p);
     out.println(p);
     out.printf(

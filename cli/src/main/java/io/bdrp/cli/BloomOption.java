@@ -1,0 +1,28 @@
+package io.bdrp.cli;
+
+import io.bdrp.encoding.bloom.BloomParameters;
+import picocli.CommandLine.Option;
+
+/** The {@code --bloom M/k} option shared by the commands that encode predicates. */
+final class BloomOption {
+  @Option(
+      names = "--bloom",
+      defaultValue = "2048/2",
+      description =
+          "Bloom filter bits/hashes, M/k; all routers use the same (default: ${DEFAULT-VALUE}).")
+  String bloom;
+
+  /** The parameters, or an IllegalArgumentException naming the option and the expected form. */
+  BloomParameters parameters() {
+    String[] mk = bloom.split("/");
+    try {
+      if (mk.length == 2) {
+        return new BloomParameters(Integer.parseInt(mk[0].trim()), Integer.parseInt(mk[1].trim()));
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "--bloom must be M/k, for example 2048/2; got '" + bloom + "'");
+  }
+}
