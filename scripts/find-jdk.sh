@@ -27,6 +27,13 @@ bdrp_find_jdk() {
     if [ -n "$major" ] && [ "$major" -ge "$min" ]; then
       export JAVA_HOME="$c"
       export PATH="$JAVA_HOME/bin:$PATH"
+      # Maven 3.8's own libraries use sun.misc.Unsafe, which JDK 24+ warns about on every run.
+      if [ "$major" -ge 24 ]; then
+        case "${MAVEN_OPTS:-}" in
+          *sun-misc-unsafe-memory-access*) ;;
+          *) export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" ;;
+        esac
+      fi
       return 0
     fi
   done
