@@ -66,14 +66,10 @@ public final class ExactMatcher {
 
   // Conjunctions, indexed by conjunction id.
   private final IdPool conjIds = new IdPool();
-  // The per-message state of conjunction c is one record in one array, so that counting a
-  // satisfied constraint touches one cache line per conjunction: conjState[c * CONJ_INTS + field].
-  private static final int CONJ_EPOCH = 0;
-  private static final int CONJ_COUNT = 1;
-  private static final int CONJ_SIZE = 2;
-  private static final int CONJ_SLOT = 3;
-  private static final int CONJ_INTS = 4;
-  private int[] conjState = new int[16 * CONJ_INTS];
+  // Conjunction c is two ints: conjState[2c] = epoch << 8 | satisfied count in that message,
+  // conjState[2c + 1] = host slot << 7 | size. Eight bytes a conjunction keep the counters of a
+  // large router in the core's L2 cache, which is what the counting loop waits on.
+  private int[] conjState = new int[32];
   private int[][] conjConstraints = new int[16][];
   // conjPositions[c][k]: where conjunction c sits in the list of its k-th constraint, so that
   // removal from that list is a swap with its last element.
@@ -83,10 +79,11 @@ public final class ExactMatcher {
   private final IdPool constraintPool = new IdPool();
   private Constraint[] constraints = new Constraint[16];
   private int[][] constraintConjs = new int[16][];
-  // constraintHead[2 * id]: how many conjunctions list constraint id; constraintHead[2 * id + 1]:
-  // the first of them (a copy of constraintConjs[id][0]). Most constraints belong to one
-  // conjunction, so counting them reads one small record and skips the list object.
-  private int[] constraintHead = new int[32];
+  private int[] constraintConjCount = new int[16];
+  // constraintHead[id]: the only conjunction that lists constraint id (>= 0), or the complement
+  // (~n) of the number of conjunctions in constraintConjs[id]. Most constraints belong to one
+  // conjunction, so counting them reads one int and skips the list object.
+  private int[] constraintHead = new int[16];
   private int[] constraintEpoch = new int[16];
 
   // Per-message state.
@@ -129,6 +126,10 @@ public final class ExactMatcher {
       slot = e.slot;
     } else {
       slot = slots.allocate();
+      if (slot >= MAX_HOSTS) {
+        slots.release(slot);
+        throw new IllegalStateException("an exact matcher holds at most " + MAX_HOSTS + " hosts");
+      }
       if (slot >= slotHost.length) {
         slotHost = Arrays.copyOf(slotHost, 2 * slotHost.length);
         slotEpoch = Arrays.copyOf(slotEpoch, slotHost.length);
@@ -243,11 +244,11 @@ public final class ExactMatcher {
   }
 
   private void nextEpoch() {
-    if (epoch == Integer.MAX_VALUE) {
-      // Stamps from 2^31 messages ago could look current again: start over from clean arrays.
+    if (epoch == MAX_EPOCH) {
+      // Stamps from 2^23 messages ago could look current again: start over from clean arrays.
       Arrays.fill(slotEpoch, 0);
-      for (int c = 0; c < conjState.length; c += CONJ_INTS) {
-        conjState[c + CONJ_EPOCH] = 0;
+      for (int c = 0; c < conjState.length; c += 2) {
+        conjState[c] = 0;
       }
       Arrays.fill(constraintEpoch, 0);
       epoch = 0;
@@ -261,16 +262,14 @@ public final class ExactMatcher {
    * complete. The index reports each constraint at most once per message.
    */
   void satisfied(int id) {
-    int n = constraintHead[2 * id];
-    if (n == 0) {
+    int h = constraintHead[id];
+    if (h >= 0) {
+      count(h);
       return;
     }
-    count(constraintHead[2 * id + 1]);
-    if (n > 1) {
-      int[] list = constraintConjs[id];
-      for (int j = 1; j < n; j++) {
-        count(list[j]);
-      }
+    int[] list = constraintConjs[id];
+    for (int j = 0, n = ~h; j < n; j++) {
+      count(list[j]);
     }
   }
 
@@ -278,12 +277,13 @@ public final class ExactMatcher {
   private void count(int c) {
     int[] cs = conjState;
     int e = epoch;
-    int r = c * CONJ_INTS;
-    int count = cs[r + CONJ_EPOCH] == e ? cs[r + CONJ_COUNT] + 1 : 1;
-    cs[r + CONJ_EPOCH] = e;
-    cs[r + CONJ_COUNT] = count;
-    if (count == cs[r + CONJ_SIZE]) {
-      int slot = cs[r + CONJ_SLOT];
+    int r = c << 1;
+    int state = cs[r];
+    int n = (state >>> 8) == e ? (state & 0xFF) + 1 : 1;
+    cs[r] = e << 8 | n;
+    int meta = cs[r + 1];
+    if (n == (meta & 0x7F)) {
+      int slot = meta >>> 7;
       // The host is looked at only when a conjunction completes, not on every count.
       if (slotEpoch[slot] != e) {
         slotEpoch[slot] = e;
@@ -309,7 +309,7 @@ public final class ExactMatcher {
     int c = conjIds.allocate();
     if (c >= conjConstraints.length) {
       int cap = 2 * conjConstraints.length;
-      conjState = Arrays.copyOf(conjState, cap * CONJ_INTS);
+      conjState = Arrays.copyOf(conjState, cap * 2);
       conjConstraints = Arrays.copyOf(conjConstraints, cap);
       conjPositions = Arrays.copyOf(conjPositions, cap);
     }
@@ -321,11 +321,8 @@ public final class ExactMatcher {
       ks[k] = id;
       positions[k] = append(id, c);
     }
-    int r = c * CONJ_INTS;
-    conjState[r + CONJ_SIZE] = n;
-    conjState[r + CONJ_SLOT] = slot;
-    conjState[r + CONJ_COUNT] = 0;
-    conjState[r + CONJ_EPOCH] = 0;
+    conjState[2 * c] = 0;
+    conjState[2 * c + 1] = slot << 7 | n; // n <= Limits.MAX_CONSTRAINTS = 64 < 128
     conjConstraints[c] = ks;
     conjPositions[c] = positions;
     return c;
@@ -337,15 +334,12 @@ public final class ExactMatcher {
     for (int k = 0; k < ks.length; k++) {
       int id = ks[k];
       int[] list = constraintConjs[id];
-      int last = --constraintHead[2 * id];
+      int last = --constraintConjCount[id];
       int at = positions[k];
       int moved = list[last];
       if (moved != c) {
         // Swap the last conjunction of the list into the freed place and tell it where it went.
         list[at] = moved;
-        if (at == 0) {
-          constraintHead[2 * id + 1] = moved;
-        }
         int[] movedKs = conjConstraints[moved];
         for (int j = 0; j < movedKs.length; j++) {
           if (movedKs[j] == id) {
@@ -356,8 +350,11 @@ public final class ExactMatcher {
       }
       if (last == 0) {
         unintern(id);
-      } else if (list.length > 16 && last < list.length / 4) {
-        constraintConjs[id] = Arrays.copyOf(list, list.length / 2);
+      } else {
+        constraintHead[id] = last == 1 ? list[0] : ~last;
+        if (list.length > 16 && last < list.length / 4) {
+          constraintConjs[id] = Arrays.copyOf(list, list.length / 2);
+        }
       }
     }
     conjConstraints[c] = null;
@@ -376,12 +373,14 @@ public final class ExactMatcher {
       int cap = 2 * constraints.length;
       constraints = Arrays.copyOf(constraints, cap);
       constraintConjs = Arrays.copyOf(constraintConjs, cap);
-      constraintHead = Arrays.copyOf(constraintHead, 2 * cap);
+      constraintHead = Arrays.copyOf(constraintHead, cap);
+      constraintConjCount = Arrays.copyOf(constraintConjCount, cap);
       constraintEpoch = Arrays.copyOf(constraintEpoch, cap);
     }
     constraints[id] = k;
     constraintConjs[id] = new int[4];
-    constraintHead[2 * id] = 0;
+    constraintHead[id] = ~0;
+    constraintConjCount[id] = 0;
     constraintEpoch[id] = 0;
     constraintIds.put(k, id);
     names.computeIfAbsent(k.name(), name -> new NameIndex()).add(k, id);
@@ -404,16 +403,14 @@ public final class ExactMatcher {
   /** Appends conjunction {@code c} to the list of constraint {@code id}; returns its position. */
   private int append(int id, int c) {
     int[] list = constraintConjs[id];
-    int n = constraintHead[2 * id];
+    int n = constraintConjCount[id];
     if (n == list.length) {
       list = Arrays.copyOf(list, 2 * n);
       constraintConjs[id] = list;
     }
     list[n] = c;
-    if (n == 0) {
-      constraintHead[2 * id + 1] = c;
-    }
-    constraintHead[2 * id] = n + 1;
+    constraintConjCount[id] = n + 1;
+    constraintHead[id] = n == 0 ? c : ~(n + 1);
     return n;
   }
 
@@ -426,6 +423,12 @@ public final class ExactMatcher {
   int constraintIdLimit() {
     return constraintPool.limit();
   }
+
+  /** Most hosts one matcher holds: a conjunction record keeps the host slot in 24 bits. */
+  static final int MAX_HOSTS = 1 << 24;
+
+  /** Largest message number; after it the stamps are cleared (they keep 24 bits of it). */
+  static final int MAX_EPOCH = (1 << 23) - 1;
 
   /** Jumps the message counter, so that tests can cross its wrap-around. */
   void setEpochForTest(int value) {

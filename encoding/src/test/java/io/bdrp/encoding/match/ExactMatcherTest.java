@@ -489,8 +489,8 @@ class ExactMatcherTest {
     Message onlyA = msg("a", v(1));
     // Message number 1: host 1's conjunction is half counted, host 2 is marked matched.
     f.expect(onlyA, 2);
-    f.matcher.setEpochForTest(Integer.MAX_VALUE - 1);
-    f.expect(msg("c", v(0))); // message number 2^31 - 1 touches no counter
+    f.matcher.setEpochForTest(ExactMatcher.MAX_EPOCH - 1);
+    f.expect(msg("c", v(0))); // the last message number before the wrap touches no counter
     // The counter wraps and numbers messages from 1 again: the stamps left by the first message
     // must not complete host 1's conjunction nor hide host 2.
     f.expect(onlyA, 2);
