@@ -200,4 +200,116 @@ final class CharTrie {
     Arrays.fill(queue, 0, tail, null);
     linksDirty = false;
   }
+
+  /** Largest compiled table, in ints; a trie that would need more is walked as objects. */
+  static final int MAX_TABLE_INTS = 1 << 20;
+
+  /**
+   * A compiled copy of a trie for matching: one row per node (breadth-first, row 0 the root) and
+   * one column per character of the trie's alphabet, so that a step is one array read instead of a
+   * search among a node's children. For an automaton ({@code contains}) every missing transition is
+   * resolved in advance along the failure links, so a step never backtracks. Immutable.
+   */
+  static final class Table {
+    final int width; // alphabet size + 1; column 0 stands for characters outside the alphabet
+    final int[] next; // rows x width: next row, or -1 (tries only: no such child)
+    final int[] id; // constraint id ending at the row, or -1
+    final int[] out; // automata: nearest row on the failure chain with an id, or -1
+    private final int[] ascii; // column of each ASCII character, 0 when outside the alphabet
+    private final char[] otherChars; // the other characters of the alphabet, sorted
+    private final int[] otherColumns;
+
+    private Table(
+        int width, int[] next, int[] id, int[] out, int[] ascii, char[] otherChars, int[] others) {
+      this.width = width;
+      this.next = next;
+      this.id = id;
+      this.out = out;
+      this.ascii = ascii;
+      this.otherChars = otherChars;
+      this.otherColumns = others;
+    }
+
+    /** The column of a character; 0 when no operand contains it. */
+    int column(char c) {
+      if (c < 128) {
+        return ascii[c];
+      }
+      int i = Arrays.binarySearch(otherChars, c);
+      return i >= 0 ? otherColumns[i] : 0;
+    }
+  }
+
+  /**
+   * Compiles this trie ({@code automaton}: with failure transitions, for {@code contains}), or
+   * returns null when the table would pass {@link #MAX_TABLE_INTS}.
+   */
+  Table compile(boolean automaton) {
+    if (automaton && linksDirty) {
+      link();
+    }
+    Node[] order = new Node[nodes];
+    java.util.IdentityHashMap<Node, Integer> row = new java.util.IdentityHashMap<>();
+    java.util.TreeSet<Character> alphabet = new java.util.TreeSet<>();
+    order[0] = root;
+    row.put(root, 0);
+    int n = 1;
+    for (int h = 0; h < n; h++) {
+      Node u = order[h];
+      for (int i = 0; i < u.size; i++) {
+        row.put(u.kids[i], n);
+        order[n++] = u.kids[i];
+        alphabet.add(u.keys[i]);
+      }
+    }
+    int width = alphabet.size() + 1;
+    if ((long) n * width > MAX_TABLE_INTS) {
+      return null;
+    }
+    int[] ascii = new int[128];
+    char[] otherChars = new char[alphabet.size()];
+    int[] otherColumns = new int[alphabet.size()];
+    int others = 0;
+    int col = 1;
+    for (char c : alphabet) {
+      if (c < 128) {
+        ascii[c] = col;
+      } else {
+        otherChars[others] = c;
+        otherColumns[others++] = col;
+      }
+      col++;
+    }
+    Table t =
+        new Table(
+            width,
+            new int[n * width],
+            new int[n],
+            new int[n],
+            ascii,
+            Arrays.copyOf(otherChars, others),
+            Arrays.copyOf(otherColumns, others));
+    Arrays.fill(t.next, -1);
+    for (int r = 0; r < n; r++) {
+      Node u = order[r];
+      t.id[r] = u.id;
+      t.out[r] = u.out == null ? -1 : row.get(u.out);
+      for (int i = 0; i < u.size; i++) {
+        t.next[r * width + t.column(u.keys[i])] = row.get(u.kids[i]);
+      }
+    }
+    if (automaton) {
+      // Breadth-first order puts every node's failure target (a shorter string) before it, so
+      // its row is already complete when it is copied from.
+      for (int r = 0; r < n; r++) {
+        int fail = r == 0 ? 0 : row.get(order[r].fail);
+        for (int a = 0; a < width; a++) {
+          if (t.next[r * width + a] < 0) {
+            t.next[r * width + a] = r == 0 || a == 0 ? 0 : t.next[fail * width + a];
+          }
+        }
+      }
+    }
+    return t;
+  }
 }

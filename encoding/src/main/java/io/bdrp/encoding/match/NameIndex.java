@@ -46,6 +46,12 @@ final class NameIndex {
   /** True when sorted arrays or automaton links must be rebuilt before the next lookup. */
   private boolean dirty;
 
+  // Compiled copies of the tries, rebuilt at the first match after a change; null when a trie
+  // is empty or too large to compile, in which case the trie itself is walked.
+  private CharTrie.Table prefixTable;
+  private CharTrie.Table suffixTable;
+  private CharTrie.Table containsTable;
+
   /** Number of constraints indexed here. */
   int size() {
     return count;
@@ -90,12 +96,14 @@ final class NameIndex {
               prefixes = new CharTrie(false);
             }
             prefixes.put(s, id);
+            dirty = true;
           }
           case SUFFIX -> {
             if (suffixes == null) {
               suffixes = new CharTrie(true);
             }
             suffixes.put(s, id);
+            dirty = true;
           }
           case CONTAINS -> {
             if (contains == null) {
@@ -141,8 +149,14 @@ final class NameIndex {
         String s = v.asString();
         switch (op) {
           case EQ -> stringEq.remove(s);
-          case PREFIX -> prefixes.remove(s);
-          case SUFFIX -> suffixes.remove(s);
+          case PREFIX -> {
+            prefixes.remove(s);
+            dirty = true;
+          }
+          case SUFFIX -> {
+            suffixes.remove(s);
+            dirty = true;
+          }
           case CONTAINS -> {
             contains.remove(s);
             dirty = true;
@@ -187,6 +201,9 @@ final class NameIndex {
     if (contains != null && contains.linksDirty) {
       contains.link();
     }
+    prefixTable = prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false);
+    suffixTable = suffixes == null || suffixes.isEmpty() ? null : suffixes.compile(false);
+    containsTable = contains == null || contains.isEmpty() ? null : contains.compile(true);
     dirty = false;
   }
 
@@ -220,7 +237,9 @@ final class NameIndex {
       }
     }
     collectOrdered(strings, v, m);
-    if (prefixes != null) {
+    if (prefixTable != null) {
+      walk(prefixTable, s, false, m);
+    } else if (prefixes != null) {
       CharTrie.Node n = prefixes.root;
       int len = s.length();
       for (int i = 0; ; i++) {
@@ -232,7 +251,9 @@ final class NameIndex {
         }
       }
     }
-    if (suffixes != null) {
+    if (suffixTable != null) {
+      walk(suffixTable, s, true, m);
+    } else if (suffixes != null) {
       CharTrie.Node n = suffixes.root;
       for (int i = s.length() - 1; ; i--) {
         if (n.id >= 0) {
@@ -243,8 +264,51 @@ final class NameIndex {
         }
       }
     }
-    if (contains != null) {
+    if (containsTable != null) {
+      scan(containsTable, s, m);
+    } else if (contains != null) {
       collectContains(s, m);
+    }
+  }
+
+  /**
+   * Walks a compiled prefix ({@code fromEnd} false) or suffix trie along {@code s}, reporting the
+   * constraint of every row passed: each is an operand that {@code s} starts (ends) with.
+   */
+  private static void walk(CharTrie.Table t, String s, boolean fromEnd, ExactMatcher m) {
+    int row = 0;
+    int len = s.length();
+    for (int i = 0; ; i++) {
+      int id = t.id[row];
+      if (id >= 0) {
+        m.satisfied(id);
+      }
+      if (i == len) {
+        return;
+      }
+      int col = t.column(s.charAt(fromEnd ? len - 1 - i : i));
+      if (col == 0 || (row = t.next[row * t.width + col]) < 0) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Runs the compiled {@code contains} automaton over {@code s}: after each character, the row's
+   * own operand and those on its output chain occur in {@code s}; each constraint counts once.
+   */
+  private static void scan(CharTrie.Table t, String s, ExactMatcher m) {
+    if (t.id[0] >= 0) {
+      m.satisfied(t.id[0]); // contains "" holds on every string
+    }
+    int row = 0;
+    for (int i = 0, len = s.length(); i < len; i++) {
+      row = t.next[row * t.width + t.column(s.charAt(i))];
+      int hit = row != 0 && t.id[row] >= 0 ? row : t.out[row];
+      while (hit >= 0 && m.firstTime(t.id[hit])) {
+        m.satisfied(t.id[hit]);
+        hit = t.out[hit];
+      }
     }
   }
 
