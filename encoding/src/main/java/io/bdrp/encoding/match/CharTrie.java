@@ -205,32 +205,34 @@ final class CharTrie {
   static final int MAX_TABLE_INTS = 1 << 20;
 
   /**
-   * A compiled copy of a trie for matching: one row per node (breadth-first, row 0 the root) and
-   * one column per character of the trie's alphabet, so that a step is one array read instead of a
-   * search among a node's children. For an automaton ({@code contains}) every missing transition is
+   * A compiled copy of a trie for matching: one row per node (breadth-first, row 0 the root), so
+   * that a step is one read in one array instead of a search among a node's children. A row is
+   * {@link #stride} ints: the id of the constraint whose operand ends there (or -1), then, for
+   * automata, the start of the nearest row on the failure chain that has an id (or -1), then one
+   * entry per character of the trie's alphabet holding the start of the next row (or -1 in a plain
+   * trie). Characters outside the alphabet have column 0 and no entry: a trie stops there and an
+   * automaton returns to the root. For an automaton ({@code contains}) every missing transition is
    * resolved in advance along the failure links, so a step never backtracks. Immutable.
    */
   static final class Table {
-    final int width; // alphabet size + 1; column 0 stands for characters outside the alphabet
-    final int[] next; // rows x width: next row, or -1 (tries only: no such child)
-    final int[] id; // constraint id ending at the row, or -1
-    final int[] out; // automata: nearest row on the failure chain with an id, or -1
+    static final int ID = 0;
+    static final int OUT = 1;
+
+    final int stride; // ints per row: id, out, one per alphabet character
+    final int[] rows; // row r starts at r * stride
     private final int[] ascii; // column of each ASCII character, 0 when outside the alphabet
     private final char[] otherChars; // the other characters of the alphabet, sorted
     private final int[] otherColumns;
 
-    private Table(
-        int width, int[] next, int[] id, int[] out, int[] ascii, char[] otherChars, int[] others) {
-      this.width = width;
-      this.next = next;
-      this.id = id;
-      this.out = out;
+    private Table(int stride, int[] rows, int[] ascii, char[] otherChars, int[] otherColumns) {
+      this.stride = stride;
+      this.rows = rows;
       this.ascii = ascii;
       this.otherChars = otherChars;
-      this.otherColumns = others;
+      this.otherColumns = otherColumns;
     }
 
-    /** The column of a character; 0 when no operand contains it. */
+    /** The column of a character, 1 and up; 0 when no operand contains it. */
     int column(char c) {
       if (c < 128) {
         return ascii[c];
@@ -262,8 +264,8 @@ final class CharTrie {
         alphabet.add(u.keys[i]);
       }
     }
-    int width = alphabet.size() + 1;
-    if ((long) n * width > MAX_TABLE_INTS) {
+    int stride = alphabet.size() + 2; // id, out, one entry per character (column c at 1 + c)
+    if ((long) n * stride > MAX_TABLE_INTS) {
       return null;
     }
     int[] ascii = new int[128];
@@ -282,30 +284,31 @@ final class CharTrie {
     }
     Table t =
         new Table(
-            width,
-            new int[n * width],
-            new int[n],
-            new int[n],
+            stride,
+            new int[n * stride],
             ascii,
             Arrays.copyOf(otherChars, others),
             Arrays.copyOf(otherColumns, others));
-    Arrays.fill(t.next, -1);
+    int[] rows = t.rows;
+    Arrays.fill(rows, -1);
     for (int r = 0; r < n; r++) {
       Node u = order[r];
-      t.id[r] = u.id;
-      t.out[r] = u.out == null ? -1 : row.get(u.out);
+      int base = r * stride;
+      rows[base + Table.ID] = u.id;
+      rows[base + Table.OUT] = u.out == null ? -1 : row.get(u.out) * stride;
       for (int i = 0; i < u.size; i++) {
-        t.next[r * width + t.column(u.keys[i])] = row.get(u.kids[i]);
+        rows[base + 1 + t.column(u.keys[i])] = row.get(u.kids[i]) * stride;
       }
     }
     if (automaton) {
       // Breadth-first order puts every node's failure target (a shorter string) before it, so
       // its row is already complete when it is copied from.
       for (int r = 0; r < n; r++) {
-        int fail = r == 0 ? 0 : row.get(order[r].fail);
-        for (int a = 0; a < width; a++) {
-          if (t.next[r * width + a] < 0) {
-            t.next[r * width + a] = r == 0 || a == 0 ? 0 : t.next[fail * width + a];
+        int base = r * stride;
+        int fail = r == 0 ? 0 : row.get(order[r].fail) * stride;
+        for (int c = 1; c < stride - 1; c++) {
+          if (rows[base + 1 + c] < 0) {
+            rows[base + 1 + c] = r == 0 ? 0 : rows[fail + 1 + c];
           }
         }
       }

@@ -276,10 +276,11 @@ final class NameIndex {
    * constraint of every row passed: each is an operand that {@code s} starts (ends) with.
    */
   private static void walk(CharTrie.Table t, String s, boolean fromEnd, ExactMatcher m) {
-    int row = 0;
+    int[] rows = t.rows;
+    int at = 0;
     int len = s.length();
     for (int i = 0; ; i++) {
-      int id = t.id[row];
+      int id = rows[at + CharTrie.Table.ID];
       if (id >= 0) {
         m.satisfied(id);
       }
@@ -287,7 +288,7 @@ final class NameIndex {
         return;
       }
       int col = t.column(s.charAt(fromEnd ? len - 1 - i : i));
-      if (col == 0 || (row = t.next[row * t.width + col]) < 0) {
+      if (col == 0 || (at = rows[at + 1 + col]) < 0) {
         return;
       }
     }
@@ -298,16 +299,18 @@ final class NameIndex {
    * own operand and those on its output chain occur in {@code s}; each constraint counts once.
    */
   private static void scan(CharTrie.Table t, String s, ExactMatcher m) {
-    if (t.id[0] >= 0) {
-      m.satisfied(t.id[0]); // contains "" holds on every string
+    int[] rows = t.rows;
+    if (rows[CharTrie.Table.ID] >= 0) {
+      m.satisfied(rows[CharTrie.Table.ID]); // contains "" holds on every string
     }
-    int row = 0;
+    int at = 0;
     for (int i = 0, len = s.length(); i < len; i++) {
-      row = t.next[row * t.width + t.column(s.charAt(i))];
-      int hit = row != 0 && t.id[row] >= 0 ? row : t.out[row];
-      while (hit >= 0 && m.firstTime(t.id[hit])) {
-        m.satisfied(t.id[hit]);
-        hit = t.out[hit];
+      int col = t.column(s.charAt(i));
+      at = col == 0 ? 0 : rows[at + 1 + col];
+      int hit = at != 0 && rows[at + CharTrie.Table.ID] >= 0 ? at : rows[at + CharTrie.Table.OUT];
+      while (hit >= 0 && m.firstTime(rows[hit + CharTrie.Table.ID])) {
+        m.satisfied(rows[hit + CharTrie.Table.ID]);
+        hit = rows[hit + CharTrie.Table.OUT];
       }
     }
   }
