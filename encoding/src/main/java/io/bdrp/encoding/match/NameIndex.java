@@ -4,7 +4,6 @@ import io.bdrp.encoding.Constraint;
 import io.bdrp.encoding.Op;
 import io.bdrp.encoding.Value;
 import io.bdrp.encoding.ValueType;
-import java.util.HashMap;
 
 /**
  * The index of every constraint on one attribute name. Given the message's value for that name, it
@@ -38,7 +37,7 @@ final class NameIndex {
   private int falseId = -1;
   private final SortedOperands[] numbers = new SortedOperands[6];
   private final SortedOperands[] strings = new SortedOperands[6]; // EQ unused: see stringEq
-  private HashMap<String, Integer> stringEq;
+  private StringIntMap stringEq;
   private CharTrie prefixes;
   private CharTrie suffixes;
   private CharTrie contains;
@@ -87,7 +86,7 @@ final class NameIndex {
         switch (op) {
           case EQ -> {
             if (stringEq == null) {
-              stringEq = new HashMap<>();
+              stringEq = new StringIntMap();
             }
             stringEq.put(s, id);
           }
@@ -231,8 +230,8 @@ final class NameIndex {
   private void collectString(Value v, ExactMatcher m) {
     String s = v.asString();
     if (stringEq != null) {
-      Integer id = stringEq.get(s);
-      if (id != null) {
+      int id = stringEq.get(s);
+      if (id >= 0) {
         m.satisfied(id);
       }
     }
