@@ -55,7 +55,12 @@ public final class ExactMatcher {
   private static final int[] NO_INTS = new int[0];
 
   private final HashMap<Integer, HostEntry> hosts = new HashMap<>();
-  private final HashMap<String, NameIndex> names = new HashMap<>();
+  // Per attribute name, its index: nameSlots maps the name to a slot of nameIndexes. The
+  // matching loop looks up every attribute of every message here, so the lookup is the
+  // open-addressing table, which follows no node object.
+  private final StringIntMap nameSlots = new StringIntMap();
+  private NameIndex[] nameIndexes = new NameIndex[8];
+  private final IdPool nameSlotPool = new IdPool();
   private final HashMap<Constraint, Integer> constraintIds = new HashMap<>();
 
   // Host slots: dense numbers for hosts, so that per-host state is array-indexed even when host
@@ -210,8 +215,9 @@ public final class ExactMatcher {
       int live = hosts.size();
       int n = m.size();
       for (int i = 0; i < n && matchedCount < live; i++) {
-        NameIndex index = names.get(m.name(i));
-        if (index != null) {
+        int slot = nameSlots.get(m.name(i));
+        if (slot >= 0) {
+          NameIndex index = nameIndexes[slot];
           index.collect(m.value(i), this);
         }
       }
@@ -383,16 +389,28 @@ public final class ExactMatcher {
     constraintConjCount[id] = 0;
     constraintEpoch[id] = 0;
     constraintIds.put(k, id);
-    names.computeIfAbsent(k.name(), name -> new NameIndex()).add(k, id);
+    int slot = nameSlots.get(k.name());
+    if (slot < 0) {
+      slot = nameSlotPool.allocate();
+      if (slot >= nameIndexes.length) {
+        nameIndexes = Arrays.copyOf(nameIndexes, 2 * nameIndexes.length);
+      }
+      nameIndexes[slot] = new NameIndex();
+      nameSlots.put(k.name(), slot);
+    }
+    nameIndexes[slot].add(k, id);
     return id;
   }
 
   private void unintern(int id) {
     Constraint k = constraints[id];
-    NameIndex index = names.get(k.name());
+    int slot = nameSlots.get(k.name());
+    NameIndex index = nameIndexes[slot];
     index.remove(k);
     if (index.size() == 0) {
-      names.remove(k.name());
+      nameSlots.remove(k.name());
+      nameIndexes[slot] = null;
+      nameSlotPool.release(slot);
     }
     constraintIds.remove(k);
     constraints[id] = null;
