@@ -19,10 +19,17 @@ import java.util.List;
  * <p>The result is normalised to disjunctive normal form and canonicalised by {@link Predicate#of}.
  * Expansion of {@code (a || b) && (c || d)} multiplies conjunctions; it stops with an error as soon
  * as a partial result would exceed {@link Limits#MAX_CONJUNCTIONS} conjunctions or a conjunction
- * {@link Limits#MAX_CONSTRAINTS} constraints. Every error is a {@link PredicateSyntaxException}
- * naming the token and its column. Stateless and thread-safe.
+ * {@link Limits#MAX_CONSTRAINTS} constraints. Parentheses nest at most {@link #MAX_NESTING} deep,
+ * so the recursive descent stays far from the end of any thread's stack. Every error is a {@link
+ * PredicateSyntaxException} naming the token and its column. Stateless and thread-safe.
  */
 public final class PredicateParser {
+  /** Deepest nesting of parentheses the parser accepts. */
+  public static final int MAX_NESTING = 100;
+
+  /** Longest token, in code points, that an error message quotes in full. */
+  private static final int SHOWN_CODE_POINTS = 40;
+
   private PredicateParser() {}
 
   /** Parses a predicate; see the class comment for the grammar. */
@@ -52,6 +59,7 @@ public final class PredicateParser {
   private static final class Parser {
     private final String src;
     private int pos;
+    private int depth;
     private Token tok;
 
     Parser(String src) {
@@ -136,8 +144,13 @@ public final class PredicateParser {
     private List<List<Constraint>> term() {
       if (tok.kind == Kind.LPAREN) {
         Token open = tok;
+        if (depth == MAX_NESTING) {
+          throw error(open, "parentheses nested more than " + MAX_NESTING + " deep");
+        }
+        depth++;
         next();
         List<List<Constraint>> inner = disjunction();
+        depth--;
         if (tok.kind != Kind.RPAREN) {
           throw error(
               tok,
@@ -188,7 +201,7 @@ public final class PredicateParser {
                 + " does not apply to "
                 + Constraint.describe(value.type())
                 + " "
-                + valueTok.text
+                + shown(valueTok.text)
                 + (value.type() == ValueType.BOOLEAN
                     ? " (booleans take = and !=)"
                     : " (prefix, suffix and contains take strings)"));
@@ -344,7 +357,8 @@ public final class PredicateParser {
               throw new PredicateSyntaxException(
                   column(start),
                   new String(Character.toChars(cp)),
-                  "unexpected character '" + new String(Character.toChars(cp)) + "'");
+                  String.format(
+                      "unexpected character '%s' (U+%04X)", new String(Character.toChars(cp)), cp));
             }
           }
         }
@@ -377,7 +391,7 @@ public final class PredicateParser {
       String text = src.substring(start, pos);
       if (!text.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?")) {
         throw new PredicateSyntaxException(
-            column(start), text, "malformed number '" + text + "' (JSON number syntax)");
+            column(start), text, "malformed number '" + shown(text) + "' (JSON number syntax)");
       }
       boolean integral = text.indexOf('.') < 0 && text.indexOf('e') < 0 && text.indexOf('E') < 0;
       Value v;
@@ -389,14 +403,14 @@ public final class PredicateParser {
               column(start),
               text,
               "integer "
-                  + text
+                  + shown(text)
                   + " is out of the 64-bit range (write it as a decimal to compare as a double)");
         }
       } else {
         double d = Double.parseDouble(text);
         if (!Double.isFinite(d)) {
           throw new PredicateSyntaxException(
-              column(start), text, "number " + text + " is out of the range of a double");
+              column(start), text, "number " + shown(text) + " is out of the range of a double");
         }
         v = Value.of(d);
       }
@@ -465,7 +479,7 @@ public final class PredicateParser {
         throw new PredicateSyntaxException(
             column(start),
             src.substring(start, pos),
-            "string has an unpaired surrogate (a \\u escape of half a pair)");
+            "string has an unpaired surrogate (half of a UTF-16 pair, from a \\u escape or raw)");
       }
       return new Token(Kind.STRING, src.substring(start, pos), s, start);
     }
@@ -480,8 +494,23 @@ public final class PredicateParser {
       return new PredicateSyntaxException(column(t.start), t.text, problem);
     }
 
+    /**
+     * The token as quoted in a message: in full up to {@link #SHOWN_CODE_POINTS} code points, else
+     * its start and its length, so that a 64 KiB string does not make a 64 KiB error reply.
+     */
+    private static String shown(String text) {
+      int n = text.codePointCount(0, text.length());
+      if (n <= SHOWN_CODE_POINTS) {
+        return text;
+      }
+      return text.substring(0, text.offsetByCodePoints(0, SHOWN_CODE_POINTS - 8))
+          + "... ("
+          + n
+          + " characters)";
+    }
+
     private static String describe(Token t) {
-      return t.kind == Kind.END ? "the end of input" : "'" + t.text + "'";
+      return t.kind == Kind.END ? "the end of input" : "'" + shown(t.text) + "'";
     }
   }
 }

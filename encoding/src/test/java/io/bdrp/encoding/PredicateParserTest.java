@@ -148,6 +148,46 @@ class PredicateParserTest {
         e.problem().contains("2048 conjunctions, more than the limit of 1024"), e::getMessage);
   }
 
+  @Test
+  void parenthesesNestAtMostTheLimitDeep() {
+    int n = PredicateParser.MAX_NESTING;
+    assertEquals("x = 1", Predicate.parse("(".repeat(n) + "x = 1" + ")".repeat(n)).toString());
+    String tooDeep = "(".repeat(n + 1) + "x = 1" + ")".repeat(n + 1);
+    PredicateSyntaxException e =
+        assertThrows(PredicateSyntaxException.class, () -> Predicate.parse(tooDeep));
+    assertEquals(n + 1, e.column());
+    assertEquals("(", e.token());
+    assertEquals(
+        "column " + (n + 1) + ": parentheses nested more than " + n + " deep", e.getMessage());
+    // Far deeper than any thread's stack would allow a recursive descent to go.
+    String huge = "(".repeat(200_000) + "x = 1" + ")".repeat(200_000);
+    assertEquals(
+        n + 1, assertThrows(PredicateSyntaxException.class, () -> Predicate.parse(huge)).column());
+  }
+
+  @Test
+  void longTokensAreShortenedInMessagesButKeptWhole() {
+    String digits = "9".repeat(100_000);
+    PredicateSyntaxException e =
+        assertThrows(PredicateSyntaxException.class, () -> Predicate.parse("a = " + digits));
+    assertEquals(digits, e.token());
+    assertTrue(e.getMessage().contains("(100000 characters)"), e::getMessage);
+    assertTrue(e.getMessage().length() < 200, e::getMessage);
+
+    String word = "w".repeat(5_000);
+    PredicateSyntaxException f =
+        assertThrows(PredicateSyntaxException.class, () -> Predicate.parse("a = 1 " + word));
+    assertEquals(word, f.token());
+    assertTrue(f.getMessage().length() < 200, f::getMessage);
+
+    String number = "1." + "0".repeat(1_000);
+    PredicateSyntaxException g =
+        assertThrows(PredicateSyntaxException.class, () -> Predicate.parse("a prefix " + number));
+    assertEquals("prefix", g.token());
+    assertTrue(g.getMessage().contains("(1002 characters)"), g::getMessage);
+    assertTrue(g.getMessage().length() < 200, g::getMessage);
+  }
+
   private record Bad(String input, int column, String token, String fragment) {}
 
   @Test
@@ -186,7 +226,8 @@ class PredicateParserTest {
             new Bad("a = 1 || false", 10, "false", "keyword"),
             new Bad("false && a = 1", 1, "false", "'false' stands alone"),
             new Bad("a = 1)", 6, ")", "expected '&&', '||' or the end"),
-            new Bad("@", 1, "@", "unexpected character '@'"),
+            new Bad("@", 1, "@", "unexpected character '@' (U+0040)"),
+            new Bad("a\u00a0= 1", 2, "\u00a0", "(U+00A0)"),
             new Bad("(a = 1 || b = 2", 16, "end of input", "expected ')'"),
             new Bad("a = \"\\u12\"", 6, "\\u12\"", "four hexadecimal digits"),
             new Bad("\"\" = 1", 1, "\"\"", "attribute name is empty"),
