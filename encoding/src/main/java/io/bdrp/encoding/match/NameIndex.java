@@ -8,20 +8,25 @@ import io.bdrp.encoding.ValueType;
 /**
  * The index of every constraint on one attribute name. Given the message's value for that name, it
  * reports to the matcher the id of each constraint the value satisfies, without looking at the ones
- * it does not satisfy (beyond a binary search or a trie walk):
+ * it does not satisfy (beyond a binary search, a table lookup or a trie walk):
  *
  * <ul>
  *   <li>{@code exists}: one id, reported for a value of any type;
  *   <li>booleans: one id for {@code = true}, one for {@code = false} ({@code !=} on booleans is
  *       canonicalised to {@code =});
  *   <li>numbers and strings, {@code = != < <= > >=}: sorted operands ({@link SortedOperands}); the
- *       satisfied ones are contiguous ranges; string equality is a hash lookup instead;
+ *       satisfied ones are contiguous ranges; string equality is an open-addressing table lookup
+ *       ({@link StringIntMap}) instead;
  *   <li>{@code prefix} and {@code suffix}: tries walked along the value from the front or the back;
  *   <li>{@code contains}: an Aho–Corasick automaton run once over the value.
  * </ul>
  *
- * A constraint whose operand is of another type family than the value is never reported. Owned by
- * the thread that owns the {@link ExactMatcher}.
+ * The three tries are compiled into flat tables ({@link CharTrie.Table}) at the first match after a
+ * change, so that a step is one array read; a trie whose table would be too large is walked as it
+ * is.
+ *
+ * <p>A constraint whose operand is of another type family than the value is never reported. Owned
+ * by the thread that owns the {@link ExactMatcher}.
  */
 final class NameIndex {
   private static final int EQ = 0;
