@@ -215,19 +215,9 @@ public final class Value implements Comparable<Value> {
     return switch (type) {
       case STRING -> Strings.quote(string);
       case INTEGER -> Long.toString(bits);
-      case DOUBLE -> formatDouble(Double.longBitsToDouble(bits));
+      // "1.0", "1.5E-7": valid JSON numbers with '.', so the parser reads them back as doubles.
+      case DOUBLE -> Double.toString(Double.longBitsToDouble(bits));
       case BOOLEAN -> bits != 0 ? "true" : "false";
     };
-  }
-
-  /**
-   * A double as a JSON number that reads back to the same double and that the parser recognises as
-   * a double (it always has a fraction or an exponent).
-   */
-  static String formatDouble(double d) {
-    String s = Double.toString(d);
-    // Double.toString already yields "1.0", "1.0E10", "1.5E-7": valid JSON numbers that
-    // contain '.', so they parse back as doubles.
-    return s;
   }
 }
