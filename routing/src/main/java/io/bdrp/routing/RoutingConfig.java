@@ -1,0 +1,191 @@
+package io.bdrp.routing;
+
+/**
+ * Timers and limits of a router's routing state machines. Immutable; validated when built, with an
+ * error that names the knob. Defaults suit a federation over wide-area links (seconds to detect a
+ * dead neighbour); the simulator and tests use shorter values.
+ *
+ * @param helloIntervalMs hellos are sent on every link this often
+ * @param deadIntervalMs a neighbour not heard for this long is dead; more than two hello intervals,
+ *     so one lost hello does not break an adjacency
+ * @param updateIntervalMs every router sends its full route table to each neighbour this often, in
+ *     addition to triggered updates
+ * @param routeExpiryMs a route not refreshed for this long is retracted; more than two update
+ *     intervals
+ * @param sourceGcMs feasibility distances of a destination without any route are forgotten after
+ *     this long; must exceed the route expiry so that no stale route outlives them
+ * @param seqnoRequestHops how far a sequence-number request may travel towards its destination
+ * @param predicateExpiryMs the advertisement of an origin without a route is dropped after this
+ *     long
+ * @param hopLimit hop limit written into every data packet at the ingress router
+ * @param broadcastFraction a message whose destination set holds more than this fraction of all
+ *     known routers is broadcast along the tree of shortest paths from the ingress router; above 1,
+ *     never
+ * @param maxRouters router numbers are 0 to maxRouters - 1; this sizes destination bitmaps
+ */
+public record RoutingConfig(
+    long helloIntervalMs,
+    long deadIntervalMs,
+    long updateIntervalMs,
+    long routeExpiryMs,
+    long sourceGcMs,
+    int seqnoRequestHops,
+    long predicateExpiryMs,
+    int hopLimit,
+    double broadcastFraction,
+    int maxRouters) {
+
+  /** The largest supported number of routers (router numbers fit 16 bits on the wire). */
+  public static final int MAX_ROUTERS = 1 << 16;
+
+  /** The defaults: see each knob. */
+  public static final RoutingConfig DEFAULT = builder().build();
+
+  public RoutingConfig {
+    positive("helloIntervalMs", helloIntervalMs);
+    if (deadIntervalMs <= 2 * helloIntervalMs) {
+      throw new IllegalArgumentException(
+          "deadIntervalMs ("
+              + deadIntervalMs
+              + ") must exceed two hello intervals (helloIntervalMs = "
+              + helloIntervalMs
+              + ")");
+    }
+    positive("updateIntervalMs", updateIntervalMs);
+    if (routeExpiryMs <= 2 * updateIntervalMs) {
+      throw new IllegalArgumentException(
+          "routeExpiryMs ("
+              + routeExpiryMs
+              + ") must exceed two update intervals (updateIntervalMs = "
+              + updateIntervalMs
+              + ")");
+    }
+    if (sourceGcMs <= routeExpiryMs) {
+      throw new IllegalArgumentException(
+          "sourceGcMs (" + sourceGcMs + ") must exceed routeExpiryMs (" + routeExpiryMs + ")");
+    }
+    if (seqnoRequestHops < 1 || seqnoRequestHops > 255) {
+      throw new IllegalArgumentException(
+          "seqnoRequestHops must be in 1..255, got " + seqnoRequestHops);
+    }
+    positive("predicateExpiryMs", predicateExpiryMs);
+    if (hopLimit < 1 || hopLimit > 255) {
+      throw new IllegalArgumentException("hopLimit must be in 1..255, got " + hopLimit);
+    }
+    if (!(broadcastFraction > 0)) {
+      throw new IllegalArgumentException(
+          "broadcastFraction must be positive, got " + broadcastFraction);
+    }
+    if (maxRouters < 1 || maxRouters > MAX_ROUTERS) {
+      throw new IllegalArgumentException(
+          "maxRouters must be in 1.." + MAX_ROUTERS + ", got " + maxRouters);
+    }
+  }
+
+  private static void positive(String knob, long value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(knob + " must be positive, got " + value);
+    }
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this configuration. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.helloIntervalMs = helloIntervalMs;
+    b.deadIntervalMs = deadIntervalMs;
+    b.updateIntervalMs = updateIntervalMs;
+    b.routeExpiryMs = routeExpiryMs;
+    b.sourceGcMs = sourceGcMs;
+    b.seqnoRequestHops = seqnoRequestHops;
+    b.predicateExpiryMs = predicateExpiryMs;
+    b.hopLimit = hopLimit;
+    b.broadcastFraction = broadcastFraction;
+    b.maxRouters = maxRouters;
+    return b;
+  }
+
+  /** Builds a {@link RoutingConfig}; unset knobs keep their defaults. */
+  public static final class Builder {
+    private long helloIntervalMs = 1_000;
+    private long deadIntervalMs = 3_500;
+    private long updateIntervalMs = 4_000;
+    private long routeExpiryMs = 14_000;
+    private long sourceGcMs = 180_000;
+    private int seqnoRequestHops = 64;
+    private long predicateExpiryMs = 60_000;
+    private int hopLimit = 64;
+    private double broadcastFraction = 0.5;
+    private int maxRouters = 4_096;
+
+    private Builder() {}
+
+    public Builder helloIntervalMs(long v) {
+      helloIntervalMs = v;
+      return this;
+    }
+
+    public Builder deadIntervalMs(long v) {
+      deadIntervalMs = v;
+      return this;
+    }
+
+    public Builder updateIntervalMs(long v) {
+      updateIntervalMs = v;
+      return this;
+    }
+
+    public Builder routeExpiryMs(long v) {
+      routeExpiryMs = v;
+      return this;
+    }
+
+    public Builder sourceGcMs(long v) {
+      sourceGcMs = v;
+      return this;
+    }
+
+    public Builder seqnoRequestHops(int v) {
+      seqnoRequestHops = v;
+      return this;
+    }
+
+    public Builder predicateExpiryMs(long v) {
+      predicateExpiryMs = v;
+      return this;
+    }
+
+    public Builder hopLimit(int v) {
+      hopLimit = v;
+      return this;
+    }
+
+    public Builder broadcastFraction(double v) {
+      broadcastFraction = v;
+      return this;
+    }
+
+    public Builder maxRouters(int v) {
+      maxRouters = v;
+      return this;
+    }
+
+    public RoutingConfig build() {
+      return new RoutingConfig(
+          helloIntervalMs,
+          deadIntervalMs,
+          updateIntervalMs,
+          routeExpiryMs,
+          sourceGcMs,
+          seqnoRequestHops,
+          predicateExpiryMs,
+          hopLimit,
+          broadcastFraction,
+          maxRouters);
+    }
+  }
+}
