@@ -13,7 +13,12 @@ import picocli.CommandLine.Command;
           + "ingress router, against every router's Bloom-encoded predicate, and forwarded by "
           + "dynamic receiver partitioning."
     },
-    subcommands = {DemoCommand.class, PredicateCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      SimCommand.class,
+      PredicateCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main {
   private Main() {}
 

@@ -12,10 +12,11 @@ import java.nio.file.Path;
  * directory that holds {@code shared/topologies-real}. If neither finds them the test fails when
  * the environment variable {@code CI} is set and is skipped otherwise.
  */
-final class SharedFiles {
+public final class SharedFiles {
   private SharedFiles() {}
 
-  static Path realTopologies() {
+  /** The directory of real BRITE files. */
+  public static Path realTopologies() {
     String property = System.getProperty("bdrp.shared");
     if (property != null) {
       Path dir = Path.of(property).resolve("topologies-real");

@@ -1,0 +1,270 @@
+package io.bdrp.cli;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.routing.RoutingConfig;
+import io.bdrp.routing.RoutingNode;
+import io.bdrp.simulator.DeliveryLog;
+import io.bdrp.simulator.Simulator;
+import io.bdrp.topologies.BriteGenerator;
+import io.bdrp.topologies.BriteReader;
+import io.bdrp.topologies.Bundled;
+import io.bdrp.topologies.Topology;
+import io.bdrp.workload.WorkloadGenerator;
+import io.bdrp.workload.WorkloadSpec;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bdrp sim}: runs the routing state machines of every router of a topology in the
+ * discrete-event simulator, from a cold start to convergence, and reports what convergence costs:
+ * simulated time, control traffic per router, table sizes and memory. Then publishes messages and
+ * checks every delivery against an oracle.
+ */
+@Command(
+    name = "sim",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Simulates a B-DRP network from a cold start: every router runs the real routing state "
+          + "machines, links have latency, time is simulated. Reports convergence time, control "
+          + "traffic, table sizes and memory, then checks message delivery against an oracle.",
+      "Exits 1 if the network does not converge or any delivery is wrong."
+    })
+final class SimCommand implements Callable<Integer> {
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--topology",
+      description =
+          "A bundled topology (${COMPLETION-CANDIDATES}) or a BRITE file; without it a"
+              + " topology is generated (see --routers, --model).",
+      completionCandidates = BundledNames.class)
+  String topology;
+
+  @Option(
+      names = "--routers",
+      defaultValue = "1000",
+      description = "Routers of the generated topology (default: ${DEFAULT-VALUE}).")
+  int routers;
+
+  @Option(
+      names = "--model",
+      defaultValue = "waxman",
+      description = "Generator model: waxman or ba (default: ${DEFAULT-VALUE}).")
+  String model;
+
+  @Option(
+      names = "--links-per-router",
+      defaultValue = "2",
+      description = "Links each new router adds in the generator, m (default: ${DEFAULT-VALUE}).")
+  int m;
+
+  @Option(
+      names = "--hosts-per-router",
+      defaultValue = "1",
+      description = "Hosts with a paper-workload predicate per router (default: ${DEFAULT-VALUE}).")
+  int hostsPerRouter;
+
+  @Option(
+      names = "--messages",
+      defaultValue = "1000",
+      description = "Messages published after convergence (default: ${DEFAULT-VALUE}).")
+  int messages;
+
+  @Option(
+      names = "--limit-s",
+      defaultValue = "600",
+      description =
+          "Give up if not converged after this many simulated seconds (default: ${DEFAULT-VALUE}).")
+  double limitSeconds;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Seed of the generator and the workload (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Mixin BloomOption bloom;
+
+  /** Completion candidates: the bundled topologies. */
+  static final class BundledNames implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return Bundled.names().iterator();
+    }
+  }
+
+  @Override
+  public Integer call() throws IOException {
+    PrintWriter o = spec.commandLine().getOut();
+    Topology t = topology();
+    RoutingConfig routing = RoutingConfig.DEFAULT;
+    if (t.nodeCount() > routing.maxRouters()) {
+      routing = routing.toBuilder().maxRouters(t.nodeCount()).build();
+    }
+    Simulator.Options options = Simulator.Options.defaults().withRouting(routing);
+    options = new Simulator.Options(routing, bloom.parameters(), 1.0, true, true, options.cost());
+    o.printf(
+        "bdrp sim: %d routers, %d links, diameter %d; hello %d ms, update %d ms; Bloom M=%d k=%d%n",
+        t.nodeCount(),
+        t.edgeCount(),
+        t.diameter(),
+        routing.helloIntervalMs(),
+        routing.updateIntervalMs(),
+        options.bloom().bits(),
+        options.bloom().hashes());
+    o.flush();
+
+    long wallStart = System.nanoTime();
+    Simulator sim = new Simulator(t, options);
+    WorkloadGenerator g = new WorkloadGenerator(WorkloadSpec.PAPER, seed);
+    int host = 0;
+    for (int r = 0; r < t.nodeCount(); r++) {
+      for (int i = 0; i < hostsPerRouter; i++) {
+        sim.setHost(host++, r, g.predicate());
+      }
+    }
+    long[] lastReport = {System.nanoTime()};
+    sim.observe(
+        s -> {
+          long nowNs = System.nanoTime();
+          if (nowNs - lastReport[0] > 5_000_000_000L) {
+            lastReport[0] = nowNs;
+            o.printf(
+                "  ... simulated %.1f s, %,d events, last change at %.1f s%n",
+                s.nowMillis() / 1000, s.events(), s.lastChangeMillis() / 1000);
+            o.flush();
+          }
+        });
+    double quietMs = 3.0 * routing.routeExpiryMs();
+    double converged = sim.runUntilStable(quietMs, limitSeconds * 1000);
+    double wall = (System.nanoTime() - wallStart) / 1e9;
+    if (converged < 0) {
+      o.printf("not converged after %.0f simulated seconds%n", limitSeconds);
+      o.flush();
+      return 1;
+    }
+    long bytes = 0;
+    long maxBytes = 0;
+    long msgs = 0;
+    long routes = 0;
+    long entries = 0;
+    long filterBytes = 0;
+    int wrongRoutes = 0;
+    for (int r = 0; r < t.nodeCount(); r++) {
+      bytes += sim.controlBytes(r);
+      maxBytes = Math.max(maxBytes, sim.controlBytes(r));
+      msgs += sim.controlMessages(r);
+      RoutingNode node = sim.node(r);
+      routes += node.unicast().reachable().length;
+      entries += node.predicates().size();
+      filterBytes += node.predicates().filterBytes();
+    }
+    // Spot-check shortest paths from a sample of sources.
+    SplittableRandom rnd = new SplittableRandom(seed);
+    for (int i = 0; i < Math.min(20, t.nodeCount()); i++) {
+      int d = rnd.nextInt(t.nodeCount());
+      long[] dist = sim.shortestDistances(d);
+      for (int r = 0; r < t.nodeCount(); r++) {
+        if (r != d && sim.node(r).unicast().metric(d) != dist[r]) {
+          wrongRoutes++;
+        }
+      }
+    }
+    Runtime rt = Runtime.getRuntime();
+    System.gc();
+    long heap = rt.totalMemory() - rt.freeMemory();
+    int n = t.nodeCount();
+    o.printf(
+        "converged at %.2f s simulated (%.1f s wall, %,d events)%n",
+        converged / 1000, wall, sim.events());
+    o.printf(
+        "  control traffic until quiet: %,.0f bytes per router (max %,d), %,.0f messages per router%n",
+        bytes / (double) n, maxBytes, msgs / (double) n);
+    o.printf(
+        "  UNICAST: %.1f routes per router; shortest-path spot check: %d wrong metrics%n",
+        routes / (double) n, wrongRoutes);
+    o.printf(
+        "  PREDICATES: %.1f origins per router, %,.0f filter bytes per router%n",
+        entries / (double) n, filterBytes / (double) n);
+    o.printf(
+        "  memory: %,d MiB heap in use for the whole simulation, %,.0f KiB per router%n",
+        heap >> 20, heap / 1024.0 / n);
+    o.flush();
+
+    // Traffic, checked against the oracle.
+    long expected = 0;
+    long delivered = 0;
+    long duplicates = 0;
+    long spurious = 0;
+    for (int i = 0; i < messages; i++) {
+      int at = rnd.nextInt(n);
+      Message msg = g.message();
+      sim.at(sim.nowMillis() + i * 0.01, () -> sim.publish(at, msg));
+    }
+    sim.run(sim.nowMillis() + messages * 0.01 + 10_000);
+    long undelivered = 0;
+    for (DeliveryLog.Entry e : sim.log().entries()) {
+      for (Map.Entry<Integer, Predicate> h : sim.hostPredicates().entrySet()) {
+        boolean want = h.getValue().matches(e.message());
+        int got = e.hostDeliveries().getOrDefault(h.getKey(), 0);
+        if (want) {
+          expected++;
+          if (got == 0) {
+            undelivered++;
+          }
+        } else if (got > 0) {
+          spurious++;
+        }
+        if (got > 0) {
+          delivered++;
+          duplicates += got - 1;
+        }
+      }
+    }
+    o.printf(
+        "traffic: %,d messages, %,d expected deliveries, %,d delivered, %,d undelivered, %,d"
+            + " duplicates, %,d spurious%n",
+        sim.log().entries().size(), expected, delivered, undelivered, duplicates, spurious);
+    boolean ok = wrongRoutes == 0 && undelivered == 0 && duplicates == 0 && spurious == 0;
+    o.println(ok ? "OK" : "FAILED");
+    o.flush();
+    return ok ? 0 : 1;
+  }
+
+  private Topology topology() throws IOException {
+    if (topology != null) {
+      if (Bundled.names().contains(topology)) {
+        return Bundled.load(topology);
+      }
+      Path p = Path.of(topology);
+      if (!Files.isRegularFile(p)) {
+        throw new IllegalArgumentException(
+            "--topology: '"
+                + topology
+                + "' is neither a bundled topology "
+                + Bundled.names()
+                + " nor a file");
+      }
+      return BriteReader.read(p).topology();
+    }
+    if (routers < 1) {
+      throw new IllegalArgumentException("--routers must be at least 1, got " + routers);
+    }
+    return switch (model) {
+      case "waxman" -> BriteGenerator.generate(BriteGenerator.Params.waxman(routers, m, seed));
+      case "ba" -> BriteGenerator.generate(BriteGenerator.Params.barabasiAlbert(routers, m, seed));
+      default ->
+          throw new IllegalArgumentException("--model must be waxman or ba, got '" + model + "'");
+    };
+  }
+}

@@ -1,0 +1,342 @@
+package io.bdrp.router;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.routing.RoutingConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The configuration of one router daemon: who it is, where it listens, its neighbours, the routing
+ * timers, the network's Bloom parameters and the limits that bound its memory. Immutable and
+ * validated when built; an error names the field by its path in the file ({@code
+ * neighbours[2].cost}). Read from YAML with {@link #load(Path)}; see {@code docs/router-config.md}
+ * for an annotated example.
+ *
+ * @param router this router's number, unique in the network
+ * @param epoch the epoch of this run; larger than that of any earlier run of this router number (by
+ *     default the wall clock in milliseconds at start)
+ * @param clientListen address for client sessions
+ * @param routerListen address for sessions from neighbouring routers
+ * @param metricsListen address of the HTTP metrics endpoint, or null for none
+ * @param neighbours the configured links
+ * @param routing timers and limits of the routing state machines
+ * @param bloom Bloom parameters; every router of a network must use the same
+ * @param limits queue and size limits
+ * @param routerToken shared secret that neighbouring routers present in their hello, or null
+ */
+public record RouterConfig(
+    int router,
+    long epoch,
+    InetSocketAddress clientListen,
+    InetSocketAddress routerListen,
+    InetSocketAddress metricsListen,
+    List<Neighbour> neighbours,
+    RoutingConfig routing,
+    BloomParameters bloom,
+    Limits limits,
+    String routerToken) {
+
+  /**
+   * A configured link.
+   *
+   * @param router the neighbour's router number
+   * @param address where to connect to it, or null to wait for it to connect
+   * @param cost the link cost (1 to 65534)
+   */
+  public record Neighbour(int router, InetSocketAddress address, int cost) {}
+
+  /**
+   * Limits that bound what a router holds in memory.
+   *
+   * @param maxFrameBytes largest frame accepted from a client or router
+   * @param linkHighWaterBytes a link's output buffer above which it is not writable: data copies to
+   *     it are dropped and counted until it drains below the low water mark
+   * @param linkLowWaterBytes see linkHighWaterBytes
+   * @param hostHighWaterBytes as linkHighWaterBytes, for a client session's deliveries
+   * @param hostLowWaterBytes see hostHighWaterBytes
+   * @param maxClients largest number of client sessions at once
+   */
+  public record Limits(
+      int maxFrameBytes,
+      int linkHighWaterBytes,
+      int linkLowWaterBytes,
+      int hostHighWaterBytes,
+      int hostLowWaterBytes,
+      int maxClients) {
+    /** The defaults. */
+    public static final Limits DEFAULT =
+        new Limits(1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000);
+  }
+
+  public RouterConfig {
+    neighbours = List.copyOf(neighbours);
+  }
+
+  /** Thrown for an invalid configuration; the message names the field. */
+  public static final class ConfigException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    public ConfigException(String message) {
+      super(message);
+    }
+  }
+
+  /** Reads and validates a YAML file. */
+  public static RouterConfig load(Path file) throws IOException {
+    return parse(Files.readString(file), file.toString());
+  }
+
+  /** Parses and validates YAML text; {@code source} names it in errors. */
+  public static RouterConfig parse(String yaml, String source) {
+    JsonNode root;
+    try {
+      root = new ObjectMapper(new YAMLFactory()).readTree(yaml);
+    } catch (com.fasterxml.jackson.core.JacksonException e) {
+      throw new ConfigException(source + ": not valid YAML: " + e.getOriginalMessage());
+    }
+    if (root == null || !root.isObject()) {
+      throw new ConfigException(source + ": expected a mapping at the top level");
+    }
+    return new Reader(source).config(root);
+  }
+
+  /** Walks the tree, naming every field it reads by its path. */
+  private static final class Reader {
+    private final String source;
+
+    Reader(String source) {
+      this.source = source;
+    }
+
+    ConfigException error(String path, String what) {
+      return new ConfigException(source + ": " + path + ": " + what);
+    }
+
+    void known(JsonNode node, String path, String... fields) {
+      Set<String> ok = Set.of(fields);
+      for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+        String f = it.next();
+        if (!ok.contains(f)) {
+          throw error(
+              path.isEmpty() ? f : path + "." + f,
+              "unknown field (known: " + String.join(", ", new java.util.TreeSet<>(ok)) + ")");
+        }
+      }
+    }
+
+    long integer(JsonNode node, String path, long min, long max) {
+      if (node == null || !node.isIntegralNumber()) {
+        throw error(path, "expected an integer" + (node == null ? ", missing" : ", got " + node));
+      }
+      long v = node.asLong();
+      if (v < min || v > max) {
+        throw error(path, "must be in " + min + ".." + max + ", got " + v);
+      }
+      return v;
+    }
+
+    InetSocketAddress address(JsonNode node, String path) {
+      if (node == null || node.isNull()) {
+        return null;
+      }
+      if (!node.isTextual()) {
+        throw error(path, "expected host:port, got " + node);
+      }
+      String s = node.asText();
+      int colon = s.lastIndexOf(':');
+      if (colon <= 0 || colon == s.length() - 1) {
+        throw error(path, "expected host:port, got '" + s + "'");
+      }
+      String host = s.substring(0, colon);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      int port;
+      try {
+        port = Integer.parseInt(s.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw error(path, "port of '" + s + "' is not a number");
+      }
+      if (port < 0 || port > 65535) {
+        throw error(path, "port " + port + " outside 0..65535");
+      }
+      return InetSocketAddress.createUnresolved(host, port);
+    }
+
+    RouterConfig config(JsonNode root) {
+      known(
+          root,
+          "",
+          "router",
+          "epoch",
+          "listen",
+          "neighbours",
+          "routing",
+          "bloom",
+          "limits",
+          "auth");
+      JsonNode listen = root.path("listen");
+      if (!listen.isMissingNode()) {
+        known(listen, "listen", "clients", "routers", "metrics");
+      }
+      RoutingConfig routing = routing(root.get("routing"));
+      int router = (int) integer(root.get("router"), "router", 0, routing.maxRouters() - 1);
+      long epoch =
+          root.has("epoch")
+              ? integer(root.get("epoch"), "epoch", 1, Long.MAX_VALUE)
+              : System.currentTimeMillis();
+      InetSocketAddress clients = address(listen.get("clients"), "listen.clients");
+      InetSocketAddress routers = address(listen.get("routers"), "listen.routers");
+      InetSocketAddress metrics = address(listen.get("metrics"), "listen.metrics");
+      if (clients == null) {
+        clients = InetSocketAddress.createUnresolved("127.0.0.1", 7400);
+      }
+      if (routers == null) {
+        routers = InetSocketAddress.createUnresolved("127.0.0.1", 7500);
+      }
+      List<Neighbour> neighbours = new ArrayList<>();
+      JsonNode ns = root.get("neighbours");
+      if (ns != null && !ns.isNull()) {
+        if (!ns.isArray()) {
+          throw error("neighbours", "expected a list");
+        }
+        Set<Integer> seen = new HashSet<>();
+        for (int i = 0; i < ns.size(); i++) {
+          String p = "neighbours[" + i + "]";
+          JsonNode n = ns.get(i);
+          if (!n.isObject()) {
+            throw error(p, "expected a mapping with router, address, cost");
+          }
+          known(n, p, "router", "address", "cost");
+          int nr = (int) integer(n.get("router"), p + ".router", 0, routing.maxRouters() - 1);
+          if (nr == router) {
+            throw error(p + ".router", "is this router's own number " + router);
+          }
+          if (!seen.add(nr)) {
+            throw error(p + ".router", "router " + nr + " is listed twice");
+          }
+          int cost = n.has("cost") ? (int) integer(n.get("cost"), p + ".cost", 1, 0xFFFE) : 1;
+          neighbours.add(new Neighbour(nr, address(n.get("address"), p + ".address"), cost));
+        }
+      }
+      BloomParameters bloom = BloomParameters.DEFAULT;
+      JsonNode b = root.get("bloom");
+      if (b != null) {
+        known(b, "bloom", "bits", "hashes");
+        int bits =
+            (int)
+                integer(
+                    b.get("bits"),
+                    "bloom.bits",
+                    BloomParameters.MIN_BITS,
+                    BloomParameters.MAX_BITS);
+        int hashes = (int) integer(b.get("hashes"), "bloom.hashes", 1, BloomParameters.MAX_HASHES);
+        try {
+          bloom = new BloomParameters(bits, hashes);
+        } catch (IllegalArgumentException e) {
+          throw error("bloom", e.getMessage());
+        }
+      }
+      Limits limits = limits(root.get("limits"));
+      String token = null;
+      JsonNode auth = root.get("auth");
+      if (auth != null) {
+        known(auth, "auth", "routerToken");
+        JsonNode t = auth.get("routerToken");
+        if (t != null && !t.isNull()) {
+          if (!t.isTextual() || t.asText().isEmpty()) {
+            throw error("auth.routerToken", "expected a non-empty string");
+          }
+          token = t.asText();
+        }
+      }
+      return new RouterConfig(
+          router, epoch, clients, routers, metrics, neighbours, routing, bloom, limits, token);
+    }
+
+    RoutingConfig routing(JsonNode r) {
+      RoutingConfig.Builder b = RoutingConfig.builder();
+      if (r == null) {
+        return b.build();
+      }
+      known(
+          r,
+          "routing",
+          "helloIntervalMs",
+          "deadIntervalMs",
+          "updateIntervalMs",
+          "routeExpiryMs",
+          "sourceGcMs",
+          "seqnoRequestHops",
+          "predicateExpiryMs",
+          "hopLimit",
+          "broadcastFraction",
+          "maxRouters");
+      for (Map.Entry<String, JsonNode> e : r.properties()) {
+        String p = "routing." + e.getKey();
+        JsonNode v = e.getValue();
+        switch (e.getKey()) {
+          case "helloIntervalMs" -> b.helloIntervalMs(integer(v, p, 1, Long.MAX_VALUE));
+          case "deadIntervalMs" -> b.deadIntervalMs(integer(v, p, 1, Long.MAX_VALUE));
+          case "updateIntervalMs" -> b.updateIntervalMs(integer(v, p, 1, Long.MAX_VALUE));
+          case "routeExpiryMs" -> b.routeExpiryMs(integer(v, p, 1, Long.MAX_VALUE));
+          case "sourceGcMs" -> b.sourceGcMs(integer(v, p, 1, Long.MAX_VALUE));
+          case "seqnoRequestHops" -> b.seqnoRequestHops((int) integer(v, p, 1, 255));
+          case "predicateExpiryMs" -> b.predicateExpiryMs(integer(v, p, 1, Long.MAX_VALUE));
+          case "hopLimit" -> b.hopLimit((int) integer(v, p, 1, 255));
+          case "broadcastFraction" -> {
+            if (!v.isNumber() || !(v.asDouble() > 0)) {
+              throw error(p, "expected a positive number, got " + v);
+            }
+            b.broadcastFraction(v.asDouble());
+          }
+          case "maxRouters" -> b.maxRouters((int) integer(v, p, 1, RoutingConfig.MAX_ROUTERS));
+          default -> throw new AssertionError(e.getKey());
+        }
+      }
+      try {
+        return b.build();
+      } catch (IllegalArgumentException e) {
+        throw error("routing", e.getMessage());
+      }
+    }
+
+    Limits limits(JsonNode l) {
+      Limits d = Limits.DEFAULT;
+      if (l == null) {
+        return d;
+      }
+      known(
+          l,
+          "limits",
+          "maxFrameBytes",
+          "linkHighWaterBytes",
+          "linkLowWaterBytes",
+          "hostHighWaterBytes",
+          "hostLowWaterBytes",
+          "maxClients");
+      int maxFrame = field(l, "maxFrameBytes", d.maxFrameBytes(), 1024, 64 << 20);
+      int lh = field(l, "linkHighWaterBytes", d.linkHighWaterBytes(), 1024, Integer.MAX_VALUE);
+      int ll = field(l, "linkLowWaterBytes", Math.min(d.linkLowWaterBytes(), lh), 0, lh);
+      int hh = field(l, "hostHighWaterBytes", d.hostHighWaterBytes(), 1024, Integer.MAX_VALUE);
+      int hl = field(l, "hostLowWaterBytes", Math.min(d.hostLowWaterBytes(), hh), 0, hh);
+      int clients = field(l, "maxClients", d.maxClients(), 1, 1 << 24);
+      return new Limits(maxFrame, lh, ll, hh, hl, clients);
+    }
+
+    int field(JsonNode l, String name, int dflt, int min, int max) {
+      return l.has(name) ? (int) integer(l.get(name), "limits." + name, min, max) : dflt;
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.bdrp.router;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.routing.RoutingConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RouterConfigTest {
+  @Test
+  void theDocumentedExampleIsValid() throws IOException {
+    RouterConfig c = RouterConfig.load(Path.of("../docs/router-example.yaml"));
+    assertEquals(3, c.router());
+    assertEquals(7400, c.clientListen().getPort());
+    assertEquals("0.0.0.0", c.routerListen().getHostString());
+    assertEquals(9400, c.metricsListen().getPort());
+    assertEquals(2, c.neighbours().size());
+    assertEquals(
+        new RouterConfig.Neighbour(4, c.neighbours().get(1).address(), 3), c.neighbours().get(1));
+    assertEquals("10.0.0.4", c.neighbours().get(1).address().getHostString());
+    assertEquals(RoutingConfig.DEFAULT, c.routing());
+    assertEquals(BloomParameters.DEFAULT, c.bloom());
+    assertEquals(RouterConfig.Limits.DEFAULT, c.limits());
+    assertEquals("change-me", c.routerToken());
+  }
+
+  @Test
+  void onlyTheRouterNumberIsRequired() {
+    RouterConfig c = RouterConfig.parse("router: 0\n", "t");
+    assertTrue(c.neighbours().isEmpty());
+    assertNull(c.metricsListen());
+    assertNull(c.routerToken());
+    assertTrue(c.epoch() > 0);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "router: -1 | router: must be in 0..4095, got -1",
+        "router: x | router: expected an integer",
+        "routr: 1 | routr: unknown field",
+        "'router: 1\nlisten: {clients: nope}' | listen.clients: expected host:port, got 'nope'",
+        "'router: 1\nlisten: {clients: \"h:99999\"}' | listen.clients: port 99999 outside",
+        "'router: 1\nneighbours: [{router: 1}]' | neighbours[0].router: is this router's own number",
+        "'router: 1\nneighbours: [{router: 2}, {router: 2}]' | neighbours[1].router: router 2 is listed twice",
+        "'router: 1\nneighbours: [{router: 2, cost: 0}]' | neighbours[0].cost: must be in 1..65534",
+        "'router: 1\nneighbours: [{router: 2, weight: 1}]' | neighbours[0].weight: unknown field",
+        "'router: 1\nrouting: {helloIntervalMs: 1000, deadIntervalMs: 1500}' | routing: deadIntervalMs (1500) must exceed two hello intervals",
+        "'router: 1\nbloom: {bits: 32, hashes: 2}' | bloom.bits: must be in 64..8192",
+        "'router: 1\nlimits: {linkHighWaterBytes: 2048, linkLowWaterBytes: 4096}' | limits.linkLowWaterBytes: must be in 0..2048",
+        "'- 1\n- 2' | expected a mapping at the top level",
+        "'router: [1' | not valid YAML",
+      })
+  void errorsNameTheField(String yaml, String expected) {
+    RouterConfig.ConfigException e =
+        assertThrows(RouterConfig.ConfigException.class, () -> RouterConfig.parse(yaml, "t.yaml"));
+    assertTrue(
+        e.getMessage().startsWith("t.yaml: ") && e.getMessage().contains(expected), e.getMessage());
+  }
+}

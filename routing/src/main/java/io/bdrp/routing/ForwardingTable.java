@@ -1,0 +1,237 @@
+package io.bdrp.routing;
+
+import java.util.Arrays;
+
+/**
+ * An immutable snapshot of what the forwarding path needs from UNICAST: for each neighbour, the
+ * bitmap of routers whose next hop it is, and for each source router, the neighbours that are this
+ * router's children in the tree of shortest paths towards that source. The control path builds a
+ * new snapshot when routes change; forwarding threads read whichever one they hold, without locks.
+ *
+ * <p><b>Dynamic receiver partitioning</b> ({@link #partition}): a destination set D (a bitmap of
+ * router numbers) is split into one subset per next hop, D_i = D ∩ behind(i), a few word-wise ANDs
+ * per neighbour. Each router of D lands in exactly one subset, so no router is sent a message twice
+ * and no copy carries a router that another copy carries.
+ *
+ * <p><b>Broadcast</b> ({@link #broadcast}): a copy that carries no set follows the tree of shortest
+ * paths from its source: a router accepts it only from its own next hop towards the source and
+ * passes it to its children for that source. With converged routes every router receives it exactly
+ * once; while routes change, the acceptance check keeps a copy from looping or being delivered
+ * twice.
+ */
+public final class ForwardingTable {
+  private final int self;
+  private final long version;
+  private final int words;
+  private final int[] nextHop; // by router number, -1: no route
+  private final int[] neighbours; // up neighbours, ascending
+  private final long[][] behind; // behind[i]: routers whose next hop is neighbours[i]
+  private final long[] reachable; // routers with a route, self excluded
+  private final int[][] children; // by source router number, null: none
+  private final int reachableCount;
+
+  private ForwardingTable(
+      int self,
+      long version,
+      int words,
+      int[] nextHop,
+      int[] neighbours,
+      long[][] behind,
+      long[] reachable,
+      int[][] children) {
+    this.self = self;
+    this.version = version;
+    this.words = words;
+    this.nextHop = nextHop;
+    this.neighbours = neighbours;
+    this.behind = behind;
+    this.reachable = reachable;
+    this.children = children;
+    int n = 0;
+    for (long w : reachable) {
+      n += Long.bitCount(w);
+    }
+    this.reachableCount = n;
+  }
+
+  /**
+   * Builds a snapshot.
+   *
+   * @param self this router's number
+   * @param version the version of the routes it was built from
+   * @param maxRouters router numbers are below this
+   * @param nextHop next hop by router number (-1: no route); read up to its length
+   * @param children children by source router number (null or empty: none); read up to its length
+   */
+  public static ForwardingTable of(
+      int self, long version, int maxRouters, int[] nextHop, int[][] children) {
+    if (self < 0 || self >= maxRouters) {
+      throw new IllegalArgumentException("router " + self + " outside 0.." + (maxRouters - 1));
+    }
+    int words = (maxRouters + 63) >>> 6;
+    int[] hops = new int[maxRouters];
+    Arrays.fill(hops, -1);
+    int[] neighbourOf = new int[0];
+    int n = 0;
+    long[] reach = new long[words];
+    for (int r = 0; r < Math.min(nextHop.length, maxRouters); r++) {
+      int h = nextHop[r];
+      if (h < 0 || r == self) {
+        continue;
+      }
+      if (h >= maxRouters) {
+        throw new IllegalArgumentException("next hop " + h + " of router " + r + " out of range");
+      }
+      hops[r] = h;
+      reach[r >>> 6] |= 1L << r;
+      if (Arrays.binarySearch(neighbourOf, 0, n, h) < 0) {
+        neighbourOf = Arrays.copyOf(neighbourOf, n + 1);
+        neighbourOf[n++] = h;
+        Arrays.sort(neighbourOf);
+      }
+    }
+    int[][] kids = new int[maxRouters][];
+    for (int s = 0; s < Math.min(children.length, maxRouters); s++) {
+      int[] c = children[s];
+      if (c != null && c.length > 0) {
+        int[] sorted = c.clone();
+        Arrays.sort(sorted);
+        kids[s] = sorted;
+        for (int k : sorted) {
+          if (Arrays.binarySearch(neighbourOf, 0, n, k) < 0) {
+            neighbourOf = Arrays.copyOf(neighbourOf, n + 1);
+            neighbourOf[n++] = k;
+            Arrays.sort(neighbourOf);
+          }
+        }
+      }
+    }
+    long[][] behind = new long[n][words];
+    for (int r = 0; r < maxRouters; r++) {
+      if (hops[r] >= 0) {
+        int i = Arrays.binarySearch(neighbourOf, hops[r]);
+        behind[i][r >>> 6] |= 1L << r;
+      }
+    }
+    return new ForwardingTable(self, version, words, hops, neighbourOf, behind, reach, kids);
+  }
+
+  /** This router's number. */
+  public int self() {
+    return self;
+  }
+
+  /** The version of the routes this snapshot was built from. */
+  public long version() {
+    return version;
+  }
+
+  /** Words of a destination bitmap. */
+  public int words() {
+    return words;
+  }
+
+  /** The largest number of copies one decision can produce: the neighbours in this snapshot. */
+  public int maxHops() {
+    return Math.max(1, neighbours.length);
+  }
+
+  /** A partition object sized for this table. */
+  public Partition newPartition() {
+    return new Partition(words, maxHops());
+  }
+
+  /** The next hop towards {@code router}, or -1. */
+  public int nextHop(int router) {
+    return router >= 0 && router < nextHop.length ? nextHop[router] : -1;
+  }
+
+  /** The number of routers this router has a route to, itself excluded. */
+  public int reachableCount() {
+    return reachableCount;
+  }
+
+  /** This router's children in the tree of shortest paths towards {@code source}; do not modify. */
+  int[] children(int source) {
+    int[] c = source >= 0 && source < children.length ? children[source] : null;
+    return c == null ? NONE : c;
+  }
+
+  private static final int[] NONE = new int[0];
+
+  /** A copy of the children of {@code source}, ascending. */
+  public int[] childrenOf(int source) {
+    return children(source).clone();
+  }
+
+  /**
+   * Partitions destination set {@code d} by next hop into {@code out}. {@code out.local()} tells
+   * whether this router is in d; routers of d without a route are counted in {@code
+   * out.unreachable()}. With {@code hopLimit} (the limit the packet arrived with, or the initial
+   * limit at the ingress router) at 1 or below, copies are not sent and the drop is recorded.
+   * {@code d} is not modified.
+   */
+  public void partition(long[] d, int hopLimit, Partition out) {
+    checkWords(d, out);
+    boolean local = (d[self >>> 6] & (1L << self)) != 0;
+    out.reset(local, false);
+    int lost = 0;
+    for (int w = 0; w < words; w++) {
+      long dw = d[w];
+      if (dw == 0) {
+        continue;
+      }
+      if (w == self >>> 6) {
+        dw &= ~(1L << self);
+      }
+      lost += Long.bitCount(dw & ~reachable[w]);
+      dw &= reachable[w];
+      // Each reachable router sits in exactly one neighbour's bitmap.
+      for (int i = 0; dw != 0 && i < neighbours.length; i++) {
+        long part = dw & behind[i][w];
+        if (part != 0) {
+          out.set(out.slot(neighbours[i]))[w] = part;
+          dw &= ~part;
+        }
+      }
+    }
+    out.addUnreachable(lost);
+    if (out.count() > 0 && hopLimit <= 1) {
+      out.dropAll(Partition.Drop.HOP_LIMIT);
+    }
+  }
+
+  /**
+   * The decision for a broadcast from {@code source} that arrived from neighbour {@code from} (for
+   * a broadcast this router originates, {@code from} is -1 and {@code source} is itself): deliver
+   * locally and copy to the children for that source, or, when {@code from} is not the next hop
+   * towards the source, drop it (the tree does not carry it there).
+   */
+  public void broadcast(int source, int from, int hopLimit, Partition out) {
+    if (source != self && from != nextHop(source)) {
+      out.reset(false, true);
+      out.dropAll(Partition.Drop.NOT_ON_TREE);
+      return;
+    }
+    out.reset(true, true);
+    for (int c : children(source)) {
+      if (c != from) {
+        out.slot(c);
+      }
+    }
+    if (out.count() > 0 && hopLimit <= 1) {
+      out.dropAll(Partition.Drop.HOP_LIMIT);
+    }
+  }
+
+  private void checkWords(long[] d, Partition out) {
+    if (out.words() != words) {
+      throw new IllegalArgumentException(
+          "partition has " + out.words() + " words, routes need " + words);
+    }
+    if (d.length < words) {
+      throw new IllegalArgumentException(
+          "destination set has " + d.length + " words, routes need " + words);
+    }
+  }
+}

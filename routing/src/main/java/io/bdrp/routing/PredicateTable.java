@@ -1,0 +1,291 @@
+package io.bdrp.routing;
+
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedIndex;
+import io.bdrp.encoding.bloom.EncodedMatcher;
+import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.routing.ControlMessage.PredicateAd;
+import io.bdrp.routing.ControlMessage.PredicateRequest;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * PREDICATES: the encoded predicate of every router, kept by flooding advertisements ⟨origin,
+ * epoch, seq, filters⟩.
+ *
+ * <ul>
+ *   <li>A router advertises its own aggregate when it changes, with seq one higher; its epoch is
+ *       drawn anew, larger, at each start, so a restarted router's advertisements replace those of
+ *       its previous life.
+ *   <li>A received advertisement newer than the one held (epoch first, then seq) replaces it and is
+ *       passed on to every other neighbour with an adjacency; an equal one is ignored; an older one
+ *       is answered with the newer one held, so the neighbour catches up.
+ *   <li>On a new adjacency the two sides send each other everything they hold.
+ *   <li>An origin that has had no route for {@link RoutingConfig#predicateExpiryMs()} is dropped.
+ *       When a route to an origin whose advertisement is missing appears, the advertisement is
+ *       asked for from the next hop towards it.
+ *   <li>An advertisement for this router's own number that is newer than its own (a previous life
+ *       with a larger sequence number, or a misconfigured twin) makes it re-advertise above it.
+ * </ul>
+ *
+ * <p>State grows with the number of routers and their filters, never with traffic. Owned by one
+ * thread (the control thread), which makes every call.
+ */
+public final class PredicateTable {
+  private static final class Entry {
+    final long epoch;
+    final long seq;
+    final EncodedPredicate predicate;
+
+    Entry(long epoch, long seq, EncodedPredicate predicate) {
+      this.epoch = epoch;
+      this.seq = seq;
+      this.predicate = predicate;
+    }
+
+    int compareVersion(long e, long s) {
+      int c = Long.compare(epoch, e);
+      return c != 0 ? c : Long.compare(seq, s);
+    }
+  }
+
+  /** Told when the table's content changes. */
+  public interface Listener {
+    void predicatesChanged();
+  }
+
+  private final int self;
+  private final long epoch;
+  private final RoutingConfig config;
+  private final Clock clock;
+  private final Listener listener;
+  private final EncodedMatcher matcher;
+  private final Map<Integer, Entry> entries = new HashMap<>();
+  private final TreeMap<Integer, Face> adjacent = new TreeMap<>();
+  private final Map<Integer, Long> unreachableSince = new HashMap<>();
+  private final Map<Integer, Long> requestedAt = new HashMap<>();
+  private IntUnaryOperator nextHop = r -> -1;
+  private long ownSeq;
+  private long rejected;
+
+  public PredicateTable(
+      int self,
+      long epoch,
+      BloomParameters params,
+      RoutingConfig config,
+      Clock clock,
+      Listener listener) {
+    this.self = self;
+    this.epoch = epoch;
+    this.config = config;
+    this.clock = clock;
+    this.listener = listener;
+    this.matcher = new EncodedMatcher(params);
+    entries.put(self, new Entry(epoch, 0, EncodedPredicate.empty(params)));
+  }
+
+  /** The encoded predicate held for {@code router}, or null. */
+  public EncodedPredicate get(int router) {
+    Entry e = entries.get(router);
+    return e == null ? null : e.predicate;
+  }
+
+  /** The number of origins held, this router included. */
+  public int size() {
+    return entries.size();
+  }
+
+  /** Advertisements refused (wrong Bloom parameters, router number out of range). */
+  public long rejected() {
+    return rejected;
+  }
+
+  /** The total size of the filters held, in bytes. */
+  public long filterBytes() {
+    long n = 0;
+    for (Entry e : entries.values()) {
+      n += e.predicate.byteSize();
+    }
+    return n;
+  }
+
+  /**
+   * The index over the other routers' predicates (this router's own is not in it: its hosts are
+   * matched exactly), rebuilt only after a change.
+   */
+  public EncodedIndex index() {
+    return matcher.snapshot();
+  }
+
+  /** A version that changes whenever {@link #index()} would. */
+  public long version() {
+    return matcher.version();
+  }
+
+  /** Sets this router's own aggregate; advertises it when it changed. */
+  public void setOwn(EncodedPredicate p) {
+    Entry cur = entries.get(self);
+    if (cur.predicate.equals(p)) {
+      return;
+    }
+    ownSeq++;
+    Entry e = new Entry(epoch, ownSeq, p);
+    entries.put(self, e);
+    flood(self, e, -1);
+  }
+
+  /** A neighbour's adjacency came up: send it every advertisement held. */
+  public void adjacencyUp(Face face) {
+    adjacent.put(face.neighbour(), face);
+    for (Map.Entry<Integer, Entry> en : new TreeMap<>(entries).entrySet()) {
+      send(face, en.getKey(), en.getValue());
+    }
+  }
+
+  /** A neighbour's adjacency went down. */
+  public void adjacencyDown(int neighbour) {
+    adjacent.remove(neighbour);
+  }
+
+  /**
+   * Routes changed: {@code nextHop} gives the next hop towards a router, or -1. Starts the expiry
+   * clock of origins that lost their route, and asks for the advertisements of reachable origins
+   * that are missing.
+   */
+  public void routesChanged(IntUnaryOperator nextHop) {
+    this.nextHop = nextHop;
+    long now = clock.nowMillis();
+    for (Integer origin : entries.keySet()) {
+      if (origin == self) {
+        continue;
+      }
+      if (nextHop.applyAsInt(origin) < 0) {
+        unreachableSince.putIfAbsent(origin, now);
+      } else {
+        unreachableSince.remove(origin);
+      }
+    }
+  }
+
+  /**
+   * Asks the next hop towards {@code origin} for its advertisement when none is held; at most once
+   * per dead interval per origin.
+   */
+  public void requestIfMissing(int origin) {
+    if (origin == self || entries.containsKey(origin)) {
+      return;
+    }
+    int hop = nextHop.applyAsInt(origin);
+    Face f = hop < 0 ? null : adjacent.get(hop);
+    if (f == null) {
+      return;
+    }
+    long now = clock.nowMillis();
+    Long last = requestedAt.get(origin);
+    if (last != null && now - last < config.deadIntervalMs()) {
+      return;
+    }
+    requestedAt.put(origin, now);
+    f.send(new PredicateRequest(self, origin));
+  }
+
+  /** Handles an advertisement from a neighbour. */
+  public void receive(PredicateAd ad) {
+    int origin = ad.origin();
+    if (origin < 0 || origin >= config.maxRouters()) {
+      rejected++;
+      return;
+    }
+    if (!ad.predicate().parameters().equals(matcher.parameters())) {
+      rejected++;
+      return;
+    }
+    Entry cur = entries.get(origin);
+    if (origin == self) {
+      if (cur.compareVersion(ad.epoch(), ad.seq()) < 0) {
+        // Someone holds a newer version of this router's advertisement than it has: jump past it
+        // so that the current one wins everywhere.
+        ownSeq = ad.epoch() == epoch ? ad.seq() + 1 : ownSeq + 1;
+        Entry e = new Entry(epoch, ownSeq, cur.predicate);
+        entries.put(self, e);
+        flood(self, e, -1);
+      } else if (cur.compareVersion(ad.epoch(), ad.seq()) > 0) {
+        reply(ad.sender(), origin, cur);
+      }
+      return;
+    }
+    int c = cur == null ? -1 : cur.compareVersion(ad.epoch(), ad.seq());
+    if (c > 0) {
+      reply(ad.sender(), origin, cur);
+      return;
+    }
+    if (c == 0) {
+      return;
+    }
+    Entry e = new Entry(ad.epoch(), ad.seq(), ad.predicate());
+    entries.put(origin, e);
+    requestedAt.remove(origin);
+    if (nextHop.applyAsInt(origin) < 0) {
+      unreachableSince.putIfAbsent(origin, clock.nowMillis());
+    }
+    if (matcher.put(origin, ad.predicate())) {
+      listener.predicatesChanged();
+    }
+    flood(origin, e, ad.sender());
+  }
+
+  /** Handles a request from a neighbour: answer with the advertisement held, if any. */
+  public void receive(PredicateRequest req) {
+    Entry e = entries.get(req.origin());
+    if (e != null) {
+      reply(req.sender(), req.origin(), e);
+    }
+  }
+
+  /** Drops the advertisements of origins that have been unreachable for too long. */
+  public void tick() {
+    long now = clock.nowMillis();
+    boolean changed = false;
+    for (var it = unreachableSince.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<Integer, Long> u = it.next();
+      if (now - u.getValue() >= config.predicateExpiryMs()) {
+        it.remove();
+        entries.remove(u.getKey());
+        changed |= matcher.remove(u.getKey());
+      }
+    }
+    if (changed) {
+      listener.predicatesChanged();
+    }
+  }
+
+  /** When {@link #tick()} next has work, or {@link Long#MAX_VALUE}. */
+  public long nextDeadlineMillis() {
+    long next = Long.MAX_VALUE;
+    for (long since : unreachableSince.values()) {
+      next = Math.min(next, since + config.predicateExpiryMs());
+    }
+    return next;
+  }
+
+  private void reply(int neighbour, int origin, Entry e) {
+    Face f = adjacent.get(neighbour);
+    if (f != null) {
+      send(f, origin, e);
+    }
+  }
+
+  private void flood(int origin, Entry e, int except) {
+    for (Face f : adjacent.values()) {
+      if (f.neighbour() != except) {
+        send(f, origin, e);
+      }
+    }
+  }
+
+  private void send(Face f, int origin, Entry e) {
+    f.send(new PredicateAd(self, origin, e.epoch, e.seq, e.predicate));
+  }
+}

@@ -1,0 +1,205 @@
+package io.bdrp.routing;
+
+import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.routing.ControlMessage.Hello;
+import io.bdrp.routing.ControlMessage.PredicateAd;
+import io.bdrp.routing.ControlMessage.PredicateRequest;
+import io.bdrp.routing.ControlMessage.RouteUpdate;
+import io.bdrp.routing.ControlMessage.SeqnoRequest;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The routing state of one router: UNICAST ({@link DistanceVector}), PREDICATES ({@link
+ * PredicateTable}) and LOCAL-PREDICATES ({@link LocalPredicates}), wired together, and the {@link
+ * RouteSnapshot} that the forwarding path reads.
+ *
+ * <p>The wiring: a new adjacency triggers the full exchange of advertisements; a change of the
+ * hosts' aggregate re-advertises it; a change of routes starts or stops the expiry of unreachable
+ * origins and asks for missing advertisements; any change of routes or predicates makes the next
+ * {@link #snapshot()} a new one.
+ *
+ * <p>Owned by one thread (the router's control thread, or the simulator), which makes every call.
+ * The driver delivers control messages with {@link #receive}, link events with {@link #addLink},
+ * {@link #linkDown} and {@link #removeLink}, and calls {@link #tick()} at {@link
+ * #nextDeadlineMillis()}.
+ */
+public final class RoutingNode {
+  private final int self;
+  private final RoutingConfig config;
+  private final DistanceVector dv;
+  private final PredicateTable predicates;
+  private final LocalPredicates local;
+  private final Map<Integer, Face> faces = new HashMap<>();
+  private RouteSnapshot snapshot;
+  private long builtRoutes = -1;
+  private long builtPredicates = -1;
+  private long snapshots;
+  private ForwardingTable table;
+  // Routes changed during the current call; handled once when it returns, since the distance
+  // vector may report many changes while it processes one update.
+  private boolean routesDirty;
+
+  public RoutingNode(
+      int self, long epoch, RoutingConfig config, BloomParameters params, Clock clock) {
+    if (self < 0 || self >= config.maxRouters()) {
+      throw new IllegalArgumentException(
+          "router number " + self + " outside 0.." + (config.maxRouters() - 1) + " (maxRouters)");
+    }
+    this.self = self;
+    this.config = config;
+    this.local = new LocalPredicates(params);
+    this.predicates = new PredicateTable(self, epoch, params, config, clock, () -> {});
+    this.dv =
+        new DistanceVector(
+            self,
+            epoch,
+            config,
+            clock,
+            new DistanceVector.Listener() {
+              @Override
+              public void adjacencyUp(int neighbour) {
+                Face f = faces.get(neighbour);
+                if (f != null) {
+                  predicates.adjacencyUp(f);
+                }
+              }
+
+              @Override
+              public void adjacencyDown(int neighbour) {
+                predicates.adjacencyDown(neighbour);
+              }
+
+              @Override
+              public void routesChanged() {
+                routesDirty = true;
+              }
+            });
+  }
+
+  /** This router's number. */
+  public int self() {
+    return self;
+  }
+
+  /** The configuration. */
+  public RoutingConfig config() {
+    return config;
+  }
+
+  /** UNICAST. */
+  public DistanceVector unicast() {
+    return dv;
+  }
+
+  /** PREDICATES. */
+  public PredicateTable predicates() {
+    return predicates;
+  }
+
+  /** LOCAL-PREDICATES. */
+  public LocalPredicates local() {
+    return local;
+  }
+
+  /** A configured link to a neighbour, at {@code cost}. */
+  public void addLink(Face face, int cost) {
+    faces.put(face.neighbour(), face);
+    dv.addLink(face, cost);
+    settle();
+  }
+
+  /** The link to {@code neighbour} is no longer configured. */
+  public void removeLink(int neighbour) {
+    dv.removeLink(neighbour);
+    faces.remove(neighbour);
+    settle();
+  }
+
+  /** The transport to {@code neighbour} broke; the link stays configured. */
+  public void linkDown(int neighbour) {
+    dv.linkDown(neighbour);
+    settle();
+  }
+
+  /** Handles a control message from a neighbour. */
+  public void receive(ControlMessage m) {
+    switch (m) {
+      case Hello h -> dv.receive(h);
+      case RouteUpdate u -> dv.receive(u);
+      case SeqnoRequest r -> dv.receive(r);
+      case PredicateAd a -> predicates.receive(a);
+      case PredicateRequest r -> predicates.receive(r);
+    }
+    settle();
+  }
+
+  /** Runs due timers. */
+  public void tick() {
+    dv.tick();
+    settle();
+    predicates.tick();
+  }
+
+  /** When {@link #tick()} next has work. */
+  public long nextDeadlineMillis() {
+    return Math.min(dv.nextDeadlineMillis(), predicates.nextDeadlineMillis());
+  }
+
+  /**
+   * Sets the predicate of a local host ({@link Predicate#NONE} removes it); re-advertises the
+   * router's aggregate if it changed.
+   */
+  public void setHost(int host, Predicate p) {
+    if (local.set(host, p)) {
+      predicates.setOwn(local.aggregate());
+    }
+  }
+
+  /** Removes a local host. */
+  public void removeHost(int host) {
+    if (local.remove(host)) {
+      predicates.setOwn(local.aggregate());
+    }
+  }
+
+  /** The current snapshot for the forwarding path; a new object only after a change. */
+  public RouteSnapshot snapshot() {
+    long r = dv.version();
+    long p = predicates.version();
+    if (snapshot == null || r != builtRoutes || p != builtPredicates) {
+      if (table == null || r != builtRoutes) {
+        table = buildTable();
+      }
+      builtRoutes = r;
+      builtPredicates = p;
+      snapshot = new RouteSnapshot(table, predicates.index(), ++snapshots);
+    }
+    return snapshot;
+  }
+
+  private ForwardingTable buildTable() {
+    int n = config.maxRouters();
+    int[] hops = new int[n];
+    int[][] kids = new int[n][];
+    java.util.Arrays.fill(hops, -1);
+    for (int r : dv.reachable()) {
+      hops[r] = dv.nextHop(r);
+      kids[r] = dv.children(r);
+    }
+    kids[self] = dv.children(self);
+    return ForwardingTable.of(self, dv.version(), n, hops, kids);
+  }
+
+  private void settle() {
+    if (!routesDirty) {
+      return;
+    }
+    routesDirty = false;
+    predicates.routesChanged(dv::nextHop);
+    for (int r : dv.reachable()) {
+      predicates.requestIfMissing(r);
+    }
+  }
+}

@@ -1,0 +1,194 @@
+package io.bdrp.routing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.encoding.bloom.Encoder;
+import io.bdrp.routing.ControlMessage.PredicateAd;
+import io.bdrp.routing.ControlMessage.PredicateRequest;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class PredicateTableTest {
+  private static final BloomParameters PARAMS = new BloomParameters(128, 2);
+  private static final Encoder ENCODER = new Encoder(PARAMS);
+  private static final RoutingConfig CONFIG = RoutingConfig.builder().maxRouters(64).build();
+
+  /** A face that records what is sent on it. */
+  private static final class Recorder implements Face {
+    final int neighbour;
+    final List<ControlMessage> sent = new ArrayList<>();
+
+    Recorder(int neighbour) {
+      this.neighbour = neighbour;
+    }
+
+    @Override
+    public int neighbour() {
+      return neighbour;
+    }
+
+    @Override
+    public void send(ControlMessage m) {
+      sent.add(m);
+    }
+
+    List<PredicateAd> ads() {
+      List<PredicateAd> out = new ArrayList<>();
+      for (ControlMessage m : sent) {
+        if (m instanceof PredicateAd a) {
+          out.add(a);
+        }
+      }
+      return out;
+    }
+  }
+
+  private long now;
+  private int changes;
+  private PredicateTable table;
+  private Recorder one;
+  private Recorder two;
+
+  private static EncodedPredicate enc(String p) {
+    return ENCODER.encode(Predicate.parse(p));
+  }
+
+  @BeforeEach
+  void setUp() {
+    table = new PredicateTable(0, 100, PARAMS, CONFIG, () -> now, () -> changes++);
+    one = new Recorder(1);
+    two = new Recorder(2);
+    table.adjacencyUp(one);
+    table.adjacencyUp(two);
+    table.routesChanged(r -> r == 0 ? 0 : r % 2 == 1 ? 1 : 2);
+    one.sent.clear();
+    two.sent.clear();
+  }
+
+  @Test
+  void ownChangeIsAdvertisedWithTheNextSequenceNumber() {
+    table.setOwn(enc("x = 1"));
+    table.setOwn(enc("x = 1"));
+    table.setOwn(enc("x = 2"));
+    List<PredicateAd> ads = one.ads();
+    assertEquals(2, ads.size(), "an unchanged aggregate is not re-advertised");
+    assertEquals(1, ads.get(0).seq());
+    assertEquals(2, ads.get(1).seq());
+    assertEquals(100, ads.get(1).epoch());
+    assertEquals(enc("x = 2"), ads.get(1).predicate());
+    assertEquals(2, two.ads().size());
+  }
+
+  @Test
+  void newerAdvertisementsAreKeptAndPassedToTheOtherNeighbours() {
+    table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
+    assertEquals(enc("y = 1"), table.get(5));
+    assertEquals(1, changes);
+    assertTrue(one.ads().isEmpty(), "not sent back to the sender");
+    assertEquals(1, two.ads().size());
+
+    table.receive(new PredicateAd(2, 5, 7, 1, enc("y = 1")));
+    assertEquals(1, two.ads().size(), "an equal version is not passed on");
+    assertTrue(one.ads().isEmpty());
+
+    table.receive(new PredicateAd(1, 5, 7, 2, enc("y = 2")));
+    assertEquals(enc("y = 2"), table.get(5));
+    assertEquals(2, two.ads().size());
+  }
+
+  @Test
+  void anOlderAdvertisementIsAnsweredWithTheNewerOne() {
+    table.receive(new PredicateAd(1, 5, 7, 3, enc("y = 3")));
+    table.receive(new PredicateAd(2, 5, 7, 2, enc("y = 2")));
+    assertEquals(enc("y = 3"), table.get(5));
+    PredicateAd reply = two.ads().get(two.ads().size() - 1);
+    assertEquals(3, reply.seq());
+  }
+
+  @Test
+  void aRestartedOriginWithANewEpochReplacesItsOldEntry() {
+    table.receive(new PredicateAd(1, 5, 7, 40, enc("y = 1")));
+    table.receive(new PredicateAd(1, 5, 8, 1, enc("y = 9")));
+    assertEquals(enc("y = 9"), table.get(5), "epoch 8 seq 1 is newer than epoch 7 seq 40");
+  }
+
+  @Test
+  void aNewAdjacencyGetsEverything() {
+    table.setOwn(enc("x = 1"));
+    table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
+    Recorder three = new Recorder(3);
+    table.adjacencyUp(three);
+    List<PredicateAd> ads = three.ads();
+    assertEquals(2, ads.size());
+    assertEquals(0, ads.get(0).origin());
+    assertEquals(5, ads.get(1).origin());
+  }
+
+  @Test
+  void unreachableOriginsExpire() {
+    table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
+    now = 1_000;
+    table.routesChanged(r -> r == 5 ? -1 : 1);
+    assertEquals(1_000 + CONFIG.predicateExpiryMs(), table.nextDeadlineMillis());
+    now += CONFIG.predicateExpiryMs() - 1;
+    table.tick();
+    assertEquals(enc("y = 1"), table.get(5));
+    now += 1;
+    table.tick();
+    assertNull(table.get(5));
+    assertEquals(Long.MAX_VALUE, table.nextDeadlineMillis());
+  }
+
+  @Test
+  void anOriginThatComesBackInTimeIsKept() {
+    table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
+    table.routesChanged(r -> r == 5 ? -1 : 1);
+    now = CONFIG.predicateExpiryMs() / 2;
+    table.routesChanged(r -> 1);
+    now = 10 * CONFIG.predicateExpiryMs();
+    table.tick();
+    assertEquals(enc("y = 1"), table.get(5));
+  }
+
+  @Test
+  void aMissingAdvertisementIsAskedForOnceFromTheNextHop() {
+    table.requestIfMissing(9);
+    table.requestIfMissing(9);
+    assertEquals(List.of(new PredicateRequest(0, 9)), one.sent);
+    now += CONFIG.deadIntervalMs();
+    table.requestIfMissing(9);
+    assertEquals(2, one.sent.size(), "asked again after a dead interval");
+    table.receive(new PredicateRequest(2, 9));
+    assertTrue(two.sent.isEmpty(), "nothing held, nothing answered");
+    table.receive(new PredicateRequest(2, 0));
+    assertEquals(1, two.ads().size());
+  }
+
+  @Test
+  void aNewerVersionOfItsOwnAdvertisementMakesTheRouterJumpPastIt() {
+    table.setOwn(enc("x = 1"));
+    table.receive(new PredicateAd(1, 0, 100, 50, enc("x = 7")));
+    assertEquals(enc("x = 1"), table.get(0));
+    PredicateAd last = two.ads().get(two.ads().size() - 1);
+    assertEquals(51, last.seq());
+    assertEquals(enc("x = 1"), last.predicate());
+  }
+
+  @Test
+  void foreignParametersAndOutOfRangeOriginsAreRejected() {
+    EncodedPredicate other =
+        new Encoder(new BloomParameters(256, 2)).encode(Predicate.parse("a=1"));
+    table.receive(new PredicateAd(1, 5, 1, 1, other));
+    table.receive(new PredicateAd(1, 64, 1, 1, enc("a = 1")));
+    assertEquals(2, table.rejected());
+    assertNull(table.get(5));
+    assertTrue(two.sent.isEmpty());
+  }
+}

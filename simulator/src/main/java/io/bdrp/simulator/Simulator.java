@@ -1,0 +1,658 @@
+package io.bdrp.simulator;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.routing.Clock;
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.routing.Face;
+import io.bdrp.routing.Forwarder;
+import io.bdrp.routing.Partition;
+import io.bdrp.routing.RouteSnapshot;
+import io.bdrp.routing.RoutingConfig;
+import io.bdrp.routing.RoutingNode;
+import io.bdrp.topologies.Edge;
+import io.bdrp.topologies.Topology;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.function.ToIntFunction;
+
+/**
+ * A deterministic discrete-event simulation of a B-DRP network: one {@link RoutingNode} — the same
+ * state machines the router daemon runs — per router of a topology, joined by links that deliver
+ * control messages and data packets in order after the link's latency, with link failures and
+ * recoveries and router crashes and restarts as events. Data packets are forwarded by the real
+ * forwarding decisions ({@link Forwarder}) over each router's current snapshot, and every local
+ * delivery, copy and drop is recorded in a {@link DeliveryLog}.
+ *
+ * <p>Time is simulated in microseconds; routers see it in milliseconds through their {@link Clock}.
+ * Events at the same time run in the order they were scheduled, so a run depends only on its
+ * inputs. A message in flight on a link that goes down, or towards a router that crashes, is lost.
+ *
+ * <p>Single-threaded: the thread that calls {@link #run} owns everything.
+ */
+public final class Simulator {
+  /** Called after every event, with the simulator in a consistent state. */
+  @FunctionalInterface
+  public interface Observer {
+    void afterEvent(Simulator sim);
+  }
+
+  /**
+   * How to simulate.
+   *
+   * @param routing the routers' timers and limits
+   * @param bloom the network's Bloom parameters
+   * @param latencyMs latency of a link whose file gives no delay (or when file delays are off)
+   * @param fileDelays use each edge's delay from the BRITE file when it is positive
+   * @param carrierLoss when a link goes down (or a router crashes) its ends are told at once, as a
+   *     TCP reset would; otherwise they find out by the dead interval
+   * @param cost the cost of each link
+   */
+  public record Options(
+      RoutingConfig routing,
+      BloomParameters bloom,
+      double latencyMs,
+      boolean fileDelays,
+      boolean carrierLoss,
+      ToIntFunction<Edge> cost) {
+    /** Defaults: default routing timers, default Bloom parameters, 1 ms links, unit costs. */
+    public static Options defaults() {
+      return new Options(RoutingConfig.DEFAULT, BloomParameters.DEFAULT, 1.0, true, true, e -> 1);
+    }
+
+    public Options withRouting(RoutingConfig r) {
+      return new Options(r, bloom, latencyMs, fileDelays, carrierLoss, cost);
+    }
+
+    public Options withBloom(BloomParameters b) {
+      return new Options(routing, b, latencyMs, fileDelays, carrierLoss, cost);
+    }
+
+    public Options withCarrierLoss(boolean c) {
+      return new Options(routing, bloom, latencyMs, fileDelays, c, cost);
+    }
+
+    public Options withCost(ToIntFunction<Edge> c) {
+      return new Options(routing, bloom, latencyMs, fileDelays, carrierLoss, c);
+    }
+
+    public Options withLatency(double ms, boolean useFileDelays) {
+      return new Options(routing, bloom, ms, useFileDelays, carrierLoss, cost);
+    }
+  }
+
+  private record Event(long time, long seq, Runnable action) {}
+
+  /** A data packet: DATA header fields and the message. {@code d} is null for a broadcast. */
+  private record Data(long id, int source, int hopLimit, long[] d, Message message) {}
+
+  /** Both directions of one link. */
+  private static final class Link {
+    final int a;
+    final int b;
+    final long latencyMicros;
+    final int cost;
+    boolean up = true;
+    long gen;
+    long lastArrivalAb;
+    long lastArrivalBa;
+
+    Link(int a, int b, long latencyMicros, int cost) {
+      this.a = a;
+      this.b = b;
+      this.latencyMicros = latencyMicros;
+      this.cost = cost;
+    }
+  }
+
+  private final Topology topology;
+  private final Options options;
+  private final int n;
+  private final PriorityQueue<Event> queue =
+      new PriorityQueue<>(
+          (x, y) -> x.time != y.time ? Long.compare(x.time, y.time) : Long.compare(x.seq, y.seq));
+  private long seq;
+  private long now;
+  private final Clock clock = () -> now / 1000;
+
+  private final RoutingNode[] nodes;
+  private final Forwarder[] forwarders;
+  private final Partition[] partitions;
+  private final long[] epochs;
+  private final long[] incarnation;
+  private final long[] armed;
+  private final long[] seenRoutes;
+  private final long[] seenPredicates;
+  private long lastChange;
+  private boolean firing;
+  private final Map<Long, Link> links = new HashMap<>();
+  private final int[][] neighbours;
+
+  private final long[] controlBytes;
+  private final long[] controlMessages;
+  private long events;
+  private final List<Observer> observers = new ArrayList<>();
+
+  // Hosts: global host number -> router and predicate.
+  private final Map<Integer, Integer> hostRouter = new HashMap<>();
+  private final Map<Integer, Predicate> hostPredicate = new HashMap<>();
+  private final DeliveryLog log = new DeliveryLog();
+  private long nextMessageId;
+
+  /** A network of the topology's routers, all started at time 0 with every link up. */
+  public Simulator(Topology topology, Options options) {
+    this.topology = topology;
+    this.options = options;
+    this.n = topology.nodeCount();
+    if (n > options.routing().maxRouters()) {
+      throw new IllegalArgumentException(
+          "topology has "
+              + n
+              + " routers, routing config allows "
+              + options.routing().maxRouters()
+              + " (maxRouters)");
+    }
+    nodes = new RoutingNode[n];
+    forwarders = new Forwarder[n];
+    partitions = new Partition[n];
+    epochs = new long[n];
+    incarnation = new long[n];
+    armed = new long[n];
+    seenRoutes = new long[n];
+    seenPredicates = new long[n];
+    controlBytes = new long[n];
+    controlMessages = new long[n];
+    neighbours = new int[n][];
+    for (int r = 0; r < n; r++) {
+      neighbours[r] = topology.neighbours(r);
+    }
+    for (Edge e : topology.edges()) {
+      int a = topology.routerOf(e.from());
+      int b = topology.routerOf(e.to());
+      if (a == b) {
+        continue;
+      }
+      double ms =
+          options.fileDelays() && e.delay() > 0 && Double.isFinite(e.delay())
+              ? e.delay()
+              : options.latencyMs();
+      long micros = Math.max(1, Math.round(ms * 1000));
+      int cost = options.cost().applyAsInt(e);
+      links.putIfAbsent(key(a, b), new Link(Math.min(a, b), Math.max(a, b), micros, cost));
+    }
+    Arrays.fill(armed, Long.MAX_VALUE);
+    for (int r = 0; r < n; r++) {
+      start(r, 1);
+    }
+  }
+
+  private static long key(int a, int b) {
+    return ((long) Math.min(a, b) << 32) | Math.max(a, b);
+  }
+
+  // ---- accessors ----
+
+  /** The topology simulated. */
+  public Topology topology() {
+    return topology;
+  }
+
+  /** The number of routers. */
+  public int routerCount() {
+    return n;
+  }
+
+  /** Simulated time in milliseconds. */
+  public double nowMillis() {
+    return now / 1000.0;
+  }
+
+  /** The routing state of router {@code r}, or null while it is crashed. */
+  public RoutingNode node(int r) {
+    return nodes[r];
+  }
+
+  /** Whether router {@code r} is running. */
+  public boolean alive(int r) {
+    return nodes[r] != null;
+  }
+
+  /** Whether the link between {@code a} and {@code b} is up. */
+  public boolean isLinkUp(int a, int b) {
+    Link l = links.get(key(a, b));
+    return l != null && l.up;
+  }
+
+  /** The cost of the link between {@code a} and {@code b}. */
+  public int linkCost(int a, int b) {
+    return link(a, b).cost;
+  }
+
+  /** Control bytes router {@code r} has sent. */
+  public long controlBytes(int r) {
+    return controlBytes[r];
+  }
+
+  /** Control messages router {@code r} has sent. */
+  public long controlMessages(int r) {
+    return controlMessages[r];
+  }
+
+  /** Events run so far. */
+  public long events() {
+    return events;
+  }
+
+  /** The simulated time (ms) of the last change of any router's routes or predicates. */
+  public double lastChangeMillis() {
+    return lastChange / 1000.0;
+  }
+
+  /** The record of published messages and their deliveries. */
+  public DeliveryLog log() {
+    return log;
+  }
+
+  /** Adds an observer called after every event. */
+  public void observe(Observer o) {
+    observers.add(o);
+  }
+
+  // ---- running ----
+
+  /** Schedules {@code action} at simulated time {@code atMillis}. */
+  public void at(double atMillis, Runnable action) {
+    schedule(Math.max(now, Math.round(atMillis * 1000)), action);
+  }
+
+  /** Runs events until simulated time {@code untilMillis} (events at that time included). */
+  public void run(double untilMillis) {
+    long until = Math.round(untilMillis * 1000);
+    while (!queue.isEmpty() && queue.peek().time <= until) {
+      step();
+    }
+    now = Math.max(now, until);
+  }
+
+  /**
+   * Runs until no router's routes or predicates have changed for {@code quietMillis}, or until
+   * {@code limitMillis}. Returns the time of the last change in milliseconds, or -1 if still
+   * changing at the limit.
+   */
+  public double runUntilStable(double quietMillis, double limitMillis) {
+    long quiet = Math.round(quietMillis * 1000);
+    long limit = Math.round(limitMillis * 1000);
+    while (!queue.isEmpty() && queue.peek().time <= limit) {
+      if (queue.peek().time - lastChange > quiet && now - lastChange >= 0) {
+        now = Math.max(now, lastChange + quiet);
+        return lastChange / 1000.0;
+      }
+      step();
+    }
+    return now - lastChange >= quiet ? lastChange / 1000.0 : -1;
+  }
+
+  private void step() {
+    Event e = queue.poll();
+    now = e.time;
+    e.action.run();
+    events++;
+    for (Observer o : observers) {
+      o.afterEvent(this);
+    }
+  }
+
+  private void schedule(long time, Runnable action) {
+    queue.add(new Event(time, seq++, action));
+  }
+
+  // ---- routers ----
+
+  private void start(int r, long epoch) {
+    epochs[r] = epoch;
+    RoutingNode node = new RoutingNode(r, epoch, options.routing(), options.bloom(), clock);
+    nodes[r] = node;
+    forwarders[r] = new Forwarder(options.routing(), options.bloom());
+    partitions[r] = forwarders[r].newPartition();
+    long inc = incarnation[r];
+    for (int b : neighbours[r]) {
+      node.addLink(new SimFace(r, b, inc), link(r, b).cost);
+    }
+    for (Map.Entry<Integer, Integer> h : hostRouter.entrySet()) {
+      if (h.getValue() == r) {
+        node.setHost(h.getKey(), hostPredicate.get(h.getKey()));
+      }
+    }
+    touched(r);
+  }
+
+  /** Crashes router {@code r} now: its state is lost and messages towards it are dropped. */
+  public void crash(int r) {
+    if (nodes[r] == null) {
+      return;
+    }
+    nodes[r] = null;
+    incarnation[r]++;
+    armed[r] = Long.MAX_VALUE;
+    lastChange = now;
+    if (options.carrierLoss()) {
+      for (int b : neighbours[r]) {
+        if (nodes[b] != null && link(r, b).up) {
+          nodes[b].linkDown(r);
+          touched(b);
+        }
+      }
+    }
+  }
+
+  /** Restarts a crashed router with a new, larger epoch; its hosts register again. */
+  public void restart(int r) {
+    if (nodes[r] != null) {
+      throw new IllegalStateException("router " + r + " is running");
+    }
+    start(r, Math.max(epochs[r] + 1, now / 1000 + 1));
+  }
+
+  /** Takes the link between {@code a} and {@code b} down now. */
+  public void linkDown(int a, int b) {
+    Link l = link(a, b);
+    if (!l.up) {
+      return;
+    }
+    l.up = false;
+    l.gen++;
+    if (options.carrierLoss()) {
+      for (int[] ends : new int[][] {{a, b}, {b, a}}) {
+        RoutingNode x = nodes[ends[0]];
+        if (x != null) {
+          x.linkDown(ends[1]);
+          touched(ends[0]);
+        }
+      }
+    }
+  }
+
+  /** Brings the link between {@code a} and {@code b} up now. */
+  public void linkUp(int a, int b) {
+    Link l = link(a, b);
+    if (l.up) {
+      return;
+    }
+    l.up = true;
+    l.gen++;
+  }
+
+  private Link link(int a, int b) {
+    Link l = links.get(key(a, b));
+    if (l == null) {
+      throw new IllegalArgumentException("no link between routers " + a + " and " + b);
+    }
+    return l;
+  }
+
+  /** After anything touched router r: note changes and re-arm its timer. */
+  private void touched(int r) {
+    RoutingNode node = nodes[r];
+    if (node == null) {
+      return;
+    }
+    long rv = node.unicast().version();
+    long pv = node.predicates().version();
+    if (rv != seenRoutes[r] || pv != seenPredicates[r]) {
+      seenRoutes[r] = rv;
+      seenPredicates[r] = pv;
+      lastChange = now;
+    }
+    long deadline = node.nextDeadlineMillis();
+    if (deadline == Long.MAX_VALUE) {
+      armed[r] = Long.MAX_VALUE;
+      return;
+    }
+    long at = Math.max(now, deadline * 1000);
+    if (firing && at <= now) {
+      at = now + 1000; // the tick just run left work due now: run it a millisecond later, not in a
+      // loop
+    }
+    if (at < armed[r]) {
+      armed[r] = at;
+      long inc = incarnation[r];
+      long when = at;
+      schedule(at, () -> fire(r, inc, when));
+    }
+  }
+
+  private void fire(int r, long inc, long at) {
+    if (incarnation[r] != inc || armed[r] != at || nodes[r] == null) {
+      return; // superseded by an earlier timer, or the router crashed
+    }
+    armed[r] = Long.MAX_VALUE;
+    firing = true;
+    try {
+      nodes[r].tick();
+      touched(r);
+    } finally {
+      firing = false;
+    }
+  }
+
+  /** A router's face towards a neighbour: sends over the link's simulated wire. */
+  private final class SimFace implements Face {
+    private final int self;
+    private final int neighbour;
+    private final long inc;
+
+    SimFace(int self, int neighbour, long inc) {
+      this.self = self;
+      this.neighbour = neighbour;
+      this.inc = inc;
+    }
+
+    @Override
+    public int neighbour() {
+      return neighbour;
+    }
+
+    @Override
+    public void send(ControlMessage message) {
+      if (incarnation[self] != inc) {
+        return;
+      }
+      controlBytes[self] += WireSize.of(message);
+      controlMessages[self]++;
+      transmit(
+          self,
+          neighbour,
+          () -> {
+            nodes[neighbour].receive(message);
+            touched(neighbour);
+          });
+    }
+  }
+
+  /**
+   * Carries something from a to b: after the link's latency, in order with everything else sent a →
+   * b, and only if the link stays up and b stays the same incarnation.
+   */
+  private void transmit(int a, int b, Runnable atArrival) {
+    Link l = link(a, b);
+    if (!l.up || nodes[b] == null) {
+      return;
+    }
+    long gen = l.gen;
+    long toInc = incarnation[b];
+    long arrival = now + l.latencyMicros;
+    if (a == l.a) {
+      arrival = Math.max(arrival, l.lastArrivalAb);
+      l.lastArrivalAb = arrival;
+    } else {
+      arrival = Math.max(arrival, l.lastArrivalBa);
+      l.lastArrivalBa = arrival;
+    }
+    schedule(
+        arrival,
+        () -> {
+          if (l.gen == gen && incarnation[b] == toInc && nodes[b] != null) {
+            atArrival.run();
+          }
+        });
+  }
+
+  // ---- hosts and data ----
+
+  /**
+   * Attaches host {@code host} to router {@code router} with predicate {@code p} (or changes its
+   * predicate); takes effect now.
+   */
+  public void setHost(int host, int router, Predicate p) {
+    Integer old = hostRouter.put(host, router);
+    hostPredicate.put(host, p);
+    if (old != null && old != router && nodes[old] != null) {
+      nodes[old].removeHost(host);
+      touched(old);
+    }
+    if (nodes[router] != null) {
+      nodes[router].setHost(host, p);
+      touched(router);
+    }
+  }
+
+  /** Detaches host {@code host}. */
+  public void removeHost(int host) {
+    Integer r = hostRouter.remove(host);
+    hostPredicate.remove(host);
+    if (r != null && nodes[r] != null) {
+      nodes[r].removeHost(host);
+      touched(r);
+    }
+  }
+
+  /** The hosts and their predicates (unmodifiable view). */
+  public Map<Integer, Predicate> hostPredicates() {
+    return java.util.Collections.unmodifiableMap(hostPredicate);
+  }
+
+  /** The router of each host (unmodifiable view). */
+  public Map<Integer, Integer> hostRouters() {
+    return java.util.Collections.unmodifiableMap(hostRouter);
+  }
+
+  /** Publishes {@code m} at router {@code router} now; returns the message's id in the log. */
+  public long publish(int router, Message m) {
+    RoutingNode node = nodes[router];
+    if (node == null) {
+      throw new IllegalStateException("router " + router + " is down");
+    }
+    long id = nextMessageId++;
+    RouteSnapshot s = node.snapshot();
+    Forwarder f = forwarders[router];
+    Partition p = partitions[router];
+    int inD = f.ingress(s, m, p);
+    log.published(id, router, m, f.destinations(), inD, p.broadcast());
+    log.localAt(id, router);
+    node.local().match(m, h -> log.delivered(id, h, router));
+    sendCopies(router, id, router, f.initialHopLimit(), m, p);
+    return id;
+  }
+
+  private void sendCopies(int r, long id, int source, int hopLimit, Message m, Partition p) {
+    log.dropped(id, p.drop(), p.unreachable());
+    for (int i = 0; i < p.count(); i++) {
+      long[] set = p.broadcast() ? null : p.set(i).clone();
+      Data d = new Data(id, source, hopLimit, set, m);
+      int to = p.hop(i);
+      log.copy(id);
+      transmit(r, to, () -> receiveData(to, r, d));
+    }
+  }
+
+  private void receiveData(int r, int from, Data d) {
+    RoutingNode node = nodes[r];
+    RouteSnapshot s = node.snapshot();
+    Forwarder f = forwarders[r];
+    Partition p = partitions[r];
+    log.received(d.id, r);
+    if (d.d == null) {
+      f.broadcast(s, d.source, from, d.hopLimit, p);
+    } else {
+      f.transit(s, d.d, d.hopLimit, p);
+    }
+    if (p.local()) {
+      log.localAt(d.id, r);
+      node.local().match(d.message, h -> log.delivered(d.id, h, r));
+    }
+    sendCopies(r, d.id, d.source, d.hopLimit - 1, d.message, p);
+  }
+
+  // ---- reference ----
+
+  /**
+   * Shortest-path distances from {@code from} over running routers and up links (Dijkstra), with -1
+   * for routers it cannot reach.
+   */
+  public long[] shortestDistances(int from) {
+    long[] dist = new long[n];
+    Arrays.fill(dist, Long.MAX_VALUE);
+    if (nodes[from] == null) {
+      Arrays.fill(dist, -1);
+      return dist;
+    }
+    dist[from] = 0;
+    PriorityQueue<long[]> pq = new PriorityQueue<>((x, y) -> Long.compare(x[0], y[0]));
+    pq.add(new long[] {0, from});
+    while (!pq.isEmpty()) {
+      long[] top = pq.poll();
+      int u = (int) top[1];
+      if (top[0] > dist[u]) {
+        continue;
+      }
+      for (int v : neighbours[u]) {
+        Link l = link(u, v);
+        if (!l.up || nodes[v] == null) {
+          continue;
+        }
+        long nd = dist[u] + l.cost;
+        if (nd < dist[v]) {
+          dist[v] = nd;
+          pq.add(new long[] {nd, v});
+        }
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      if (dist[i] == Long.MAX_VALUE) {
+        dist[i] = -1;
+      }
+    }
+    return dist;
+  }
+
+  /**
+   * The first router on a forwarding loop towards {@code destination} in the routers' current next
+   * hops, or -1 if following next hops from every router ends (at the destination or at a router
+   * without a route).
+   */
+  public int loopTowards(int destination) {
+    byte[] state = new byte[n]; // 0 unvisited, 1 on the current walk, 2 done
+    for (int start = 0; start < n; start++) {
+      int u = start;
+      while (u >= 0 && state[u] == 0) {
+        state[u] = 1;
+        RoutingNode node = nodes[u];
+        u = node == null || u == destination ? -1 : node.unicast().nextHop(destination);
+      }
+      if (u >= 0 && state[u] == 1) {
+        return u;
+      }
+      for (int v = start; v >= 0 && state[v] == 1; ) {
+        state[v] = 2;
+        RoutingNode node = nodes[v];
+        v = node == null || v == destination ? -1 : node.unicast().nextHop(destination);
+      }
+    }
+    return -1;
+  }
+}
