@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntUnaryOperator;
+import java.util.function.Supplier;
 
 /**
  * PREDICATES: the encoded predicate of every router, kept by flooding advertisements ⟨origin,
@@ -24,8 +25,8 @@ import java.util.function.IntUnaryOperator;
  *       is answered with the newer one held, so the neighbour catches up.
  *   <li>On a new adjacency the two sides send each other everything they hold.
  *   <li>An origin that has had no route for {@link RoutingConfig#predicateExpiryMs()} is dropped.
- *       When a route to an origin whose advertisement is missing appears, the advertisement is
- *       asked for from the next hop towards it.
+ *       When an origin has a route but its advertisement is missing, the advertisement is asked for
+ *       from the next hop towards it. Both are checked once every hello interval.
  *   <li>An advertisement for this router's own number that is newer than its own (a previous life
  *       with a larger sequence number, or a misconfigured twin) makes it re-advertise above it.
  * </ul>
@@ -67,6 +68,8 @@ public final class PredicateTable {
   private final Map<Integer, Long> unreachableSince = new HashMap<>();
   private final Map<Integer, Long> requestedAt = new HashMap<>();
   private IntUnaryOperator nextHop = r -> -1;
+  private Supplier<int[]> reachable = () -> new int[0];
+  private long nextScan;
   private long ownSeq;
   private long rejected;
 
@@ -83,6 +86,7 @@ public final class PredicateTable {
     this.clock = clock;
     this.listener = listener;
     this.matcher = new EncodedMatcher(params);
+    this.nextScan = clock.nowMillis() + config.helloIntervalMs();
     entries.put(self, new Entry(epoch, 0, EncodedPredicate.empty(params)));
   }
 
@@ -150,23 +154,14 @@ public final class PredicateTable {
   }
 
   /**
-   * Routes changed: {@code nextHop} gives the next hop towards a router, or -1. Starts the expiry
-   * clock of origins that lost their route, and asks for the advertisements of reachable origins
-   * that are missing.
+   * Tells the table where routes come from: {@code nextHop} gives the next hop towards a router (or
+   * -1) and {@code reachable} the routers with a route. The table looks at them once every hello
+   * interval ({@link #tick()}), not at every route change: expiry of unreachable origins and
+   * requests for missing advertisements are not urgent, and a scan costs one pass over the table.
    */
-  public void routesChanged(IntUnaryOperator nextHop) {
+  public void useRoutes(IntUnaryOperator nextHop, Supplier<int[]> reachable) {
     this.nextHop = nextHop;
-    long now = clock.nowMillis();
-    for (Integer origin : entries.keySet()) {
-      if (origin == self) {
-        continue;
-      }
-      if (nextHop.applyAsInt(origin) < 0) {
-        unreachableSince.putIfAbsent(origin, now);
-      } else {
-        unreachableSince.remove(origin);
-      }
-    }
+    this.reachable = reachable;
   }
 
   /**
@@ -244,13 +239,34 @@ public final class PredicateTable {
     }
   }
 
-  /** Drops the advertisements of origins that have been unreachable for too long. */
+  /**
+   * Once every hello interval: starts the expiry clock of origins without a route (and stops that
+   * of origins with one), drops origins unreachable for {@link RoutingConfig#predicateExpiryMs()}
+   * (so an origin goes up to a hello interval later than that), and asks for the advertisements of
+   * reachable origins that are missing.
+   */
   public void tick() {
     long now = clock.nowMillis();
+    if (now < nextScan) {
+      return;
+    }
+    nextScan = now + config.helloIntervalMs();
+    for (Integer origin : entries.keySet()) {
+      if (origin == self) {
+        continue;
+      }
+      if (nextHop.applyAsInt(origin) < 0) {
+        unreachableSince.putIfAbsent(origin, now);
+      } else {
+        unreachableSince.remove(origin);
+      }
+    }
     boolean changed = false;
     for (var it = unreachableSince.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<Integer, Long> u = it.next();
-      if (now - u.getValue() >= config.predicateExpiryMs()) {
+      if (!entries.containsKey(u.getKey())) {
+        it.remove();
+      } else if (now - u.getValue() >= config.predicateExpiryMs()) {
         it.remove();
         entries.remove(u.getKey());
         changed |= matcher.remove(u.getKey());
@@ -259,15 +275,14 @@ public final class PredicateTable {
     if (changed) {
       listener.predicatesChanged();
     }
+    for (int r : reachable.get()) {
+      requestIfMissing(r);
+    }
   }
 
-  /** When {@link #tick()} next has work, or {@link Long#MAX_VALUE}. */
+  /** When {@link #tick()} next has work. */
   public long nextDeadlineMillis() {
-    long next = Long.MAX_VALUE;
-    for (long since : unreachableSince.values()) {
-      next = Math.min(next, since + config.predicateExpiryMs());
-    }
-    return next;
+    return nextScan;
   }
 
   private void reply(int neighbour, int origin, Entry e) {

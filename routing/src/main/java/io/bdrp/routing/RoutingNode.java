@@ -16,9 +16,9 @@ import java.util.Map;
  * RouteSnapshot} that the forwarding path reads.
  *
  * <p>The wiring: a new adjacency triggers the full exchange of advertisements; a change of the
- * hosts' aggregate re-advertises it; a change of routes starts or stops the expiry of unreachable
- * origins and asks for missing advertisements; any change of routes or predicates makes the next
- * {@link #snapshot()} a new one.
+ * hosts' aggregate re-advertises it; PREDICATES reads UNICAST to expire unreachable origins and to
+ * ask for missing advertisements; any change of routes or predicates makes the next {@link
+ * #snapshot()} a new one.
  *
  * <p>Owned by one thread (the router's control thread, or the simulator), which makes every call.
  * The driver delivers control messages with {@link #receive}, link events with {@link #addLink},
@@ -37,9 +37,6 @@ public final class RoutingNode {
   private long builtPredicates = -1;
   private long snapshots;
   private ForwardingTable table;
-  // Routes changed during the current call; handled once when it returns, since the distance
-  // vector may report many changes while it processes one update.
-  private boolean routesDirty;
 
   public RoutingNode(
       int self, long epoch, RoutingConfig config, BloomParameters params, Clock clock) {
@@ -51,7 +48,7 @@ public final class RoutingNode {
     this.config = config;
     this.local = new LocalPredicates(params);
     this.predicates = new PredicateTable(self, epoch, params, config, clock, () -> {});
-    this.dv =
+    DistanceVector unicast =
         new DistanceVector(
             self,
             epoch,
@@ -73,9 +70,11 @@ public final class RoutingNode {
 
               @Override
               public void routesChanged() {
-                routesDirty = true;
+                // snapshot() sees the new version; PREDICATES looks at routes on its own timer.
               }
             });
+    this.dv = unicast;
+    predicates.useRoutes(unicast::nextHop, unicast::reachable);
   }
 
   /** This router's number. */
@@ -107,20 +106,17 @@ public final class RoutingNode {
   public void addLink(Face face, int cost) {
     faces.put(face.neighbour(), face);
     dv.addLink(face, cost);
-    settle();
   }
 
   /** The link to {@code neighbour} is no longer configured. */
   public void removeLink(int neighbour) {
     dv.removeLink(neighbour);
     faces.remove(neighbour);
-    settle();
   }
 
   /** The transport to {@code neighbour} broke; the link stays configured. */
   public void linkDown(int neighbour) {
     dv.linkDown(neighbour);
-    settle();
   }
 
   /** Handles a control message from a neighbour. */
@@ -132,13 +128,11 @@ public final class RoutingNode {
       case PredicateAd a -> predicates.receive(a);
       case PredicateRequest r -> predicates.receive(r);
     }
-    settle();
   }
 
   /** Runs due timers. */
   public void tick() {
     dv.tick();
-    settle();
     predicates.tick();
   }
 
@@ -190,16 +184,5 @@ public final class RoutingNode {
     }
     kids[self] = dv.children(self);
     return ForwardingTable.of(self, dv.version(), n, hops, kids);
-  }
-
-  private void settle() {
-    if (!routesDirty) {
-      return;
-    }
-    routesDirty = false;
-    predicates.routesChanged(dv::nextHop);
-    for (int r : dv.reachable()) {
-      predicates.requestIfMissing(r);
-    }
   }
 }

@@ -12,6 +12,7 @@ import io.bdrp.routing.ControlMessage.PredicateAd;
 import io.bdrp.routing.ControlMessage.PredicateRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +52,8 @@ class PredicateTableTest {
   }
 
   private long now;
+  private IntUnaryOperator hops;
+  private int[] reachable = {};
   private int changes;
   private PredicateTable table;
   private Recorder one;
@@ -67,7 +70,8 @@ class PredicateTableTest {
     two = new Recorder(2);
     table.adjacencyUp(one);
     table.adjacencyUp(two);
-    table.routesChanged(r -> r == 0 ? 0 : r % 2 == 1 ? 1 : 2);
+    hops = r -> r == 0 ? 0 : r % 2 == 1 ? 1 : 2;
+    table.useRoutes(r -> hops.applyAsInt(r), () -> reachable);
     one.sent.clear();
     two.sent.clear();
   }
@@ -131,30 +135,43 @@ class PredicateTableTest {
     assertEquals(5, ads.get(1).origin());
   }
 
+  /** Ticks every hello interval until {@code until}. */
+  private void runUntil(long until) {
+    while (now < until) {
+      now = Math.min(until, table.nextDeadlineMillis());
+      table.tick();
+    }
+  }
+
   @Test
-  void unreachableOriginsExpire() {
+  void unreachableOriginsExpireWithinAHelloIntervalOfTheTimeout() {
     table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
-    now = 1_000;
-    table.routesChanged(r -> r == 5 ? -1 : 1);
-    assertEquals(1_000 + CONFIG.predicateExpiryMs(), table.nextDeadlineMillis());
-    now += CONFIG.predicateExpiryMs() - 1;
-    table.tick();
-    assertEquals(enc("y = 1"), table.get(5));
-    now += 1;
-    table.tick();
-    assertNull(table.get(5));
-    assertEquals(Long.MAX_VALUE, table.nextDeadlineMillis());
+    runUntil(10_000);
+    hops = r -> r == 5 ? -1 : 1;
+    long lost = now;
+    runUntil(lost + CONFIG.predicateExpiryMs() - 1);
+    assertEquals(enc("y = 1"), table.get(5), "kept until the timeout");
+    runUntil(lost + CONFIG.predicateExpiryMs() + 2 * CONFIG.helloIntervalMs());
+    assertNull(table.get(5), "dropped at most a scan after it");
+    assertEquals(2, changes, "changed when it arrived and when it went");
   }
 
   @Test
   void anOriginThatComesBackInTimeIsKept() {
     table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
-    table.routesChanged(r -> r == 5 ? -1 : 1);
-    now = CONFIG.predicateExpiryMs() / 2;
-    table.routesChanged(r -> 1);
-    now = 10 * CONFIG.predicateExpiryMs();
-    table.tick();
+    hops = r -> r == 5 ? -1 : 1;
+    runUntil(CONFIG.predicateExpiryMs() / 2);
+    hops = r -> 1;
+    runUntil(10 * CONFIG.predicateExpiryMs());
     assertEquals(enc("y = 1"), table.get(5));
+  }
+
+  @Test
+  void aScanAsksForTheAdvertisementsOfReachableOriginsItLacks() {
+    table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
+    reachable = new int[] {5, 9};
+    runUntil(CONFIG.helloIntervalMs());
+    assertEquals(List.of(new PredicateRequest(0, 9)), one.sent, "9 is asked of its next hop, 1");
   }
 
   @Test
