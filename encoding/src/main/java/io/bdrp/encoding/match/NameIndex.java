@@ -14,9 +14,11 @@ import io.bdrp.encoding.ValueType;
  *   <li>{@code exists}: one id, reported for a value of any type;
  *   <li>booleans: one id for {@code = true}, one for {@code = false} ({@code !=} on booleans is
  *       canonicalised to {@code =});
- *   <li>numbers and strings, {@code = != < <= > >=}: sorted operands ({@link SortedOperands}); the
- *       satisfied ones are contiguous ranges; string equality is an open-addressing table lookup
- *       ({@link StringIntMap}) instead;
+ *   <li>numbers and strings, {@code = != < <= > >=}: one binary search for the value's interval
+ *       among all their operands, whose precomputed list holds every satisfied constraint ({@link
+ *       IntervalTable}); when that table would be too large, one search per operator in its sorted
+ *       operands ({@link SortedOperands}), where the satisfied ones are contiguous ranges. String
+ *       equality is an open-addressing table lookup ({@link StringIntMap}) instead;
  *   <li>{@code prefix} and {@code suffix}: tries walked along the value from the front or the back;
  *   <li>{@code contains}: an Aho–Corasick automaton run once over the value.
  * </ul>
@@ -50,11 +52,29 @@ final class NameIndex {
   /** True when sorted arrays or automaton links must be rebuilt before the next lookup. */
   private boolean dirty;
 
+  /** True when the numeric (string) ordered operands changed since their table was built. */
+  private boolean numbersDirty;
+
+  private boolean stringsDirty;
+
+  // Interval tables of the ordered operators, rebuilt at the first match after a change; null
+  // when there are no such constraints or the table would be too large, in which case each
+  // operator's sorted operands are searched.
+  private IntervalTable numberTable;
+  private IntervalTable stringTable;
+
   // Compiled copies of the tries, rebuilt at the first match after a change; null when a trie
   // is empty or too large to compile, in which case the trie itself is walked.
   private CharTrie.Table prefixTable;
   private CharTrie.Table suffixTable;
   private CharTrie.Table containsTable;
+
+  /** False when interval tables are never built (for tests of the path without them). */
+  private final boolean intervalTables;
+
+  NameIndex(boolean intervalTables) {
+    this.intervalTables = intervalTables;
+  }
 
   /** Number of constraints indexed here. */
   int size() {
@@ -85,6 +105,7 @@ final class NameIndex {
         }
         numbers[slot].add(v, id);
         dirty = true;
+        numbersDirty = true;
       }
       case STRING -> {
         String s = v.asString();
@@ -123,6 +144,7 @@ final class NameIndex {
             }
             strings[slot].add(v, id);
             dirty = true;
+            stringsDirty = true;
           }
         }
       }
@@ -148,6 +170,7 @@ final class NameIndex {
       case INTEGER, DOUBLE -> {
         numbers[slot(op)].remove(v);
         dirty = true;
+        numbersDirty = true;
       }
       case STRING -> {
         String s = v.asString();
@@ -168,6 +191,7 @@ final class NameIndex {
           default -> {
             strings[slot(op)].remove(v);
             dirty = true;
+            stringsDirty = true;
           }
         }
       }
@@ -205,10 +229,42 @@ final class NameIndex {
     if (contains != null && contains.linksDirty) {
       contains.link();
     }
+    if (numbersDirty) {
+      numberTable = intervalTables ? table(numbers, ValueType.INTEGER) : null;
+      numbersDirty = false;
+    }
+    if (stringsDirty) {
+      stringTable = intervalTables ? table(strings, ValueType.STRING) : null;
+      stringsDirty = false;
+    }
     prefixTable = prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false);
     suffixTable = suffixes == null || suffixes.isEmpty() ? null : suffixes.compile(false);
     containsTable = contains == null || contains.isEmpty() ? null : contains.compile(true);
     dirty = false;
+  }
+
+  /**
+   * The interval table of one family's ordered operators, or null when they have no constraint or
+   * the table would pass its cap ({@link IntervalTable#MAX_IDS_PER_CONSTRAINT} ids a constraint).
+   */
+  private static IntervalTable table(SortedOperands[] ops, ValueType family) {
+    long n = 0;
+    for (SortedOperands s : ops) {
+      n += s == null ? 0 : s.size;
+    }
+    if (n == 0) {
+      return null;
+    }
+    return IntervalTable.build(
+        ops, family, n * IntervalTable.MAX_IDS_PER_CONSTRAINT + IntervalTable.SLACK_IDS);
+  }
+
+  /** The current interval table of the numeric operators (null if none), for tests. */
+  IntervalTable numberTable() {
+    if (dirty) {
+      refresh();
+    }
+    return numberTable;
   }
 
   /** Reports to {@code m} every constraint that {@code v} satisfies. Allocates nothing. */
@@ -227,6 +283,8 @@ final class NameIndex {
       if (id >= 0) {
         m.satisfied(id);
       }
+    } else if (numberTable != null) {
+      numberTable.report(v, m);
     } else {
       collectOrdered(numbers, v, m);
     }
@@ -240,7 +298,11 @@ final class NameIndex {
         m.satisfied(id);
       }
     }
-    collectOrdered(strings, v, m);
+    if (stringTable != null) {
+      stringTable.report(v, m);
+    } else {
+      collectOrdered(strings, v, m);
+    }
     if (prefixTable != null) {
       walk(prefixTable, s, false, m);
     } else if (prefixes != null) {

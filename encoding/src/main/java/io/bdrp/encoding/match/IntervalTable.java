@@ -1,0 +1,260 @@
+package io.bdrp.encoding.match;
+
+import io.bdrp.encoding.Strings;
+import io.bdrp.encoding.Value;
+import io.bdrp.encoding.ValueType;
+import java.util.TreeSet;
+
+/**
+ * The ordered constraints ({@code = != < <= > >=}) of one attribute name and one type family
+ * (numbers or strings), answered by one binary search. The distinct operands p<sub>0</sub> &lt; …
+ * &lt; p<sub>m-1</sub> of all six operators split the line into 2m + 1 elementary intervals:
+ * interval 2i is the open gap just below p<sub>i</sub> (interval 2m the gap above p<sub>m-1</sub>)
+ * and interval 2i + 1 is the point p<sub>i</sub>. Every value of one interval satisfies the same
+ * constraints, so each interval keeps the ids of the constraints it satisfies, contiguous in one
+ * array: matching a value is a search for its interval and a walk along that list, instead of one
+ * search per operator.
+ *
+ * <p>The lists overlap (a {@code <} constraint is in every interval below its operand), so the
+ * table can grow with the square of the operands; {@link #build} declines, returning null, when it
+ * would hold more than {@link #MAX_IDS_PER_CONSTRAINT} ids per constraint plus {@link #SLACK_IDS},
+ * and the caller then searches each operator's {@link SortedOperands} instead.
+ *
+ * <p>Numbers compare exactly, integers with doubles, as in {@link Value#compareTo}: when every
+ * operand and the value are integers the search compares longs; otherwise it compares doubles and
+ * settles ties of magnitude 2<sup>53</sup> and above, where a double may stand for several longs,
+ * with {@link Value#compareTo}. Strings compare by code point. Immutable: rebuilt by {@link
+ * NameIndex} at the first match after a change; owned by the thread that owns the {@link
+ * ExactMatcher}.
+ */
+final class IntervalTable {
+  /** Ids a table may hold per constraint it covers, beyond {@link #SLACK_IDS}. */
+  static final int MAX_IDS_PER_CONSTRAINT = 64;
+
+  /** Ids any table may hold, whatever its number of constraints. */
+  static final int SLACK_IDS = 4096;
+
+  /** 2^53: below it in magnitude every long is exactly a double. */
+  private static final double EXACT = 9.007199254740992E15;
+
+  private final ValueType family; // STRING, or INTEGER for numbers
+  private final Value[] keys; // the distinct operands, ascending
+  private final long[] longs; // the operands as longs when all are integers, else null
+  private final double[] approx; // numbers: the operands as doubles (rounded)
+  private final String[] strings; // strings: the operands
+  // The ids of interval k are ids[start[k]] to ids[start[k + 1] - 1].
+  private final int[] start;
+  private final int[] ids;
+
+  private IntervalTable(ValueType family, Value[] keys, int[] start, int[] ids) {
+    this.family = family;
+    this.keys = keys;
+    this.start = start;
+    this.ids = ids;
+    int m = keys.length;
+    if (family == ValueType.STRING) {
+      strings = new String[m];
+      for (int i = 0; i < m; i++) {
+        strings[i] = keys[i].asString();
+      }
+      approx = null;
+      longs = null;
+    } else {
+      strings = null;
+      approx = new double[m];
+      boolean allLongs = true;
+      for (int i = 0; i < m; i++) {
+        approx[i] = keys[i].toDouble();
+        allLongs &= keys[i].type() == ValueType.INTEGER;
+      }
+      if (allLongs) {
+        longs = new long[m];
+        for (int i = 0; i < m; i++) {
+          longs[i] = keys[i].asLong();
+        }
+      } else {
+        longs = null;
+      }
+    }
+  }
+
+  /**
+   * The table of the constraints in {@code ops} (indexed EQ, NE, LT, LE, GT, GE as in {@link
+   * NameIndex}; null or empty entries allowed; each flattened), all of one type family; or null
+   * when the table would exceed its size cap. {@code maxIds} is the cap in ids.
+   */
+  static IntervalTable build(SortedOperands[] ops, ValueType family, long maxIds) {
+    TreeSet<Value> all = new TreeSet<>(); // Value.compareTo: numerically equal operands merge
+    int constraints = 0;
+    for (SortedOperands s : ops) {
+      if (s != null) {
+        for (int i = 0; i < s.size; i++) {
+          all.add(s.keys[i]);
+        }
+        constraints += s.size;
+      }
+    }
+    Value[] keys = all.toArray(new Value[0]);
+    int m = keys.length;
+    int intervals = 2 * m + 1;
+    // Each constraint covers at most two runs of intervals, [from, to) pairs; count them first.
+    int[] from = new int[2 * constraints];
+    int[] to = new int[2 * constraints];
+    int[] owner = new int[2 * constraints];
+    int runs = 0;
+    long total = 0;
+    for (int op = 0; op < ops.length; op++) {
+      SortedOperands s = ops[op];
+      if (s == null) {
+        continue;
+      }
+      int r = 0; // rank of s.keys[i] among keys: both are ascending, so walk them together
+      for (int i = 0; i < s.size; i++) {
+        while (keys[r].compareTo(s.keys[i]) < 0) {
+          r++;
+        }
+        int point = 2 * r + 1;
+        int id = s.ids[i];
+        switch (op) {
+          case EQ -> runs = run(from, to, owner, runs, point, point + 1, id);
+          case NE -> {
+            runs = run(from, to, owner, runs, 0, point, id);
+            runs = run(from, to, owner, runs, point + 1, intervals, id);
+          }
+          case LT -> runs = run(from, to, owner, runs, 0, point, id);
+          case LE -> runs = run(from, to, owner, runs, 0, point + 1, id);
+          case GT -> runs = run(from, to, owner, runs, point + 1, intervals, id);
+          case GE -> runs = run(from, to, owner, runs, point, intervals, id);
+          default -> throw new IllegalArgumentException("operator slot " + op);
+        }
+      }
+    }
+    for (int j = 0; j < runs; j++) {
+      total += to[j] - from[j];
+    }
+    if (total > maxIds) {
+      return null;
+    }
+    // Lengths by a difference array, then starts by prefix sums, then fill run by run.
+    int[] start = new int[intervals + 1];
+    for (int j = 0; j < runs; j++) {
+      start[from[j]]++;
+      start[to[j]]--;
+    }
+    int len = 0;
+    int offset = 0;
+    for (int k = 0; k < intervals; k++) {
+      len += start[k];
+      start[k] = offset;
+      offset += len;
+    }
+    start[intervals] = offset;
+    int[] ids = new int[offset];
+    int[] fill = java.util.Arrays.copyOf(start, intervals);
+    for (int j = 0; j < runs; j++) {
+      for (int k = from[j]; k < to[j]; k++) {
+        ids[fill[k]++] = owner[j];
+      }
+    }
+    return new IntervalTable(family, keys, start, ids);
+  }
+
+  private static final int EQ = 0;
+  private static final int NE = 1;
+  private static final int LT = 2;
+  private static final int LE = 3;
+  private static final int GT = 4;
+  private static final int GE = 5;
+
+  private static int run(int[] from, int[] to, int[] owner, int runs, int f, int t, int id) {
+    if (f < t) {
+      from[runs] = f;
+      to[runs] = t;
+      owner[runs] = id;
+      return runs + 1;
+    }
+    return runs;
+  }
+
+  /** Number of ids held, over all intervals. */
+  int idCount() {
+    return ids.length;
+  }
+
+  /** Number of distinct operands. */
+  int operandCount() {
+    return keys.length;
+  }
+
+  /** The interval of {@code x}, a value of this table's type family. */
+  int interval(Value x) {
+    int m = keys.length;
+    int lo = 0;
+    int hi = m;
+    if (family == ValueType.STRING) {
+      String xs = x.asString();
+      String[] a = strings;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        int c = Strings.compareCodePoints(a[mid], xs);
+        if (c < 0) {
+          lo = mid + 1;
+        } else if (c > 0) {
+          hi = mid;
+        } else {
+          return 2 * mid + 1;
+        }
+      }
+      return 2 * lo;
+    }
+    long[] ls = longs;
+    if (ls != null && x.type() == ValueType.INTEGER) {
+      long xl = x.asLong();
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        long k = ls[mid];
+        if (k < xl) {
+          lo = mid + 1;
+        } else if (k > xl) {
+          hi = mid;
+        } else {
+          return 2 * mid + 1;
+        }
+      }
+      return 2 * lo;
+    }
+    double xd = x.toDouble();
+    boolean exact = Math.abs(xd) < EXACT;
+    double[] a = approx;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      double k = a[mid];
+      // Rounding to double keeps order, so unequal doubles decide; equal ones below 2^53 are
+      // equal numbers, above they may differ in the low bits of a long.
+      int c = k < xd ? -1 : (k > xd ? 1 : (exact ? 0 : keys[mid].compareTo(x)));
+      if (c < 0) {
+        lo = mid + 1;
+      } else if (c > 0) {
+        hi = mid;
+      } else {
+        return 2 * mid + 1;
+      }
+    }
+    return 2 * lo;
+  }
+
+  /** Reports to {@code m} every constraint that {@code x} satisfies. Allocates nothing. */
+  void report(Value x, ExactMatcher m) {
+    int k = interval(x);
+    int[] a = ids;
+    // One contiguous run: the loop reads ids in order and only the counters are scattered.
+    for (int i = start[k], end = start[k + 1]; i < end; i++) {
+      m.satisfied(a[i]);
+    }
+  }
+
+  /** The ids of interval {@code k}, for tests. */
+  int[] idsOf(int k) {
+    return java.util.Arrays.copyOfRange(ids, start[k], start[k + 1]);
+  }
+}
