@@ -306,7 +306,7 @@ public final class ExactMatcher {
    * One more satisfied constraint for the conjunction of {@code entry} (id << 7 | size); reports
    * its host when the conjunction is complete.
    */
-  private void count(int entry) {
+  void count(int entry) {
     int[] counts = conjCount;
     int e = epoch;
     int c = entry >>> 7;
@@ -322,6 +322,28 @@ public final class ExactMatcher {
         sink.accept(slotHost[slot]);
       }
     }
+  }
+
+  /** The conjunctions of each constraint, as entries, for the interval tables. */
+  final IntervalTable.Entries entries =
+      new IntervalTable.Entries() {
+        @Override
+        public int count(int id) {
+          return constraintConjCount[id];
+        }
+
+        @Override
+        public int get(int id, int j) {
+          return constraintConjs[id][j];
+        }
+      };
+
+  /**
+   * Tells the index of constraint {@code id}'s name that the conjunctions listing it changed, so
+   * that interval tables holding them are rebuilt before the next match.
+   */
+  private void conjunctionsChanged(int id) {
+    nameIndexes[nameSlots.get(constraints[id].name())].conjunctionsChanged(constraints[id]);
   }
 
   /**
@@ -385,6 +407,7 @@ public final class ExactMatcher {
       if (last == 0) {
         unintern(id);
       } else {
+        conjunctionsChanged(id);
         constraintHead[id] = last == 1 ? list[0] : ~last;
         if (list.length > 16 && last < list.length / 4) {
           constraintConjs[id] = Arrays.copyOf(list, list.length / 2);
@@ -459,6 +482,7 @@ public final class ExactMatcher {
     list[n] = entry;
     constraintConjCount[id] = n + 1;
     constraintHead[id] = n == 0 ? entry : ~(n + 1);
+    conjunctionsChanged(id);
     return n;
   }
 
@@ -490,7 +514,7 @@ public final class ExactMatcher {
    */
   IntervalTable numberTableForTest(String name) {
     int slot = nameSlots.get(name);
-    return slot < 0 ? null : nameIndexes[slot].numberTable();
+    return slot < 0 ? null : nameIndexes[slot].numberTable(this);
   }
 
   /** Jumps the message counter, so that tests can cross its wrap-around. */

@@ -11,14 +11,17 @@ import java.util.TreeSet;
  * &lt; p<sub>m-1</sub> of all six operators split the line into 2m + 1 elementary intervals:
  * interval 2i is the open gap just below p<sub>i</sub> (interval 2m the gap above p<sub>m-1</sub>)
  * and interval 2i + 1 is the point p<sub>i</sub>. Every value of one interval satisfies the same
- * constraints, so each interval keeps the ids of the constraints it satisfies, contiguous in one
- * array: matching a value is a search for its interval and a walk along that list, instead of one
- * search per operator.
+ * constraints, so each interval keeps, contiguous in one array, the entries of the conjunctions
+ * listing those constraints (the matcher's {@code id << 7 | size}, one per conjunction and
+ * constraint): matching a value is a search for its interval and a walk along that list, which
+ * counts conjunctions directly, instead of one search per operator and a look at each constraint's
+ * list of conjunctions.
  *
  * <p>The lists overlap (a {@code <} constraint is in every interval below its operand), so the
  * table can grow with the square of the operands; {@link #build} declines, returning null, when it
- * would hold more than {@link #MAX_IDS_PER_CONSTRAINT} ids per constraint plus {@link #SLACK_IDS},
- * and the caller then searches each operator's {@link SortedOperands} instead.
+ * would hold more than {@link #MAX_IDS_PER_CONSTRAINT} entries per entry of a constraint plus
+ * {@link #SLACK_IDS}, and the caller then searches each operator's {@link SortedOperands} instead.
+ * The table must be rebuilt when a conjunction joins or leaves one of its constraints.
  *
  * <p>Numbers compare exactly, integers with doubles, as in {@link Value#compareTo}: when every
  * operand and the value are integers the search compares longs; otherwise it compares doubles and
@@ -28,10 +31,10 @@ import java.util.TreeSet;
  * ExactMatcher}.
  */
 final class IntervalTable {
-  /** Ids a table may hold per constraint it covers, beyond {@link #SLACK_IDS}. */
+  /** Entries a table may hold per entry of the constraints it covers, beyond {@link #SLACK_IDS}. */
   static final int MAX_IDS_PER_CONSTRAINT = 64;
 
-  /** Ids any table may hold, whatever its number of constraints. */
+  /** Entries any table may hold, whatever its number of constraints. */
   static final int SLACK_IDS = 4096;
 
   /** 2^53: below it in magnitude every long is exactly a double. */
@@ -42,7 +45,7 @@ final class IntervalTable {
   private final long[] longs; // the operands as longs when all are integers, else null
   private final double[] approx; // numbers: the operands as doubles (rounded)
   private final String[] strings; // strings: the operands
-  // The ids of interval k are ids[start[k]] to ids[start[k + 1] - 1].
+  // The entries of interval k are ids[start[k]] to ids[start[k + 1] - 1].
   private final int[] start;
   private final int[] ids;
 
@@ -78,12 +81,35 @@ final class IntervalTable {
     }
   }
 
+  /** The entries of each constraint: in the matcher, the conjunctions that list it. */
+  interface Entries {
+    /** Number of entries of constraint {@code id}. */
+    int count(int id);
+
+    /** Entry {@code j} of constraint {@code id}. */
+    int get(int id, int j);
+  }
+
+  /** Each constraint is its own only entry (for tests of the intervals alone). */
+  static final Entries IDS =
+      new Entries() {
+        @Override
+        public int count(int id) {
+          return 1;
+        }
+
+        @Override
+        public int get(int id, int j) {
+          return id;
+        }
+      };
+
   /**
    * The table of the constraints in {@code ops} (indexed EQ, NE, LT, LE, GT, GE as in {@link
-   * NameIndex}; null or empty entries allowed; each flattened), all of one type family; or null
-   * when the table would exceed its size cap. {@code maxIds} is the cap in ids.
+   * NameIndex}; null or empty entries allowed; each flattened), all of one type family, holding
+   * {@code entries} of each; or null when the table would hold more than {@code maxIds} entries.
    */
-  static IntervalTable build(SortedOperands[] ops, ValueType family, long maxIds) {
+  static IntervalTable build(SortedOperands[] ops, ValueType family, Entries entries, long maxIds) {
     TreeSet<Value> all = new TreeSet<>(); // Value.compareTo: numerically equal operands merge
     int constraints = 0;
     for (SortedOperands s : ops) {
@@ -129,8 +155,10 @@ final class IntervalTable {
         }
       }
     }
+    int[] weight = new int[runs]; // entries of the run's constraint
     for (int j = 0; j < runs; j++) {
-      total += to[j] - from[j];
+      weight[j] = entries.count(owner[j]);
+      total += (long) (to[j] - from[j]) * weight[j];
     }
     if (total > maxIds) {
       return null;
@@ -138,8 +166,8 @@ final class IntervalTable {
     // Lengths by a difference array, then starts by prefix sums, then fill run by run.
     int[] start = new int[intervals + 1];
     for (int j = 0; j < runs; j++) {
-      start[from[j]]++;
-      start[to[j]]--;
+      start[from[j]] += weight[j];
+      start[to[j]] -= weight[j];
     }
     int len = 0;
     int offset = 0;
@@ -153,7 +181,9 @@ final class IntervalTable {
     int[] fill = java.util.Arrays.copyOf(start, intervals);
     for (int j = 0; j < runs; j++) {
       for (int k = from[j]; k < to[j]; k++) {
-        ids[fill[k]++] = owner[j];
+        for (int e = 0; e < weight[j]; e++) {
+          ids[fill[k]++] = entries.get(owner[j], e);
+        }
       }
     }
     return new IntervalTable(family, keys, start, ids);
@@ -176,7 +206,7 @@ final class IntervalTable {
     return runs;
   }
 
-  /** Number of ids held, over all intervals. */
+  /** Number of entries held, over all intervals. */
   int idCount() {
     return ids.length;
   }
@@ -243,17 +273,20 @@ final class IntervalTable {
     return 2 * lo;
   }
 
-  /** Reports to {@code m} every constraint that {@code x} satisfies. Allocates nothing. */
+  /**
+   * Counts in {@code m} every conjunction of every constraint that {@code x} satisfies. Allocates
+   * nothing.
+   */
   void report(Value x, ExactMatcher m) {
     int k = interval(x);
     int[] a = ids;
-    // One contiguous run: the loop reads ids in order and only the counters are scattered.
+    // One contiguous run: the loop reads entries in order and only the counters are scattered.
     for (int i = start[k], end = start[k + 1]; i < end; i++) {
-      m.satisfied(a[i]);
+      m.count(a[i]);
     }
   }
 
-  /** The ids of interval {@code k}, for tests. */
+  /** The entries of interval {@code k}, for tests. */
   int[] idsOf(int k) {
     return java.util.Arrays.copyOfRange(ids, start[k], start[k + 1]);
   }

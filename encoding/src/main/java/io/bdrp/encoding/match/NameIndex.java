@@ -57,6 +57,9 @@ final class NameIndex {
 
   private boolean stringsDirty;
 
+  /** True when a trie changed since it was compiled. */
+  private boolean triesDirty;
+
   // Interval tables of the ordered operators, rebuilt at the first match after a change; null
   // when there are no such constraints or the table would be too large, in which case each
   // operator's sorted operands are searched.
@@ -122,6 +125,7 @@ final class NameIndex {
             }
             prefixes.put(s, id);
             dirty = true;
+            triesDirty = true;
           }
           case SUFFIX -> {
             if (suffixes == null) {
@@ -129,6 +133,7 @@ final class NameIndex {
             }
             suffixes.put(s, id);
             dirty = true;
+            triesDirty = true;
           }
           case CONTAINS -> {
             if (contains == null) {
@@ -136,6 +141,7 @@ final class NameIndex {
             }
             contains.put(s, id);
             dirty = true;
+            triesDirty = true;
           }
           default -> {
             int slot = slot(op);
@@ -179,14 +185,17 @@ final class NameIndex {
           case PREFIX -> {
             prefixes.remove(s);
             dirty = true;
+            triesDirty = true;
           }
           case SUFFIX -> {
             suffixes.remove(s);
             dirty = true;
+            triesDirty = true;
           }
           case CONTAINS -> {
             contains.remove(s);
             dirty = true;
+            triesDirty = true;
           }
           default -> {
             strings[slot(op)].remove(v);
@@ -217,7 +226,7 @@ final class NameIndex {
   }
 
   /** Rebuilds whatever lags behind the latest changes; allocates only after a change. */
-  private void refresh() {
+  private void refresh(IntervalTable.Entries entries) {
     for (int i = 0; i < 6; i++) {
       if (numbers[i] != null && numbers[i].dirty) {
         numbers[i].flatten();
@@ -230,16 +239,19 @@ final class NameIndex {
       contains.link();
     }
     if (numbersDirty) {
-      numberTable = intervalTables ? table(numbers, ValueType.INTEGER) : null;
+      numberTable = intervalTables ? table(numbers, ValueType.INTEGER, entries) : null;
       numbersDirty = false;
     }
     if (stringsDirty) {
-      stringTable = intervalTables ? table(strings, ValueType.STRING) : null;
+      stringTable = intervalTables ? table(strings, ValueType.STRING, entries) : null;
       stringsDirty = false;
     }
-    prefixTable = prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false);
-    suffixTable = suffixes == null || suffixes.isEmpty() ? null : suffixes.compile(false);
-    containsTable = contains == null || contains.isEmpty() ? null : contains.compile(true);
+    if (triesDirty) {
+      prefixTable = prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false);
+      suffixTable = suffixes == null || suffixes.isEmpty() ? null : suffixes.compile(false);
+      containsTable = contains == null || contains.isEmpty() ? null : contains.compile(true);
+      triesDirty = false;
+    }
     dirty = false;
   }
 
@@ -247,22 +259,42 @@ final class NameIndex {
    * The interval table of one family's ordered operators, or null when they have no constraint or
    * the table would pass its cap ({@link IntervalTable#MAX_IDS_PER_CONSTRAINT} ids a constraint).
    */
-  private static IntervalTable table(SortedOperands[] ops, ValueType family) {
+  private static IntervalTable table(
+      SortedOperands[] ops, ValueType family, IntervalTable.Entries entries) {
     long n = 0;
     for (SortedOperands s : ops) {
-      n += s == null ? 0 : s.size;
+      for (int i = 0; s != null && i < s.size; i++) {
+        n += entries.count(s.ids[i]);
+      }
     }
     if (n == 0) {
       return null;
     }
     return IntervalTable.build(
-        ops, family, n * IntervalTable.MAX_IDS_PER_CONSTRAINT + IntervalTable.SLACK_IDS);
+        ops, family, entries, n * IntervalTable.MAX_IDS_PER_CONSTRAINT + IntervalTable.SLACK_IDS);
+  }
+
+  /**
+   * The conjunctions listing constraint {@code k} (indexed here) changed: an interval table holding
+   * them must be rebuilt.
+   */
+  void conjunctionsChanged(Constraint k) {
+    Op op = k.op();
+    ValueType t = op == Op.EXISTS ? null : k.value().type();
+    if (t == ValueType.INTEGER || t == ValueType.DOUBLE) {
+      numbersDirty = true; // every numeric operator is in the table
+      dirty = true;
+    } else if (t == ValueType.STRING
+        && (op == Op.NE || op == Op.LT || op == Op.LE || op == Op.GT || op == Op.GE)) {
+      stringsDirty = true;
+      dirty = true;
+    }
   }
 
   /** The current interval table of the numeric operators (null if none), for tests. */
-  IntervalTable numberTable() {
+  IntervalTable numberTable(ExactMatcher m) {
     if (dirty) {
-      refresh();
+      refresh(m.entries);
     }
     return numberTable;
   }
@@ -270,7 +302,7 @@ final class NameIndex {
   /** Reports to {@code m} every constraint that {@code v} satisfies. Allocates nothing. */
   void collect(Value v, ExactMatcher m) {
     if (dirty) {
-      refresh();
+      refresh(m.entries);
     }
     if (existsId >= 0) {
       m.satisfied(existsId);

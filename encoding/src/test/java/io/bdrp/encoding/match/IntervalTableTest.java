@@ -82,7 +82,7 @@ class IntervalTableTest {
         s.flatten();
       }
     }
-    return new Built(constraints, IntervalTable.build(ops, family, cap));
+    return new Built(constraints, IntervalTable.build(ops, family, IntervalTable.IDS, cap));
   }
 
   private static void check(Built b, Value x) {
