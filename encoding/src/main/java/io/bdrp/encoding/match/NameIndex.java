@@ -374,6 +374,10 @@ final class NameIndex {
    * constraint of every row passed: each is an operand that {@code s} starts (ends) with.
    */
   private static void walk(CharTrie.Table t, String s, boolean fromEnd, ExactMatcher m) {
+    if (t.compact) {
+      walkCompact(t, s, fromEnd, m);
+      return;
+    }
     int[] rows = t.rows;
     int at = 0;
     int len = s.length();
@@ -392,11 +396,39 @@ final class NameIndex {
     }
   }
 
+  /** {@link #walk} over a compact table: the child of a column is found by its rank in the mask. */
+  private static void walkCompact(CharTrie.Table t, String s, boolean fromEnd, ExactMatcher m) {
+    int[] rows = t.rows;
+    int stride = t.stride;
+    int at = 0;
+    int len = s.length();
+    for (int i = 0; ; i++) {
+      int id = rows[at + CharTrie.Table.ID];
+      if (id >= 0) {
+        m.satisfied(id);
+      }
+      if (i == len) {
+        return;
+      }
+      int col = t.column(s.charAt(fromEnd ? len - 1 - i : i));
+      int mask = rows[at + CharTrie.Table.MASK];
+      int bit = 1 << (col - 1);
+      if (col == 0 || (mask & bit) == 0) {
+        return;
+      }
+      at = rows[at + CharTrie.Table.FIRST] + Integer.bitCount(mask & (bit - 1)) * stride;
+    }
+  }
+
   /**
    * Runs the compiled {@code contains} automaton over {@code s}: after each character, the row's
    * own operand and those on its output chain occur in {@code s}; each constraint counts once.
    */
   private static void scan(CharTrie.Table t, String s, ExactMatcher m) {
+    if (t.compact) {
+      scanCompact(t, s, m);
+      return;
+    }
     int[] rows = t.rows;
     if (rows[CharTrie.Table.ID] >= 0) {
       m.satisfied(rows[CharTrie.Table.ID]); // contains "" holds on every string
@@ -409,6 +441,44 @@ final class NameIndex {
       while (hit >= 0 && m.firstTime(rows[hit + CharTrie.Table.ID])) {
         m.satisfied(rows[hit + CharTrie.Table.ID]);
         hit = rows[hit + CharTrie.Table.OUT];
+      }
+    }
+  }
+
+  /**
+   * {@link #scan} over a compact table: a character without a child follows failure rows until one
+   * has it or the root is reached, as the object automaton does ({@link #collectContains}).
+   */
+  private static void scanCompact(CharTrie.Table t, String s, ExactMatcher m) {
+    int[] rows = t.rows;
+    int stride = t.stride;
+    if (rows[CharTrie.Table.ID] >= 0) {
+      m.satisfied(rows[CharTrie.Table.ID]); // contains "" holds on every string
+    }
+    int at = 0;
+    for (int i = 0, len = s.length(); i < len; i++) {
+      int col = t.column(s.charAt(i));
+      if (col == 0) {
+        at = 0; // no operand holds this character
+      } else {
+        int bit = 1 << (col - 1);
+        while (true) {
+          int mask = rows[at + CharTrie.Table.MASK];
+          if ((mask & bit) != 0) {
+            at = rows[at + CharTrie.Table.FIRST] + Integer.bitCount(mask & (bit - 1)) * stride;
+            break;
+          }
+          if (at == 0) {
+            break;
+          }
+          at = rows[at + CharTrie.Table.FAIL];
+        }
+      }
+      int hit =
+          at != 0 && rows[at + CharTrie.Table.ID] >= 0 ? at : rows[at + CharTrie.Table.COMPACT_OUT];
+      while (hit >= 0 && m.firstTime(rows[hit + CharTrie.Table.ID])) {
+        m.satisfied(rows[hit + CharTrie.Table.ID]);
+        hit = rows[hit + CharTrie.Table.COMPACT_OUT];
       }
     }
   }
