@@ -2,6 +2,7 @@ package io.bdrp.encoding.match;
 
 import io.bdrp.encoding.Conjunction;
 import io.bdrp.encoding.Constraint;
+import io.bdrp.encoding.Limits;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import java.util.Arrays;
@@ -101,6 +102,9 @@ public final class ExactMatcher {
   private IntConsumer sink;
   private int matchedCount;
   private boolean matching;
+
+  // Scratch for match(Message, IntConsumer): the name slot of each attribute of the message.
+  private final int[] attributeSlots = new int[Limits.MAX_ATTRIBUTES];
 
   // Scratch for match(Message).
   private int[] collected = new int[16];
@@ -239,11 +243,17 @@ public final class ExactMatcher {
       matchedCount = 0;
       int live = hosts.size();
       int n = m.size();
+      int[] found = attributeSlots;
+      // Every name first, then every value: the names of a message just received are rarely in
+      // the cache, and looking them up back to back lets the processor wait for several misses
+      // at once instead of one per attribute between the much longer collects.
+      for (int i = 0; i < n; i++) {
+        found[i] = nameSlots.get(m.name(i));
+      }
       for (int i = 0; i < n && matchedCount < live; i++) {
-        int slot = nameSlots.get(m.name(i));
+        int slot = found[i];
         if (slot >= 0) {
-          NameIndex index = nameIndexes[slot];
-          index.collect(m.value(i), this);
+          nameIndexes[slot].collect(m.value(i), this);
         }
       }
     } finally {
