@@ -201,6 +201,31 @@ final class CharTrie {
     linksDirty = false;
   }
 
+  /** The entry pool of a compact table: per operand in row order, id, n, then its n entries. */
+  private static int[] pool(Node[] order, int n, Entries entries) {
+    int size = 0;
+    for (int r = 0; r < n; r++) {
+      if (order[r].id >= 0) {
+        size += 2 + entries.count(order[r].id);
+      }
+    }
+    int[] pool = new int[size];
+    int at = 0;
+    for (int r = 0; r < n; r++) {
+      int id = order[r].id;
+      if (id >= 0) {
+        int k = entries.count(id);
+        pool[at] = id;
+        pool[at + 1] = k;
+        for (int j = 0; j < k; j++) {
+          pool[at + 2 + j] = entries.get(id, j);
+        }
+        at += 2 + k;
+      }
+    }
+    return pool;
+  }
+
   /** Largest compiled table, in ints; a trie that would need more is walked as objects. */
   static final int MAX_TABLE_INTS = 1 << 20;
 
@@ -215,13 +240,14 @@ final class CharTrie {
    * resolved in advance along the failure links, so a step never backtracks.
    *
    * <p>A trie whose alphabet has at most 32 characters is compiled {@link #compact} instead, in
-   * rows of 3 ints (5 for an automaton): the id, a bit mask of the columns that have a child, the
-   * start of the first child's row (breadth-first order puts a node's children in consecutive rows,
-   * in the order of their characters, so the child of column c is the first child plus the number
-   * of mask bits below c), then for an automaton the start of the failure row and of the output row
-   * (or -1). A row of 12 or 20 bytes instead of 4 per alphabet character keeps the tables of every
-   * name in the core's caches, which the walk, one dependent read per character, waits on; the
-   * price is that an automaton follows failure rows where the wide table jumps directly. Immutable.
+   * rows of 3 ints (5 for an automaton): where the operand ending there starts in {@link #entries}
+   * (or -1), a bit mask of the columns that have a child, the start of the first child's row
+   * (breadth-first order puts a node's children in consecutive rows, in the order of their
+   * characters, so the child of column c is the first child plus the number of mask bits below c),
+   * then for an automaton the start of the failure row and of the output row (or -1). A row of 12
+   * or 20 bytes instead of 4 per alphabet character keeps the tables of every name in the core's
+   * caches, which the walk, one dependent read per character, waits on; the price is that an
+   * automaton follows failure rows where the wide table jumps directly. Immutable.
    */
   static final class Table {
     static final int ID = 0;
@@ -239,6 +265,14 @@ final class CharTrie {
     final boolean compact;
     final int stride; // ints per row: id, out, one per alphabet character; or 3 or 5 if compact
     final int[] rows; // row r starts at r * stride
+
+    /**
+     * Compact tables: for each operand, its constraint id, the number n of its conjunctions and
+     * their n entries ({@link Entries}), so that a walk counts conjunctions without looking up the
+     * constraint. Rebuilt when a conjunction joins or leaves one of these constraints.
+     */
+    final int[] entries;
+
     private final int[] ascii; // column of each ASCII character, 0 when outside the alphabet
     private final char[] otherChars; // the other characters of the alphabet, sorted
     private final int[] otherColumns;
@@ -249,8 +283,10 @@ final class CharTrie {
         int[] rows,
         int[] ascii,
         char[] otherChars,
-        int[] otherColumns) {
+        int[] otherColumns,
+        int[] entries) {
       this.compact = compact;
+      this.entries = entries;
       this.stride = stride;
       this.rows = rows;
       this.ascii = ascii;
@@ -270,9 +306,10 @@ final class CharTrie {
 
   /**
    * Compiles this trie ({@code automaton}: with failure transitions, for {@code contains}), or
-   * returns null when the table would pass {@link #MAX_TABLE_INTS}.
+   * returns null when the table would pass {@link #MAX_TABLE_INTS}. A compact table copies the
+   * {@code entries} of its constraints.
    */
-  Table compile(boolean automaton) {
+  Table compile(boolean automaton, Entries entries) {
     if (automaton && linksDirty) {
       link();
     }
@@ -317,10 +354,12 @@ final class CharTrie {
             new int[n * stride],
             ascii,
             Arrays.copyOf(otherChars, others),
-            Arrays.copyOf(otherColumns, others));
+            Arrays.copyOf(otherColumns, others),
+            compact ? pool(order, n, entries) : null);
     int[] rows = t.rows;
     if (compact) {
       int next = 1; // row of the first child of the node being laid out, in breadth-first order
+      int at = 0; // where the next operand's entries start in t.entries, as pool() laid them
       for (int r = 0; r < n; r++) {
         Node u = order[r];
         int base = r * stride;
@@ -328,7 +367,10 @@ final class CharTrie {
         for (int i = 0; i < u.size; i++) {
           mask |= 1 << (t.column(u.keys[i]) - 1);
         }
-        rows[base + Table.ID] = u.id;
+        rows[base + Table.ID] = u.id < 0 ? -1 : at;
+        if (u.id >= 0) {
+          at += 2 + entries.count(u.id);
+        }
         rows[base + Table.MASK] = mask;
         rows[base + Table.FIRST] = next * stride;
         next += u.size;

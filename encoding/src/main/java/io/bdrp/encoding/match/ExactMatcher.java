@@ -335,8 +335,8 @@ public final class ExactMatcher {
   }
 
   /** The conjunctions of each constraint, as entries, for the interval tables. */
-  final IntervalTable.Entries entries =
-      new IntervalTable.Entries() {
+  final Entries entries =
+      new Entries() {
         @Override
         public int count(int id) {
           return constraintConjCount[id];
@@ -350,7 +350,7 @@ public final class ExactMatcher {
 
   /**
    * Tells the index of constraint {@code id}'s name that the conjunctions listing it changed, so
-   * that interval tables holding them are rebuilt before the next match.
+   * that tables holding them are rebuilt before the next match.
    */
   private void conjunctionsChanged(int id) {
     nameIndexes[nameSlots.get(constraints[id].name())].conjunctionsChanged(constraints[id]);

@@ -81,29 +81,6 @@ final class IntervalTable {
     }
   }
 
-  /** The entries of each constraint: in the matcher, the conjunctions that list it. */
-  interface Entries {
-    /** Number of entries of constraint {@code id}. */
-    int count(int id);
-
-    /** Entry {@code j} of constraint {@code id}. */
-    int get(int id, int j);
-  }
-
-  /** Each constraint is its own only entry (for tests of the intervals alone). */
-  static final Entries IDS =
-      new Entries() {
-        @Override
-        public int count(int id) {
-          return 1;
-        }
-
-        @Override
-        public int get(int id, int j) {
-          return id;
-        }
-      };
-
   /**
    * The table of the constraints in {@code ops} (indexed EQ, NE, LT, LE, GT, GE as in {@link
    * NameIndex}; null or empty entries allowed; each flattened), all of one type family, holding

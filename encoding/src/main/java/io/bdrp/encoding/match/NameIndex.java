@@ -25,7 +25,10 @@ import io.bdrp.encoding.ValueType;
  *
  * The three tries are compiled into flat tables ({@link CharTrie.Table}) at the first match after a
  * change, so that a step is one array read; a trie whose table would be too large is walked as it
- * is.
+ * is. Interval tables and compact trie tables hold the entries of the conjunctions listing each
+ * constraint ({@link Entries}) and count them directly, without the matcher's per-constraint lists;
+ * they are rebuilt also when a conjunction joins or leaves one of their constraints ({@link
+ * #conjunctionsChanged}).
  *
  * <p>A constraint whose operand is of another type family than the value is never reported. Owned
  * by the thread that owns the {@link ExactMatcher}.
@@ -226,7 +229,7 @@ final class NameIndex {
   }
 
   /** Rebuilds whatever lags behind the latest changes; allocates only after a change. */
-  private void refresh(IntervalTable.Entries entries) {
+  private void refresh(Entries entries) {
     for (int i = 0; i < 6; i++) {
       if (numbers[i] != null && numbers[i].dirty) {
         numbers[i].flatten();
@@ -247,9 +250,12 @@ final class NameIndex {
       stringsDirty = false;
     }
     if (triesDirty) {
-      prefixTable = prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false);
-      suffixTable = suffixes == null || suffixes.isEmpty() ? null : suffixes.compile(false);
-      containsTable = contains == null || contains.isEmpty() ? null : contains.compile(true);
+      prefixTable =
+          prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false, entries);
+      suffixTable =
+          suffixes == null || suffixes.isEmpty() ? null : suffixes.compile(false, entries);
+      containsTable =
+          contains == null || contains.isEmpty() ? null : contains.compile(true, entries);
       triesDirty = false;
     }
     dirty = false;
@@ -259,8 +265,7 @@ final class NameIndex {
    * The interval table of one family's ordered operators, or null when they have no constraint or
    * the table would pass its cap ({@link IntervalTable#MAX_IDS_PER_CONSTRAINT} ids a constraint).
    */
-  private static IntervalTable table(
-      SortedOperands[] ops, ValueType family, IntervalTable.Entries entries) {
+  private static IntervalTable table(SortedOperands[] ops, ValueType family, Entries entries) {
     long n = 0;
     for (SortedOperands s : ops) {
       for (int i = 0; s != null && i < s.size; i++) {
@@ -287,6 +292,9 @@ final class NameIndex {
     } else if (t == ValueType.STRING
         && (op == Op.NE || op == Op.LT || op == Op.LE || op == Op.GT || op == Op.GE)) {
       stringsDirty = true;
+      dirty = true;
+    } else if (op == Op.PREFIX || op == Op.SUFFIX || op == Op.CONTAINS) {
+      triesDirty = true; // compact tables hold the entries
       dirty = true;
     }
   }
@@ -402,10 +410,14 @@ final class NameIndex {
     int stride = t.stride;
     int at = 0;
     int len = s.length();
+    int[] pool = t.entries;
     for (int i = 0; ; i++) {
-      int id = rows[at + CharTrie.Table.ID];
-      if (id >= 0) {
-        m.satisfied(id);
+      int e = rows[at + CharTrie.Table.ID];
+      if (e >= 0) {
+        // The operand's conjunctions, counted straight from the table's pool.
+        for (int j = e + 2, end = j + pool[e + 1]; j < end; j++) {
+          m.count(pool[j]);
+        }
       }
       if (i == len) {
         return;
@@ -451,9 +463,10 @@ final class NameIndex {
    */
   private static void scanCompact(CharTrie.Table t, String s, ExactMatcher m) {
     int[] rows = t.rows;
+    int[] pool = t.entries;
     int stride = t.stride;
     if (rows[CharTrie.Table.ID] >= 0) {
-      m.satisfied(rows[CharTrie.Table.ID]); // contains "" holds on every string
+      countAll(pool, rows[CharTrie.Table.ID], m); // contains "" holds on every string
     }
     int at = 0;
     for (int i = 0, len = s.length(); i < len; i++) {
@@ -476,10 +489,17 @@ final class NameIndex {
       }
       int hit =
           at != 0 && rows[at + CharTrie.Table.ID] >= 0 ? at : rows[at + CharTrie.Table.COMPACT_OUT];
-      while (hit >= 0 && m.firstTime(rows[hit + CharTrie.Table.ID])) {
-        m.satisfied(rows[hit + CharTrie.Table.ID]);
+      while (hit >= 0 && m.firstTime(pool[rows[hit + CharTrie.Table.ID]])) {
+        countAll(pool, rows[hit + CharTrie.Table.ID], m);
         hit = rows[hit + CharTrie.Table.COMPACT_OUT];
       }
+    }
+  }
+
+  /** Counts the conjunctions of the operand at {@code e} in a compact table's entry pool. */
+  private static void countAll(int[] pool, int e, ExactMatcher m) {
+    for (int j = e + 2, end = j + pool[e + 1]; j < end; j++) {
+      m.count(pool[j]);
     }
   }
 

@@ -45,8 +45,8 @@ class CompiledTrieTest {
       for (int i = 0; i < size; i++) {
         trie.put(String.valueOf(a[i]), i);
       }
-      assertEquals(size <= 32, trie.compile(false).compact, "alphabet " + size);
-      assertEquals(size <= 32, trie.compile(true).compact, "alphabet " + size);
+      assertEquals(size <= 32, trie.compile(false, Entries.IDS).compact, "alphabet " + size);
+      assertEquals(size <= 32, trie.compile(true, Entries.IDS).compact, "alphabet " + size);
     }
   }
 

@@ -82,7 +82,7 @@ class IntervalTableTest {
         s.flatten();
       }
     }
-    return new Built(constraints, IntervalTable.build(ops, family, IntervalTable.IDS, cap));
+    return new Built(constraints, IntervalTable.build(ops, family, Entries.IDS, cap));
   }
 
   private static void check(Built b, Value x) {
