@@ -48,6 +48,14 @@ final class NameIndex {
   private final SortedOperands[] numbers = new SortedOperands[6];
   private final SortedOperands[] strings = new SortedOperands[6]; // EQ unused: see stringEq
   private StringIntMap stringEq;
+
+  // String equality compiled for matching: each operand maps to where its conjunctions' entries
+  // start in eqEntries (their number, then the entries), so that a hit counts them without the
+  // matcher's per-constraint lists; rebuilt at the first match after a change, null when tables
+  // are off (tests) or there is no operand.
+  private StringIntMap eqCompiled;
+  private int[] eqEntries;
+  private boolean eqDirty;
   private CharTrie prefixes;
   private CharTrie suffixes;
   private CharTrie contains;
@@ -121,6 +129,8 @@ final class NameIndex {
               stringEq = new StringIntMap();
             }
             stringEq.put(s, id);
+            dirty = true;
+            eqDirty = true;
           }
           case PREFIX -> {
             if (prefixes == null) {
@@ -184,7 +194,11 @@ final class NameIndex {
       case STRING -> {
         String s = v.asString();
         switch (op) {
-          case EQ -> stringEq.remove(s);
+          case EQ -> {
+            stringEq.remove(s);
+            dirty = true;
+            eqDirty = true;
+          }
           case PREFIX -> {
             prefixes.remove(s);
             dirty = true;
@@ -249,6 +263,10 @@ final class NameIndex {
       stringTable = intervalTables ? table(strings, ValueType.STRING, entries) : null;
       stringsDirty = false;
     }
+    if (eqDirty) {
+      compileEq(entries);
+      eqDirty = false;
+    }
     if (triesDirty) {
       prefixTable =
           prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false, entries);
@@ -288,6 +306,9 @@ final class NameIndex {
     ValueType t = op == Op.EXISTS ? null : k.value().type();
     if (t == ValueType.INTEGER || t == ValueType.DOUBLE) {
       numbersDirty = true; // every numeric operator is in the table
+      dirty = true;
+    } else if (t == ValueType.STRING && op == Op.EQ) {
+      eqDirty = true;
       dirty = true;
     } else if (t == ValueType.STRING
         && (op == Op.NE || op == Op.LT || op == Op.LE || op == Op.GT || op == Op.GE)) {
@@ -330,9 +351,43 @@ final class NameIndex {
     }
   }
 
+  /** Rebuilds {@link #eqCompiled} and {@link #eqEntries} from {@link #stringEq}. */
+  private void compileEq(Entries entries) {
+    if (!intervalTables || stringEq == null || stringEq.size() == 0) {
+      eqCompiled = null;
+      eqEntries = null;
+      return;
+    }
+    int[] size = {0};
+    stringEq.forEach((s, id) -> size[0] += 1 + entries.count(id));
+    int[] pool = new int[size[0]];
+    StringIntMap compiled = new StringIntMap();
+    int[] at = {0};
+    stringEq.forEach(
+        (s, id) -> {
+          int n = entries.count(id);
+          compiled.put(s, at[0]);
+          pool[at[0]] = n;
+          for (int j = 0; j < n; j++) {
+            pool[at[0] + 1 + j] = entries.get(id, j);
+          }
+          at[0] += 1 + n;
+        });
+    eqCompiled = compiled;
+    eqEntries = pool;
+  }
+
   private void collectString(Value v, ExactMatcher m) {
     String s = v.asString();
-    if (stringEq != null) {
+    if (eqCompiled != null) {
+      int e = eqCompiled.get(s);
+      if (e >= 0) {
+        int[] pool = eqEntries;
+        for (int j = e + 1, end = j + pool[e]; j < end; j++) {
+          m.count(pool[j]);
+        }
+      }
+    } else if (stringEq != null) {
       int id = stringEq.get(s);
       if (id >= 0) {
         m.satisfied(id);
