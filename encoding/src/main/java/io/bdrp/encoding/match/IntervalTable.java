@@ -19,9 +19,10 @@ import java.util.TreeSet;
  *
  * <p>The lists overlap (a {@code <} constraint is in every interval below its operand), so the
  * table can grow with the square of the operands; {@link #build} declines, returning null, when it
- * would hold more than {@link #MAX_IDS_PER_CONSTRAINT} entries per entry of a constraint plus
- * {@link #SLACK_IDS}, and the caller then searches each operator's {@link SortedOperands} instead.
- * The table must be rebuilt when a conjunction joins or leaves one of its constraints.
+ * would hold each of its constraints' entries more than {@link #MAX_COPIES_PER_ENTRY} times on
+ * average, beyond {@link #SLACK_ENTRIES}, and the caller then searches each operator's {@link
+ * SortedOperands} instead. The table must be rebuilt when a conjunction joins or leaves one of its
+ * constraints.
  *
  * <p>Numbers compare exactly, integers with doubles, as in {@link Value#compareTo}: when every
  * operand and the value are integers the search compares longs; otherwise it compares doubles and
@@ -31,11 +32,11 @@ import java.util.TreeSet;
  * ExactMatcher}.
  */
 final class IntervalTable {
-  /** Entries a table may hold per entry of the constraints it covers, beyond {@link #SLACK_IDS}. */
-  static final int MAX_IDS_PER_CONSTRAINT = 64;
+  /** Copies a table may hold of each entry of its constraints, on average, beyond the slack. */
+  static final int MAX_COPIES_PER_ENTRY = 64;
 
   /** Entries any table may hold, whatever its number of constraints. */
-  static final int SLACK_IDS = 4096;
+  static final int SLACK_ENTRIES = 4096;
 
   /** 2^53: below it in magnitude every long is exactly a double. */
   private static final double EXACT = 9.007199254740992E15;
@@ -45,15 +46,15 @@ final class IntervalTable {
   private final long[] longs; // the operands as longs when all are integers, else null
   private final double[] approx; // numbers: the operands as doubles (rounded)
   private final String[] strings; // strings: the operands
-  // The entries of interval k are ids[start[k]] to ids[start[k + 1] - 1].
+  // The entries of interval k are list[start[k]] to list[start[k + 1] - 1].
   private final int[] start;
-  private final int[] ids;
+  private final int[] list;
 
-  private IntervalTable(ValueType family, Value[] keys, int[] start, int[] ids) {
+  private IntervalTable(ValueType family, Value[] keys, int[] start, int[] list) {
     this.family = family;
     this.keys = keys;
     this.start = start;
-    this.ids = ids;
+    this.list = list;
     int m = keys.length;
     if (family == ValueType.STRING) {
       strings = new String[m];
@@ -154,16 +155,16 @@ final class IntervalTable {
       offset += len;
     }
     start[intervals] = offset;
-    int[] ids = new int[offset];
+    int[] list = new int[offset];
     int[] fill = java.util.Arrays.copyOf(start, intervals);
     for (int j = 0; j < runs; j++) {
       for (int k = from[j]; k < to[j]; k++) {
         for (int e = 0; e < weight[j]; e++) {
-          ids[fill[k]++] = entries.get(owner[j], e);
+          list[fill[k]++] = entries.get(owner[j], e);
         }
       }
     }
-    return new IntervalTable(family, keys, start, ids);
+    return new IntervalTable(family, keys, start, list);
   }
 
   private static final int EQ = 0;
@@ -184,8 +185,8 @@ final class IntervalTable {
   }
 
   /** Number of entries held, over all intervals. */
-  int idCount() {
-    return ids.length;
+  int entryCount() {
+    return list.length;
   }
 
   /** Number of distinct operands. */
@@ -256,7 +257,7 @@ final class IntervalTable {
    */
   void report(Value x, ExactMatcher m) {
     int k = interval(x);
-    int[] a = ids;
+    int[] a = list;
     // One contiguous run: the loop reads entries in order and only the counters are scattered.
     for (int i = start[k], end = start[k + 1]; i < end; i++) {
       m.count(a[i]);
@@ -264,7 +265,7 @@ final class IntervalTable {
   }
 
   /** The entries of interval {@code k}, for tests. */
-  int[] idsOf(int k) {
-    return java.util.Arrays.copyOfRange(ids, start[k], start[k + 1]);
+  int[] entriesOf(int k) {
+    return java.util.Arrays.copyOfRange(list, start[k], start[k + 1]);
   }
 }

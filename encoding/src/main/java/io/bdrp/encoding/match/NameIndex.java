@@ -281,7 +281,8 @@ final class NameIndex {
 
   /**
    * The interval table of one family's ordered operators, or null when they have no constraint or
-   * the table would pass its cap ({@link IntervalTable#MAX_IDS_PER_CONSTRAINT} ids a constraint).
+   * the table would pass its cap ({@link IntervalTable#MAX_COPIES_PER_ENTRY} copies of each entry
+   * on average, plus {@link IntervalTable#SLACK_ENTRIES}).
    */
   private static IntervalTable table(SortedOperands[] ops, ValueType family, Entries entries) {
     long n = 0;
@@ -294,7 +295,7 @@ final class NameIndex {
       return null;
     }
     return IntervalTable.build(
-        ops, family, entries, n * IntervalTable.MAX_IDS_PER_CONSTRAINT + IntervalTable.SLACK_IDS);
+        ops, family, entries, n * IntervalTable.MAX_COPIES_PER_ENTRY + IntervalTable.SLACK_ENTRIES);
   }
 
   /**
@@ -383,6 +384,7 @@ final class NameIndex {
       int e = eqCompiled.get(s);
       if (e >= 0) {
         int[] pool = eqEntries;
+        // The operand's conjunctions, in one run of the pool: no constraint list to follow.
         for (int j = e + 1, end = j + pool[e]; j < end; j++) {
           m.count(pool[j]);
         }

@@ -93,7 +93,7 @@ class IntervalTableTest {
         expected[n++] = i;
       }
     }
-    int[] actual = b.table.idsOf(b.table.interval(x));
+    int[] actual = b.table.entriesOf(b.table.interval(x));
     Arrays.sort(actual);
     assertArrayEquals(Arrays.copyOf(expected, n), actual, () -> "value " + x);
   }
@@ -179,7 +179,7 @@ class IntervalTableTest {
       ne.add(Constraint.of("x", Op.NE, Value.of(i)));
     }
     // 10 operands, 21 intervals, each != constraint in 20 of them: 200 ids.
-    assertEquals(200, build(ne, ValueType.INTEGER, 200).table.idCount());
+    assertEquals(200, build(ne, ValueType.INTEGER, 200).table.entryCount());
     assertNull(build(ne, ValueType.INTEGER, 199).table);
   }
 
@@ -187,7 +187,7 @@ class IntervalTableTest {
   void matcherFallsBackWhenTheTableWouldBeTooLargeAndComesBack() {
     ExactMatcher matcher = new ExactMatcher();
     List<Predicate> predicates = new ArrayList<>();
-    // n != constraints hold 2n^2 ids, past n * MAX_IDS_PER_CONSTRAINT + SLACK_IDS for n = 200.
+    // n != constraints hold 2n^2 ids, past n * MAX_COPIES_PER_ENTRY + SLACK_ENTRIES for n = 200.
     int n = 200;
     for (int i = 0; i < n; i++) {
       Predicate p = Predicate.ofConstraints(Constraint.of("x", Op.NE, Value.of(i)));
