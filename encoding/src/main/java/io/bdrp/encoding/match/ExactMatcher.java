@@ -111,7 +111,9 @@ public final class ExactMatcher {
   private int collectedCount;
   private final IntConsumer collector = this::collect;
 
-  // False only in tests: every name searches its sorted operands, as when a table is too large.
+  // False only in tests: no interval tables nor compiled string equality, so that every name takes
+  // the paths through each constraint's list (and the per-operator searches of a name whose
+  // interval table would be too large).
   private final boolean intervalTables;
 
   /** An empty matcher. */
@@ -121,7 +123,8 @@ public final class ExactMatcher {
 
   /**
    * An empty matcher; {@code intervalTables} false makes every name search each operator's sorted
-   * operands, the path taken when an interval table would be too large (for tests).
+   * operands, the path taken when an interval table would be too large, and count string equality
+   * through each constraint's list (for tests).
    */
   ExactMatcher(boolean intervalTables) {
     this.intervalTables = intervalTables;
