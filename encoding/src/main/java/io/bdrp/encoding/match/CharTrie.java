@@ -201,6 +201,31 @@ final class CharTrie {
     linksDirty = false;
   }
 
+  /** The entry pool of a compact table: per operand in row order, id, n, then its n entries. */
+  private static int[] pool(Node[] order, int n, Entries entries) {
+    int size = 0;
+    for (int r = 0; r < n; r++) {
+      if (order[r].id >= 0) {
+        size += 2 + entries.count(order[r].id);
+      }
+    }
+    int[] pool = new int[size];
+    int at = 0;
+    for (int r = 0; r < n; r++) {
+      int id = order[r].id;
+      if (id >= 0) {
+        int k = entries.count(id);
+        pool[at] = id;
+        pool[at + 1] = k;
+        for (int j = 0; j < k; j++) {
+          pool[at + 2 + j] = entries.get(id, j);
+        }
+        at += 2 + k;
+      }
+    }
+    return pool;
+  }
+
   /** Largest compiled table, in ints; a trie that would need more is walked as objects. */
   static final int MAX_TABLE_INTS = 1 << 20;
 
@@ -212,19 +237,56 @@ final class CharTrie {
    * entry per character of the trie's alphabet holding the start of the next row (or -1 in a plain
    * trie). Characters outside the alphabet have column 0 and no entry: a trie stops there and an
    * automaton returns to the root. For an automaton ({@code contains}) every missing transition is
-   * resolved in advance along the failure links, so a step never backtracks. Immutable.
+   * resolved in advance along the failure links, so a step never backtracks.
+   *
+   * <p>A trie whose alphabet has at most 32 characters is compiled {@link #compact} instead, in
+   * rows of 3 ints (5 for an automaton): where the operand ending there starts in {@link #entries}
+   * (or -1), a bit mask of the columns that have a child, the start of the first child's row
+   * (breadth-first order puts a node's children in consecutive rows, in the order of their
+   * characters, so the child of column c is the first child plus the number of mask bits below c),
+   * then for an automaton the start of the failure row and of the output row (or -1). A row of 12
+   * or 20 bytes instead of 4 per alphabet character keeps the tables of every name in the core's
+   * caches, which the walk, one dependent read per character, waits on; the price is that an
+   * automaton follows failure rows where the wide table jumps directly. Immutable.
    */
   static final class Table {
     static final int ID = 0;
     static final int OUT = 1;
 
-    final int stride; // ints per row: id, out, one per alphabet character
+    // Columns of a compact row.
+    static final int MASK = 1;
+    static final int FIRST = 2;
+    static final int FAIL = 3;
+    static final int COMPACT_OUT = 4;
+
+    /** Most alphabet characters of a compact table: one bit each in an int mask. */
+    static final int MAX_COMPACT_ALPHABET = 32;
+
+    final boolean compact;
+    final int stride; // ints per row: id, out, one per alphabet character; or 3 or 5 if compact
     final int[] rows; // row r starts at r * stride
+
+    /**
+     * Compact tables: for each operand, its constraint id, the number n of its conjunctions and
+     * their n entries ({@link Entries}), so that a walk counts conjunctions without looking up the
+     * constraint. Rebuilt when a conjunction joins or leaves one of these constraints.
+     */
+    final int[] entries;
+
     private final int[] ascii; // column of each ASCII character, 0 when outside the alphabet
     private final char[] otherChars; // the other characters of the alphabet, sorted
     private final int[] otherColumns;
 
-    private Table(int stride, int[] rows, int[] ascii, char[] otherChars, int[] otherColumns) {
+    private Table(
+        boolean compact,
+        int stride,
+        int[] rows,
+        int[] ascii,
+        char[] otherChars,
+        int[] otherColumns,
+        int[] entries) {
+      this.compact = compact;
+      this.entries = entries;
       this.stride = stride;
       this.rows = rows;
       this.ascii = ascii;
@@ -244,9 +306,10 @@ final class CharTrie {
 
   /**
    * Compiles this trie ({@code automaton}: with failure transitions, for {@code contains}), or
-   * returns null when the table would pass {@link #MAX_TABLE_INTS}.
+   * returns null when the table would pass {@link #MAX_TABLE_INTS}. A compact table copies the
+   * {@code entries} of its constraints.
    */
-  Table compile(boolean automaton) {
+  Table compile(boolean automaton, Entries entries) {
     if (automaton && linksDirty) {
       link();
     }
@@ -264,7 +327,9 @@ final class CharTrie {
         alphabet.add(u.keys[i]);
       }
     }
-    int stride = alphabet.size() + 2; // id, out, one entry per character (column c at 1 + c)
+    boolean compact = alphabet.size() <= Table.MAX_COMPACT_ALPHABET;
+    // Wide: id, out, one entry per character (column c at 1 + c).
+    int stride = compact ? (automaton ? 5 : 3) : alphabet.size() + 2;
     if ((long) n * stride > MAX_TABLE_INTS) {
       return null;
     }
@@ -284,12 +349,38 @@ final class CharTrie {
     }
     Table t =
         new Table(
+            compact,
             stride,
             new int[n * stride],
             ascii,
             Arrays.copyOf(otherChars, others),
-            Arrays.copyOf(otherColumns, others));
+            Arrays.copyOf(otherColumns, others),
+            compact ? pool(order, n, entries) : null);
     int[] rows = t.rows;
+    if (compact) {
+      int next = 1; // row of the first child of the node being laid out, in breadth-first order
+      int at = 0; // where the next operand's entries start in t.entries, as pool() laid them
+      for (int r = 0; r < n; r++) {
+        Node u = order[r];
+        int base = r * stride;
+        int mask = 0;
+        for (int i = 0; i < u.size; i++) {
+          mask |= 1 << (t.column(u.keys[i]) - 1);
+        }
+        rows[base + Table.ID] = u.id < 0 ? -1 : at;
+        if (u.id >= 0) {
+          at += 2 + entries.count(u.id);
+        }
+        rows[base + Table.MASK] = mask;
+        rows[base + Table.FIRST] = next * stride;
+        next += u.size;
+        if (automaton) {
+          rows[base + Table.FAIL] = r == 0 ? 0 : row.get(u.fail) * stride;
+          rows[base + Table.COMPACT_OUT] = u.out == null ? -1 : row.get(u.out) * stride;
+        }
+      }
+      return t;
+    }
     Arrays.fill(rows, -1);
     for (int r = 0; r < n; r++) {
       Node u = order[r];

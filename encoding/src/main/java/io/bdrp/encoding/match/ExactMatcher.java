@@ -2,6 +2,7 @@ package io.bdrp.encoding.match;
 
 import io.bdrp.encoding.Conjunction;
 import io.bdrp.encoding.Constraint;
+import io.bdrp.encoding.Limits;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import java.util.Arrays;
@@ -18,18 +19,18 @@ import java.util.function.IntConsumer;
  * distinct constraint gets an id; equal constraints of different conjunctions and hosts share one.
  * Every conjunction of every host gets an id, knows its size and its host, and is listed under each
  * of its constraints. For each attribute of the message, the index of that attribute name yields
- * the constraints the value satisfies (binary searches over sorted operands, hash lookups, trie
- * walks and an Aho–Corasick scan: see {@code NameIndex}); each satisfied constraint increments the
- * counters of the conjunctions listing it, and a conjunction whose counter reaches its size matches
- * its host. Hosts already matched are skipped. Counters are not cleared between messages: each one
- * carries the number of the message that last wrote it (an epoch stamp), and a stale stamp means
- * zero.
+ * the constraints the value satisfies (one binary search in a table of precomputed answers per
+ * interval for the ordered operators, hash lookups, trie walks and an Aho–Corasick scan: see {@code
+ * NameIndex}); each satisfied constraint increments the counters of the conjunctions listing it,
+ * and a conjunction whose counter reaches its size matches its host. Hosts already matched are
+ * skipped. Counters are not cleared between messages: each one carries the number of the message
+ * that last wrote it (an epoch stamp), and a stale stamp means zero.
  *
  * <p><b>Changes</b> are incremental: {@link #put} and {@link #remove} touch only the host's own
  * conjunctions and the constraints they use; a constraint leaves the index when its last
- * conjunction goes. Sorted operand arrays and Aho–Corasick links of an attribute name are rebuilt
- * at the first match after a change to that name. Freed host slots, conjunction ids and constraint
- * ids are reused.
+ * conjunction goes. Sorted operand arrays, interval tables, compiled tries and Aho–Corasick links
+ * of an attribute name are rebuilt at the first match after a change to that name. Freed host
+ * slots, conjunction ids and constraint ids are reused.
  *
  * <p><b>Allocation.</b> After warm-up (every attribute name changed since the last match has been
  * seen once), {@link #match(Message, IntConsumer)} allocates nothing.
@@ -71,10 +72,12 @@ public final class ExactMatcher {
 
   // Conjunctions, indexed by conjunction id.
   private final IdPool conjIds = new IdPool();
-  // Conjunction c is two ints: conjState[2c] = epoch << 8 | satisfied count in that message,
-  // conjState[2c + 1] = host slot << 7 | size. Eight bytes a conjunction keep the counters of a
-  // large router in the core's L2 cache, which is what the counting loop waits on.
-  private int[] conjState = new int[32];
+  // conjCount[c] = epoch << 8 | number of constraints of conjunction c satisfied in that message.
+  // Its size travels with every reference to it (see constraintHead) and its host slot, read
+  // only when it completes, lives apart in conjSlot: four bytes a conjunction keep the counters
+  // of a large router in the core's L2 cache, which is what the counting loop waits on.
+  private int[] conjCount = new int[16];
+  private int[] conjSlot = new int[16];
   private int[][] conjConstraints = new int[16][];
   // conjPositions[c][k]: where conjunction c sits in the list of its k-th constraint, so that
   // removal from that list is a swap with its last element.
@@ -83,11 +86,14 @@ public final class ExactMatcher {
   // Constraints, indexed by constraint id.
   private final IdPool constraintPool = new IdPool();
   private Constraint[] constraints = new Constraint[16];
+  // constraintConjs[id]: the entries of the conjunctions listing constraint id, an entry being
+  // conjunction id << 7 | its size, so that counting needs no second read to know when a
+  // conjunction is complete.
   private int[][] constraintConjs = new int[16][];
   private int[] constraintConjCount = new int[16];
-  // constraintHead[id]: the only conjunction that lists constraint id (>= 0), or the complement
-  // (~n) of the number of conjunctions in constraintConjs[id]. Most constraints belong to one
-  // conjunction, so counting them reads one int and skips the list object.
+  // constraintHead[id]: the entry of the only conjunction that lists constraint id (>= 0), or the
+  // complement (~n) of the number of entries in constraintConjs[id]. Most constraints belong to
+  // one conjunction, so counting them reads one int and skips the list object.
   private int[] constraintHead = new int[16];
   private int[] constraintEpoch = new int[16];
 
@@ -97,13 +103,32 @@ public final class ExactMatcher {
   private int matchedCount;
   private boolean matching;
 
+  // Scratch for match(Message, IntConsumer): the name slot of each attribute of the message.
+  private final int[] attributeSlots = new int[Limits.MAX_ATTRIBUTES];
+
   // Scratch for match(Message).
   private int[] collected = new int[16];
   private int collectedCount;
   private final IntConsumer collector = this::collect;
 
+  // False only in tests: no interval tables nor compiled string equality, so that every name takes
+  // the paths through each constraint's list (and the per-operator searches of a name whose
+  // interval table would be too large).
+  private final boolean intervalTables;
+
   /** An empty matcher. */
-  public ExactMatcher() {}
+  public ExactMatcher() {
+    this(true);
+  }
+
+  /**
+   * An empty matcher; {@code intervalTables} false makes every name search each operator's sorted
+   * operands, the path taken when an interval table would be too large, and count string equality
+   * through each constraint's list (for tests).
+   */
+  ExactMatcher(boolean intervalTables) {
+    this.intervalTables = intervalTables;
+  }
 
   /**
    * Sets the predicate of {@code host}, replacing the one it had; {@link Predicate#NONE} removes
@@ -111,6 +136,8 @@ public final class ExactMatcher {
    *
    * @throws IllegalArgumentException if {@code host} is negative
    * @throws NullPointerException if {@code p} is null
+   * @throws IllegalStateException if the matcher would hold more than 2^24 hosts or 2^24
+   *     conjunctions
    */
   public void put(int host, Predicate p) {
     checkIdle();
@@ -125,6 +152,11 @@ public final class ExactMatcher {
     HostEntry e = hosts.get(host);
     if (e != null && e.predicate.equals(p)) {
       return;
+    }
+    if ((long) conjIds.live() + p.size() > MAX_CONJUNCTIONS) {
+      // Checked before any change: the new conjunctions are added before the old ones go.
+      throw new IllegalStateException(
+          "an exact matcher holds at most " + MAX_CONJUNCTIONS + " conjunctions");
     }
     int slot;
     if (e != null) {
@@ -214,11 +246,17 @@ public final class ExactMatcher {
       matchedCount = 0;
       int live = hosts.size();
       int n = m.size();
+      int[] found = attributeSlots;
+      // Every name first, then every value: the names of a message just received are rarely in
+      // the cache, and looking them up back to back lets the processor wait for several misses
+      // at once instead of one per attribute between the much longer collects.
+      for (int i = 0; i < n; i++) {
+        found[i] = nameSlots.get(m.name(i));
+      }
       for (int i = 0; i < n && matchedCount < live; i++) {
-        int slot = nameSlots.get(m.name(i));
+        int slot = found[i];
         if (slot >= 0) {
-          NameIndex index = nameIndexes[slot];
-          index.collect(m.value(i), this);
+          nameIndexes[slot].collect(m.value(i), this);
         }
       }
     } finally {
@@ -253,9 +291,7 @@ public final class ExactMatcher {
     if (epoch == MAX_EPOCH) {
       // Stamps from 2^23 messages ago could look current again: start over from clean arrays.
       Arrays.fill(slotEpoch, 0);
-      for (int c = 0; c < conjState.length; c += 2) {
-        conjState[c] = 0;
-      }
+      Arrays.fill(conjCount, 0);
       Arrays.fill(constraintEpoch, 0);
       epoch = 0;
     }
@@ -279,17 +315,19 @@ public final class ExactMatcher {
     }
   }
 
-  /** One more satisfied constraint for conjunction c; reports its host when c is complete. */
-  private void count(int c) {
-    int[] cs = conjState;
+  /**
+   * One more satisfied constraint for the conjunction of {@code entry} (id << 7 | size); reports
+   * its host when the conjunction is complete.
+   */
+  void count(int entry) {
+    int[] counts = conjCount;
     int e = epoch;
-    int r = c << 1;
-    int state = cs[r];
+    int c = entry >>> 7;
+    int state = counts[c];
     int n = (state >>> 8) == e ? (state & 0xFF) + 1 : 1;
-    cs[r] = e << 8 | n;
-    int meta = cs[r + 1];
-    if (n == (meta & 0x7F)) {
-      int slot = meta >>> 7;
+    counts[c] = e << 8 | n;
+    if (n == (entry & 0x7F)) {
+      int slot = conjSlot[c];
       // The host is looked at only when a conjunction completes, not on every count.
       if (slotEpoch[slot] != e) {
         slotEpoch[slot] = e;
@@ -297,6 +335,28 @@ public final class ExactMatcher {
         sink.accept(slotHost[slot]);
       }
     }
+  }
+
+  /** The conjunctions of each constraint, as entries, for the interval tables. */
+  final Entries entries =
+      new Entries() {
+        @Override
+        public int count(int id) {
+          return constraintConjCount[id];
+        }
+
+        @Override
+        public int get(int id, int j) {
+          return constraintConjs[id][j];
+        }
+      };
+
+  /**
+   * Tells the index of constraint {@code id}'s name that the conjunctions listing it changed, so
+   * that tables holding them are rebuilt before the next match.
+   */
+  private void conjunctionsChanged(int id) {
+    nameIndexes[nameSlots.get(constraints[id].name())].conjunctionsChanged(constraints[id]);
   }
 
   /**
@@ -315,20 +375,22 @@ public final class ExactMatcher {
     int c = conjIds.allocate();
     if (c >= conjConstraints.length) {
       int cap = 2 * conjConstraints.length;
-      conjState = Arrays.copyOf(conjState, cap * 2);
+      conjCount = Arrays.copyOf(conjCount, cap);
+      conjSlot = Arrays.copyOf(conjSlot, cap);
       conjConstraints = Arrays.copyOf(conjConstraints, cap);
       conjPositions = Arrays.copyOf(conjPositions, cap);
     }
     int n = conj.size();
+    int entry = c << 7 | n; // n <= Limits.MAX_CONSTRAINTS = 64 < 128; c < MAX_CONJUNCTIONS
     int[] ks = new int[n];
     int[] positions = new int[n];
     for (int k = 0; k < n; k++) {
       int id = intern(conj.get(k));
       ks[k] = id;
-      positions[k] = append(id, c);
+      positions[k] = append(id, entry);
     }
-    conjState[2 * c] = 0;
-    conjState[2 * c + 1] = slot << 7 | n; // n <= Limits.MAX_CONSTRAINTS = 64 < 128
+    conjCount[c] = 0;
+    conjSlot[c] = slot;
     conjConstraints[c] = ks;
     conjPositions[c] = positions;
     return c;
@@ -342,10 +404,11 @@ public final class ExactMatcher {
       int[] list = constraintConjs[id];
       int last = --constraintConjCount[id];
       int at = positions[k];
-      int moved = list[last];
+      int movedEntry = list[last];
+      int moved = movedEntry >>> 7;
       if (moved != c) {
         // Swap the last conjunction of the list into the freed place and tell it where it went.
-        list[at] = moved;
+        list[at] = movedEntry;
         int[] movedKs = conjConstraints[moved];
         for (int j = 0; j < movedKs.length; j++) {
           if (movedKs[j] == id) {
@@ -357,6 +420,7 @@ public final class ExactMatcher {
       if (last == 0) {
         unintern(id);
       } else {
+        conjunctionsChanged(id);
         constraintHead[id] = last == 1 ? list[0] : ~last;
         if (list.length > 16 && last < list.length / 4) {
           constraintConjs[id] = Arrays.copyOf(list, list.length / 2);
@@ -395,7 +459,7 @@ public final class ExactMatcher {
       if (slot >= nameIndexes.length) {
         nameIndexes = Arrays.copyOf(nameIndexes, 2 * nameIndexes.length);
       }
-      nameIndexes[slot] = new NameIndex();
+      nameIndexes[slot] = new NameIndex(intervalTables);
       nameSlots.put(k.name(), slot);
     }
     nameIndexes[slot].add(k, id);
@@ -418,17 +482,20 @@ public final class ExactMatcher {
     constraintPool.release(id);
   }
 
-  /** Appends conjunction {@code c} to the list of constraint {@code id}; returns its position. */
-  private int append(int id, int c) {
+  /**
+   * Appends the entry of a conjunction to the list of constraint {@code id}; returns its position.
+   */
+  private int append(int id, int entry) {
     int[] list = constraintConjs[id];
     int n = constraintConjCount[id];
     if (n == list.length) {
       list = Arrays.copyOf(list, 2 * n);
       constraintConjs[id] = list;
     }
-    list[n] = c;
+    list[n] = entry;
     constraintConjCount[id] = n + 1;
-    constraintHead[id] = n == 0 ? c : ~(n + 1);
+    constraintHead[id] = n == 0 ? entry : ~(n + 1);
+    conjunctionsChanged(id);
     return n;
   }
 
@@ -442,11 +509,26 @@ public final class ExactMatcher {
     return constraintPool.limit();
   }
 
-  /** Most hosts one matcher holds: a conjunction record keeps the host slot in 24 bits. */
+  /** Most hosts one matcher holds (each has a conjunction, see {@link #MAX_CONJUNCTIONS}). */
   static final int MAX_HOSTS = 1 << 24;
+
+  /**
+   * Most conjunctions one matcher holds, over all hosts: an entry keeps the conjunction id in 24
+   * bits above its size, and stays non-negative.
+   */
+  static final int MAX_CONJUNCTIONS = 1 << 24;
 
   /** Largest message number; after it the stamps are cleared (they keep 24 bits of it). */
   static final int MAX_EPOCH = (1 << 23) - 1;
+
+  /**
+   * The interval table of the numeric constraints on {@code name} as the next match would use it
+   * (null when there is none or it passed its cap), for tests.
+   */
+  IntervalTable numberTableForTest(String name) {
+    int slot = nameSlots.get(name);
+    return slot < 0 ? null : nameIndexes[slot].numberTable(this);
+  }
 
   /** Jumps the message counter, so that tests can cross its wrap-around. */
   void setEpochForTest(int value) {

@@ -14,16 +14,21 @@ import io.bdrp.encoding.ValueType;
  *   <li>{@code exists}: one id, reported for a value of any type;
  *   <li>booleans: one id for {@code = true}, one for {@code = false} ({@code !=} on booleans is
  *       canonicalised to {@code =});
- *   <li>numbers and strings, {@code = != < <= > >=}: sorted operands ({@link SortedOperands}); the
- *       satisfied ones are contiguous ranges; string equality is an open-addressing table lookup
- *       ({@link StringIntMap}) instead;
+ *   <li>numbers and strings, {@code = != < <= > >=}: one binary search for the value's interval
+ *       among all their operands, whose precomputed list holds every satisfied constraint ({@link
+ *       IntervalTable}); when that table would be too large, one search per operator in its sorted
+ *       operands ({@link SortedOperands}), where the satisfied ones are contiguous ranges. String
+ *       equality is an open-addressing table lookup ({@link StringIntMap}) instead;
  *   <li>{@code prefix} and {@code suffix}: tries walked along the value from the front or the back;
  *   <li>{@code contains}: an Aho–Corasick automaton run once over the value.
  * </ul>
  *
  * The three tries are compiled into flat tables ({@link CharTrie.Table}) at the first match after a
  * change, so that a step is one array read; a trie whose table would be too large is walked as it
- * is.
+ * is. Interval tables and compact trie tables hold the entries of the conjunctions listing each
+ * constraint ({@link Entries}) and count them directly, without the matcher's per-constraint lists;
+ * they are rebuilt also when a conjunction joins or leaves one of their constraints ({@link
+ * #conjunctionsChanged}).
  *
  * <p>A constraint whose operand is of another type family than the value is never reported. Owned
  * by the thread that owns the {@link ExactMatcher}.
@@ -43,6 +48,14 @@ final class NameIndex {
   private final SortedOperands[] numbers = new SortedOperands[6];
   private final SortedOperands[] strings = new SortedOperands[6]; // EQ unused: see stringEq
   private StringIntMap stringEq;
+
+  // String equality compiled for matching: each operand maps to where its conjunctions' entries
+  // start in eqEntries (their number, then the entries), so that a hit counts them without the
+  // matcher's per-constraint lists; rebuilt at the first match after a change, null when tables
+  // are off (tests) or there is no operand.
+  private StringIntMap eqCompiled;
+  private int[] eqEntries;
+  private boolean eqDirty;
   private CharTrie prefixes;
   private CharTrie suffixes;
   private CharTrie contains;
@@ -50,11 +63,32 @@ final class NameIndex {
   /** True when sorted arrays or automaton links must be rebuilt before the next lookup. */
   private boolean dirty;
 
+  /** True when the numeric (string) ordered operands changed since their table was built. */
+  private boolean numbersDirty;
+
+  private boolean stringsDirty;
+
+  /** True when a trie changed since it was compiled. */
+  private boolean triesDirty;
+
+  // Interval tables of the ordered operators, rebuilt at the first match after a change; null
+  // when there are no such constraints or the table would be too large, in which case each
+  // operator's sorted operands are searched.
+  private IntervalTable numberTable;
+  private IntervalTable stringTable;
+
   // Compiled copies of the tries, rebuilt at the first match after a change; null when a trie
   // is empty or too large to compile, in which case the trie itself is walked.
   private CharTrie.Table prefixTable;
   private CharTrie.Table suffixTable;
   private CharTrie.Table containsTable;
+
+  /** False when interval tables are never built (for tests of the path without them). */
+  private final boolean intervalTables;
+
+  NameIndex(boolean intervalTables) {
+    this.intervalTables = intervalTables;
+  }
 
   /** Number of constraints indexed here. */
   int size() {
@@ -85,6 +119,7 @@ final class NameIndex {
         }
         numbers[slot].add(v, id);
         dirty = true;
+        numbersDirty = true;
       }
       case STRING -> {
         String s = v.asString();
@@ -94,6 +129,8 @@ final class NameIndex {
               stringEq = new StringIntMap();
             }
             stringEq.put(s, id);
+            dirty = true;
+            eqDirty = true;
           }
           case PREFIX -> {
             if (prefixes == null) {
@@ -101,6 +138,7 @@ final class NameIndex {
             }
             prefixes.put(s, id);
             dirty = true;
+            triesDirty = true;
           }
           case SUFFIX -> {
             if (suffixes == null) {
@@ -108,6 +146,7 @@ final class NameIndex {
             }
             suffixes.put(s, id);
             dirty = true;
+            triesDirty = true;
           }
           case CONTAINS -> {
             if (contains == null) {
@@ -115,6 +154,7 @@ final class NameIndex {
             }
             contains.put(s, id);
             dirty = true;
+            triesDirty = true;
           }
           default -> {
             int slot = slot(op);
@@ -123,6 +163,7 @@ final class NameIndex {
             }
             strings[slot].add(v, id);
             dirty = true;
+            stringsDirty = true;
           }
         }
       }
@@ -148,26 +189,35 @@ final class NameIndex {
       case INTEGER, DOUBLE -> {
         numbers[slot(op)].remove(v);
         dirty = true;
+        numbersDirty = true;
       }
       case STRING -> {
         String s = v.asString();
         switch (op) {
-          case EQ -> stringEq.remove(s);
+          case EQ -> {
+            stringEq.remove(s);
+            dirty = true;
+            eqDirty = true;
+          }
           case PREFIX -> {
             prefixes.remove(s);
             dirty = true;
+            triesDirty = true;
           }
           case SUFFIX -> {
             suffixes.remove(s);
             dirty = true;
+            triesDirty = true;
           }
           case CONTAINS -> {
             contains.remove(s);
             dirty = true;
+            triesDirty = true;
           }
           default -> {
             strings[slot(op)].remove(v);
             dirty = true;
+            stringsDirty = true;
           }
         }
       }
@@ -193,7 +243,7 @@ final class NameIndex {
   }
 
   /** Rebuilds whatever lags behind the latest changes; allocates only after a change. */
-  private void refresh() {
+  private void refresh(Entries entries) {
     for (int i = 0; i < 6; i++) {
       if (numbers[i] != null && numbers[i].dirty) {
         numbers[i].flatten();
@@ -205,16 +255,84 @@ final class NameIndex {
     if (contains != null && contains.linksDirty) {
       contains.link();
     }
-    prefixTable = prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false);
-    suffixTable = suffixes == null || suffixes.isEmpty() ? null : suffixes.compile(false);
-    containsTable = contains == null || contains.isEmpty() ? null : contains.compile(true);
+    if (numbersDirty) {
+      numberTable = intervalTables ? table(numbers, ValueType.INTEGER, entries) : null;
+      numbersDirty = false;
+    }
+    if (stringsDirty) {
+      stringTable = intervalTables ? table(strings, ValueType.STRING, entries) : null;
+      stringsDirty = false;
+    }
+    if (eqDirty) {
+      compileEq(entries);
+      eqDirty = false;
+    }
+    if (triesDirty) {
+      prefixTable =
+          prefixes == null || prefixes.isEmpty() ? null : prefixes.compile(false, entries);
+      suffixTable =
+          suffixes == null || suffixes.isEmpty() ? null : suffixes.compile(false, entries);
+      containsTable =
+          contains == null || contains.isEmpty() ? null : contains.compile(true, entries);
+      triesDirty = false;
+    }
     dirty = false;
+  }
+
+  /**
+   * The interval table of one family's ordered operators, or null when they have no constraint or
+   * the table would pass its cap ({@link IntervalTable#MAX_COPIES_PER_ENTRY} copies of each entry
+   * on average, plus {@link IntervalTable#SLACK_ENTRIES}).
+   */
+  private static IntervalTable table(SortedOperands[] ops, ValueType family, Entries entries) {
+    long n = 0;
+    for (SortedOperands s : ops) {
+      for (int i = 0; s != null && i < s.size; i++) {
+        n += entries.count(s.ids[i]);
+      }
+    }
+    if (n == 0) {
+      return null;
+    }
+    return IntervalTable.build(
+        ops, family, entries, n * IntervalTable.MAX_COPIES_PER_ENTRY + IntervalTable.SLACK_ENTRIES);
+  }
+
+  /**
+   * The conjunctions listing constraint {@code k} (indexed here) changed: an interval table holding
+   * them must be rebuilt.
+   */
+  void conjunctionsChanged(Constraint k) {
+    Op op = k.op();
+    ValueType t = op == Op.EXISTS ? null : k.value().type();
+    if (t == ValueType.INTEGER || t == ValueType.DOUBLE) {
+      numbersDirty = true; // every numeric operator is in the table
+      dirty = true;
+    } else if (t == ValueType.STRING && op == Op.EQ) {
+      eqDirty = true;
+      dirty = true;
+    } else if (t == ValueType.STRING
+        && (op == Op.NE || op == Op.LT || op == Op.LE || op == Op.GT || op == Op.GE)) {
+      stringsDirty = true;
+      dirty = true;
+    } else if (op == Op.PREFIX || op == Op.SUFFIX || op == Op.CONTAINS) {
+      triesDirty = true; // compact tables hold the entries
+      dirty = true;
+    }
+  }
+
+  /** The current interval table of the numeric operators (null if none), for tests. */
+  IntervalTable numberTable(ExactMatcher m) {
+    if (dirty) {
+      refresh(m.entries);
+    }
+    return numberTable;
   }
 
   /** Reports to {@code m} every constraint that {@code v} satisfies. Allocates nothing. */
   void collect(Value v, ExactMatcher m) {
     if (dirty) {
-      refresh();
+      refresh(m.entries);
     }
     if (existsId >= 0) {
       m.satisfied(existsId);
@@ -227,20 +345,61 @@ final class NameIndex {
       if (id >= 0) {
         m.satisfied(id);
       }
+    } else if (numberTable != null) {
+      numberTable.report(v, m);
     } else {
       collectOrdered(numbers, v, m);
     }
   }
 
+  /** Rebuilds {@link #eqCompiled} and {@link #eqEntries} from {@link #stringEq}. */
+  private void compileEq(Entries entries) {
+    if (!intervalTables || stringEq == null || stringEq.size() == 0) {
+      eqCompiled = null;
+      eqEntries = null;
+      return;
+    }
+    int[] size = {0};
+    stringEq.forEach((s, id) -> size[0] += 1 + entries.count(id));
+    int[] pool = new int[size[0]];
+    StringIntMap compiled = new StringIntMap();
+    int[] at = {0};
+    stringEq.forEach(
+        (s, id) -> {
+          int n = entries.count(id);
+          compiled.put(s, at[0]);
+          pool[at[0]] = n;
+          for (int j = 0; j < n; j++) {
+            pool[at[0] + 1 + j] = entries.get(id, j);
+          }
+          at[0] += 1 + n;
+        });
+    eqCompiled = compiled;
+    eqEntries = pool;
+  }
+
   private void collectString(Value v, ExactMatcher m) {
     String s = v.asString();
-    if (stringEq != null) {
+    if (eqCompiled != null) {
+      int e = eqCompiled.get(s);
+      if (e >= 0) {
+        int[] pool = eqEntries;
+        // The operand's conjunctions, in one run of the pool: no constraint list to follow.
+        for (int j = e + 1, end = j + pool[e]; j < end; j++) {
+          m.count(pool[j]);
+        }
+      }
+    } else if (stringEq != null) {
       int id = stringEq.get(s);
       if (id >= 0) {
         m.satisfied(id);
       }
     }
-    collectOrdered(strings, v, m);
+    if (stringTable != null) {
+      stringTable.report(v, m);
+    } else {
+      collectOrdered(strings, v, m);
+    }
     if (prefixTable != null) {
       walk(prefixTable, s, false, m);
     } else if (prefixes != null) {
@@ -280,6 +439,10 @@ final class NameIndex {
    * constraint of every row passed: each is an operand that {@code s} starts (ends) with.
    */
   private static void walk(CharTrie.Table t, String s, boolean fromEnd, ExactMatcher m) {
+    if (t.compact) {
+      walkCompact(t, s, fromEnd, m);
+      return;
+    }
     int[] rows = t.rows;
     int at = 0;
     int len = s.length();
@@ -298,11 +461,43 @@ final class NameIndex {
     }
   }
 
+  /** {@link #walk} over a compact table: the child of a column is found by its rank in the mask. */
+  private static void walkCompact(CharTrie.Table t, String s, boolean fromEnd, ExactMatcher m) {
+    int[] rows = t.rows;
+    int stride = t.stride;
+    int at = 0;
+    int len = s.length();
+    int[] pool = t.entries;
+    for (int i = 0; ; i++) {
+      int e = rows[at + CharTrie.Table.ID];
+      if (e >= 0) {
+        // The operand's conjunctions, counted straight from the table's pool.
+        for (int j = e + 2, end = j + pool[e + 1]; j < end; j++) {
+          m.count(pool[j]);
+        }
+      }
+      if (i == len) {
+        return;
+      }
+      int col = t.column(s.charAt(fromEnd ? len - 1 - i : i));
+      int mask = rows[at + CharTrie.Table.MASK];
+      int bit = 1 << (col - 1);
+      if (col == 0 || (mask & bit) == 0) {
+        return;
+      }
+      at = rows[at + CharTrie.Table.FIRST] + Integer.bitCount(mask & (bit - 1)) * stride;
+    }
+  }
+
   /**
    * Runs the compiled {@code contains} automaton over {@code s}: after each character, the row's
    * own operand and those on its output chain occur in {@code s}; each constraint counts once.
    */
   private static void scan(CharTrie.Table t, String s, ExactMatcher m) {
+    if (t.compact) {
+      scanCompact(t, s, m);
+      return;
+    }
     int[] rows = t.rows;
     if (rows[CharTrie.Table.ID] >= 0) {
       m.satisfied(rows[CharTrie.Table.ID]); // contains "" holds on every string
@@ -316,6 +511,52 @@ final class NameIndex {
         m.satisfied(rows[hit + CharTrie.Table.ID]);
         hit = rows[hit + CharTrie.Table.OUT];
       }
+    }
+  }
+
+  /**
+   * {@link #scan} over a compact table: a character without a child follows failure rows until one
+   * has it or the root is reached, as the object automaton does ({@link #collectContains}).
+   */
+  private static void scanCompact(CharTrie.Table t, String s, ExactMatcher m) {
+    int[] rows = t.rows;
+    int[] pool = t.entries;
+    int stride = t.stride;
+    if (rows[CharTrie.Table.ID] >= 0) {
+      countAll(pool, rows[CharTrie.Table.ID], m); // contains "" holds on every string
+    }
+    int at = 0;
+    for (int i = 0, len = s.length(); i < len; i++) {
+      int col = t.column(s.charAt(i));
+      if (col == 0) {
+        at = 0; // no operand holds this character
+      } else {
+        int bit = 1 << (col - 1);
+        while (true) {
+          int mask = rows[at + CharTrie.Table.MASK];
+          if ((mask & bit) != 0) {
+            at = rows[at + CharTrie.Table.FIRST] + Integer.bitCount(mask & (bit - 1)) * stride;
+            break;
+          }
+          if (at == 0) {
+            break;
+          }
+          at = rows[at + CharTrie.Table.FAIL];
+        }
+      }
+      int hit =
+          at != 0 && rows[at + CharTrie.Table.ID] >= 0 ? at : rows[at + CharTrie.Table.COMPACT_OUT];
+      while (hit >= 0 && m.firstTime(pool[rows[hit + CharTrie.Table.ID]])) {
+        countAll(pool, rows[hit + CharTrie.Table.ID], m);
+        hit = rows[hit + CharTrie.Table.COMPACT_OUT];
+      }
+    }
+  }
+
+  /** Counts the conjunctions of the operand at {@code e} in a compact table's entry pool. */
+  private static void countAll(int[] pool, int e, ExactMatcher m) {
+    for (int j = e + 2, end = j + pool[e + 1]; j < end; j++) {
+      m.count(pool[j]);
     }
   }
 

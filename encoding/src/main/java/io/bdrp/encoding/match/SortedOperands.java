@@ -11,11 +11,12 @@ import java.util.TreeMap;
  * or strings), sorted so that the operands a message value satisfies form one or two contiguous
  * ranges found by binary search.
  *
- * <p>Changes go to a tree map (O(log n) each); the sorted arrays read by the match loop are rebuilt
- * from it by {@link #flatten()} at the first match after a change, so a batch of changes costs one
- * rebuild. Operands are canonical ({@link Value#canonical()}), so no two are numerically equal and
- * {@link Value#compareTo} orders them strictly: numbers numerically and exactly, strings by code
- * point. Owned by the thread that owns the {@link ExactMatcher}.
+ * <p>Changes go to a tree map (O(log n) each); the sorted arrays are rebuilt from it by {@link
+ * #flatten()} at the first match after a change, so a batch of changes costs one rebuild. The match
+ * loop searches them only for a name without an {@link IntervalTable} (one too large); otherwise
+ * they are what that table is built from. Operands are canonical ({@link Value#canonical()}), so no
+ * two are numerically equal and {@link Value#compareTo} orders them strictly: numbers numerically
+ * and exactly, strings by code point. Owned by the thread that owns the {@link ExactMatcher}.
  */
 final class SortedOperands {
   private static final Value[] NO_VALUES = new Value[0];

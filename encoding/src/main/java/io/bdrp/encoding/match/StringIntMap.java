@@ -1,6 +1,7 @@
 package io.bdrp.encoding.match;
 
 import java.util.Arrays;
+import java.util.function.ObjIntConsumer;
 
 /**
  * A map from strings to non-negative ints with open addressing and linear probing, for the lookups
@@ -53,6 +54,15 @@ final class StringIntMap {
     hashes[i] = h;
     values[i] = value;
     size++;
+  }
+
+  /** Calls {@code action} with each key and its value, in no particular order. */
+  void forEach(ObjIntConsumer<String> action) {
+    for (int i = 0; i < keys.length; i++) {
+      if (keys[i] != null) {
+        action.accept(keys[i], values[i]);
+      }
+    }
   }
 
   /** Removes {@code key} if present. */

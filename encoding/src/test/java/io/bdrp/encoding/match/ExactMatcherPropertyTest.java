@@ -51,7 +51,9 @@ class ExactMatcherPropertyTest {
   void matcherAgreesWithTheReferenceEvaluator(@ForAll long seed) {
     RandomModel r = new RandomModel(seed);
     Random random = r.random();
-    ExactMatcher matcher = new ExactMatcher();
+    // Half the tries without interval tables: the per-operator searches a name falls back to
+    // when its table would be too large.
+    ExactMatcher matcher = new ExactMatcher((seed & 1) == 0);
     TreeMap<Integer, Predicate> model = new TreeMap<>();
     for (int round = 0; round < 6; round++) {
       int changes = 1 + random.nextInt(6);
