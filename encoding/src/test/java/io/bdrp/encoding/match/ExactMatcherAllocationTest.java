@@ -1,6 +1,5 @@
 package io.bdrp.encoding.match;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.Constraint;
@@ -17,6 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /** After warm-up, {@link ExactMatcher#match(Message, IntConsumer)} allocates nothing. */
 class ExactMatcherAllocationTest {
+  /** Bytes a measured loop may allocate once, whatever its length: less than 16 per call. */
+  private static final long ONE_OFF = 4_096;
 
   /** A sink that only counts, so that the measured loop itself allocates nothing. */
   private static final class CountingSink implements IntConsumer {
@@ -63,15 +64,13 @@ class ExactMatcherAllocationTest {
     mx.setThreadAllocatedMemoryEnabled(true);
     long thread = Thread.currentThread().threadId();
 
-    // Reading the counter may itself cost a few bytes; measure that fixed cost with two reads in a
-    // row and allow exactly it. Whatever match allocated would come on top of it and grow with
-    // the number of calls, so the test also runs two loops of different lengths.
-    long r0 = mx.getThreadAllocatedBytes(thread);
-    long r1 = mx.getThreadAllocatedBytes(thread);
-    long readCost = r1 - r0;
-
-    long callsBefore = sink.calls;
+    // The claim is that a call allocates nothing, so bytes must not grow with the number of
+    // calls: one object per call would be at least 160,000 bytes over 10,000 calls. A fixed few
+    // hundred bytes can come from the JVM itself while the loop runs (reading the counter,
+    // compiling or re-compiling code and running it interpreted meanwhile); that is allowed,
+    // once per loop, up to ONE_OFF bytes.
     long a0 = mx.getThreadAllocatedBytes(thread);
+    long callsBefore = sink.calls;
     for (int i = 0; i < 10_000; i++) {
       matcher.match(messages[i % messages.length], sink);
     }
@@ -82,7 +81,11 @@ class ExactMatcherAllocationTest {
     long a2 = mx.getThreadAllocatedBytes(thread);
 
     assertTrue(sink.calls > callsBefore, "the measured calls matched some hosts");
-    assertEquals(readCost, a1 - a0, "bytes allocated by 10,000 calls beyond the counter's cost");
-    assertEquals(readCost, a2 - a1, "bytes allocated by 100,000 calls beyond the counter's cost");
+    assertTrue(
+        a1 - a0 <= ONE_OFF,
+        "10,000 calls allocated " + (a1 - a0) + " bytes (allowed " + ONE_OFF + ")");
+    assertTrue(
+        a2 - a1 <= ONE_OFF,
+        "100,000 calls allocated " + (a2 - a1) + " bytes (allowed " + ONE_OFF + ")");
   }
 }
