@@ -391,7 +391,7 @@ public final class DistanceVector {
       sendRoutes(n, neighbours.get(n), List.of(d)); // what it asks for is here already
     } else if (r.hopCount() > 1 && dest.nextHop != n) {
       long now = clock.nowMillis();
-      if (now - dest.lastRequest >= config.helloIntervalMs()) {
+      if (requestDue(dest, now)) {
         dest.lastRequest = now;
         neighbours
             .get(dest.nextHop)
@@ -399,6 +399,11 @@ public final class DistanceVector {
             .send(new SeqnoRequest(self, d, r.epoch(), r.seqno(), r.hopCount() - 1));
       }
     }
+  }
+
+  /** Whether a request for {@code dest} may go out: at most one per hello interval. */
+  private boolean requestDue(Dest dest, long now) {
+    return dest.lastRequest == Long.MIN_VALUE || now - dest.lastRequest >= config.helloIntervalMs();
   }
 
   /** Whether sequence (e1, s1) is older than (e2, s2). */
@@ -492,7 +497,7 @@ public final class DistanceVector {
         routesChanged = true;
         changed.add(d); // retraction
       }
-      if (infeasible && dest.hasFd && now - dest.lastRequest >= config.helloIntervalMs()) {
+      if (infeasible && dest.hasFd && requestDue(dest, now)) {
         dest.lastRequest = now;
         SeqnoRequest req =
             new SeqnoRequest(self, d, dest.fdEpoch, dest.fdSeqno + 1, config.seqnoRequestHops());
