@@ -81,6 +81,14 @@ final class SimCommand implements Callable<Integer> {
   int messages;
 
   @Option(
+      names = "--publishers",
+      defaultValue = "10",
+      description =
+          "Routers the messages are published at, picked at random; each builds its index over"
+              + " every router's filters once (default: ${DEFAULT-VALUE}).")
+  int publishers;
+
+  @Option(
       names = "--limit-s",
       defaultValue = "600",
       description =
@@ -206,8 +214,9 @@ final class SimCommand implements Callable<Integer> {
     long delivered = 0;
     long duplicates = 0;
     long spurious = 0;
+    int[] ingress = rnd.ints(Math.max(1, Math.min(publishers, n)), 0, n).toArray();
     for (int i = 0; i < messages; i++) {
-      int at = rnd.nextInt(n);
+      int at = ingress[rnd.nextInt(ingress.length)];
       Message msg = g.message();
       sim.at(sim.nowMillis() + i * 0.01, () -> sim.publish(at, msg));
     }

@@ -73,16 +73,16 @@ public final class Forwarder {
    * The transit decision for a packet that arrived with destination set {@code d} and hop limit
    * {@code hopLimit}; copies go out with {@code hopLimit - 1}.
    */
-  public void transit(RouteSnapshot s, long[] d, int hopLimit, Partition out) {
-    s.routes().partition(d, hopLimit, out);
+  public void transit(ForwardingTable routes, long[] d, int hopLimit, Partition out) {
+    routes.partition(d, hopLimit, out);
   }
 
   /**
    * The decision for a broadcast packet from {@code source} that arrived from neighbour {@code
    * from} with hop limit {@code hopLimit}.
    */
-  public void broadcast(RouteSnapshot s, int source, int from, int hopLimit, Partition out) {
-    s.routes().broadcast(source, from, hopLimit, out);
+  public void broadcast(ForwardingTable routes, int source, int from, int hopLimit, Partition out) {
+    routes.broadcast(source, from, hopLimit, out);
   }
 
   /** The hop limit that the ingress router writes into a packet. */

@@ -158,19 +158,29 @@ public final class RoutingNode {
     }
   }
 
-  /** The current snapshot for the forwarding path; a new object only after a change. */
+  /**
+   * The current snapshot for the forwarding path, UNICAST and PREDICATES; a new object only after a
+   * change. Building the PREDICATES index costs a pass over every router's filters, so routers that
+   * only relay read {@link #routes()} instead.
+   */
   public RouteSnapshot snapshot() {
-    long r = dv.version();
+    ForwardingTable t = routes();
     long p = predicates.version();
-    if (snapshot == null || r != builtRoutes || p != builtPredicates) {
-      if (table == null || r != builtRoutes) {
-        table = buildTable();
-      }
-      builtRoutes = r;
+    if (snapshot == null || snapshot.routes() != t || p != builtPredicates) {
       builtPredicates = p;
-      snapshot = new RouteSnapshot(table, predicates.index(), ++snapshots);
+      snapshot = new RouteSnapshot(t, predicates.index(), ++snapshots);
     }
     return snapshot;
+  }
+
+  /** The current UNICAST snapshot, all that transit forwarding needs. */
+  public ForwardingTable routes() {
+    long r = dv.version();
+    if (table == null || r != builtRoutes) {
+      table = buildTable();
+      builtRoutes = r;
+    }
+    return table;
   }
 
   private ForwardingTable buildTable() {

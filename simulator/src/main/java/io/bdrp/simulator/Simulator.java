@@ -7,6 +7,7 @@ import io.bdrp.routing.Clock;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.Face;
 import io.bdrp.routing.Forwarder;
+import io.bdrp.routing.ForwardingTable;
 import io.bdrp.routing.Partition;
 import io.bdrp.routing.RouteSnapshot;
 import io.bdrp.routing.RoutingConfig;
@@ -572,7 +573,7 @@ public final class Simulator {
 
   private void receiveData(int r, int from, Data d) {
     RoutingNode node = nodes[r];
-    RouteSnapshot s = node.snapshot();
+    ForwardingTable s = node.routes();
     Forwarder f = forwarders[r];
     Partition p = partitions[r];
     log.received(d.id, r);
