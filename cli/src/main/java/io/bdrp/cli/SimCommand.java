@@ -81,6 +81,13 @@ final class SimCommand implements Callable<Integer> {
   int messages;
 
   @Option(
+      names = "--latency-ms",
+      description =
+          "Latency of every link in milliseconds; without it each link has the delay of its"
+              + " BRITE edge (1 ms where the file gives none).")
+  Double latencyMs;
+
+  @Option(
       names = "--publishers",
       defaultValue = "10",
       description =
@@ -122,10 +129,12 @@ final class SimCommand implements Callable<Integer> {
     Simulator.Options options = Simulator.Options.defaults().withRouting(routing);
     options = new Simulator.Options(routing, bloom.parameters(), 1.0, true, true, options.cost());
     o.printf(
-        "bdrp sim: %d routers, %d links, diameter %d; hello %d ms, update %d ms; Bloom M=%d k=%d%n",
+        "bdrp sim: %d routers, %d links, diameter %d, %s; hello %d ms, update %d ms; Bloom M=%d"
+            + " k=%d%n",
         t.nodeCount(),
         t.edgeCount(),
         t.diameter(),
+        latencyMs == null ? "link delays from the file" : latencyMs + " ms links",
         routing.helloIntervalMs(),
         routing.updateIntervalMs(),
         options.bloom().bits(),
