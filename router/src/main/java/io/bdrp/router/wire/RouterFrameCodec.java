@@ -1,0 +1,302 @@
+package io.bdrp.router.wire;
+
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.encoding.codec.EncodedPredicateCodec;
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.transport.ClientFrameCodec;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.FrameReader;
+import io.bdrp.transport.FrameType;
+import io.bdrp.transport.Frames;
+import io.bdrp.transport.ProtocolException;
+import io.bdrp.transport.SessionFrame;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads and writes the frames of a router link as whole frames over Netty {@link ByteBuf}s, without
+ * a pipeline: {@link RouterHello}, the {@link ControlMessage} records, and the session frames
+ * (ERROR, PING, PONG, BYE, with the client codec's layouts). DATA frames are not records: they are
+ * read and rewritten in place with {@link DataHeader}. Layouts in {@code docs/wire-protocol.md}.
+ *
+ * <pre>
+ *  DV_HELLO          | sender u16 | epoch i64 | echoEpoch i64 |
+ *  ROUTE_UPDATE      | sender u16 | count u16 | count x route (17 bytes) |
+ *    route           | destination u16 | epoch i64 | seqno i32 | metric u16 | flags u8 |
+ *                      flags bit 0: viaReceiver; bits 1..7 reserved, 0
+ *  SEQNO_REQUEST     | sender u16 | destination u16 | epoch i64 | seqno i32 | hopCount u16 |
+ *  PREDICATE_AD      | sender u16 | origin u16 | epoch i64 | seq i64 | EncodedPredicateCodec ... |
+ *  PREDICATE_REQUEST | sender u16 | origin u16 |
+ *  ROUTER_HELLO      | router u16 | epoch i64 | M u16 | k u8 | tokenLen u16 | token |
+ * </pre>
+ *
+ * <p>Router numbers, metrics and hop counts must fit their u16 fields; the encoder refuses others
+ * with {@link IllegalArgumentException}. Stateless and thread-safe; no method retains or releases
+ * the buffers it is given.
+ */
+public final class RouterFrameCodec {
+  /** Bytes of one route in a ROUTE_UPDATE. */
+  public static final int ROUTE_BYTES = 17;
+
+  /** Most routes in one ROUTE_UPDATE (the u16 count). */
+  public static final int MAX_ROUTES = 0xFFFF;
+
+  private static final int VIA_RECEIVER = 0x01;
+
+  private RouterFrameCodec() {}
+
+  /** The frame type that carries {@code m}. */
+  public static FrameType typeOf(ControlMessage m) {
+    return switch (m) {
+      case ControlMessage.Hello h -> FrameType.DV_HELLO;
+      case ControlMessage.RouteUpdate u -> FrameType.ROUTE_UPDATE;
+      case ControlMessage.SeqnoRequest s -> FrameType.SEQNO_REQUEST;
+      case ControlMessage.PredicateAd a -> FrameType.PREDICATE_AD;
+      case ControlMessage.PredicateRequest r -> FrameType.PREDICATE_REQUEST;
+    };
+  }
+
+  /** Exact number of bytes the frame of {@code frame} takes, prefix included. */
+  public static int encodedLength(Object frame) {
+    return Frames.PREFIX_BYTES
+        + switch (frame) {
+          case RouterHello h -> 2 + 8 + 2 + 1 + 2 + h.authToken().length;
+          case ControlMessage.Hello h -> 2 + 8 + 8;
+          case ControlMessage.RouteUpdate u -> 2 + 2 + u.routes().size() * ROUTE_BYTES;
+          case ControlMessage.SeqnoRequest s -> 2 + 2 + 8 + 4 + 2;
+          case ControlMessage.PredicateAd a ->
+              2 + 2 + 8 + 8 + EncodedPredicateCodec.encodedLength(a.predicate());
+          case ControlMessage.PredicateRequest r -> 2 + 2;
+          case SessionFrame s -> ClientFrameCodec.encodedLength(s) - Frames.PREFIX_BYTES;
+          default -> throw new IllegalArgumentException("not a router-link frame: " + frame);
+        };
+  }
+
+  /** The frame in a new buffer from {@code alloc}, which the caller then owns. */
+  public static ByteBuf encode(ByteBufAllocator alloc, Object frame) {
+    ByteBuf out = alloc.buffer(encodedLength(frame));
+    try {
+      encode(frame, out);
+      return out;
+    } catch (RuntimeException e) {
+      out.release();
+      throw e;
+    }
+  }
+
+  /**
+   * Writes a {@link RouterHello}, a {@link ControlMessage} or a {@link SessionFrame} as a whole
+   * frame at the writer index of {@code out}.
+   *
+   * @throws IllegalArgumentException for another object, or a field that does not fit its width
+   */
+  public static void encode(Object frame, ByteBuf out) {
+    int mark = out.writerIndex();
+    try {
+      switch (frame) {
+        case RouterHello h -> {
+          int start = Frames.beginFrame(out, FrameType.ROUTER_HELLO);
+          out.writeShort(h.routerNumber());
+          out.writeLong(h.epoch());
+          out.writeShort(h.bloom().bits());
+          out.writeByte(h.bloom().hashes());
+          byte[] token = h.authToken();
+          out.writeShort(token.length);
+          out.writeBytes(token);
+          Frames.endFrame(out, start);
+        }
+        case ControlMessage m -> {
+          int start = Frames.beginFrame(out, typeOf(m));
+          encodeControlBody(m, out);
+          Frames.endFrame(out, start);
+        }
+        case SessionFrame s -> ClientFrameCodec.encode(s, out);
+        default -> throw new IllegalArgumentException("not a router-link frame: " + frame);
+      }
+    } catch (IllegalArgumentException e) {
+      out.writerIndex(mark);
+      throw e;
+    }
+  }
+
+  private static void encodeControlBody(ControlMessage m, ByteBuf out) {
+    out.writeShort(Frames.checkU16("sender", m.sender()));
+    switch (m) {
+      case ControlMessage.Hello h -> {
+        out.writeLong(h.epoch());
+        out.writeLong(h.echoEpoch());
+      }
+      case ControlMessage.RouteUpdate u -> {
+        if (u.routes().size() > MAX_ROUTES) {
+          throw new IllegalArgumentException(
+              "route update has " + u.routes().size() + " routes, more than " + MAX_ROUTES);
+        }
+        out.writeShort(u.routes().size());
+        for (ControlMessage.Route r : u.routes()) {
+          out.writeShort(Frames.checkU16("destination", r.destination()));
+          out.writeLong(r.epoch());
+          out.writeInt(r.seqno());
+          out.writeShort(r.metric());
+          out.writeByte(r.viaReceiver() ? VIA_RECEIVER : 0);
+        }
+      }
+      case ControlMessage.SeqnoRequest s -> {
+        out.writeShort(Frames.checkU16("destination", s.destination()));
+        out.writeLong(s.epoch());
+        out.writeInt(s.seqno());
+        out.writeShort(Frames.checkU16("hopCount", s.hopCount()));
+      }
+      case ControlMessage.PredicateAd a -> {
+        out.writeShort(Frames.checkU16("origin", a.origin()));
+        out.writeLong(a.epoch());
+        out.writeLong(a.seq());
+        Frames.writeVia(
+            out,
+            a.predicate(),
+            EncodedPredicateCodec.encodedLength(a.predicate()),
+            EncodedPredicateCodec::encode);
+      }
+      case ControlMessage.PredicateRequest r ->
+          out.writeShort(Frames.checkU16("origin", r.origin()));
+    }
+  }
+
+  /**
+   * The router-link frame type with this number.
+   *
+   * @throws ProtocolException {@link ErrorCode#UNKNOWN_TYPE} for a number that names no frame,
+   *     {@link ErrorCode#PROTOCOL_VIOLATION} for a frame of client sessions only
+   */
+  public static FrameType routerType(int number) {
+    FrameType type = FrameType.fromNumber(number);
+    if (type == null) {
+      throw new ProtocolException(ErrorCode.UNKNOWN_TYPE, "unknown frame type " + number);
+    }
+    return switch (type) {
+      case ERROR, PING, PONG, BYE -> type;
+      default -> {
+        if (type.number() < FrameType.ROUTER_HELLO.number()) {
+          throw new ProtocolException(
+              ErrorCode.PROTOCOL_VIOLATION, type + " is a client-session frame, not a router one");
+        }
+        yield type;
+      }
+    };
+  }
+
+  /**
+   * Reads one whole frame that fills {@code frame} (reader to writer index) and is not DATA: a
+   * {@link RouterHello}, a {@link ControlMessage} or a {@link SessionFrame}.
+   *
+   * @param maxFrameBytes largest accepted value of the length field
+   * @param expected the network's Bloom parameters; a PREDICATE_AD with others is refused with
+   *     {@link ErrorCode#INCOMPATIBLE_PEER}. Null accepts any.
+   * @throws ProtocolException if it is not a valid router-link control frame
+   */
+  public static Object decode(ByteBuf frame, int maxFrameBytes, BloomParameters expected) {
+    int number = Frames.openFrame(frame, maxFrameBytes);
+    FrameType type = routerType(number);
+    if (type == FrameType.DATA) {
+      throw new ProtocolException(
+          ErrorCode.PROTOCOL_VIOLATION, "DATA is read with DataHeader, not decoded as a record");
+    }
+    return decodeBody(type, frame, expected);
+  }
+
+  /** As {@link #decode(ByteBuf, int, BloomParameters)} with the default limits. */
+  public static Object decode(ByteBuf frame) {
+    return decode(frame, Frames.DEFAULT_MAX_FRAME_BYTES, null);
+  }
+
+  /** Reads the body of a non-DATA router-link frame of a known type; it must fill {@code body}. */
+  public static Object decodeBody(FrameType type, ByteBuf body, BloomParameters expected) {
+    FrameReader r = new FrameReader(body, type);
+    Object f =
+        switch (type) {
+          case ROUTER_HELLO -> {
+            int router = r.u16();
+            long epoch = r.i64();
+            BloomParameters bloom = bloom(r);
+            yield new RouterHello(
+                router, epoch, bloom, r.blob("auth token", Frames.MAX_TOKEN_BYTES));
+          }
+          case DV_HELLO -> new ControlMessage.Hello(r.u16(), r.i64(), r.i64());
+          case ROUTE_UPDATE -> {
+            int sender = r.u16();
+            int countAt = r.offset();
+            int count = r.u16();
+            r.requireItems(countAt, count, "routes", ROUTE_BYTES, 0);
+            List<ControlMessage.Route> routes = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+              int destination = r.u16();
+              long epoch = r.i64();
+              int seqno = r.i32();
+              int metric = r.u16();
+              int flagsAt = r.offset();
+              int flags = r.u8();
+              if ((flags & ~VIA_RECEIVER) != 0) {
+                throw r.malformed(flagsAt, "reserved route flag bits set: " + flags);
+              }
+              routes.add(
+                  new ControlMessage.Route(
+                      destination, epoch, seqno, metric, (flags & VIA_RECEIVER) != 0));
+            }
+            yield new ControlMessage.RouteUpdate(sender, routes);
+          }
+          case SEQNO_REQUEST ->
+              new ControlMessage.SeqnoRequest(r.u16(), r.u16(), r.i64(), r.i32(), r.u16());
+          case PREDICATE_AD -> {
+            int sender = r.u16();
+            int origin = r.u16();
+            long epoch = r.i64();
+            long seq = r.i64();
+            EncodedPredicate p =
+                r.rest(
+                    EncodedPredicateCodec::decode,
+                    ErrorCode.MALFORMED_FRAME,
+                    "encoded predicate",
+                    0);
+            if (expected != null && !p.parameters().equals(expected)) {
+              throw new ProtocolException(
+                  ErrorCode.INCOMPATIBLE_PEER,
+                  "advertisement of router "
+                      + origin
+                      + " uses "
+                      + p.parameters()
+                      + ", this network uses "
+                      + expected);
+            }
+            yield new ControlMessage.PredicateAd(sender, origin, epoch, seq, p);
+          }
+          case PREDICATE_REQUEST -> new ControlMessage.PredicateRequest(r.u16(), r.u16());
+          default -> ClientFrameCodec.decodeSession(type, r);
+        };
+    r.requireEnd();
+    return f;
+  }
+
+  private static BloomParameters bloom(FrameReader r) {
+    int bitsAt = r.offset();
+    int bits = r.u16();
+    if (bits < BloomParameters.MIN_BITS || bits > BloomParameters.MAX_BITS) {
+      throw r.malformed(
+          bitsAt,
+          "bloom bits "
+              + bits
+              + " outside "
+              + BloomParameters.MIN_BITS
+              + ".."
+              + BloomParameters.MAX_BITS);
+    }
+    int kAt = r.offset();
+    int k = r.u8();
+    if (k < 1 || k > BloomParameters.MAX_HASHES) {
+      throw r.malformed(kAt, "bloom hashes " + k + " outside 1.." + BloomParameters.MAX_HASHES);
+    }
+    return new BloomParameters(bits, k);
+  }
+}

@@ -1,0 +1,50 @@
+package io.bdrp.router.wire;
+
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.FrameDecoder;
+import io.bdrp.transport.FrameType;
+import io.bdrp.transport.Frames;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.MessageToMessageDecoder;
+import java.util.List;
+
+/**
+ * Turns whole frames from {@link FrameDecoder} into what a router link handles: a {@link
+ * RouterHello}, a {@code ControlMessage} or a {@code SessionFrame} record (the frame buffer is
+ * released), or, for DATA, the frame buffer itself, checked by {@link DataHeader#wrap} and passed
+ * on with one reference that the next handler owns and must release (by forwarding or dropping it).
+ * Faults are {@code ProtocolException}s for {@code ProtocolErrorHandler}.
+ *
+ * <p>Stateless apart from its configuration; may be shared between channels.
+ */
+@ChannelHandler.Sharable
+public final class RouterFrameDecoder extends MessageToMessageDecoder<ByteBuf> {
+  private final int maxFrameBytes;
+  private final BloomParameters expected;
+
+  /**
+   * @param maxFrameBytes largest accepted value of the length field
+   * @param expected the network's Bloom parameters (advertisements with others are refused), or
+   *     null to accept any
+   */
+  public RouterFrameDecoder(int maxFrameBytes, BloomParameters expected) {
+    super(ByteBuf.class);
+    this.maxFrameBytes = maxFrameBytes;
+    this.expected = expected;
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
+    int start = frame.readerIndex();
+    if (frame.readableBytes() > Frames.TYPE_OFFSET
+        && frame.getUnsignedByte(start + Frames.TYPE_OFFSET) == FrameType.DATA.number()) {
+      new DataHeader().wrap(frame);
+      out.add(frame.retain());
+      return;
+    }
+    out.add(RouterFrameCodec.decode(frame, maxFrameBytes, expected));
+  }
+}

@@ -1,0 +1,130 @@
+package io.bdrp.router;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.routing.RoutingConfig;
+import io.bdrp.topologies.Topology;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A small scenario DSL: a federation of in-process routers on 127.0.0.1, one per router of a
+ * topology, on ports chosen by the system, with clients attached; everything is closed by {@link
+ * #close()}.
+ */
+final class Federation implements AutoCloseable {
+  /**
+   * Timers for tests: adjacencies form at once (a hello is answered right away), and a dead
+   * interval of seconds keeps a loaded two-core machine's pauses from looking like failures.
+   */
+  static final RoutingConfig FAST =
+      RoutingConfig.builder()
+          .helloIntervalMs(250)
+          .deadIntervalMs(3_000)
+          .updateIntervalMs(1_000)
+          .routeExpiryMs(4_000)
+          .sourceGcMs(20_000)
+          .predicateExpiryMs(10_000)
+          .maxRouters(64)
+          .build();
+
+  final Topology topology;
+  final List<Router> routers = new ArrayList<>();
+  final List<BdrpClient> clients = new ArrayList<>();
+
+  /** Starts one router per node of {@code t} and links them as the topology says. */
+  Federation(Topology t) throws InterruptedException {
+    this.topology = t;
+    try {
+      for (int r = 0; r < t.nodeCount(); r++) {
+        List<RouterConfig.Neighbour> ns = new ArrayList<>();
+        for (int n : t.neighbours(r)) {
+          ns.add(new RouterConfig.Neighbour(n, null, 1));
+        }
+        InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
+        routers.add(
+            Router.start(
+                new RouterConfig(
+                    r,
+                    1_000 + r,
+                    any,
+                    any,
+                    null,
+                    ns,
+                    FAST,
+                    BloomParameters.DEFAULT,
+                    RouterConfig.Limits.DEFAULT,
+                    "secret")));
+      }
+      for (int a = 0; a < t.nodeCount(); a++) {
+        for (int b : t.neighbours(a)) {
+          if (a < b) {
+            routers.get(a).connect(b, routers.get(b).routerAddress());
+          }
+        }
+      }
+    } catch (RuntimeException | InterruptedException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** Waits until every router has a route to every other one. */
+  Federation awaitRoutes() throws InterruptedException {
+    int n = routers.size();
+    await(
+        "routes between all routers",
+        () -> routers.stream().allMatch(r -> r.reachable().length == n - 1));
+    return this;
+  }
+
+  /** Waits until every router holds every router's current aggregate. */
+  void awaitPredicates() throws InterruptedException {
+    await(
+        "every router's predicate known everywhere",
+        () -> {
+          for (Router origin : routers) {
+            EncodedPredicate p = origin.aggregate();
+            for (Router r : routers) {
+              if (r != origin && !p.equals(r.predicateOf(origin.number()))) {
+                return false;
+              }
+            }
+          }
+          return true;
+        });
+  }
+
+  /** A connected client of router {@code r}. */
+  BdrpClient client(int r, String name) throws Exception {
+    BdrpClient c = BdrpClient.builder().router(routers.get(r).clientAddress()).name(name).connect();
+    clients.add(c);
+    return c;
+  }
+
+  /** Polls {@code condition} every 10 ms until it holds, failing after 20 s. */
+  static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        fail("timed out waiting for " + what);
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (BdrpClient c : clients) {
+      c.close();
+    }
+    for (Router r : routers) {
+      r.close();
+    }
+  }
+}

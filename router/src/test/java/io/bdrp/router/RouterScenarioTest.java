@@ -1,0 +1,104 @@
+package io.bdrp.router;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.topologies.Bundled;
+import io.bdrp.workload.WorkloadGenerator;
+import io.bdrp.workload.WorkloadSpec;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Multi-router federations on loopback: delivery equals an oracle that sees every predicate. */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class RouterScenarioTest {
+  /** What one client received: message id → count, and markers per publisher. */
+  static final class Inbox {
+    final Map<Long, Integer> got = new ConcurrentHashMap<>();
+    final Map<Long, AtomicInteger> markers = new ConcurrentHashMap<>();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"routers-4", "routers-8"})
+  void deliveryEqualsTheOracle(String topology) throws Exception {
+    try (Federation f = new Federation(Bundled.load(topology))) {
+      f.awaitRoutes();
+      WorkloadGenerator g =
+          new WorkloadGenerator(WorkloadSpec.PAPER.withNames(20, 20), topology.hashCode());
+      int n = f.routers.size();
+      List<BdrpClient> clients = new ArrayList<>();
+      List<Predicate> predicates = new ArrayList<>();
+      List<Inbox> inboxes = new ArrayList<>();
+      for (int i = 0; i < 2 * n; i++) {
+        BdrpClient c = f.client(i % n, "host-" + i);
+        Predicate p = g.predicate();
+        Inbox in = new Inbox();
+        c.subscribe(p, m -> in.got.merge(m.get("id").asLong(), 1, Integer::sum))
+            .get(10, TimeUnit.SECONDS);
+        c.subscribe(
+                Predicate.parse("exists(marker)"),
+                m ->
+                    in.markers
+                        .computeIfAbsent(m.get("marker").asLong(), k -> new AtomicInteger())
+                        .incrementAndGet())
+            .get(10, TimeUnit.SECONDS);
+        clients.add(c);
+        predicates.add(p);
+        inboxes.add(in);
+      }
+      f.awaitPredicates();
+
+      // Publish from every client, then a marker from each: once a client has every marker,
+      // everything sent before them along the same paths has arrived.
+      SplittableRandom rnd = new SplittableRandom(7);
+      Map<Long, Message> sent = new HashMap<>();
+      long id = 0;
+      for (int k = 0; k < 300; k++) {
+        int from = rnd.nextInt(clients.size());
+        Message base = g.message();
+        Message.Builder b = Message.builder();
+        base.attributes().forEach(b::put);
+        Message m = b.put("id", id).build();
+        sent.put(id++, m);
+        clients.get(from).send(m).get(10, TimeUnit.SECONDS);
+      }
+      for (int c = 0; c < clients.size(); c++) {
+        clients
+            .get(c)
+            .send(Message.builder().put("marker", (long) c).build())
+            .get(10, TimeUnit.SECONDS);
+      }
+      int publishers = clients.size();
+      Federation.await(
+          "every marker at every client",
+          () -> inboxes.stream().allMatch(in -> in.markers.size() == publishers));
+
+      long expected = 0;
+      for (int c = 0; c < clients.size(); c++) {
+        Map<Long, Integer> want = new TreeMap<>();
+        for (Map.Entry<Long, Message> e : sent.entrySet()) {
+          if (predicates.get(c).matches(e.getValue())) {
+            want.put(e.getKey(), 1);
+            expected++;
+          }
+        }
+        assertEquals(want, new TreeMap<>(inboxes.get(c).got), "deliveries to client " + c);
+        inboxes.get(c).markers.values().forEach(v -> assertEquals(1, v.get(), "markers once"));
+      }
+      assertTrue(expected > 0, "the workload delivers something");
+    }
+  }
+}

@@ -1,0 +1,214 @@
+package io.bdrp.transport;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The frames of a client session, as immutable records: low-rate control and the messages a client
+ * publishes and receives. Layouts are in {@code docs/wire-protocol.md}; {@link ClientFrameCodec}
+ * reads and writes them. Constructors check every field against the limits of its wire field, so
+ * any record that exists can be encoded.
+ *
+ * <pre>
+ *  client                         router
+ *    | HELLO ----------------------> |
+ *    | &lt;------------- HELLO_OK | ERROR |   (ERROR then close)
+ *    | SET_PREDICATE(id) ----------> |
+ *    | &lt;------------ OK(id) | ERROR(id) |
+ *    | SEND(id or 0) --------------> |   (OK(id) | ERROR(id) when id != 0)
+ *    | &lt;----------------------- DELIVER |
+ *    | PING(n) / PONG(n) &lt;---------> |
+ *    | BYE ------------------------> |   (either side)
+ * </pre>
+ */
+public sealed interface ClientFrame
+    permits ClientFrame.Hello,
+        ClientFrame.HelloOk,
+        ClientFrame.SetPredicate,
+        ClientFrame.Ok,
+        ClientFrame.Send,
+        ClientFrame.Deliver,
+        SessionFrame {
+  /** The frame type this record is sent as. */
+  FrameType type();
+
+  /**
+   * Opens a session. {@code maxVersion} is the highest protocol version the client speaks; {@code
+   * clientName} (at most 255 bytes of UTF-8) names the client in logs; {@code authToken} (at most
+   * {@link Frames#MAX_TOKEN_BYTES}, empty for none) is checked by the router.
+   */
+  record Hello(int maxVersion, String clientName, byte[] authToken) implements ClientFrame {
+    public Hello {
+      Frames.checkU8("maxVersion", maxVersion);
+      Frames.checkString("clientName", clientName, Frames.MAX_NAME_BYTES);
+      authToken = Frames.checkToken(authToken);
+    }
+
+    @Override
+    public byte[] authToken() {
+      return authToken.clone();
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.HELLO;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Hello h
+          && maxVersion == h.maxVersion
+          && clientName.equals(h.clientName)
+          && Arrays.equals(authToken, h.authToken);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(maxVersion, clientName, Arrays.hashCode(authToken));
+    }
+
+    @Override
+    public String toString() {
+      return "Hello[maxVersion="
+          + maxVersion
+          + ", clientName="
+          + clientName
+          + ", authToken="
+          + authToken.length
+          + " bytes]";
+    }
+  }
+
+  /**
+   * The router accepted the HELLO: the session speaks {@code version}; the router is number {@code
+   * routerNumber} (0..65535) and calls itself {@code serverName} (at most 255 bytes of UTF-8).
+   */
+  record HelloOk(int version, int routerNumber, String serverName) implements ClientFrame {
+    public HelloOk {
+      Frames.checkU8("version", version);
+      Frames.checkU16("routerNumber", routerNumber);
+      Frames.checkString("serverName", serverName, Frames.MAX_NAME_BYTES);
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.HELLO_OK;
+    }
+  }
+
+  /**
+   * Replaces the client's predicate ({@link Predicate#NONE} unsubscribes). Answered by {@link Ok}
+   * or {@link Error} with the same {@code correlationId}.
+   */
+  record SetPredicate(long correlationId, Predicate predicate) implements ClientFrame {
+    public SetPredicate {
+      Objects.requireNonNull(predicate, "predicate");
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.SET_PREDICATE;
+    }
+  }
+
+  /** The request with this correlation id succeeded. */
+  record Ok(long correlationId) implements ClientFrame {
+    @Override
+    public FrameType type() {
+      return FrameType.OK;
+    }
+  }
+
+  /**
+   * An error. {@code correlationId} is that of the request it answers, 0 when it answers none;
+   * {@code code} is an {@link ErrorCode} number (kept as a number so that codes added later pass
+   * through); {@code message} is for people and is cut to {@link Frames#MAX_ERROR_TEXT_BYTES} bytes
+   * of UTF-8; {@code position} is the 1-based position of the fault in the request's predicate or
+   * message (a byte position for binary content), 0 when there is none.
+   */
+  record Error(long correlationId, int code, String message, long position)
+      implements SessionFrame {
+    public Error {
+      Frames.checkU16("code", code);
+      if (code == 0) {
+        throw new IllegalArgumentException("error code 0 is reserved");
+      }
+      message =
+          Frames.truncateUtf8(
+              Objects.requireNonNull(message, "message"), Frames.MAX_ERROR_TEXT_BYTES);
+      if (position < 0 || position > 0xFFFF_FFFFL) {
+        throw new IllegalArgumentException("position " + position + " outside 0..2^32-1");
+      }
+    }
+
+    /** An error with a known code. */
+    public Error(long correlationId, ErrorCode code, String message, long position) {
+      this(correlationId, code.number(), message, position);
+    }
+
+    /** The code, if this implementation knows it. */
+    public Optional<ErrorCode> knownCode() {
+      return Optional.ofNullable(ErrorCode.fromNumber(code));
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.ERROR;
+    }
+  }
+
+  /**
+   * Publishes {@code message}. With {@code correlationId} 0 the send is unacknowledged (the router
+   * answers only if the message is refused, with an ERROR whose correlation id is 0); otherwise the
+   * router answers {@link Ok} once it has routed the message, or {@link Error}.
+   */
+  record Send(long correlationId, Message message) implements ClientFrame {
+    public Send {
+      Objects.requireNonNull(message, "message");
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.SEND;
+    }
+  }
+
+  /** A message that matched the client's predicate. */
+  record Deliver(Message message) implements ClientFrame {
+    public Deliver {
+      Objects.requireNonNull(message, "message");
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.DELIVER;
+    }
+  }
+
+  /** Liveness probe; the peer answers {@link Pong} with the same nonce. */
+  record Ping(long nonce) implements SessionFrame {
+    @Override
+    public FrameType type() {
+      return FrameType.PING;
+    }
+  }
+
+  /** Answer to a {@link Ping}. */
+  record Pong(long nonce) implements SessionFrame {
+    @Override
+    public FrameType type() {
+      return FrameType.PONG;
+    }
+  }
+
+  /** Orderly close: the sender sends nothing more and closes once it is written. */
+  record Bye() implements SessionFrame {
+    @Override
+    public FrameType type() {
+      return FrameType.BYE;
+    }
+  }
+}

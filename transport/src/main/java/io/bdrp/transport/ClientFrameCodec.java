@@ -1,0 +1,198 @@
+package io.bdrp.transport;
+
+import io.bdrp.encoding.codec.MessageCodec;
+import io.bdrp.encoding.codec.PredicateCodec;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * Reads and writes {@link ClientFrame}s as whole frames (length, version, type, body) over Netty
+ * {@link ByteBuf}s, without a pipeline; {@link ClientFrameEncoder} and {@link ClientFrameDecoder}
+ * put it in one. Predicates and messages are written and read by the encoding module's {@link
+ * PredicateCodec} and {@link MessageCodec}. The layouts are in {@code docs/wire-protocol.md}.
+ *
+ * <p>Stateless and thread-safe. No method releases or retains the buffers it is given.
+ */
+public final class ClientFrameCodec {
+  private ClientFrameCodec() {}
+
+  /** Exact number of bytes {@link #encode(ClientFrame, ByteBuf)} writes, prefix included. */
+  public static int encodedLength(ClientFrame f) {
+    return Frames.PREFIX_BYTES
+        + switch (f) {
+          case ClientFrame.Hello h ->
+              1 + 1 + Frames.utf8Length(h.clientName()) + 2 + h.authToken().length;
+          case ClientFrame.HelloOk h -> 1 + 2 + 1 + Frames.utf8Length(h.serverName());
+          case ClientFrame.SetPredicate s -> 8 + PredicateCodec.encodedLength(s.predicate());
+          case ClientFrame.Ok o -> 8;
+          case ClientFrame.Error e -> 8 + 2 + 2 + Frames.utf8Length(e.message()) + 4;
+          case ClientFrame.Send s -> 8 + MessageCodec.encodedLength(s.message());
+          case ClientFrame.Deliver d -> MessageCodec.encodedLength(d.message());
+          case ClientFrame.Ping p -> 8;
+          case ClientFrame.Pong p -> 8;
+          case ClientFrame.Bye b -> 0;
+        };
+  }
+
+  /** The frame in a new buffer from {@code alloc}, which the caller then owns. */
+  public static ByteBuf encode(ByteBufAllocator alloc, ClientFrame f) {
+    ByteBuf out = alloc.buffer(encodedLength(f));
+    try {
+      encode(f, out);
+      return out;
+    } catch (RuntimeException e) {
+      out.release();
+      throw e;
+    }
+  }
+
+  /** Writes the whole frame at the writer index of {@code out}. */
+  public static void encode(ClientFrame f, ByteBuf out) {
+    int start = Frames.beginFrame(out, f.type());
+    switch (f) {
+      case ClientFrame.Hello h -> {
+        out.writeByte(h.maxVersion());
+        Frames.writeShortString(out, h.clientName());
+        byte[] token = h.authToken();
+        out.writeShort(token.length);
+        out.writeBytes(token);
+      }
+      case ClientFrame.HelloOk h -> {
+        out.writeByte(h.version());
+        out.writeShort(h.routerNumber());
+        Frames.writeShortString(out, h.serverName());
+      }
+      case ClientFrame.SetPredicate s -> {
+        out.writeLong(s.correlationId());
+        Frames.writeVia(
+            out,
+            s.predicate(),
+            PredicateCodec.encodedLength(s.predicate()),
+            PredicateCodec::encode);
+      }
+      case ClientFrame.Ok o -> out.writeLong(o.correlationId());
+      case ClientFrame.Send s -> {
+        out.writeLong(s.correlationId());
+        Frames.writeVia(
+            out, s.message(), MessageCodec.encodedLength(s.message()), MessageCodec::encode);
+      }
+      case ClientFrame.Deliver d ->
+          Frames.writeVia(
+              out, d.message(), MessageCodec.encodedLength(d.message()), MessageCodec::encode);
+      case SessionFrame s -> encodeSessionBody(s, out);
+    }
+    Frames.endFrame(out, start);
+  }
+
+  /** Writes the body (no prefix) of a frame that is valid on every link. */
+  public static void encodeSessionBody(SessionFrame f, ByteBuf out) {
+    switch (f) {
+      case ClientFrame.Error e -> {
+        out.writeLong(e.correlationId());
+        out.writeShort(e.code());
+        Frames.writeString(out, e.message());
+        out.writeInt((int) e.position());
+      }
+      case ClientFrame.Ping p -> out.writeLong(p.nonce());
+      case ClientFrame.Pong p -> out.writeLong(p.nonce());
+      case ClientFrame.Bye b -> {}
+    }
+  }
+
+  /**
+   * Reads one whole frame that fills {@code frame} from its reader index to its writer index, with
+   * the default maximum frame size.
+   *
+   * @throws ProtocolException if it is not a valid client-session frame
+   */
+  public static ClientFrame decode(ByteBuf frame) {
+    return decode(frame, Frames.DEFAULT_MAX_FRAME_BYTES);
+  }
+
+  /** As {@link #decode(ByteBuf)} with a maximum value of the length field. */
+  public static ClientFrame decode(ByteBuf frame, int maxFrameBytes) {
+    int number = Frames.openFrame(frame, maxFrameBytes);
+    return decodeBody(clientType(number), frame);
+  }
+
+  /**
+   * The client-session frame type with this number.
+   *
+   * @throws ProtocolException {@link ErrorCode#UNKNOWN_TYPE} for a number that names no frame,
+   *     {@link ErrorCode#PROTOCOL_VIOLATION} for a frame of router links
+   */
+  public static FrameType clientType(int number) {
+    FrameType type = FrameType.fromNumber(number);
+    if (type == null) {
+      throw new ProtocolException(ErrorCode.UNKNOWN_TYPE, "unknown frame type " + number);
+    }
+    if (type.number() >= FrameType.ROUTER_HELLO.number()) {
+      throw new ProtocolException(
+          ErrorCode.PROTOCOL_VIOLATION, type + " is a router-link frame, not a client frame");
+    }
+    return type;
+  }
+
+  /** Reads the body of a client-session frame of a known type; it must fill {@code body}. */
+  public static ClientFrame decodeBody(FrameType type, ByteBuf body) {
+    FrameReader r = new FrameReader(body, type);
+    ClientFrame f =
+        switch (type) {
+          case HELLO -> {
+            int maxVersion = r.u8();
+            String name = r.shortString("client name");
+            byte[] token = r.blob("auth token", Frames.MAX_TOKEN_BYTES);
+            yield new ClientFrame.Hello(maxVersion, name, token);
+          }
+          case HELLO_OK -> {
+            int version = r.u8();
+            int router = r.u16();
+            yield new ClientFrame.HelloOk(version, router, r.shortString("server name"));
+          }
+          case SET_PREDICATE -> {
+            long id = r.i64();
+            yield new ClientFrame.SetPredicate(
+                id, r.rest(PredicateCodec::decode, ErrorCode.BAD_PREDICATE, "predicate", id));
+          }
+          case OK -> new ClientFrame.Ok(r.i64());
+          case SEND -> {
+            long id = r.i64();
+            yield new ClientFrame.Send(
+                id, r.rest(MessageCodec::decode, ErrorCode.BAD_MESSAGE, "message", id));
+          }
+          case DELIVER ->
+              new ClientFrame.Deliver(
+                  r.rest(MessageCodec::decode, ErrorCode.BAD_MESSAGE, "message", 0));
+          default -> decodeSession(type, r);
+        };
+    r.requireEnd();
+    return f;
+  }
+
+  /**
+   * Reads the body of ERROR, PING, PONG or BYE; shared with the router-link codec. Does not check
+   * that the body ends there (the caller does, with {@link FrameReader#requireEnd()}).
+   *
+   * @throws ProtocolException {@link ErrorCode#PROTOCOL_VIOLATION} for any other type
+   */
+  public static SessionFrame decodeSession(FrameType type, FrameReader r) {
+    return switch (type) {
+      case ERROR -> {
+        long id = r.i64();
+        int codeAt = r.offset();
+        int code = r.u16();
+        if (code == 0) {
+          throw r.malformed(codeAt, "error code 0");
+        }
+        String message = r.string("error message", Frames.MAX_ERROR_TEXT_BYTES);
+        yield new ClientFrame.Error(id, code, message, r.u32());
+      }
+      case PING -> new ClientFrame.Ping(r.i64());
+      case PONG -> new ClientFrame.Pong(r.i64());
+      case BYE -> new ClientFrame.Bye();
+      default ->
+          throw new ProtocolException(
+              ErrorCode.PROTOCOL_VIOLATION, type + " is not valid on this kind of link");
+    };
+  }
+}

@@ -1,0 +1,68 @@
+package io.bdrp.transport;
+
+/**
+ * The frame types and their wire numbers (the {@code type} byte of every frame), for both kinds of
+ * link: client sessions use 0x01..0x0A, router links 0x20..0x26 plus the session frames ERROR,
+ * PING, PONG and BYE, which are valid on every link. Numbers are stable; unlisted ones are unknown
+ * and end the session with {@link ErrorCode#UNKNOWN_TYPE}.
+ */
+public enum FrameType {
+  /** Client to router: first frame of a client session. */
+  HELLO(0x01),
+  /** Router to client: the session is open. */
+  HELLO_OK(0x02),
+  /** Client to router: replace the client's predicate. */
+  SET_PREDICATE(0x03),
+  /** Router to client: a request with this correlation id succeeded. */
+  OK(0x04),
+  /** Either way, any link: an error, possibly the answer to a request. */
+  ERROR(0x05),
+  /** Client to router: publish a message. */
+  SEND(0x06),
+  /** Router to client: a message that matched the client's predicate. */
+  DELIVER(0x07),
+  /** Either way, any link: liveness probe. */
+  PING(0x08),
+  /** Either way, any link: answer to a PING, same nonce. */
+  PONG(0x09),
+  /** Either way, any link: orderly close; nothing follows. */
+  BYE(0x0A),
+  /** Router to router: first frame of a link. */
+  ROUTER_HELLO(0x20),
+  /** Router to router: distance-vector hello ({@code ControlMessage.Hello}). */
+  DV_HELLO(0x21),
+  /** Router to router: distance-vector routes ({@code ControlMessage.RouteUpdate}). */
+  ROUTE_UPDATE(0x22),
+  /** Router to router: {@code ControlMessage.SeqnoRequest}. */
+  SEQNO_REQUEST(0x23),
+  /** Router to router: flooded encoded predicate ({@code ControlMessage.PredicateAd}). */
+  PREDICATE_AD(0x24),
+  /** Router to router: {@code ControlMessage.PredicateRequest}. */
+  PREDICATE_REQUEST(0x25),
+  /** Router to router: a message with its destination set; see {@link DataHeader}. */
+  DATA(0x26);
+
+  private static final FrameType[] BY_NUMBER = new FrameType[256];
+
+  static {
+    for (FrameType t : values()) {
+      BY_NUMBER[t.number] = t;
+    }
+  }
+
+  private final int number;
+
+  FrameType(int number) {
+    this.number = number;
+  }
+
+  /** The value of the type byte. */
+  public int number() {
+    return number;
+  }
+
+  /** The type with this number (0..255), or {@code null}. */
+  public static FrameType fromNumber(int number) {
+    return number >= 0 && number < 256 ? BY_NUMBER[number] : null;
+  }
+}
