@@ -126,8 +126,14 @@ final class SimCommand implements Callable<Integer> {
     if (t.nodeCount() > routing.maxRouters()) {
       routing = routing.toBuilder().maxRouters(t.nodeCount()).build();
     }
-    Simulator.Options options = Simulator.Options.defaults().withRouting(routing);
-    options = new Simulator.Options(routing, bloom.parameters(), 1.0, true, true, options.cost());
+    Simulator.Options options =
+        Simulator.Options.defaults().withRouting(routing).withBloom(bloom.parameters());
+    if (latencyMs != null) {
+      if (!(latencyMs > 0)) {
+        throw new IllegalArgumentException("--latency-ms must be positive, got " + latencyMs);
+      }
+      options = options.withLatency(latencyMs, false);
+    }
     o.printf(
         "bdrp sim: %d routers, %d links, diameter %d, %s; hello %d ms, update %d ms; Bloom M=%d"
             + " k=%d%n",
