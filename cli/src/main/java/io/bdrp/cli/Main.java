@@ -15,6 +15,9 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       DemoCommand.class,
+      RouterCommand.class,
+      SubCommand.class,
+      PubCommand.class,
       SimCommand.class,
       PredicateCommand.class,
       CommandLine.HelpCommand.class

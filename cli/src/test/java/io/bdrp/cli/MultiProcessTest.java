@@ -1,0 +1,251 @@
+package io.bdrp.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Four {@code bdrp router} processes (the bundled 4-router topology: a square with a diagonal)
+ * configured from YAML files, two {@code bdrp sub} processes and one {@code bdrp pub} process, on
+ * loopback; every delivery is checked. Every process the test starts is ended by its PID.
+ */
+@Timeout(value = 110, unit = TimeUnit.SECONDS)
+class MultiProcessTest {
+  private static final Pattern LISTENING =
+      Pattern.compile("router (\\d+) listening: clients [^:]+:(\\d+), routers [^:]+:(\\d+)");
+  // The square 0-1-2-3-0 with the diagonal 0-2 (as topologies' routers-4).
+  private static final int[][] EDGES = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}};
+
+  private final List<Process> started = new ArrayList<>();
+
+  /** A running process and the lines it has printed. */
+  private record Proc(Process process, List<String> out, List<String> err) {}
+
+  private Proc start(Path dir, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx256m");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(Main.class.getName());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+    pb.environment().put("BDRP_LOG_LEVEL", "WARN");
+    Process p = pb.start();
+    started.add(p);
+    List<String> out = new CopyOnWriteArrayList<>();
+    List<String> err = new CopyOnWriteArrayList<>();
+    pump(p.getInputStream(), out);
+    pump(p.getErrorStream(), err);
+    return new Proc(p, out, err);
+  }
+
+  private static void pump(java.io.InputStream in, List<String> into) {
+    Thread t =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                  into.add(line);
+                }
+              } catch (IOException e) {
+                // the process ended
+              }
+            });
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static void await(String what, Proc p, BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!condition.getAsBoolean()) {
+      if (!p.process().isAlive() || System.nanoTime() > deadline) {
+        fail(
+            "waiting for "
+                + what
+                + (p.process().isAlive() ? ": timed out" : ": process exited")
+                + "\nstdout: "
+                + p.out()
+                + "\nstderr: "
+                + p.err());
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @AfterEach
+  void endEveryProcessStarted() throws InterruptedException {
+    for (Process p : started) {
+      p.destroy(); // SIGTERM to this PID only
+    }
+    for (Process p : started) {
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        p.waitFor(5, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Test
+  void fourRouterProcessesDeliverExactly(@TempDir Path dir) throws Exception {
+    int[] clientPort = new int[4];
+    int[] routerPort = new int[4];
+    Proc[] routers = new Proc[4];
+    // Start the highest number first: each router dials its higher-numbered neighbours, whose
+    // ports are known by then; the others dial it.
+    for (int r = 3; r >= 0; r--) {
+      StringBuilder yaml = new StringBuilder();
+      yaml.append("router: ").append(r).append('\n');
+      yaml.append("listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\"}\n");
+      yaml.append(
+          "routing: {helloIntervalMs: 250, deadIntervalMs: 3000, updateIntervalMs: 1000,"
+              + " routeExpiryMs: 4000}\n");
+      yaml.append("auth: {routerToken: test-token}\n");
+      yaml.append("neighbours:\n");
+      for (int[] e : EDGES) {
+        int n = e[0] == r ? e[1] : e[1] == r ? e[0] : -1;
+        if (n < 0) {
+          continue;
+        }
+        yaml.append("  - router: ").append(n).append('\n');
+        if (n > r) {
+          yaml.append("    address: \"127.0.0.1:").append(routerPort[n]).append("\"\n");
+        }
+      }
+      Path file = dir.resolve("router-" + r + ".yaml");
+      Files.writeString(file, yaml.toString());
+      Proc p = start(dir, "router", "--config", file.toString());
+      int rr = r;
+      await(
+          "router " + r + " to listen",
+          p,
+          () -> p.out().stream().anyMatch(l -> LISTENING.matcher(l).find()));
+      Matcher m =
+          p.out().stream().map(LISTENING::matcher).filter(Matcher::find).findFirst().orElseThrow();
+      assertEquals(rr, Integer.parseInt(m.group(1)));
+      clientPort[r] = Integer.parseInt(m.group(2));
+      routerPort[r] = Integer.parseInt(m.group(3));
+      routers[r] = p;
+    }
+
+    String control = " || kind = \"probe\" || kind = \"end\"";
+    Proc subA =
+        start(
+            dir,
+            "sub",
+            "--router",
+            "127.0.0.1:" + clientPort[0],
+            "--name",
+            "A",
+            "--predicate",
+            "kind = \"data\" && n < 10" + control);
+    Proc subB =
+        start(
+            dir,
+            "sub",
+            "--router",
+            "127.0.0.1:" + clientPort[2],
+            "--name",
+            "B",
+            "--predicate",
+            "kind = \"data\" && n >= 5 && tag prefix \"ok\"" + control);
+    await(
+        "A to subscribe", subA, () -> subA.err().stream().anyMatch(l -> l.contains("subscribed")));
+    await(
+        "B to subscribe", subB, () -> subB.err().stream().anyMatch(l -> l.contains("subscribed")));
+
+    Proc pub = start(dir, "pub", "--router", "127.0.0.1:" + clientPort[3], "--name", "P");
+    Writer in = new OutputStreamWriter(pub.process().getOutputStream(), StandardCharsets.UTF_8);
+    // Probe until both subscribers' predicates have reached router 3 and messages flow.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!(has(subA, "probe") && has(subB, "probe"))) {
+      if (System.nanoTime() > deadline) {
+        fail("probes never arrived: A " + subA.out() + " B " + subB.out() + " pub " + pub.err());
+      }
+      in.write("{\"kind\":\"probe\"}\n");
+      in.flush();
+      Thread.sleep(100);
+    }
+    for (int n = 0; n < 20; n++) {
+      in.write(
+          "{\"kind\":\"data\",\"n\":"
+              + n
+              + ",\"tag\":\""
+              + (n % 3 == 0 ? "no" : "ok-" + n)
+              + "\",\"$body\":\"aGVsbG8=\"}\n");
+    }
+    in.write("this line is not JSON\n");
+    in.write("{\"kind\":\"end\"}\n");
+    in.close();
+    assertTrue(pub.process().waitFor(30, TimeUnit.SECONDS), "pub exits at the end of its input");
+    assertEquals(1, pub.process().exitValue(), "one bad line: exit status 1; stderr " + pub.err());
+    assertTrue(
+        pub.err().stream().anyMatch(l -> l.contains("line") && l.contains("not JSON")),
+        pub.err().toString());
+    await("A to see the end", subA, () -> has(subA, "end"));
+    await("B to see the end", subB, () -> has(subB, "end"));
+
+    Set<Integer> wantA = new TreeSet<>();
+    Set<Integer> wantB = new TreeSet<>();
+    for (int n = 0; n < 20; n++) {
+      if (n < 10) {
+        wantA.add(n);
+      }
+      if (n >= 5 && n % 3 != 0) {
+        wantB.add(n);
+      }
+    }
+    assertEquals(wantA, data(subA), "A's deliveries");
+    assertEquals(wantB, data(subB), "B's deliveries");
+    assertTrue(
+        subA.out().stream()
+            .filter(l -> l.contains("\"data\""))
+            .allMatch(l -> l.contains("\"$body\":\"aGVsbG8=\"")),
+        "bodies arrive intact: " + subA.out());
+    for (Proc r : routers) {
+      assertTrue(r.process().isAlive(), "routers keep running: " + r.err());
+    }
+  }
+
+  private static boolean has(Proc p, String kind) {
+    return p.out().stream().anyMatch(l -> l.contains("\"kind\":\"" + kind + "\""));
+  }
+
+  /** The n of every data message printed, failing on a duplicate. */
+  private static Set<Integer> data(Proc p) {
+    Set<Integer> got = new TreeSet<>();
+    Pattern n = Pattern.compile("\"n\":(\\d+)");
+    for (String line : p.out()) {
+      if (line.contains("\"kind\":\"data\"")) {
+        Matcher m = n.matcher(line);
+        assertTrue(m.find(), line);
+        assertTrue(got.add(Integer.parseInt(m.group(1))), "duplicate delivery: " + line);
+      }
+    }
+    return got;
+  }
+}
