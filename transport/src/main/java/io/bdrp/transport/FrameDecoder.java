@@ -45,6 +45,15 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     return maxFrameBytes;
   }
 
+  /**
+   * Stops decoding: everything already received or still to come is discarded. Called by {@link
+   * ProtocolErrorHandler} when a later stage finds a fault that ends the session, so that frames
+   * behind the bad one, already in the buffer, are not passed on.
+   */
+  public void discardInput() {
+    failed = true;
+  }
+
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     if (failed) {

@@ -10,7 +10,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * position; anything else as {@link ErrorCode#INTERNAL}, without details. If the code {@link
  * ErrorCode#closesSession() closes the session}, the ERROR frame is flushed and the channel closed
  * once it is written, and later errors of the same channel are counted but not answered: the peer
- * gets exactly one ERROR frame. Otherwise the session goes on (the error answered one request).
+ * gets exactly one ERROR frame, and the channel's {@link FrameDecoder} discards the rest of the
+ * input, so no frame behind the bad one reaches the session. Otherwise the session goes on (the
+ * error answered one request).
  *
  * <p>The ERROR frame is written as a {@link ClientFrame.Error} record, so an encoder for session
  * frames ({@link ClientFrameEncoder}, or the router-link encoder) must sit before this handler.
@@ -38,6 +40,11 @@ public final class ProtocolErrorHandler extends ChannelInboundHandlerAdapter {
     }
     if (e.code().closesSession()) {
       closing = true;
+      FrameDecoder framing = ctx.pipeline().get(FrameDecoder.class);
+      if (framing != null) {
+        framing.discardInput(); // frames behind the bad one are not passed on
+      }
+      ctx.channel().config().setAutoRead(false);
       ctx.writeAndFlush(e.toFrame()).addListener(ChannelFutureListener.CLOSE);
     } else {
       ctx.writeAndFlush(e.toFrame());

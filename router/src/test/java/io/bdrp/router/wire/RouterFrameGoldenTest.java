@@ -1,0 +1,89 @@
+package io.bdrp.router.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ErrorCode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Golden byte vectors of every router-link frame type but DATA (whose vectors are in the transport
+ * module's DataHeaderTest), checked both ways. Listed in docs/wire-protocol.md.
+ */
+class RouterFrameGoldenTest {
+  static byte[] bytes(String hex) {
+    return HexFormat.of().parseHex(hex.replaceAll("[\\s|]", ""));
+  }
+
+  static final EncodedPredicate FILTER_11 =
+      EncodedPredicate.ofFilters(new BloomParameters(64, 1), List.of(new long[] {0x11}));
+
+  static Stream<Arguments> vectors() {
+    return Stream.of(
+        Arguments.of(
+            new RouterHello(7, 5, BloomParameters.DEFAULT, new byte[0]),
+            "00000011 01 20 | 0007 | 0000000000000005 | 0800 | 02 | 0000"),
+        Arguments.of(
+            new ControlMessage.Hello(1, 5, 6),
+            "00000014 01 21 | 0001 | 0000000000000005 | 0000000000000006"),
+        Arguments.of(
+            new ControlMessage.RouteUpdate(
+                1,
+                List.of(
+                    new ControlMessage.Route(2, 5, 7, 3, false),
+                    new ControlMessage.Route(9, 1, -1, ControlMessage.Route.INFINITY, true))),
+            "00000028 01 22 | 0001 | 0002"
+                + " | 0002 0000000000000005 00000007 0003 00"
+                + " | 0009 0000000000000001 ffffffff ffff 01"),
+        Arguments.of(
+            new ControlMessage.SeqnoRequest(1, 2, 5, 8, 64),
+            "00000014 01 23 | 0001 | 0002 | 0000000000000005 | 00000008 | 0040"),
+        Arguments.of(
+            new ControlMessage.PredicateAd(1, 2, 5, 9, FILTER_11),
+            "00000023 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+                + " | 0040 01 0001 0000000000000011"),
+        Arguments.of(new ControlMessage.PredicateRequest(1, 2), "00000006 01 25 | 0001 | 0002"),
+        Arguments.of(
+            new ClientFrame.Error(0, ErrorCode.INCOMPATIBLE_PEER, "M", 0),
+            "00000013 01 05 | 0000000000000000 | 000b | 0001 4d | 00000000"),
+        Arguments.of(new ClientFrame.Ping(1), "0000000a 01 08 | 0000000000000001"),
+        Arguments.of(new ClientFrame.Pong(1), "0000000a 01 09 | 0000000000000001"),
+        Arguments.of(new ClientFrame.Bye(), "00000002 01 0a"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("vectors")
+  void encodesToTheVector(Object f, String hex) {
+    ByteBuf out = RouterFrameCodec.encode(UnpooledByteBufAllocator.DEFAULT, f);
+    try {
+      assertArrayEquals(bytes(hex), ByteBufUtil.getBytes(out), ByteBufUtil.hexDump(out));
+      assertEquals(out.readableBytes(), RouterFrameCodec.encodedLength(f));
+    } finally {
+      out.release();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("vectors")
+  void decodesFromTheVector(Object f, String hex) {
+    ByteBuf in = Unpooled.wrappedBuffer(bytes(hex));
+    try {
+      assertEquals(f, RouterFrameCodec.decode(in));
+    } finally {
+      in.release();
+    }
+  }
+}
