@@ -1,55 +1,65 @@
 package io.bdrp.cli;
 
+import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.encoding.bloom.BloomParameters;
-import io.bdrp.encoding.bloom.EncodedIndex;
-import io.bdrp.encoding.bloom.EncodedMatcher;
-import io.bdrp.encoding.bloom.Encoder;
-import io.bdrp.encoding.match.ExactMatcher;
+import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.router.Router;
+import io.bdrp.router.RouterConfig;
+import io.bdrp.routing.RoutingConfig;
+import io.bdrp.topologies.Bundled;
+import io.bdrp.topologies.Topology;
 import io.bdrp.workload.WorkloadGenerator;
 import io.bdrp.workload.WorkloadSpec;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.function.IntConsumer;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bdrp demo}: a federation of routers in one process, each with its hosts' exact predicates
- * (LOCAL-PREDICATES) and every router's Bloom-encoded aggregate (PREDICATES). Each message is
- * matched once at its ingress router, which computes the destination set D; every router of D
- * delivers by exact matching. Deliveries are checked against an oracle that evaluates every host's
- * predicate directly.
+ * {@code bdrp demo}: a federation of router daemons in this process, one per router of a bundled
+ * topology, on loopback ports chosen by the system and joined by real TCP links; hosts attach as
+ * clients with the paper's workload predicates, publishers send the paper's messages, and every
+ * delivery is checked against an oracle that evaluates every host's predicate directly.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
       "Run a local federation on the paper's workload and print a delivery summary.",
-      "Each message is matched once at its ingress router against every router's "
-          + "Bloom-encoded predicate; the routers in D deliver by exact matching; an "
-          + "independent oracle checks every delivery. Exits 1 if any delivery is wrong."
+      "Starts one router per node of a bundled topology on 127.0.0.1, attaches hosts as clients"
+          + " with the paper's predicates, publishes the paper's messages from every router, and"
+          + " checks every delivery against an independent oracle. Exits 1 if any delivery is"
+          + " wrong."
     })
 public final class DemoCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Option(
-      names = "--routers",
-      defaultValue = "8",
-      description = "Routers (default: ${DEFAULT-VALUE}).")
-  int routers;
+      names = "--topology",
+      defaultValue = "routers-8",
+      description = "Bundled topology: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
+      completionCandidates = SimCommand.BundledNames.class)
+  String topology;
 
   @Option(
       names = "--hosts",
@@ -90,142 +100,237 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Folder for the run's CSV (default: ${DEFAULT-VALUE}).")
   Path out;
 
+  /** Messages a publisher may have unacknowledged; bounds what sits in the routers' queues. */
+  private static final int WINDOW = 256;
+
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     PrintWriter o = spec.commandLine().getOut();
-    if (routers < 1 || hosts < 1 || messages < 1) {
-      throw new IllegalArgumentException("--routers, --hosts and --messages must be at least 1");
+    if (hosts < 1 || messages < 1) {
+      throw new IllegalArgumentException("--hosts and --messages must be at least 1");
     }
-    BloomParameters params = bloom.parameters();
+    if (!Bundled.names().contains(topology)) {
+      throw new IllegalArgumentException(
+          "--topology must be one of " + Bundled.names() + ", got '" + topology + "'");
+    }
+    Topology t = Bundled.load(topology);
+    int n = t.nodeCount();
     WorkloadSpec workload =
         WorkloadSpec.PAPER.withNames(names, names).withConstraints(1, maxConstraints);
     WorkloadGenerator g = new WorkloadGenerator(workload, seed);
-    Encoder encoder = new Encoder(params);
-
-    // Hosts, their routers and predicates.
-    int[] routerOf = new int[hosts];
-    Predicate[] predicateOf = new Predicate[hosts];
-    ExactMatcher[] local = new ExactMatcher[routers];
-    List<List<Predicate>> byRouter = new ArrayList<>();
-    for (int r = 0; r < routers; r++) {
-      local[r] = new ExactMatcher();
-      byRouter.add(new ArrayList<>());
-    }
-    for (int h = 0; h < hosts; h++) {
-      routerOf[h] = h % routers;
-      predicateOf[h] = g.predicate();
-      local[routerOf[h]].put(h, predicateOf[h]);
-      byRouter.get(routerOf[h]).add(predicateOf[h]);
-    }
-    EncodedMatcher table = new EncodedMatcher(params);
-    long filters = 0;
-    for (int r = 0; r < routers; r++) {
-      var aggregate = encoder.encode(Predicate.or(byRouter.get(r)));
-      table.put(r, aggregate);
-      filters += aggregate.size();
-    }
-    EncodedIndex index = table.snapshot();
+    RoutingConfig routing =
+        RoutingConfig.builder()
+            .helloIntervalMs(250)
+            .deadIntervalMs(3_000)
+            .updateIntervalMs(1_000)
+            .routeExpiryMs(4_000)
+            .maxRouters(Math.max(64, n))
+            .build();
     o.printf(
-        "bdrp demo: %d routers, %d hosts, Bloom M=%d k=%d, seed %d%n",
-        routers, hosts, params.bits(), params.hashes(), seed);
-    o.printf(
-        "  each host: %d conjunctions of 1-%d constraints; filters advertised per router: %.1f%n",
-        workload.conjunctionsPerPredicate(), maxConstraints, filters / (double) routers);
+        "bdrp demo: %s (%d routers, %d links), %d hosts, %,d messages, Bloom M=%d k=%d, seed %d%n",
+        topology,
+        n,
+        t.edgeCount(),
+        hosts,
+        messages,
+        bloom.parameters().bits(),
+        bloom.parameters().hashes(),
+        seed);
     o.flush();
 
-    long expected = 0;
-    long delivered = 0;
-    long undelivered = 0;
-    long duplicates = 0;
-    long spurious = 0;
-    long[] inD = new long[routers];
-    long[] falseInD = new long[routers];
-    long[] deliveredAt = new long[routers];
-    int[] seen = new int[hosts]; // delivery count per host for the current message
-    long[] d = new long[index.routerWords()];
-    long[] mf = params.newFilter();
-    int[] here = {0}; // hosts delivered to at the router being looked at
-    IntConsumer deliverIngress = h -> seen[h]++;
-    IntConsumer deliver =
-        h -> {
-          seen[h]++;
-          here[0]++;
-        };
-    long matchNanos = 0;
+    List<Router> routers = new ArrayList<>();
+    List<BdrpClient> clients = new ArrayList<>();
+    EventLoopGroup io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    ExecutorService callbacks = Executors.newFixedThreadPool(2);
+    try {
+      // Routers on loopback; each dials its higher-numbered neighbours.
+      InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
+      for (int r = 0; r < n; r++) {
+        List<RouterConfig.Neighbour> ns = new ArrayList<>();
+        for (int x : t.neighbours(r)) {
+          ns.add(new RouterConfig.Neighbour(x, null, 1));
+        }
+        routers.add(
+            Router.start(
+                new RouterConfig(
+                    r,
+                    System.currentTimeMillis(),
+                    any,
+                    any,
+                    null,
+                    ns,
+                    routing,
+                    bloom.parameters(),
+                    RouterConfig.Limits.DEFAULT,
+                    null)));
+      }
+      for (int a = 0; a < n; a++) {
+        for (int b : t.neighbours(a)) {
+          if (a < b) {
+            routers.get(a).connect(b, routers.get(b).routerAddress());
+          }
+        }
+      }
+      await(
+          o,
+          "routes between all routers",
+          () -> routers.stream().allMatch(r -> r.reachable().length == n - 1));
+
+      // Hosts: a client each, with a workload predicate, plus the end-of-run markers.
+      Predicate[] predicateOf = new Predicate[hosts];
+      int[] routerOf = new int[hosts];
+      AtomicIntegerArray[] got = new AtomicIntegerArray[hosts];
+      AtomicIntegerArray markers = new AtomicIntegerArray(hosts);
+      for (int h = 0; h < hosts; h++) {
+        int hh = h;
+        routerOf[h] = h % n;
+        predicateOf[h] = g.predicate();
+        got[h] = new AtomicIntegerArray(messages);
+        BdrpClient c = client(routers.get(routerOf[h]), "host-" + h, io, callbacks);
+        clients.add(c);
+        c.subscribe(predicateOf[h], m -> got[hh].incrementAndGet((int) m.get("id").asLong()))
+            .get(10, TimeUnit.SECONDS);
+        c.subscribe(Predicate.parse("exists(marker)"), m -> markers.incrementAndGet(hh))
+            .get(10, TimeUnit.SECONDS);
+      }
+      await(o, "every router's predicate at every router", () -> predicatesEverywhere(routers));
+
+      // Publishers: one per router, taking turns.
+      List<BdrpClient> publishers = new ArrayList<>();
+      for (int r = 0; r < n; r++) {
+        publishers.add(client(routers.get(r), "publisher-" + r, io, callbacks));
+      }
+      clients.addAll(publishers);
+      Message[] sent = new Message[messages];
+      long start = System.nanoTime();
+      long lastReport = start;
+      for (int i = 0; i < messages; i++) {
+        Message.Builder b = Message.builder();
+        g.message().attributes().forEach(b::put);
+        sent[i] = b.put("id", (long) i).build();
+        BdrpClient p = publishers.get(i % n);
+        if ((i / n) % WINDOW == WINDOW - 1) {
+          p.sendAcknowledged(sent[i]).get(30, TimeUnit.SECONDS);
+        } else {
+          p.send(sent[i]);
+        }
+        long now = System.nanoTime();
+        if (now - lastReport > 1_000_000_000L) {
+          o.printf("  ... %,d/%,d messages published%n", i + 1, messages);
+          o.flush();
+          lastReport = now;
+        }
+      }
+      // A marker from each publisher follows its messages along the same paths: when every host
+      // has every marker, everything published before has arrived.
+      for (BdrpClient p : publishers) {
+        p.sendAcknowledged(Message.builder().put("marker", 1L).build()).get(30, TimeUnit.SECONDS);
+      }
+      await(
+          o,
+          "every message to arrive",
+          () -> {
+            for (int h = 0; h < hosts; h++) {
+              if (markers.get(h) < n) {
+                return false;
+              }
+            }
+            return true;
+          });
+      double seconds = (System.nanoTime() - start) / 1e9;
+
+      long expected = 0;
+      long delivered = 0;
+      long undelivered = 0;
+      long duplicates = 0;
+      long spurious = 0;
+      long[] deliveredAt = new long[n];
+      for (int i = 0; i < messages; i++) {
+        for (int h = 0; h < hosts; h++) {
+          boolean want = predicateOf[h].matches(sent[i]);
+          int c = got[h].get(i);
+          if (want) {
+            expected++;
+          }
+          if (c > 0) {
+            delivered++;
+            deliveredAt[routerOf[h]]++;
+            duplicates += c - 1;
+            if (!want) {
+              spurious++;
+            }
+          } else if (want) {
+            undelivered++;
+          }
+        }
+      }
+      Path csv = writeCsv(deliveredAt, routerOf, n);
+      o.printf("  published                 %,12d messages in %.2f s%n", messages, seconds);
+      o.printf(
+          "  throughput                %,12.0f messages/s, %,.0f deliveries/s%n",
+          messages / seconds, delivered / seconds);
+      o.printf("  expected deliveries       %,12d (oracle: every predicate evaluated)%n", expected);
+      o.printf("  delivered                 %,12d%n", delivered);
+      o.printf("  undelivered               %,12d%n", undelivered);
+      o.printf("  duplicates                %,12d%n", duplicates);
+      o.printf("  spurious                  %,12d%n", spurious);
+      o.printf("  per-router CSV            %s%n", csv);
+      o.flush();
+      return undelivered == 0 && duplicates == 0 && spurious == 0 ? 0 : 1;
+    } finally {
+      for (BdrpClient c : clients) {
+        c.close();
+      }
+      for (Router r : routers) {
+        r.close();
+      }
+      io.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+      callbacks.shutdown();
+    }
+  }
+
+  private static BdrpClient client(
+      Router r, String name, EventLoopGroup io, ExecutorService callbacks) throws Exception {
+    return BdrpClient.builder()
+        .router(r.clientAddress())
+        .name(name)
+        .eventLoopGroup(io)
+        .callbackExecutor(callbacks)
+        .connect();
+  }
+
+  private static boolean predicatesEverywhere(List<Router> routers) {
+    for (Router origin : routers) {
+      EncodedPredicate p = origin.aggregate();
+      for (Router r : routers) {
+        if (r != origin && !p.equals(r.predicateOf(origin.number()))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Polls {@code condition} until it holds; fails after 120 s, saying what it waited for. */
+  private static void await(PrintWriter o, String what, BooleanSupplier condition)
+      throws InterruptedException {
     long start = System.nanoTime();
     long lastReport = start;
-    for (int i = 0; i < messages; i++) {
-      Message m = g.message();
-      int ingress = i % routers; // publishers take turns across the routers
-      Arrays.fill(seen, 0);
-      long t0 = System.nanoTime();
-      // Match once, at the ingress router: local hosts, then D from the encoded predicates.
-      local[ingress].match(m, deliverIngress);
-      Arrays.fill(d, 0L);
-      encoder.encodeInto(m, mf);
-      index.match(mf, d);
-      matchNanos += System.nanoTime() - t0;
-      d[ingress >>> 6] &= ~(1L << ingress);
-      for (int r = 0; r < routers; r++) {
-        if ((d[r >>> 6] & (1L << r)) == 0) {
-          continue;
-        }
-        inD[r]++;
-        here[0] = 0;
-        local[r].match(m, deliver);
-        if (here[0] == 0) {
-          falseInD[r]++; // a false positive of the encoding, dropped after exact matching
-        }
-      }
-      // Oracle: every host's predicate, evaluated directly.
-      for (int h = 0; h < hosts; h++) {
-        boolean want = predicateOf[h].matches(m);
-        if (want) {
-          expected++;
-        }
-        if (seen[h] > 0) {
-          delivered++;
-          deliveredAt[routerOf[h]]++;
-          if (!want) {
-            spurious++;
-          }
-          if (seen[h] > 1) {
-            duplicates += seen[h] - 1;
-          }
-        } else if (want) {
-          undelivered++;
-        }
-      }
+    while (!condition.getAsBoolean()) {
       long now = System.nanoTime();
+      if (now - start > TimeUnit.SECONDS.toNanos(120)) {
+        throw new IllegalStateException("timed out after 120 s waiting for " + what);
+      }
       if (now - lastReport > 1_000_000_000L) {
-        o.printf("  ... %d/%d messages%n", i + 1, messages);
+        o.printf("  ... waiting for %s%n", what);
         o.flush();
         lastReport = now;
       }
+      Thread.sleep(10);
     }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    long totalInD = Arrays.stream(inD).sum();
-    long totalFalse = Arrays.stream(falseInD).sum();
-    Path csv = writeCsv(inD, falseInD, deliveredAt, routerOf);
-
-    o.printf("  published                 %,12d messages in %.2f s%n", messages, seconds);
-    o.printf(
-        "  ingress matching          %,12.0f messages/s (exact local + encode + D, one core)%n",
-        messages / (matchNanos / 1e9));
-    o.printf("  expected deliveries       %,12d (oracle: every predicate evaluated)%n", expected);
-    o.printf("  delivered                 %,12d%n", delivered);
-    o.printf("  undelivered               %,12d%n", undelivered);
-    o.printf("  duplicates                %,12d%n", duplicates);
-    o.printf("  spurious                  %,12d%n", spurious);
-    o.printf(
-        "  routers in D per message  %12.2f (of which false positives %.1f%%, dropped by exact matching)%n",
-        totalInD / (double) messages, totalInD == 0 ? 0.0 : 100.0 * totalFalse / totalInD);
-    o.printf("  per-router CSV            %s%n", csv);
-    o.flush();
-    return undelivered == 0 && duplicates == 0 && spurious == 0 ? 0 : 1;
   }
 
-  private Path writeCsv(long[] inD, long[] falseInD, long[] deliveredAt, int[] routerOf) {
+  private Path writeCsv(long[] deliveredAt, int[] routerOf, int n) {
     try {
       Path dir =
           out.resolve(
@@ -234,11 +339,11 @@ public final class DemoCommand implements Callable<Integer> {
       Files.createDirectories(dir);
       Path file = dir.resolve("routers.csv");
       List<String> lines = new ArrayList<>();
-      lines.add("router,hosts,messages_in_D,false_positives,host_deliveries");
-      for (int r = 0; r < inD.length; r++) {
+      lines.add("router,hosts,host_deliveries");
+      for (int r = 0; r < n; r++) {
         int rr = r;
-        long h = Arrays.stream(routerOf).filter(x -> x == rr).count();
-        lines.add(r + "," + h + "," + inD[r] + "," + falseInD[r] + "," + deliveredAt[r]);
+        long h = java.util.Arrays.stream(routerOf).filter(x -> x == rr).count();
+        lines.add(r + "," + h + "," + deliveredAt[r]);
       }
       Files.write(file, lines);
       return file;

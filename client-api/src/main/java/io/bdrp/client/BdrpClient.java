@@ -119,6 +119,7 @@ public final class BdrpClient implements AutoCloseable {
 
   private final Builder options;
   private final EventLoopGroup group;
+  private final boolean ownGroup;
   private final ExecutorService ownCallbacks;
   private final java.util.concurrent.Executor callbacks;
   private final List<Subscription> subscriptions = new ArrayList<>();
@@ -133,7 +134,9 @@ public final class BdrpClient implements AutoCloseable {
 
   private BdrpClient(Builder b) {
     this.options = b;
-    this.group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    this.ownGroup = b.group == null;
+    this.group =
+        b.group != null ? b.group : new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     if (b.callbackExecutor == null) {
       ownCallbacks =
           Executors.newSingleThreadExecutor(
@@ -165,8 +168,18 @@ public final class BdrpClient implements AutoCloseable {
     private Consumer<Message> onMessage = m -> {};
     private ConnectionListener listener = new ConnectionListener() {};
     private java.util.concurrent.Executor callbackExecutor;
+    private EventLoopGroup group;
 
     private Builder() {}
+
+    /**
+     * An event-loop group to do I/O on, shared with other clients (default: one thread of this
+     * client's own). A shared group is not shut down by {@link BdrpClient#close()}.
+     */
+    public Builder eventLoopGroup(EventLoopGroup g) {
+      this.group = g;
+      return this;
+    }
 
     /** The router's client address (default 127.0.0.1:7400). */
     public Builder router(String host, int port) {
@@ -528,7 +541,9 @@ public final class BdrpClient implements AutoCloseable {
       c.writeAndFlush(new ClientFrame.Bye()).awaitUninterruptibly(1, TimeUnit.SECONDS);
       c.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
     }
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    if (ownGroup) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
     if (ownCallbacks != null) {
       ownCallbacks.shutdown();
     }
