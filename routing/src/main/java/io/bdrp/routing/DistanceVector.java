@@ -6,144 +6,187 @@ import io.bdrp.routing.ControlMessage.RouteUpdate;
 import io.bdrp.routing.ControlMessage.SeqnoRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * UNICAST: a distance-vector protocol between configured neighbours that stays loop-free while it
- * converges, in the manner of Babel (RFC 8966).
+ * The UNICAST table of a router: a loop-free distance-vector protocol between configured
+ * neighbours, in the spirit of Babel (RFC 8966). A pure state machine: no sockets, no threads;
+ * messages go out through {@link Face}s, time comes from the injected {@link Clock}, and timers run
+ * when the owner calls {@link #tick()} at (or after) {@link #nextDeadlineMillis()}.
  *
- * <p><b>Adjacencies.</b> A hello goes out on every configured link every {@code helloIntervalMs},
- * carrying this router's epoch and echoing the epoch last heard from the neighbour. The adjacency
- * is up while the neighbour has been heard within {@code deadIntervalMs} and its last hello echoed
- * this router's current epoch; it goes down on silence, on {@link #linkDown}, or when the neighbour
- * shows a new epoch (it restarted). Route updates and requests from a neighbour without an
- * adjacency are ignored. Links deliver in order, so anything a neighbour sent before it heard this
- * router's current epoch arrives before its echo and is ignored: a restarted router never accepts
- * routes computed from its previous life.
+ * <p><b>Threading.</b> One thread owns an instance (the router's control event loop, or the
+ * simulator): every method, including the read-only ones, must be called from it. {@link Listener}
+ * callbacks run on that thread during the call that caused them; a listener may read the table but
+ * must not call the mutating methods. The data plane must not read this class; it reads snapshots
+ * built when {@link #version()} changes.
  *
- * <p><b>Routes.</b> Every router originates a route to itself with sequence (epoch, seqno), metric
- * 0. A route learned from neighbour n costs its advertised metric plus the cost of the link to n.
- * Full updates go to every neighbour each {@code updateIntervalMs}; triggered updates carry the
- * destinations whose selected route changed. To the neighbour that is the next hop, a route is sent
- * with the unreachable metric and {@link Route#viaReceiver()} set (split horizon with poisoned
- * reverse); the flag also tells that neighbour it is this router's parent in the tree of shortest
- * paths towards the destination ({@link #children}). A route not refreshed for {@code
- * routeExpiryMs} is dropped (checked every hello interval); a lost destination is advertised as
- * unreachable for {@code routeExpiryMs}, then no longer mentioned.
+ * <h2>Adjacencies: hellos and the epoch echo</h2>
  *
- * <p><b>Feasibility.</b> For each destination the router keeps a feasibility distance FD = (seq,
- * metric): the newest sequence it has selected a route with and, for that sequence, the smallest
- * metric. An advertisement (s, m) is feasible when s is newer than FD's, or equal with m strictly
- * below FD's metric; only feasible routes are selected. Why this keeps the next-hop graph free of
- * loops at every instant: if A uses B, then B's advertised metric (at B's sequence) was below A's
- * FD, and B's own FD is at most what it advertised; going along next hops, sequences never get
- * older and, at equal sequence, FDs strictly decrease, so the walk cannot return to where it
- * started. When a destination has only infeasible routes left, the router sends a sequence-number
- * request towards it; the destination answers by originating a newer sequence, which every router
- * may accept. Feasibility distances of a destination without any route are forgotten after {@code
- * sourceGcMs}.
+ * Every router draws a new, larger epoch each time it starts. Every {@code helloIntervalMs} it
+ * sends on each configured link {@code Hello(self, epoch, echoEpoch)}, where {@code echoEpoch} is
+ * the epoch it last heard from that neighbour (0 if none); it also answers at once when it learns a
+ * neighbour's epoch, so an adjacency forms in about one round trip. The adjacency with n is up
+ * while n has been heard within {@code deadIntervalMs} and n's last hello echoed our current epoch:
+ * the link then works both ways, and n knows which incarnation of us it talks to.
  *
- * <p><b>Threads.</b> Owned by one thread, which makes every call (the router's control thread or
- * the simulator). Faces must not call back into this object from {@link Face#send}.
+ * <p>A hello with a newer epoch than the one known means that n restarted: the adjacency goes down
+ * (every route learned from n is dropped), and comes up again once n echoes our epoch. A hello that
+ * no longer echoes our epoch means n forgot us (its transport failed, or it timed us out): the
+ * adjacency goes down too. Route updates and sequence-number requests from a neighbour whose
+ * adjacency is not up are ignored. With FIFO links this is what keeps a restarted router from
+ * accepting stale routes that still point through its previous incarnation: anything n sends after
+ * echoing our new epoch was sent after n dropped what it had learned from our old incarnation. On
+ * adjacency up, each side sends the other its full table at once. {@link #linkDown} (the transport
+ * reports the session lost) and the dead interval (silent failure) take the adjacency down and
+ * forget the neighbour's epoch, so the neighbour, still hearing our hellos, sees its epoch no
+ * longer echoed and takes its side down as well.
+ *
+ * <h2>Routes, sequence numbers and the feasibility condition</h2>
+ *
+ * Every router originates a route to itself at metric 0 with sequence number (epoch, seqno);
+ * sequence numbers compare by epoch first, then seqno, and a larger one is <em>newer</em>. A route
+ * to d advertised by neighbour n as (seq, m) gives the candidate metric {@code m + cost(n)}
+ * (INFINITY if m is INFINITY or the sum reaches it), where cost(n) is this router's configured cost
+ * of the link.
+ *
+ * <p>For each destination the router keeps a <em>feasibility distance</em> FD = (seq, metric): the
+ * best route it has ever selected (and so advertised) with a finite metric, where newer sequence
+ * numbers are better and, at equal sequence numbers, smaller metrics are. An advertised finite
+ * route (s, m) is <em>feasible</em> iff there is no FD, or s is newer than FD.seq, or s equals
+ * FD.seq and m &lt; FD.metric. The router selects, among the feasible, unexpired routes from up
+ * neighbours, the one with the smallest candidate metric (ties keep the current route, else the
+ * smallest neighbour number), and never an unfeasible one. Selecting a finite route (s, M) lowers
+ * FD to (s, M) if that is better.
+ *
+ * <p><b>Why no loop can form, even during convergence.</b> Order (seq, metric) pairs as above and
+ * write FD(x) for x's feasibility distance towards d; FD(x) only ever gets better, and it is at
+ * least as good as anything x has advertised, since x updates it on selection, before advertising.
+ * If x selected its route through y, the advertisement of y that x holds is strictly better than
+ * FD(x) (feasibility when selected; FD(x) then moved to (s, m + cost) with cost &ge; 1, still
+ * worse), and FD(y) is at least as good as that advertisement. So FD strictly improves along every
+ * chain of next hops; a chain that came back to its start would make FD(x) strictly better than
+ * itself. Two events could break "FD(y) is at least as good as what y advertised": y forgetting FD
+ * and y restarting. FD is forgotten only {@code sourceGcMs} after the destination became
+ * unreachable; by then y has advertised only retractions for longer than {@code routeExpiryMs}, so
+ * no neighbour holds a finite route from y any more. A restarted router has no FD at all, and its
+ * neighbours may still hold routes from its previous incarnation until they hear its new epoch (or
+ * time it out). So a router <em>holds down</em> after it starts: it selects no route through a
+ * neighbour until every configured neighbour has echoed its new epoch (each of them has then
+ * dropped the routes of the previous incarnation) or until {@code deadIntervalMs + helloIntervalMs}
+ * have passed (each neighbour has then timed the old incarnation out). This assumes a router
+ * restarts with the same set of links.
+ *
+ * <h2>Updates</h2>
+ *
+ * When the selected route to d changes (next hop, metric or seq, or d becomes unreachable) the
+ * router sends a triggered update to every up neighbour; triggered updates of one call are batched
+ * into one message per neighbour. Every {@code updateIntervalMs} it sends each up neighbour its
+ * full table. Split horizon with poisoned reverse: the route to d sent to the neighbour that is the
+ * next hop for d carries metric INFINITY and {@code viaReceiver = true}, which also tells that
+ * neighbour it is our parent in the tree of shortest paths towards d ({@link #children}). A
+ * destination that becomes unreachable is advertised as a retraction (INFINITY with its last seq)
+ * for {@code routeExpiryMs}, then no longer mentioned. A route not refreshed for {@code
+ * routeExpiryMs} expires.
+ *
+ * <h2>Sequence-number requests</h2>
+ *
+ * FD makes a router refuse routes that are worse than what it once advertised at the same seq, so
+ * after a failure the only remaining routes may be unfeasible. The router then sends {@code
+ * SeqnoRequest(self, d, FD.epoch, FD.seqno, seqnoRequestHops)}, asking for a route newer than FD:
+ * to every up neighbour when it loses its selected route, and to the neighbour offering an
+ * unfeasible route that would be better than the selected one (or than none). A router that
+ * receives a request for itself whose sequence number is not older than its own bumps its seqno
+ * past it and sends a triggered update; otherwise it answers the requester with its own route. A
+ * router whose selected route is already newer than the request answers the requester with that
+ * route; otherwise, while hops remain, it forwards the request towards d (its next hop, else the
+ * neighbour offering the best unfeasible route), never back to the requester. A router sends or
+ * forwards at most one request per destination and requested seq per hello interval, and repeats
+ * its own requests at most once per hello interval while the condition lasts.
+ *
+ * <h2>Timers</h2>
+ *
+ * {@link #tick()} runs: hellos every {@code helloIntervalMs} per link; the dead interval of each
+ * heard neighbour; a full update every {@code updateIntervalMs} per up neighbour; the end of the
+ * start-up hold-down; and, every {@code helloIntervalMs}, a sweep over the table that removes
+ * routes not refreshed for {@code routeExpiryMs}, ends retractions, forgets FDs {@code sourceGcMs}
+ * after their destination became unreachable, and repeats pending sequence-number requests. Route
+ * expiry is also checked on every selection, so it is exact; the sweep only notices it at most one
+ * hello interval late.
+ *
+ * <p>Control state is one entry per (destination, neighbour) plus one record per destination, and
+ * is freed when a destination has neither routes, nor FD, nor retraction: it grows with routers
+ * times neighbours, never with time. Processing a route costs O(neighbours); building a full update
+ * O(maxRouters).
  */
 public final class DistanceVector {
+
   /**
-   * Told about adjacencies and route changes, on the owning thread, during the call that did it.
+   * Told about adjacency and route changes, on the owning thread, during the call that made them.
    */
   public interface Listener {
-    /** A two-way adjacency with {@code neighbour} came up. */
+    /** The two-way adjacency with {@code neighbour} is established (new, or after its restart). */
     void adjacencyUp(int neighbour);
 
-    /** The adjacency with {@code neighbour} went down. */
+    /**
+     * The adjacency with {@code neighbour} is lost: dead interval, transport down, link removed, or
+     * the neighbour restarted (new epoch) or forgot us. Its routes are already dropped.
+     */
     void adjacencyDown(int neighbour);
 
-    /** Some selected route or tree of shortest paths changed; {@link #version()} grew. */
+    /** A next hop, metric or children set changed; {@link #version()} was bumped. */
     void routesChanged();
   }
 
   private static final int INF = Route.INFINITY;
-
-  /** A configured neighbour. */
-  private static final class Neighbour {
-    final Face face;
-    int cost;
-    long heardEpoch; // 0: never heard
-    long lastHeard = Long.MIN_VALUE;
-    boolean echoed; // its last hello echoed this router's epoch
-    boolean up;
-    long nextHello;
-    long nextUpdate = Long.MAX_VALUE;
-    final Map<Integer, Learned> routes = new HashMap<>();
-
-    Neighbour(Face face, int cost) {
-      this.face = face;
-      this.cost = cost;
-    }
-  }
-
-  /** A route as last advertised by a neighbour (finite metric only). */
-  private static final class Learned {
-    long epoch;
-    int seqno;
-    int metric;
-    long refreshed;
-  }
-
-  /** What this router knows about one destination. */
-  private static final class Dest {
-    int nextHop = -1;
-    int metric = INF;
-    long epoch;
-    int seqno;
-    boolean hasFd;
-    long fdEpoch;
-    int fdSeqno;
-    int fdMetric;
-    long lostAt = Long.MIN_VALUE; // when the last route went, while unreachable
-    long lastRequest = Long.MIN_VALUE;
-    int[] children = new int[0]; // neighbours that route to this destination through this router
-  }
 
   private final int self;
   private final long epoch;
   private final RoutingConfig config;
   private final Clock clock;
   private final Listener listener;
-  private final TreeMap<Integer, Neighbour> neighbours = new TreeMap<>();
-  private final TreeMap<Integer, Dest> dests = new TreeMap<>();
-  private final Dest selfDest = new Dest();
-  private int ownSeqno;
+
+  private int seqno;
+  private final TreeMap<Integer, Nbr> links = new TreeMap<>();
+  private final Dest[] dests;
+
+  private boolean holdingDown = true;
+  private final long holdDownUntil;
+  private long nextSweepAt;
+
+  private final int[] dirty;
+  private int dirtyCount;
+  private boolean changed;
   private long version;
-  private long nextHousekeeping;
-  private int[] reachableCache;
-  private long reachableVersion = -1;
 
-  // Work collected during one call, sent when it returns.
-  private final Set<Integer> changed = new LinkedHashSet<>();
-  private boolean routesChanged;
-  private int depth;
-
+  /**
+   * A fresh table of router {@code self} in its incarnation {@code epoch}.
+   *
+   * @param epoch larger than the epoch of any previous incarnation of this router; positive
+   * @throws IllegalArgumentException if {@code self} is not a router number or epoch is not
+   *     positive
+   */
   public DistanceVector(
       int self, long epoch, RoutingConfig config, Clock clock, Listener listener) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.listener = Objects.requireNonNull(listener, "listener");
     if (self < 0 || self >= config.maxRouters()) {
       throw new IllegalArgumentException(
-          "router number " + self + " outside 0.." + (config.maxRouters() - 1));
+          "self " + self + " outside 0.." + (config.maxRouters() - 1));
     }
     if (epoch <= 0) {
       throw new IllegalArgumentException("epoch must be positive, got " + epoch);
     }
     this.self = self;
     this.epoch = epoch;
-    this.config = config;
-    this.clock = clock;
-    this.listener = listener;
-    this.nextHousekeeping = clock.nowMillis() + config.helloIntervalMs();
+    this.dests = new Dest[config.maxRouters()];
+    this.dirty = new int[config.maxRouters()];
+    long now = clock.nowMillis();
+    this.holdDownUntil = now + config.deadIntervalMs() + config.helloIntervalMs();
+    this.nextSweepAt = now + config.helloIntervalMs();
+    dests[self] = new Dest(self);
   }
 
   /** This router's number. */
@@ -151,544 +194,746 @@ public final class DistanceVector {
     return self;
   }
 
-  /** This router's epoch. */
+  /** This router's incarnation. */
   public long epoch() {
     return epoch;
   }
 
-  /** A version that grows whenever a next hop, metric or children set changes. */
+  /** The seqno of the route this router originates to itself, in the current epoch. */
+  public int seqno() {
+    return seqno;
+  }
+
+  /** The table version: bumped whenever a next hop, metric or children set changes. */
   public long version() {
     return version;
   }
 
-  // ---- links ----
+  /** True while this router, just started, selects no route through a neighbour (see above). */
+  public boolean holdingDown() {
+    return holdingDown;
+  }
+
+  // ---------------------------------------------------------------- configuration
 
   /**
-   * Configures a link to {@code face.neighbour()} at {@code cost}; the first hello goes out now.
+   * Configures a link to {@code face.neighbour()} with this router's cost for it, and sends a hello
+   * right away. Configuring a neighbour again replaces its face and cost; the adjacency is kept and
+   * routes are re-selected with the new cost.
+   *
+   * @throws IllegalArgumentException if the neighbour is self or not a router number, or the cost
+   *     is not in 1..INFINITY-1
    */
   public void addLink(Face face, int cost) {
     int n = face.neighbour();
-    if (n == self || n < 0 || n >= config.maxRouters()) {
-      throw new IllegalArgumentException("neighbour " + n + " is not a valid other router");
+    if (n < 0 || n >= config.maxRouters() || n == self) {
+      throw new IllegalArgumentException("bad neighbour " + n + " for router " + self);
     }
     if (cost < 1 || cost >= INF) {
-      throw new IllegalArgumentException("link cost must be in 1.." + (INF - 1) + ", got " + cost);
+      throw new IllegalArgumentException("cost must be in 1.." + (INF - 1) + ", got " + cost);
     }
-    enter();
-    try {
-      Neighbour old = neighbours.get(n);
-      if (old != null) {
-        down(n, old);
+    Nbr nbr = links.get(n);
+    long now = clock.nowMillis();
+    if (nbr == null) {
+      nbr = new Nbr(n, face, cost);
+      links.put(n, nbr);
+      sendHello(nbr, now);
+    } else {
+      nbr.face = face;
+      if (nbr.cost != cost) {
+        nbr.cost = cost;
+        reselectAll();
       }
-      Neighbour nb = new Neighbour(face, cost);
-      neighbours.put(n, nb);
-      sendHello(nb);
-    } finally {
-      exit();
     }
+    finish();
   }
 
-  /** Removes the link to {@code neighbour}. */
+  /** Unconfigures the link to {@code neighbour}: the adjacency goes down and is forgotten. */
   public void removeLink(int neighbour) {
-    enter();
-    try {
-      Neighbour nb = neighbours.get(neighbour);
-      if (nb != null) {
-        down(neighbour, nb);
-        neighbours.remove(neighbour);
+    Nbr nbr = links.remove(neighbour);
+    if (nbr != null) {
+      if (nbr.up) {
+        adjacencyDown(nbr);
       }
-    } finally {
-      exit();
+      finish();
     }
   }
 
-  /** The transport to {@code neighbour} broke: the adjacency is down now. */
+  /**
+   * The transport to {@code neighbour} is lost: the adjacency goes down now and its epoch is
+   * forgotten. The link stays configured; hellos go on, and the adjacency forms again when the
+   * transport delivers them.
+   */
   public void linkDown(int neighbour) {
-    enter();
-    try {
-      Neighbour nb = neighbours.get(neighbour);
-      if (nb != null) {
-        nb.lastHeard = Long.MIN_VALUE;
-        nb.echoed = false;
-        down(neighbour, nb);
-      }
-    } finally {
-      exit();
+    Nbr nbr = links.get(neighbour);
+    if (nbr != null) {
+      forget(nbr);
+      finish();
     }
   }
 
-  /** Whether the adjacency with {@code neighbour} is up. */
+  // ---------------------------------------------------------------- input
+
+  /**
+   * Handles a control message from neighbour {@code m.sender()}.
+   *
+   * @return true if the message was processed; false if it is not a distance-vector message (a
+   *     predicate message, for another table), comes from a router that is not a configured
+   *     neighbour, is a hello of an older incarnation, or is a route update or request from a
+   *     neighbour whose adjacency is not up
+   */
+  public boolean receive(ControlMessage m) {
+    Nbr nbr = links.get(m.sender());
+    if (nbr == null) {
+      return false;
+    }
+    boolean handled =
+        switch (m) {
+          case Hello h -> onHello(nbr, h);
+          case RouteUpdate u -> nbr.up && onUpdate(nbr, u);
+          case SeqnoRequest r -> nbr.up && onRequest(nbr, r);
+          default -> false;
+        };
+    finish();
+    return handled;
+  }
+
+  private boolean onHello(Nbr nbr, Hello h) {
+    long now = clock.nowMillis();
+    if (nbr.knownEpoch != 0 && h.epoch() != nbr.knownEpoch) {
+      if (h.epoch() < nbr.knownEpoch) {
+        return false;
+      }
+      if (nbr.up) {
+        adjacencyDown(nbr); // the neighbour restarted
+      }
+      nbr.knownEpoch = 0;
+    }
+    boolean learned = nbr.knownEpoch != h.epoch();
+    nbr.knownEpoch = h.epoch();
+    nbr.lastHeard = now;
+    boolean echoed = h.echoEpoch() == epoch;
+    if (nbr.up && !echoed) {
+      adjacencyDown(nbr); // the neighbour forgot us
+    } else if (!nbr.up && echoed) {
+      adjacencyUp(nbr);
+    }
+    if (learned) {
+      sendHello(nbr, now); // echo at once: the adjacency forms in one round trip
+    }
+    return true;
+  }
+
+  private boolean onUpdate(Nbr nbr, RouteUpdate u) {
+    long now = clock.nowMillis();
+    int max = config.maxRouters();
+    for (Route r : u.routes()) {
+      int d = r.destination();
+      if (d < 0 || d >= max) {
+        continue;
+      }
+      Dest dd = dests[d];
+      Entry e = dd == null ? null : dd.find(nbr);
+      if (e == null) {
+        if (r.metric() >= INF && !r.viaReceiver()) {
+          continue; // a retraction of a route we do not hold
+        }
+        if (dd == null) {
+          dd = dests[d] = new Dest(d);
+        }
+        e = dd.add(nbr);
+      }
+      if (e.via != r.viaReceiver()) {
+        changed = true; // the children of d
+        e.via = r.viaReceiver();
+      }
+      e.epoch = r.epoch();
+      e.seqno = r.seqno();
+      e.metric = r.metric();
+      e.refreshedAt = now;
+      if (d != self) {
+        select(dd, now);
+        if (r.metric() < INF && !feasible(dd, e) && betterThanSelected(dd, e)) {
+          request(dd, now, nbr);
+        }
+      }
+    }
+    return true;
+  }
+
+  private boolean onRequest(Nbr from, SeqnoRequest r) {
+    long now = clock.nowMillis();
+    int d = r.destination();
+    if (d < 0 || d >= config.maxRouters()) {
+      return false;
+    }
+    if (d == self) {
+      if (r.epoch() == epoch && r.seqno() >= seqno) {
+        seqno = r.seqno() + 1;
+        markDirty(self);
+      } else if (r.epoch() > epoch) {
+        seqno++; // cannot be newer than an epoch we never had; refresh anyway
+        markDirty(self);
+      } else {
+        send(from, List.of(selfRoute()));
+      }
+      return true;
+    }
+    Dest dd = dests[d];
+    if (dd == null) {
+      return true;
+    }
+    if (dd.selected != null && compareSeq(dd.selEpoch, dd.selSeqno, r.epoch(), r.seqno()) > 0) {
+      send(from, List.of(advert(dd, from, now)));
+      return true;
+    }
+    if (r.hopCount() <= 1 || !rateOk(dd, now, r.epoch(), r.seqno())) {
+      return true;
+    }
+    Nbr to = null;
+    if (dd.selected != null && dd.selected.nbr != from) {
+      to = dd.selected.nbr;
+    } else {
+      int best = INF;
+      for (int i = 0; i < dd.count; i++) {
+        Entry e = dd.entries[i];
+        int c = candidate(e);
+        if (e.nbr != from && c < best && !expired(e, now)) {
+          best = c;
+          to = e.nbr;
+        }
+      }
+    }
+    if (to != null) {
+      to.face.send(new SeqnoRequest(self, d, r.epoch(), r.seqno(), r.hopCount() - 1));
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- timers
+
+  /** Runs every timer that is due: hellos, dead intervals, full updates, hold-down, the sweep. */
+  public void tick() {
+    long now = clock.nowMillis();
+    if (holdingDown && now >= holdDownUntil) {
+      endHoldDown();
+    }
+    for (Nbr nbr : links.values()) {
+      if (nbr.knownEpoch != 0 && now >= nbr.lastHeard + config.deadIntervalMs()) {
+        forget(nbr);
+      }
+      if (now >= nbr.nextHelloAt) {
+        sendHello(nbr, now);
+      }
+      if (nbr.up && now >= nbr.nextUpdateAt) {
+        nbr.needFull = true;
+      }
+    }
+    if (now >= nextSweepAt) {
+      sweep(now);
+      nextSweepAt = now + config.helloIntervalMs();
+    }
+    finish();
+  }
+
+  /** The time at which {@link #tick()} next has work to do. */
+  public long nextDeadlineMillis() {
+    long t = nextSweepAt;
+    if (holdingDown) {
+      t = Math.min(t, holdDownUntil);
+    }
+    for (Nbr nbr : links.values()) {
+      t = Math.min(t, nbr.nextHelloAt);
+      if (nbr.knownEpoch != 0) {
+        t = Math.min(t, nbr.lastHeard + config.deadIntervalMs());
+      }
+      if (nbr.up) {
+        t = Math.min(t, nbr.nextUpdateAt);
+      }
+    }
+    return t;
+  }
+
+  private void sweep(long now) {
+    for (Dest dd : dests) {
+      if (dd == null) {
+        continue;
+      }
+      boolean removed = false;
+      for (int i = dd.count - 1; i >= 0; i--) {
+        Entry e = dd.entries[i];
+        if (expired(e, now)) {
+          changed |= e.via;
+          dd.remove(i);
+          removed = true;
+        }
+      }
+      int d = dd.destination;
+      if (d == self) {
+        continue;
+      }
+      if (removed) {
+        select(dd, now);
+      }
+      if (dd.retracting && now >= dd.retractUntil) {
+        dd.retracting = false;
+      }
+      if (dd.selected == null && dd.hasFd && now >= dd.unreachableSince + config.sourceGcMs()) {
+        dd.hasFd = false;
+        select(dd, now); // routes that were unfeasible may be selected now
+      }
+      if (dd.hasFd && !holdingDown) {
+        for (int i = 0; i < dd.count; i++) {
+          Entry e = dd.entries[i];
+          if (e.metric < INF && !feasible(dd, e) && betterThanSelected(dd, e)) {
+            request(dd, now, e.nbr);
+          }
+        }
+      }
+      if (dd.count == 0 && dd.selected == null && !dd.hasFd && !dd.retracting && !dd.dirty) {
+        dests[d] = null;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  /** True if the adjacency with {@code neighbour} is up. */
   public boolean isUp(int neighbour) {
-    Neighbour nb = neighbours.get(neighbour);
-    return nb != null && nb.up;
+    Nbr nbr = links.get(neighbour);
+    return nbr != null && nbr.up;
   }
 
-  /** Neighbours with an adjacency, ascending. */
+  /** The neighbours whose adjacency is up, sorted. */
   public int[] upNeighbours() {
-    return neighbours.entrySet().stream()
-        .filter(e -> e.getValue().up)
-        .mapToInt(Map.Entry::getKey)
-        .toArray();
+    return links.values().stream().filter(n -> n.up).mapToInt(n -> n.id).toArray();
   }
 
-  // ---- tables ----
-
-  /** The next hop towards {@code destination}: itself for itself, -1 if none. */
+  /** The next hop towards {@code destination}: self for self, -1 if unreachable. */
   public int nextHop(int destination) {
     if (destination == self) {
       return self;
     }
-    Dest d = dests.get(destination);
-    return d == null ? -1 : d.nextHop;
+    Dest dd = dest(destination);
+    return dd == null || dd.selected == null ? -1 : dd.selected.nbr.id;
   }
 
-  /** The metric towards {@code destination}: 0 for itself, {@link Route#INFINITY} if none. */
+  /** The metric of the selected route to {@code destination}: 0 for self, INFINITY if none. */
   public int metric(int destination) {
     if (destination == self) {
       return 0;
     }
-    Dest d = dests.get(destination);
-    return d == null ? INF : d.metric;
+    Dest dd = dest(destination);
+    return dd == null || dd.selected == null ? INF : dd.selMetric;
   }
 
-  /** Destinations with a route, ascending, this router excluded. */
+  /** The destinations with a selected route, sorted, self excluded. */
   public int[] reachable() {
-    if (reachableVersion != version || reachableCache == null) {
-      int[] out = new int[dests.size()];
-      int n = 0;
-      for (Map.Entry<Integer, Dest> e : dests.entrySet()) {
-        if (e.getValue().nextHop >= 0) {
-          out[n++] = e.getKey();
-        }
+    int[] out = new int[dests.length];
+    int k = 0;
+    for (Dest dd : dests) {
+      if (dd != null && dd.selected != null) {
+        out[k++] = dd.destination;
       }
-      reachableCache = Arrays.copyOf(out, n);
-      reachableVersion = version;
     }
-    return reachableCache.clone();
+    return Arrays.copyOf(out, k);
   }
 
   /**
-   * The neighbours whose selected route to {@code source} goes through this router, ascending: its
-   * children in the tree of shortest paths towards {@code source}.
+   * The up neighbours whose latest route to {@code source} says their selected route goes through
+   * this router ({@link Route#viaReceiver()}), sorted: this router's children in the tree of
+   * shortest paths towards {@code source}, along which broadcasts from {@code source} travel.
    */
   public int[] children(int source) {
-    Dest d = source == self ? selfDest : dests.get(source);
-    return d == null ? new int[0] : d.children.clone();
+    Dest dd = dest(source);
+    if (dd == null) {
+      return new int[0];
+    }
+    int[] out = new int[dd.count];
+    int k = 0;
+    for (int i = 0; i < dd.count; i++) {
+      Entry e = dd.entries[i];
+      if (e.via && e.nbr.up) {
+        out[k++] = e.nbr.id;
+      }
+    }
+    out = Arrays.copyOf(out, k);
+    Arrays.sort(out);
+    return out;
   }
 
-  // ---- messages ----
+  private Dest dest(int d) {
+    return d < 0 || d >= dests.length ? null : dests[d];
+  }
 
-  /**
-   * Handles a hello, route update or sequence-number request from a neighbour. Returns false for
-   * other message types and for senders that are not configured neighbours.
-   */
-  public boolean receive(ControlMessage m) {
-    Neighbour nb = neighbours.get(m.sender());
-    if (nb == null) {
+  // ---------------------------------------------------------------- adjacencies
+
+  private void adjacencyUp(Nbr nbr) {
+    long now = clock.nowMillis();
+    nbr.up = true;
+    nbr.needFull = true;
+    nbr.nextUpdateAt = now + config.updateIntervalMs();
+    listener.adjacencyUp(nbr.id);
+    if (holdingDown && allLinksUp()) {
+      endHoldDown();
+    }
+  }
+
+  private void adjacencyDown(Nbr nbr) {
+    long now = clock.nowMillis();
+    nbr.up = false;
+    nbr.needFull = false;
+    for (Dest dd : dests) {
+      if (dd == null) {
+        continue;
+      }
+      int i = dd.indexOf(nbr);
+      if (i >= 0) {
+        changed |= dd.entries[i].via;
+        dd.remove(i);
+        if (dd.destination != self) {
+          select(dd, now);
+        }
+      }
+    }
+    listener.adjacencyDown(nbr.id);
+  }
+
+  /** Transport lost or dead interval: down, and forget the neighbour's epoch. */
+  private void forget(Nbr nbr) {
+    if (nbr.up) {
+      adjacencyDown(nbr);
+    }
+    nbr.knownEpoch = 0;
+    nbr.lastHeard = Long.MIN_VALUE;
+  }
+
+  private boolean allLinksUp() {
+    if (links.isEmpty()) {
       return false;
     }
-    enter();
-    try {
-      switch (m) {
-        case Hello h -> onHello(h.sender(), nb, h);
-        case RouteUpdate u -> {
-          if (nb.up) {
-            onUpdate(u.sender(), nb, u);
-          }
-        }
-        case SeqnoRequest r -> {
-          if (nb.up) {
-            onRequest(r.sender(), r);
-          }
-        }
-        default -> {
-          return false;
-        }
+    for (Nbr n : links.values()) {
+      if (!n.up) {
+        return false;
       }
+    }
+    return true;
+  }
+
+  private void endHoldDown() {
+    holdingDown = false;
+    reselectAll();
+  }
+
+  private void reselectAll() {
+    long now = clock.nowMillis();
+    for (Dest dd : dests) {
+      if (dd != null && dd.destination != self) {
+        select(dd, now);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- selection
+
+  private static int compareSeq(long e1, int s1, long e2, int s2) {
+    int c = Long.compare(e1, e2);
+    return c != 0 ? c : Integer.compare(s1, s2);
+  }
+
+  private static int candidate(Entry e) {
+    if (e.metric >= INF) {
+      return INF;
+    }
+    int c = e.metric + e.nbr.cost;
+    return c >= INF ? INF : c;
+  }
+
+  private boolean expired(Entry e, long now) {
+    return now >= e.refreshedAt + config.routeExpiryMs();
+  }
+
+  private static boolean feasible(Dest dd, Entry e) {
+    if (e.metric >= INF) {
+      return false;
+    }
+    if (!dd.hasFd) {
       return true;
-    } finally {
-      exit();
     }
+    int c = compareSeq(e.epoch, e.seqno, dd.fdEpoch, dd.fdSeqno);
+    return c > 0 || (c == 0 && e.metric < dd.fdMetric);
   }
 
-  private void onHello(int n, Neighbour nb, Hello h) {
-    long now = clock.nowMillis();
-    boolean reply = false;
-    if (nb.heardEpoch != h.epoch()) {
-      if (nb.heardEpoch != 0) {
-        down(n, nb); // it restarted: nothing learned from its previous life stays
-      }
-      nb.heardEpoch = h.epoch();
-      reply = true; // let it hear its new epoch echoed without waiting a hello interval
-    }
-    nb.lastHeard = now;
-    nb.echoed = h.echoEpoch() == epoch;
-    if (nb.echoed && !nb.up) {
-      nb.up = true;
-      version++;
-      routesChanged = true;
-      sendHello(nb);
-      reply = false;
-      listener.adjacencyUp(n);
-      sendFull(n, nb);
-      nb.nextUpdate = now + config.updateIntervalMs();
-    } else if (!nb.echoed && nb.up) {
-      down(n, nb);
-    }
-    if (reply) {
-      sendHello(nb);
-    }
+  private static boolean betterThanSelected(Dest dd, Entry e) {
+    return dd.selected == null || candidate(e) < dd.selMetric;
   }
 
-  private void onUpdate(int n, Neighbour nb, RouteUpdate u) {
-    long now = clock.nowMillis();
-    for (Route r : u.routes()) {
-      int d = r.destination();
-      if (d < 0 || d >= config.maxRouters()) {
-        continue;
-      }
-      if (d == self) {
-        setChild(selfDest, n, r.viaReceiver());
-        if (r.epoch() == epoch && r.seqno() > ownSeqno) {
-          ownSeqno = r.seqno(); // someone holds a newer sequence of this life: go past it
-          changed.add(self);
+  /** Re-runs route selection for one destination (not self), and reacts to the change. */
+  private void select(Dest dd, long now) {
+    Entry best = null;
+    int bestCand = INF;
+    if (!holdingDown) {
+      for (int i = 0; i < dd.count; i++) {
+        Entry e = dd.entries[i];
+        int c = candidate(e);
+        if (c >= INF || expired(e, now) || !feasible(dd, e)) {
+          continue;
         }
-        continue;
+        if (best == null
+            || c < bestCand
+            || (c == bestCand
+                && e != best
+                && (e == dd.selected || (best != dd.selected && e.nbr.id < best.nbr.id)))) {
+          best = e;
+          bestCand = c;
+        }
       }
-      Dest dest = dests.computeIfAbsent(d, k -> new Dest());
-      setChild(dest, n, r.viaReceiver());
-      if (r.metric() >= INF) {
-        nb.routes.remove(d);
-      } else {
-        Learned l = nb.routes.computeIfAbsent(d, k -> new Learned());
-        l.epoch = r.epoch();
-        l.seqno = r.seqno();
-        l.metric = r.metric();
-        l.refreshed = now;
-      }
-      select(d, dest);
     }
-  }
-
-  private void onRequest(int n, SeqnoRequest r) {
-    int d = r.destination();
-    if (d == self) {
-      if (r.epoch() == epoch && r.seqno() > ownSeqno) {
-        ownSeqno = r.seqno();
-        changed.add(self);
-      } else if (r.epoch() > epoch) {
-        changed.add(self); // cannot go past another life's epoch; answer with what there is
-      } else {
-        sendRoutes(n, neighbours.get(n), List.of(self));
+    Entry old = dd.selected;
+    if (best == null) {
+      if (old == null) {
+        return;
       }
+      dd.selected = null;
+      dd.retracting = true;
+      dd.retractUntil = now + config.routeExpiryMs();
+      dd.unreachableSince = now;
+      changed = true;
+      markDirty(dd.destination);
+      request(dd, now, null);
       return;
     }
-    Dest dest = dests.get(d);
-    if (dest == null || dest.nextHop < 0) {
+    // FD moves to the selected route before anything is advertised.
+    int c = dd.hasFd ? compareSeq(best.epoch, best.seqno, dd.fdEpoch, dd.fdSeqno) : 1;
+    if (c > 0 || (c == 0 && bestCand < dd.fdMetric)) {
+      dd.hasFd = true;
+      dd.fdEpoch = best.epoch;
+      dd.fdSeqno = best.seqno;
+      dd.fdMetric = bestCand;
+    }
+    boolean routeChanged = old != best || dd.selMetric != bestCand;
+    boolean seqChanged = dd.selEpoch != best.epoch || dd.selSeqno != best.seqno;
+    dd.selected = best;
+    dd.selMetric = bestCand;
+    dd.selEpoch = best.epoch;
+    dd.selSeqno = best.seqno;
+    dd.retracting = false;
+    if (old == null || routeChanged) {
+      changed = true;
+    }
+    if (old == null || routeChanged || seqChanged) {
+      markDirty(dd.destination);
+    }
+  }
+
+  // ---------------------------------------------------------------- seqno requests
+
+  private boolean rateOk(Dest dd, long now, long reqEpoch, int reqSeqno) {
+    if (dd.requestedAt != Long.MIN_VALUE
+        && now < dd.requestedAt + config.helloIntervalMs()
+        && compareSeq(dd.reqEpoch, dd.reqSeqno, reqEpoch, reqSeqno) >= 0) {
+      return false;
+    }
+    dd.requestedAt = now;
+    dd.reqEpoch = reqEpoch;
+    dd.reqSeqno = reqSeqno;
+    return true;
+  }
+
+  /** Asks for a route to dd newer than its FD: from {@code to}, or every up neighbour if null. */
+  private void request(Dest dd, long now, Nbr to) {
+    if (!dd.hasFd || holdingDown || !rateOk(dd, now, dd.fdEpoch, dd.fdSeqno)) {
       return;
     }
-    if (!older(dest.epoch, dest.seqno, r.epoch(), r.seqno())) {
-      sendRoutes(n, neighbours.get(n), List.of(d)); // what it asks for is here already
-    } else if (r.hopCount() > 1 && dest.nextHop != n) {
-      long now = clock.nowMillis();
-      if (requestDue(dest, now)) {
-        dest.lastRequest = now;
-        neighbours
-            .get(dest.nextHop)
-            .face
-            .send(new SeqnoRequest(self, d, r.epoch(), r.seqno(), r.hopCount() - 1));
-      }
-    }
-  }
-
-  /** Whether a request for {@code dest} may go out: at most one per hello interval. */
-  private boolean requestDue(Dest dest, long now) {
-    return dest.lastRequest == Long.MIN_VALUE || now - dest.lastRequest >= config.helloIntervalMs();
-  }
-
-  /** Whether sequence (e1, s1) is older than (e2, s2). */
-  private static boolean older(long e1, int s1, long e2, int s2) {
-    return e1 != e2 ? e1 < e2 : s1 < s2;
-  }
-
-  private void setChild(Dest dest, int n, boolean child) {
-    int i = Arrays.binarySearch(dest.children, n);
-    if (child && i < 0) {
-      int[] c = Arrays.copyOf(dest.children, dest.children.length + 1);
-      c[c.length - 1] = n;
-      Arrays.sort(c);
-      dest.children = c;
-      version++;
-      routesChanged = true;
-    } else if (!child && i >= 0) {
-      int[] c = new int[dest.children.length - 1];
-      System.arraycopy(dest.children, 0, c, 0, i);
-      System.arraycopy(dest.children, i + 1, c, i, c.length - i);
-      dest.children = c;
-      version++;
-      routesChanged = true;
-    }
-  }
-
-  /** Re-selects the route to {@code d} among feasible routes of up neighbours. */
-  private void select(int d, Dest dest) {
-    int bestHop = -1;
-    int bestMetric = INF;
-    Learned best = null;
-    boolean infeasible = false;
-    for (Map.Entry<Integer, Neighbour> e : neighbours.entrySet()) {
-      Neighbour nb = e.getValue();
-      if (!nb.up) {
-        continue;
-      }
-      Learned l = nb.routes.get(d);
-      if (l == null) {
-        continue;
-      }
-      int m = Math.min(INF, l.metric + nb.cost);
-      if (m >= INF) {
-        continue;
-      }
-      boolean feasible =
-          !dest.hasFd
-              || older(dest.fdEpoch, dest.fdSeqno, l.epoch, l.seqno)
-              || (dest.fdEpoch == l.epoch && dest.fdSeqno == l.seqno && l.metric < dest.fdMetric);
-      if (!feasible) {
-        infeasible = true;
-        continue;
-      }
-      // Smallest metric; at equal metric keep the current next hop, then the lowest number.
-      if (m < bestMetric || (m == bestMetric && e.getKey() == dest.nextHop)) {
-        bestMetric = m;
-        bestHop = e.getKey();
-        best = l;
-      }
-    }
-    long now = clock.nowMillis();
-    if (best != null) {
-      boolean moved = bestHop != dest.nextHop || bestMetric != dest.metric;
-      boolean newer = dest.epoch != best.epoch || dest.seqno != best.seqno;
-      dest.nextHop = bestHop;
-      dest.metric = bestMetric;
-      dest.epoch = best.epoch;
-      dest.seqno = best.seqno;
-      dest.lostAt = Long.MIN_VALUE;
-      if (!dest.hasFd || older(dest.fdEpoch, dest.fdSeqno, best.epoch, best.seqno)) {
-        dest.hasFd = true;
-        dest.fdEpoch = best.epoch;
-        dest.fdSeqno = best.seqno;
-        dest.fdMetric = bestMetric;
-      } else if (bestMetric < dest.fdMetric) {
-        dest.fdMetric = bestMetric;
-      }
-      if (moved) {
-        version++;
-        routesChanged = true;
-      }
-      if (moved || newer) {
-        changed.add(d);
-      }
-    } else {
-      if (dest.nextHop >= 0) {
-        dest.nextHop = -1;
-        dest.metric = INF;
-        dest.lostAt = now;
-        version++;
-        routesChanged = true;
-        changed.add(d); // retraction
-      }
-      if (infeasible && dest.hasFd && requestDue(dest, now)) {
-        dest.lastRequest = now;
-        SeqnoRequest req =
-            new SeqnoRequest(self, d, dest.fdEpoch, dest.fdSeqno + 1, config.seqnoRequestHops());
-        for (Map.Entry<Integer, Neighbour> e : neighbours.entrySet()) {
-          Neighbour nb = e.getValue();
-          if (nb.up && nb.routes.containsKey(d)) {
-            nb.face.send(req);
-          }
-        }
-      }
-    }
-  }
-
-  // ---- timers ----
-
-  /** Runs every timer that is due. */
-  public void tick() {
-    enter();
-    try {
-      long now = clock.nowMillis();
-      for (Map.Entry<Integer, Neighbour> e : neighbours.entrySet()) {
-        Neighbour nb = e.getValue();
-        if (nb.up && now - nb.lastHeard >= config.deadIntervalMs()) {
-          nb.echoed = false;
-          down(e.getKey(), nb);
-        }
-        if (now >= nb.nextHello) {
-          sendHello(nb);
-        }
-        if (nb.up && now >= nb.nextUpdate) {
-          sendFull(e.getKey(), nb);
-          nb.nextUpdate = now + config.updateIntervalMs();
-        }
-      }
-      if (now >= nextHousekeeping) {
-        nextHousekeeping = now + config.helloIntervalMs();
-        housekeeping(now);
-      }
-    } finally {
-      exit();
-    }
-  }
-
-  /** When {@link #tick()} next has work. */
-  public long nextDeadlineMillis() {
-    long next = nextHousekeeping;
-    for (Neighbour nb : neighbours.values()) {
-      next = Math.min(next, nb.nextHello);
-      if (nb.up) {
-        next = Math.min(next, nb.nextUpdate);
-        next = Math.min(next, nb.lastHeard + config.deadIntervalMs());
-      }
-    }
-    return next;
-  }
-
-  private void housekeeping(long now) {
-    // Expire stale routes.
-    for (Map.Entry<Integer, Neighbour> e : neighbours.entrySet()) {
-      Neighbour nb = e.getValue();
-      for (Iterator<Map.Entry<Integer, Learned>> it = nb.routes.entrySet().iterator();
-          it.hasNext(); ) {
-        Map.Entry<Integer, Learned> r = it.next();
-        if (now - r.getValue().refreshed >= config.routeExpiryMs()) {
-          it.remove();
-          Dest dest = dests.get(r.getKey());
-          if (dest != null && dest.nextHop == e.getKey()) {
-            select(r.getKey(), dest);
-          }
-        }
-      }
-    }
-    // Forget destinations long gone.
-    for (Iterator<Map.Entry<Integer, Dest>> it = dests.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<Integer, Dest> e = it.next();
-      Dest dest = e.getValue();
-      if (dest.nextHop < 0
-          && dest.lostAt != Long.MIN_VALUE
-          && now - dest.lostAt >= config.sourceGcMs()
-          && dest.children.length == 0
-          && !anyLearned(e.getKey())) {
-        it.remove();
-      } else if (dest.nextHop < 0
-          && dest.lostAt == Long.MIN_VALUE
-          && !dest.hasFd
-          && dest.children.length == 0
-          && !anyLearned(e.getKey())) {
-        it.remove(); // heard of only through retractions
-      }
-    }
-  }
-
-  private boolean anyLearned(int d) {
-    for (Neighbour nb : neighbours.values()) {
-      if (nb.routes.containsKey(d)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  // ---- sending ----
-
-  private void sendHello(Neighbour nb) {
-    nb.face.send(new Hello(self, epoch, nb.heardEpoch));
-    nb.nextHello = clock.nowMillis() + config.helloIntervalMs();
-  }
-
-  private void sendFull(int n, Neighbour nb) {
-    List<Integer> all = new ArrayList<>(dests.size() + 1);
-    all.add(self);
-    all.addAll(dests.keySet());
-    sendRoutes(n, nb, all);
-  }
-
-  /**
-   * Sends the routes to {@code ds} as seen by neighbour {@code n}; skips what is not advertised.
-   */
-  private void sendRoutes(int n, Neighbour nb, Iterable<Integer> ds) {
-    if (nb == null || !nb.up) {
+    SeqnoRequest r =
+        new SeqnoRequest(self, dd.destination, dd.fdEpoch, dd.fdSeqno, config.seqnoRequestHops());
+    if (to != null) {
+      to.face.send(r);
       return;
     }
-    long now = clock.nowMillis();
-    List<Route> routes = new ArrayList<>();
-    for (int d : ds) {
-      if (d == self) {
-        routes.add(new Route(self, epoch, ownSeqno, 0, false));
-        continue;
-      }
-      Dest dest = dests.get(d);
-      if (dest == null || !dest.hasFd) {
-        continue;
-      }
-      if (dest.nextHop == n) {
-        routes.add(new Route(d, dest.epoch, dest.seqno, INF, true));
-      } else if (dest.nextHop >= 0) {
-        routes.add(new Route(d, dest.epoch, dest.seqno, dest.metric, false));
-      } else if (dest.lostAt != Long.MIN_VALUE && now - dest.lostAt < config.routeExpiryMs()) {
-        routes.add(new Route(d, dest.fdEpoch, dest.fdSeqno, INF, false));
+    for (Nbr n : links.values()) {
+      if (n.up) {
+        n.face.send(r);
       }
     }
+  }
+
+  // ---------------------------------------------------------------- output
+
+  private void sendHello(Nbr nbr, long now) {
+    nbr.face.send(new Hello(self, epoch, nbr.knownEpoch));
+    nbr.nextHelloAt = now + config.helloIntervalMs();
+  }
+
+  private Route selfRoute() {
+    return new Route(self, epoch, seqno, 0, false);
+  }
+
+  /** What this router tells {@code to} about dd, or null if nothing. */
+  private Route advert(Dest dd, Nbr to, long now) {
+    if (dd.destination == self) {
+      return selfRoute();
+    }
+    if (dd.selected != null) {
+      boolean via = dd.selected.nbr == to;
+      return new Route(dd.destination, dd.selEpoch, dd.selSeqno, via ? INF : dd.selMetric, via);
+    }
+    if (dd.retracting && now < dd.retractUntil) {
+      return new Route(dd.destination, dd.selEpoch, dd.selSeqno, INF, false);
+    }
+    return null;
+  }
+
+  private void send(Nbr to, List<Route> routes) {
     if (!routes.isEmpty()) {
-      nb.face.send(new ControlMessage.RouteUpdate(self, routes));
+      to.face.send(new RouteUpdate(self, routes));
     }
   }
 
-  private void down(int n, Neighbour nb) {
-    boolean wasUp = nb.up;
-    nb.up = false;
-    nb.nextUpdate = Long.MAX_VALUE;
-    if (!nb.routes.isEmpty()) {
-      List<Integer> lost = new ArrayList<>(nb.routes.keySet());
-      nb.routes.clear();
-      for (int d : lost) {
-        Dest dest = dests.get(d);
-        if (dest != null && dest.nextHop == n) {
-          select(d, dest);
+  private void markDirty(int d) {
+    Dest dd = dests[d];
+    if (!dd.dirty) {
+      dd.dirty = true;
+      dirty[dirtyCount++] = d;
+    }
+  }
+
+  /** Ends every public mutator: sends the batched updates and tells the listener. */
+  private void finish() {
+    long now = clock.nowMillis();
+    for (Nbr nbr : links.values()) {
+      if (!nbr.up) {
+        continue;
+      }
+      List<Route> routes = new ArrayList<>();
+      if (nbr.needFull) {
+        nbr.needFull = false;
+        nbr.nextUpdateAt = now + config.updateIntervalMs();
+        for (Dest dd : dests) {
+          if (dd != null) {
+            Route r = advert(dd, nbr, now);
+            if (r != null) {
+              routes.add(r);
+            }
+          }
+        }
+      } else {
+        for (int i = 0; i < dirtyCount; i++) {
+          Dest dd = dests[dirty[i]];
+          Route r = dd == null ? null : advert(dd, nbr, now);
+          if (r != null) {
+            routes.add(r);
+          }
         }
       }
+      send(nbr, routes);
     }
-    setChild(selfDest, n, false);
-    for (Dest dest : dests.values()) {
-      setChild(dest, n, false);
-    }
-    if (wasUp) {
-      version++;
-      routesChanged = true;
-      listener.adjacencyDown(n);
-    }
-  }
-
-  // Calls nest (a listener may call back); triggered updates and notices go out once, at the end
-  // of the outermost call.
-  private void enter() {
-    depth++;
-  }
-
-  private void exit() {
-    if (--depth > 0) {
-      return;
-    }
-    if (!changed.isEmpty()) {
-      List<Integer> ds = new ArrayList<>(changed);
-      changed.clear();
-      for (Map.Entry<Integer, Neighbour> e : neighbours.entrySet()) {
-        sendRoutes(e.getKey(), e.getValue(), ds);
+    for (int i = 0; i < dirtyCount; i++) {
+      Dest dd = dests[dirty[i]];
+      if (dd != null) {
+        dd.dirty = false;
       }
     }
-    if (routesChanged) {
-      routesChanged = false;
+    dirtyCount = 0;
+    if (changed) {
+      changed = false;
+      version++;
       listener.routesChanged();
+    }
+  }
+
+  // ---------------------------------------------------------------- state records
+
+  /** A configured neighbour. */
+  private static final class Nbr {
+    final int id;
+    Face face;
+    int cost;
+    long knownEpoch; // 0: not heard (or forgotten)
+    long lastHeard = Long.MIN_VALUE;
+    boolean up;
+    boolean needFull;
+    long nextHelloAt;
+    long nextUpdateAt;
+
+    Nbr(int id, Face face, int cost) {
+      this.id = id;
+      this.face = face;
+      this.cost = cost;
+    }
+  }
+
+  /** The latest route to one destination heard from one up neighbour. */
+  private static final class Entry {
+    final Nbr nbr;
+    long epoch;
+    int seqno;
+    int metric;
+    boolean via;
+    long refreshedAt;
+
+    Entry(Nbr nbr) {
+      this.nbr = nbr;
+    }
+  }
+
+  /** Everything known about one destination. */
+  private static final class Dest {
+    final int destination;
+    Entry[] entries = new Entry[2];
+    int count;
+
+    Entry selected; // null: unreachable
+    int selMetric = INF;
+    long selEpoch; // also the seq of a retraction
+    int selSeqno;
+
+    boolean hasFd;
+    long fdEpoch;
+    int fdSeqno;
+    int fdMetric;
+    long unreachableSince;
+
+    boolean retracting;
+    long retractUntil;
+
+    long requestedAt = Long.MIN_VALUE;
+    long reqEpoch;
+    int reqSeqno;
+
+    boolean dirty;
+
+    Dest(int destination) {
+      this.destination = destination;
+    }
+
+    int indexOf(Nbr nbr) {
+      for (int i = 0; i < count; i++) {
+        if (entries[i].nbr == nbr) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    Entry find(Nbr nbr) {
+      int i = indexOf(nbr);
+      return i < 0 ? null : entries[i];
+    }
+
+    Entry add(Nbr nbr) {
+      if (count == entries.length) {
+        entries = Arrays.copyOf(entries, count * 2);
+      }
+      Entry e = new Entry(nbr);
+      entries[count++] = e;
+      return e;
+    }
+
+    void remove(int i) {
+      entries[i] = entries[--count];
+      entries[count] = null;
+      // selected may still point at e: the caller re-selects, which sees the loss
     }
   }
 }

@@ -3,305 +3,748 @@ package io.bdrp.routing;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bdrp.routing.ControlMessage.Hello;
 import io.bdrp.routing.ControlMessage.Route;
 import io.bdrp.routing.ControlMessage.RouteUpdate;
 import io.bdrp.routing.ControlMessage.SeqnoRequest;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/**
- * The distance vector between a few routers joined by in-order, zero-latency links that the test
- * can cut; time advances only when the test says so. (Convergence, loop freedom and shortest paths
- * on many topologies are tested in the simulator module.)
- */
 class DistanceVectorTest {
-  static final RoutingConfig CONFIG =
-      RoutingConfig.builder()
-          .helloIntervalMs(100)
-          .deadIntervalMs(350)
-          .updateIntervalMs(400)
-          .routeExpiryMs(1_400)
-          .sourceGcMs(20_000)
-          .maxRouters(16)
-          .build();
 
-  /** Routers joined by links; messages wait in one queue until {@link #flush()}. */
-  static final class Net {
-    long now = 1;
-    final Map<Integer, DistanceVector> routers = new HashMap<>();
-    final Map<Integer, Long> epochs = new HashMap<>();
-    final ArrayDeque<Object[]> queue = new ArrayDeque<>();
+  private static final int INF = Route.INFINITY;
+
+  private record Sent(int to, long at, ControlMessage message) {}
+
+  /** A single router driven by hand: a settable clock, faces that record what is sent. */
+  private static final class Bench {
+    long now;
     final List<String> events = new ArrayList<>();
-    final Map<Long, Boolean> cut = new HashMap<>();
     final List<ControlMessage> sent = new ArrayList<>();
-    final Map<Integer, int[]> links = new HashMap<>();
+    final List<Sent> sentTo = new ArrayList<>();
+    final DistanceVector dv;
 
-    static long key(int a, int b) {
-      return (long) Math.min(a, b) << 32 | Math.max(a, b);
-    }
-
-    DistanceVector start(int r, long epoch, int... neighbours) {
-      epochs.put(r, epoch);
-      links.put(r, neighbours);
-      DistanceVector dv =
+    Bench(int self, long epoch) {
+      dv =
           new DistanceVector(
-              r,
+              self,
               epoch,
-              CONFIG,
+              DvNetwork.testConfig(16),
               () -> now,
               new DistanceVector.Listener() {
                 @Override
                 public void adjacencyUp(int n) {
-                  events.add(r + " up " + n);
+                  events.add("up " + n);
                 }
 
                 @Override
                 public void adjacencyDown(int n) {
-                  events.add(r + " down " + n);
+                  events.add("down " + n);
                 }
 
                 @Override
-                public void routesChanged() {}
+                public void routesChanged() {
+                  changes++;
+                }
               });
-      routers.put(r, dv);
-      for (int n : neighbours) {
-        dv.addLink(face(r, n), 1);
-      }
-      return dv;
     }
 
-    Face face(int from, int to) {
+    int changes;
+
+    Face face(int n) {
       return new Face() {
         @Override
         public int neighbour() {
-          return to;
+          return n;
         }
 
         @Override
         public void send(ControlMessage m) {
           sent.add(m);
-          if (!cut.getOrDefault(key(from, to), false)) {
-            queue.add(new Object[] {to, m});
-          }
+          sentTo.add(new Sent(n, now, m));
         }
       };
     }
 
-    void flush() {
-      for (int i = 0; i < 100_000 && !queue.isEmpty(); i++) {
-        Object[] e = queue.poll();
-        DistanceVector dv = routers.get((Integer) e[0]);
-        if (dv != null) {
-          dv.receive((ControlMessage) e[1]);
-        }
-      }
-      assertTrue(queue.isEmpty(), "messages keep flowing");
-    }
-
-    /** Advances time to {@code until}, running timers and delivering as they fire. */
-    void run(long until) {
-      while (true) {
-        long next = Long.MAX_VALUE;
-        for (DistanceVector dv : routers.values()) {
-          next = Math.min(next, dv.nextDeadlineMillis());
-        }
-        if (next > until) {
-          break;
-        }
-        now = Math.max(now, next);
-        for (DistanceVector dv : routers.values()) {
-          dv.tick();
-        }
-        flush();
-      }
-      now = until;
+    <T> List<T> sentOf(Class<T> type) {
+      return sent.stream().filter(type::isInstance).map(type::cast).toList();
     }
   }
 
   @Test
-  void adjacencyNeedsEachSideToHearItsOwnEpochEchoed() {
-    Net net = new Net();
-    DistanceVector a = net.start(0, 10, 1);
-    // Nobody at the other end yet: hellos go out but nothing comes up.
-    net.flush();
-    assertFalse(a.isUp(1));
-    Hello first = (Hello) net.sent.get(0);
-    assertEquals(new Hello(0, 10, 0), first, "the first hello echoes nothing");
+  void adjacencyNeedsTheEpochEchoAndANewEpochResetsIt() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    assertEquals(List.of(new Hello(0, 5, 0)), b.sent, "hello right away, nothing to echo yet");
+    b.sent.clear();
 
-    DistanceVector b = net.start(1, 20, 0);
-    net.flush();
-    assertTrue(a.isUp(1));
-    assertTrue(b.isUp(0));
-    assertEquals(1, a.nextHop(1));
-    assertEquals(1, a.metric(1));
-    assertEquals(0, b.nextHop(0));
+    assertTrue(b.dv.receive(new Hello(1, 7, 0)));
+    assertFalse(b.dv.isUp(1), "one-way: 1 has not heard our epoch");
+    assertEquals(List.of(new Hello(0, 5, 7)), b.sent, "echoes the new epoch at once");
+    Route via1 = new Route(2, 9, 0, 3, false);
+    assertFalse(
+        b.dv.receive(new RouteUpdate(1, List.of(new Route(1, 7, 0, 0, false), via1))),
+        "updates before the adjacency is up are ignored");
+    assertEquals(-1, b.dv.nextHop(1));
+
+    b.sent.clear();
+    assertTrue(b.dv.receive(new Hello(1, 7, 5)));
+    assertTrue(b.dv.isUp(1));
+    assertArrayEquals(new int[] {1}, b.dv.upNeighbours());
+    assertEquals(List.of("up 1"), b.events);
+    assertEquals(
+        List.of(new RouteUpdate(0, List.of(new Route(0, 5, 0, 0, false)))),
+        b.sentOf(RouteUpdate.class),
+        "full update on adjacency up");
+
+    assertTrue(b.dv.receive(new RouteUpdate(1, List.of(new Route(1, 7, 0, 0, false), via1))));
+    assertEquals(1, b.dv.nextHop(1));
+    assertEquals(1, b.dv.metric(1));
+    assertEquals(1, b.dv.nextHop(2));
+    assertEquals(4, b.dv.metric(2));
+    assertArrayEquals(new int[] {1, 2}, b.dv.reachable());
+    assertEquals(0, b.dv.nextHop(0));
+    assertEquals(0, b.dv.metric(0));
+
+    // 1 restarts: a hello with a newer epoch drops the adjacency and everything learned from it.
+    b.sent.clear();
+    assertTrue(b.dv.receive(new Hello(1, 8, 0)));
+    assertFalse(b.dv.isUp(1));
+    assertEquals(List.of("up 1", "down 1"), b.events);
+    assertEquals(-1, b.dv.nextHop(2));
+    assertEquals(INF, b.dv.metric(2));
+    assertEquals(-1, b.dv.nextHop(1));
+    assertArrayEquals(new int[0], b.dv.reachable());
+    assertTrue(b.sent.contains(new Hello(0, 5, 8)), "echoes the new epoch");
+    assertFalse(
+        b.dv.receive(new RouteUpdate(1, List.of(via1))),
+        "the new incarnation is not trusted before it echoes our epoch");
+    assertFalse(b.dv.receive(new Hello(1, 7, 5)), "a hello of the old incarnation is ignored");
+    assertFalse(b.dv.isUp(1));
+
+    assertTrue(b.dv.receive(new Hello(1, 8, 5)));
+    assertTrue(b.dv.isUp(1));
+    assertEquals(List.of("up 1", "down 1", "up 1"), b.events);
+    assertEquals(-1, b.dv.nextHop(2), "no route of the old incarnation came back");
+  }
+
+  @Test
+  void deadIntervalLinkDownAndForgottenEchoTakeTheAdjacencyDown() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.receive(new Hello(1, 7, 5));
+    assertTrue(b.dv.isUp(1));
+
+    b.now = 340;
+    b.dv.tick();
+    assertTrue(b.dv.isUp(1), "heard 340 ms ago, dead interval is 350");
+    assertEquals(350, b.dv.nextDeadlineMillis(), "the dead interval is the next deadline");
+    b.now = 350;
+    b.dv.tick();
+    assertFalse(b.dv.isUp(1));
+    assertEquals(List.of("up 1", "down 1"), b.events);
+
+    b.dv.receive(new Hello(1, 7, 5));
+    assertTrue(b.dv.isUp(1));
+    b.dv.linkDown(1);
+    assertFalse(b.dv.isUp(1));
+    b.sent.clear();
+    b.now = 500;
+    b.dv.tick();
+    assertTrue(b.sent.contains(new Hello(0, 5, 0)), "after linkDown the epoch is forgotten");
+
+    b.dv.receive(new Hello(1, 7, 5));
+    assertTrue(b.dv.isUp(1));
+    b.dv.receive(new Hello(1, 7, 0));
+    assertFalse(b.dv.isUp(1), "the neighbour no longer echoes us: it forgot us");
+    b.dv.removeLink(1);
+    assertFalse(b.dv.receive(new Hello(1, 7, 5)), "not a configured neighbour");
+    assertEquals(List.of("up 1", "down 1", "up 1", "down 1", "up 1", "down 1"), b.events);
+  }
+
+  @Test
+  void poisonedReverseSplitHorizonAndSeqnoRequestsForSelf() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.addLink(b.face(2), 2);
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.sent.clear();
+    b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, 2, false))));
+    assertEquals(1, b.dv.nextHop(3));
+    assertEquals(3, b.dv.metric(3));
+    // The triggered update: poisoned towards 1 (our next hop), metric 3 towards 2.
+    assertEquals(
+        List.of(
+            new RouteUpdate(0, List.of(new Route(3, 9, 4, INF, true))),
+            new RouteUpdate(0, List.of(new Route(3, 9, 4, 3, false)))),
+        b.sentOf(RouteUpdate.class));
+    long version = b.dv.version();
+    int changes = b.changes;
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(0, 5, 0, INF, true))));
+    assertArrayEquals(new int[] {2}, b.dv.children(0));
+    assertEquals(version + 1, b.dv.version(), "a children change bumps the version");
+    assertEquals(changes + 1, b.changes, "and tells the listener once");
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(0, 5, 0, INF, true))));
+    assertEquals(version + 1, b.dv.version(), "a hello or an unchanged route changes nothing");
+    b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, 2, false))));
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 4, INF, true))));
+    assertArrayEquals(new int[] {2}, b.dv.children(3), "2 reaches 3 through us");
+    assertArrayEquals(new int[0], b.dv.children(4));
+
+    // A request for ourselves, not older than our seq: bump past it and tell everyone.
+    b.sent.clear();
+    b.dv.receive(new SeqnoRequest(1, 0, 5, 0, 10));
+    assertEquals(1, b.dv.seqno());
+    assertEquals(2, b.sentOf(RouteUpdate.class).size());
     assertTrue(
-        net.events.contains("0 up 1") && net.events.contains("1 up 0"), net.events.toString());
+        b.sentOf(RouteUpdate.class).stream()
+            .allMatch(u -> u.routes().equals(List.of(new Route(0, 5, 1, 0, false)))));
+    // An older request is answered with our route, no bump.
+    b.sent.clear();
+    b.dv.receive(new SeqnoRequest(2, 0, 5, 0, 10));
+    assertEquals(1, b.dv.seqno());
+    assertEquals(
+        List.of(new RouteUpdate(0, List.of(new Route(0, 5, 1, 0, false)))),
+        b.sentOf(RouteUpdate.class));
+
+    // A request for 3 that our route (seq 9/4) does not satisfy goes on to the next hop, not back.
+    b.sent.clear();
+    b.dv.receive(new SeqnoRequest(2, 3, 9, 4, 10));
+    assertEquals(List.of(new SeqnoRequest(0, 3, 9, 4, 9)), b.sent);
+    b.sent.clear();
+    b.dv.receive(new SeqnoRequest(2, 3, 9, 4, 10));
+    assertEquals(List.of(), b.sent, "the same request again within a hello interval is dropped");
+    b.sent.clear();
+    b.dv.receive(new SeqnoRequest(2, 3, 9, 3, 10));
+    assertEquals(
+        List.of(new RouteUpdate(0, List.of(new Route(3, 9, 4, 3, false)))),
+        b.sent,
+        "a request our route satisfies is answered with it");
   }
 
   @Test
-  void aHelloWithoutTheEchoDoesNotBringTheAdjacencyUp() {
-    Net net = new Net();
-    DistanceVector a = net.start(0, 10, 1);
-    net.flush();
-    a.receive(new Hello(1, 20, 9)); // echoes an epoch that is not a's
-    assertFalse(a.isUp(1));
-    a.receive(new RouteUpdate(1, List.of(new Route(5, 1, 1, 1, false))));
-    assertEquals(-1, a.nextHop(5), "routes from a neighbour without an adjacency are ignored");
-    a.receive(new Hello(1, 20, 10));
-    assertTrue(a.isUp(1));
-  }
-
-  @Test
-  void aRestartedNeighbourLosesEverythingItSaidBefore() {
-    Net net = new Net();
-    DistanceVector a = net.start(0, 10, 1);
-    DistanceVector b = net.start(1, 20, 0, 2);
-    net.start(2, 30, 1);
-    net.run(2_000);
-    assertEquals(1, a.nextHop(2));
-    assertEquals(2, a.metric(2));
-
-    // Router 1 restarts, alone this time (its link to 2 is gone), before 0's dead interval.
-    net.routers.remove(1);
-    net.events.clear();
-    net.cut.put(Net.key(1, 2), true);
-    net.cut.put(Net.key(2, 1), true);
-    b = net.start(1, 21, 0);
-    net.flush();
-    assertEquals("0 down 1", net.events.get(0), "down first: " + net.events);
-    assertTrue(net.events.containsAll(List.of("0 up 1", "1 up 0")), net.events.toString());
-    assertEquals(-1, a.nextHop(2), "the route through 1's previous life is gone");
-    assertEquals(1, a.nextHop(1));
-    assertTrue(b.isUp(0));
-  }
-
-  @Test
-  void silenceBeyondTheDeadIntervalTakesTheAdjacencyAndItsRoutesDown() {
-    Net net = new Net();
-    DistanceVector a = net.start(0, 10, 1);
-    net.start(1, 20, 0, 2);
-    net.start(2, 30, 1);
-    net.run(2_000);
-    assertEquals(1, a.nextHop(2));
-    net.cut.put(Net.key(1, 0), true);
-    net.cut.put(Net.key(0, 1), true);
-    // The last hello heard came at most a hello interval before the cut.
-    net.run(2_000 + CONFIG.deadIntervalMs() - CONFIG.helloIntervalMs() - 1);
-    assertTrue(a.isUp(1), "not yet dead");
-    net.run(2_000 + CONFIG.deadIntervalMs() + CONFIG.helloIntervalMs());
-    assertFalse(a.isUp(1));
-    assertEquals(-1, a.nextHop(2));
-    assertEquals(-1, a.nextHop(1));
-  }
-
-  @Test
-  void theNextHopGetsAPoisonedRouteThatNamesItTheParent() {
-    Net net = new Net();
-    net.start(0, 10, 1);
-    DistanceVector b = net.start(1, 20, 0, 2);
-    DistanceVector c = net.start(2, 30, 1);
-    net.run(2_000);
-    // 2 reaches 0 through 1: what 2 tells 1 about 0 is poisoned and marked "via you".
-    List<Route> toB = new ArrayList<>();
-    for (ControlMessage m : net.sent) {
-      if (m instanceof RouteUpdate u && u.sender() == 2) {
-        for (Route r : u.routes()) {
-          if (r.destination() == 0) {
-            toB.add(r);
-          }
-        }
-      }
-    }
-    assertFalse(toB.isEmpty());
-    Route last = toB.get(toB.size() - 1);
-    assertEquals(Route.INFINITY, last.metric());
-    assertTrue(last.viaReceiver());
-    assertArrayEquals(new int[] {2}, b.children(0), "1 is 2's parent towards 0");
-    assertArrayEquals(new int[] {1}, net.routers.get(0).children(0), "0's tree: 1 below it");
-    assertArrayEquals(new int[] {}, c.children(0));
-  }
-
-  @Test
-  void aWorseRouteAtTheSameSequenceIsRefusedUntilTheDestinationAnswersARequest() {
-    Net net = new Net();
-    DistanceVector a = net.start(0, 10, 1);
-    // Neighbour 1 is driven by hand.
-    a.receive(new Hello(1, 20, 10));
-    assertTrue(a.isUp(1));
-    a.receive(new RouteUpdate(1, List.of(new Route(5, 50, 3, 2, false))));
-    assertEquals(3, a.metric(5));
-    net.sent.clear();
-
-    a.receive(new RouteUpdate(1, List.of(new Route(5, 50, 3, 7, false))));
-    assertEquals(-1, a.nextHop(5), "metric 7 at the same sequence is not below FD 3: infeasible");
+  void infeasibleRouteIsRejectedAndRequested() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.addLink(b.face(2), 1);
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, 1, false))));
+    assertEquals(2, b.dv.metric(3)); // FD = (9/4, 2)
+    b.sent.clear();
+    b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, INF, false))));
+    assertEquals(-1, b.dv.nextHop(3));
+    assertTrue(b.sent.contains(new SeqnoRequest(0, 3, 9, 4, 64)), "lost route: request");
     assertTrue(
-        net.sent.contains(new SeqnoRequest(0, 5, 50, 4, CONFIG.seqnoRequestHops())),
-        "a request for a newer sequence goes out: " + net.sent);
-
-    a.receive(new RouteUpdate(1, List.of(new Route(5, 50, 4, 7, false))));
-    assertEquals(1, a.nextHop(5), "a newer sequence is feasible at any metric");
-    assertEquals(8, a.metric(5));
+        b.sentOf(RouteUpdate.class).stream()
+            .allMatch(u -> u.routes().equals(List.of(new Route(3, 9, 4, INF, false)))),
+        "retraction to every neighbour");
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 4, 2, false))));
+    assertEquals(-1, b.dv.nextHop(3), "(9/4, 2) is not better than FD (9/4, 2): unfeasible");
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 4, 1, false))));
+    assertEquals(2, b.dv.nextHop(3), "(9/4, 1) is feasible");
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 5, 7, false))));
+    assertEquals(2, b.dv.nextHop(3));
+    assertEquals(8, b.dv.metric(3), "a newer seq is always feasible");
   }
 
   @Test
-  void aDestinationAnswersARequestWithANewerSequence() {
-    Net net = new Net();
-    DistanceVector a = net.start(0, 10, 1);
-    a.receive(new Hello(1, 20, 10));
-    net.sent.clear();
-    a.receive(new SeqnoRequest(1, 0, 10, 7, 5));
-    Route self = null;
-    for (ControlMessage m : net.sent) {
-      if (m instanceof RouteUpdate u) {
-        for (Route r : u.routes()) {
-          if (r.destination() == 0) {
-            self = r;
-          }
+  void timersExpireRoutesEndRetractionsAndForgetFeasibilityDistances() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.addLink(b.face(2), 1);
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, 1, false))));
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(4, 9, 1, 0, false))));
+    assertEquals(2, b.dv.metric(3));
+    assertEquals(2, b.dv.nextHop(4));
+    long versionAt1500 = -1;
+    for (long t = 100; t <= 4_100; t += 100) {
+      while (b.dv.nextDeadlineMillis() < t) {
+        b.now = b.dv.nextDeadlineMillis();
+        b.dv.tick();
+      }
+      b.now = t;
+      b.dv.receive(new Hello(1, 7, 5));
+      b.dv.receive(new Hello(2, 8, 5));
+      if (t < 1_000 && t % 300 == 0) {
+        b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, 1, false))));
+      } else if (t == 1_000) {
+        b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, INF, false))));
+      }
+      if (t >= 1_000 && t % 300 == 0) {
+        // An unfeasible route: (9/4, 5) is worse than FD (9/4, 2).
+        b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 4, 5, false))));
+      }
+      b.dv.tick();
+      String at = "t=" + t;
+      if (t == 1_200) {
+        assertEquals(2, b.dv.nextHop(4), at);
+      }
+      if (t == 1_400) {
+        assertEquals(-1, b.dv.nextHop(4), "route to 4 not refreshed for 1300 ms expired");
+      }
+      if (t >= 1_000 && t < 4_000) {
+        assertEquals(-1, b.dv.nextHop(3), at + ": only an unfeasible route, FD still held");
+      }
+      if (t == 1_500) {
+        versionAt1500 = b.dv.version();
+      }
+      if (t == 3_900) {
+        assertEquals(versionAt1500, b.dv.version(), "hellos and refreshes change nothing");
+      }
+    }
+    assertEquals(2, b.dv.nextHop(3), "FD forgotten 3000 ms after the loss: the route is feasible");
+    assertEquals(6, b.dv.metric(3));
+
+    List<Sent> toOne = b.sentTo.stream().filter(x -> x.to() == 1).toList();
+    Route retraction = new Route(3, 9, 4, INF, false);
+    assertTrue(
+        toOne.stream()
+            .anyMatch(
+                x ->
+                    x.at() > 1_800
+                        && x.at() < 2_300
+                        && x.message() instanceof RouteUpdate u
+                        && u.routes().contains(retraction)),
+        "periodic updates repeat the retraction");
+    assertTrue(
+        toOne.stream()
+            .filter(x -> x.at() > 2_400 && x.at() < 4_000)
+            .allMatch(
+                x ->
+                    !(x.message() instanceof RouteUpdate u)
+                        || u.routes().stream().noneMatch(r -> r.destination() == 3)),
+        "after the route expiry the retraction is no longer mentioned");
+    assertTrue(
+        toOne.stream()
+            .anyMatch(x -> x.at() > 2_400 && x.at() < 4_000 && x.message() instanceof RouteUpdate),
+        "periodic updates went on");
+    long requests =
+        b.sentTo.stream()
+            .filter(x -> x.to() == 2 && x.message().equals(new SeqnoRequest(0, 3, 9, 4, 64)))
+            .count();
+    assertTrue(requests >= 5 && requests <= 31, "requests repeated, at most one per 100 ms");
+  }
+
+  // ------------------------------------------------------------------ simulated networks
+
+  private static void assertConverged(DvNetwork net) {
+    for (int d = 0; d < net.size; d++) {
+      assertConverged(net, d);
+    }
+  }
+
+  /** Every live router's route to d is a shortest path (or none if d is out of reach). */
+  private static void assertConverged(DvNetwork net, int d) {
+    {
+      long[] dist = net.distancesTo(d);
+      for (int r = 0; r < net.size; r++) {
+        if (!net.alive(r)) {
+          continue;
+        }
+        DistanceVector dv = net.router(r);
+        String where = "router " + r + " to " + d + " at t=" + net.now();
+        if (dist[r] == Long.MAX_VALUE) {
+          assertEquals(-1, dv.nextHop(d), where);
+          assertEquals(INF, dv.metric(d), where);
+          continue;
+        }
+        assertEquals(dist[r], dv.metric(d), where);
+        int nh = dv.nextHop(d);
+        if (r == d) {
+          assertEquals(r, nh, where);
+        } else {
+          assertEquals(dist[r], net.cost(r, nh) + dist[nh], where + ": next hop " + nh);
         }
       }
     }
-    assertEquals(new Route(0, 10, 7, 0, false), self);
+  }
+
+  private static DvNetwork line(int n) {
+    DvNetwork net = new DvNetwork(n, DvNetwork.testConfig(n));
+    for (int i = 0; i + 1 < n; i++) {
+      net.connect(i, i + 1, 3 + i);
+    }
+    return net;
   }
 
   @Test
-  void invalidLinksAreRefused() {
-    DistanceVector.Listener quiet =
-        new DistanceVector.Listener() {
-          @Override
-          public void adjacencyUp(int n) {}
-
-          @Override
-          public void adjacencyDown(int n) {}
-
-          @Override
-          public void routesChanged() {}
-        };
-    DistanceVector a = new DistanceVector(0, 1, CONFIG, () -> 0, quiet);
-    Face self =
-        new Face() {
-          @Override
-          public int neighbour() {
-            return 0;
+  void restartedNeighbourIsResetAndItsOldRoutesAreNotKept() {
+    DvNetwork net = line(3);
+    net.startAll();
+    net.runFor(2_000);
+    assertConverged(net);
+    List<String> atDown = new ArrayList<>();
+    net.observe(
+        x -> {
+          if (x.alive(0) && x.events(0).contains("down 1 @1") && atDown.isEmpty()) {
+            atDown.add(x.router(0).nextHop(2) + "/" + x.router(0).nextHop(1));
           }
+          assertNull(x.findLoop());
+        });
+    long epochBefore = net.router(1).epoch();
+    net.crash(1);
+    net.runFor(50); // less than the dead interval: 0 learns of the restart from the new epoch
+    net.start(1);
+    net.runFor(2_000);
+    assertEquals(List.of("up 1 @1", "down 1 @1", "up 1 @1"), net.events(0));
+    assertEquals(List.of("-1/-1"), atDown, "routes through the old incarnation dropped at once");
+    assertTrue(net.router(1).epoch() > epochBefore);
+    assertConverged(net);
+  }
 
-          @Override
-          public void send(ControlMessage m) {}
-        };
-    assertThrows(IllegalArgumentException.class, () -> a.addLink(self, 1));
-    assertThrows(
-        IllegalArgumentException.class,
-        () -> new DistanceVector(16, 1, CONFIG, () -> 0, quiet),
-        "router number beyond maxRouters");
-    assertThrows(
-        IllegalArgumentException.class, () -> new DistanceVector(1, 0, CONFIG, () -> 0, quiet));
+  @Test
+  void restartedRouterHoldsDownUntilItsNeighboursDroppedItsOldRoutes() {
+    // A=0, B=1, C=2, destination 3. C reaches 3 through B; A through C. B's links to C and 3 are
+    // slow, its link to A fast: right after a restart B hears A's route to 3 (through C, through
+    // B's old incarnation) long before C hears that B restarted. Selecting it would close the loop
+    // B -> A -> C -> B.
+    DvNetwork net = new DvNetwork(4, DvNetwork.testConfig(4));
+    net.connect(1, 0, 1, 5, 5);
+    net.connect(0, 2, 1, 1, 1);
+    net.connect(2, 1, 100, 1, 1);
+    net.connect(1, 3, 100, 1, 1);
+    net.startAll();
+    net.runFor(3_000);
+    assertConverged(net);
+    assertEquals(1, net.router(2).nextHop(3));
+    assertEquals(2, net.router(0).nextHop(3));
+    net.observe(x -> assertNull(x.findLoop()));
+    net.crash(1);
+    net.runFor(10);
+    net.start(1);
+    net.runFor(60);
+    assertTrue(net.router(1).isUp(0));
+    assertTrue(net.router(1).holdingDown(), "C and 3 have not echoed the new epoch yet");
+    assertEquals(-1, net.router(1).nextHop(3));
+    net.runFor(3_000);
+    assertFalse(net.router(1).holdingDown());
+    assertConverged(net);
+  }
+
+  @Test
+  void convergesOnALine() {
+    DvNetwork net = line(6);
+    net.startAll();
+    net.runFor(3_000);
+    assertConverged(net);
+    assertArrayEquals(new int[] {1, 2, 3, 4, 5}, net.router(0).reachable());
+    assertEquals(5, net.router(0).metric(5));
+  }
+
+  @Test
+  void convergesOnARingWithAsymmetricCosts() {
+    DvNetwork net = new DvNetwork(7, DvNetwork.testConfig(7));
+    for (int i = 0; i < 7; i++) {
+      net.connect(i, (i + 1) % 7, 2 + i, 1 + i, 8 - i);
+    }
+    net.startAll();
+    net.runFor(3_000);
+    assertConverged(net);
+  }
+
+  @Test
+  void convergesOnASquareWithADiagonal() {
+    DvNetwork net = new DvNetwork(4, DvNetwork.testConfig(4));
+    net.connect(0, 1, 5, 1, 1);
+    net.connect(1, 2, 5, 1, 1);
+    net.connect(2, 3, 5, 1, 1);
+    net.connect(3, 0, 5, 1, 1);
+    net.connect(0, 2, 5, 3, 3);
+    net.startAll();
+    net.runFor(3_000);
+    assertConverged(net);
+    assertEquals(2, net.router(0).metric(2));
+    net.setCost(0, 2, 1);
+    net.runFor(3_000);
+    assertConverged(net);
+    assertEquals(2, net.router(0).nextHop(2));
+    assertEquals(1, net.router(0).metric(2));
+  }
+
+  private static DvNetwork randomGraph(Random rnd, int n, int extraEdges, int maxCost) {
+    DvNetwork net = new DvNetwork(n, DvNetwork.testConfig(n));
+    for (int i = 1; i < n; i++) {
+      int j = rnd.nextInt(i);
+      net.connect(i, j, 1 + rnd.nextInt(30), 1 + rnd.nextInt(maxCost), 1 + rnd.nextInt(maxCost));
+    }
+    for (int k = 0; k < extraEdges; k++) {
+      int a = rnd.nextInt(n);
+      int b = rnd.nextInt(n);
+      if (a != b && net.link(a, b) == null) {
+        net.connect(a, b, 1 + rnd.nextInt(30), 1 + rnd.nextInt(maxCost), 1 + rnd.nextInt(maxCost));
+      }
+    }
+    return net;
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3})
+  void convergesOnARandomGraphAndChildrenFormShortestPathTrees(long seed) {
+    DvNetwork net = randomGraph(new Random(seed), 30, 30, 10);
+    net.startAll();
+    net.runFor(6_000);
+    assertConverged(net);
+    assertChildrenTrees(net);
+  }
+
+  private static void assertChildrenTrees(DvNetwork net) {
+    for (int s = 0; s < net.size; s++) {
+      int[] parents = new int[net.size];
+      java.util.Arrays.fill(parents, -1);
+      for (int p = 0; p < net.size; p++) {
+        if (!net.alive(p)) {
+          continue;
+        }
+        for (int c : net.router(p).children(s)) {
+          assertEquals(-1, parents[c], "router " + c + " is a child of two routers towards " + s);
+          parents[c] = p;
+        }
+      }
+      for (int r = 0; r < net.size; r++) {
+        if (!net.alive(r) || r == s || net.router(r).nextHop(s) < 0) {
+          assertEquals(-1, parents[r], "unreachable router " + r + " has a parent towards " + s);
+          continue;
+        }
+        assertEquals(net.router(r).nextHop(s), parents[r], "parent of " + r + " towards " + s);
+      }
+    }
+  }
+
+  @Test
+  void convergesOnTwoHundredRouters() {
+    Random rnd = new Random(200);
+    DvNetwork net = randomGraph(rnd, 200, 200, 10);
+    net.startAll();
+    net.runFor(3_000);
+    for (int k = 0; k < 20; k++) {
+      assertConverged(net, rnd.nextInt(net.size));
+    }
+    assertEquals(199, net.router(rnd.nextInt(net.size)).reachable().length);
+    assertEquals(0, net.requestsDelivered, "a cold start needs no seqno request");
+  }
+
+  @Test
+  void reconvergesAfterLinkDownSilentFailureAndRecovery() {
+    DvNetwork net = randomGraph(new Random(7), 20, 20, 5);
+    net.startAll();
+    net.observe(x -> assertNull(x.findLoop()));
+    net.runFor(5_000);
+    assertConverged(net);
+    List<DvNetwork.Link> links = net.links();
+    DvNetwork.Link a = links.get(3);
+    DvNetwork.Link b = links.get(11);
+    net.linkDown(a.a, a.b);
+    net.runFor(3_000);
+    assertConverged(net);
+    net.cut(b.a, b.b);
+    net.runFor(3_000);
+    assertFalse(net.router(b.a).isUp(b.b), "the dead interval noticed the silent failure");
+    assertConverged(net);
+    net.restore(a.a, a.b);
+    net.restore(b.a, b.b);
+    net.runFor(3_000);
+    assertConverged(net);
+    assertChildrenTrees(net);
+  }
+
+  @Test
+  void partitionRetractsAndExpiresRoutes() {
+    DvNetwork net = line(4);
+    net.startAll();
+    net.runFor(2_000);
+    assertConverged(net);
+    net.cut(1, 2);
+    net.runFor(400); // dead interval 350 ms: adjacency down, retractions sent
+    assertFalse(net.router(1).isUp(2));
+    assertEquals(INF, net.router(0).metric(3));
+    assertEquals(-1, net.router(0).nextHop(2));
+    assertArrayEquals(new int[] {1}, net.router(0).reachable());
+    assertArrayEquals(new int[] {2}, net.router(3).reachable());
+    net.runFor(5_000); // past route expiry and source GC
+    assertConverged(net);
+    assertArrayEquals(new int[] {1}, net.router(0).reachable());
+    net.restore(1, 2);
+    net.runFor(2_000);
+    assertConverged(net);
+  }
+
+  @Test
+  void longerPathAfterFailureIsAcceptedThroughSeqnoRequest() {
+    // 0-1-2 cheap, 0-3-2 expensive and initially silent; FD at 0 for 2 is (seq, 2).
+    DvNetwork net = new DvNetwork(4, DvNetwork.testConfig(4));
+    net.connect(0, 1, 5, 1, 1);
+    net.connect(1, 2, 5, 1, 1);
+    net.connect(0, 3, 5, 10, 10);
+    net.connect(3, 2, 5, 10, 10);
+    net.cut(0, 3);
+    net.cut(3, 2);
+    net.startAll();
+    net.observe(x -> assertNull(x.findLoop()));
+    net.runFor(2_000);
+    assertEquals(2, net.router(0).metric(2));
+    int seqBefore = net.router(2).seqno();
+
+    net.linkDown(1, 2);
+    net.runFor(300);
+    assertEquals(-1, net.router(0).nextHop(2), "partitioned");
+    net.restore(0, 3);
+    net.restore(3, 2);
+    net.runFor(1_000); // well before source GC (3 s): only a seqno request can make it feasible
+    assertEquals(3, net.router(0).nextHop(2));
+    assertEquals(20, net.router(0).metric(2));
+    assertTrue(net.router(2).seqno() > seqBefore, "2 bumped its seqno on request");
+    assertConverged(net);
+
+    // Same on a square: the surviving path is longer than FD and reachable at once.
+    net.restore(1, 2);
+    net.runFor(2_000);
+    assertConverged(net);
+    net.linkDown(1, 2);
+    net.runFor(1_000);
+    assertEquals(20, net.router(0).metric(2));
+    assertConverged(net);
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {11, 12, 13})
+  void noRoutingLoopUnderRandomFailuresCrashesAndCostChanges(long seed) {
+    Random rnd = new Random(seed);
+    int n = 20 + rnd.nextInt(21);
+    DvNetwork net = randomGraph(rnd, n, n, 8);
+    net.startAll();
+    long[] checks = {0, 0};
+    // Next hops change only in events that bump the version of the router they ran on (a crash
+    // removes next hops, a fresh start has none), so checking after those is checking after all.
+    net.observe(
+        x -> {
+          checks[0]++;
+          if (x.lastEventChangedRoutes()) {
+            checks[1]++;
+            String loop = x.findLoop();
+            if (loop != null) {
+              fail(loop);
+            }
+          }
+        });
+    List<DvNetwork.Link> links = net.links();
+    List<DvNetwork.Link> broken = new ArrayList<>();
+    List<Integer> crashed = new ArrayList<>();
+    for (int step = 0; step < 250; step++) {
+      int kind = rnd.nextInt(10);
+      if (kind < 3) {
+        DvNetwork.Link l = links.get(rnd.nextInt(links.size()));
+        if (l.working) {
+          if (rnd.nextBoolean()) {
+            net.linkDown(l.a, l.b);
+          } else {
+            net.cut(l.a, l.b);
+          }
+          broken.add(l);
+        }
+      } else if (kind < 6 && !broken.isEmpty()) {
+        DvNetwork.Link l = broken.remove(rnd.nextInt(broken.size()));
+        net.restore(l.a, l.b);
+      } else if (kind == 6) {
+        int r = rnd.nextInt(n);
+        if (net.alive(r)) {
+          net.crash(r);
+          if (rnd.nextBoolean()) {
+            net.runFor(rnd.nextInt(100)); // back before its neighbours time it out
+            net.start(r);
+          } else {
+            crashed.add(r);
+          }
+        }
+      } else if (kind == 7 && !crashed.isEmpty()) {
+        net.start(crashed.remove(rnd.nextInt(crashed.size())));
+      } else {
+        DvNetwork.Link l = links.get(rnd.nextInt(links.size()));
+        int from = rnd.nextBoolean() ? l.a : l.b;
+        net.setCost(from, from == l.a ? l.b : l.a, 1 + rnd.nextInt(8));
+      }
+      net.runFor(rnd.nextInt(rnd.nextInt(4) == 0 ? 1_500 : 200));
+    }
+    for (DvNetwork.Link l : broken) {
+      net.restore(l.a, l.b);
+    }
+    for (int r : crashed) {
+      net.start(r);
+    }
+    net.runFor(8_000);
+    assertConverged(net);
+    assertChildrenTrees(net);
+    assertTrue(checks[0] > 50_000, "events: " + checks[0]);
+    assertTrue(checks[1] > 1_000, "events that changed routes: " + checks[1]);
+  }
+
+  @Test
+  void fullUpdateOfAThousandRoutesFromFourNeighbours() {
+    RoutingConfig config = DvNetwork.testConfig(1_024);
+    long[] now = {0};
+    int[] sent = {0};
+    DistanceVector dv =
+        new DistanceVector(
+            0,
+            1,
+            config,
+            () -> now[0],
+            new DistanceVector.Listener() {
+              @Override
+              public void adjacencyUp(int n) {}
+
+              @Override
+              public void adjacencyDown(int n) {}
+
+              @Override
+              public void routesChanged() {}
+            });
+    for (int nb = 1; nb <= 4; nb++) {
+      int id = nb;
+      dv.addLink(
+          new Face() {
+            @Override
+            public int neighbour() {
+              return id;
+            }
+
+            @Override
+            public void send(ControlMessage m) {
+              sent[0]++;
+            }
+          },
+          nb);
+      dv.receive(new Hello(nb, 100 + nb, 1));
+    }
+    for (int round = 0; round < 3; round++) {
+      for (int nb = 1; nb <= 4; nb++) {
+        List<Route> routes = new ArrayList<>();
+        for (int d = 1; d < 1_000; d++) {
+          routes.add(new Route(d, 7, round, d == nb ? 0 : 10 + (d + nb) % 5, false));
+        }
+        dv.receive(new RouteUpdate(nb, routes));
+      }
+    }
+    assertEquals(999, dv.reachable().length);
+    for (int d = 5; d < 1_000; d++) {
+      // candidate via nb = 10 + (d + nb) % 5 + nb
+      int best = Integer.MAX_VALUE;
+      for (int nb = 1; nb <= 4; nb++) {
+        best = Math.min(best, 10 + (d + nb) % 5 + nb);
+      }
+      assertEquals(best, dv.metric(d), "destination " + d);
+    }
   }
 }
