@@ -3,7 +3,6 @@ package io.bdrp.cli;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.router.Router;
 import io.bdrp.router.RouterConfig;
 import io.bdrp.routing.RoutingConfig;
@@ -193,7 +192,7 @@ public final class DemoCommand implements Callable<Integer> {
         c.subscribe(Predicate.parse("exists(marker)"), m -> markers.incrementAndGet(hh))
             .get(10, TimeUnit.SECONDS);
       }
-      await(o, "every router's predicate at every router", () -> predicatesEverywhere(routers));
+      await(o, "every router's predicate at every router", () -> Router.predicatesAgree(routers));
 
       // Publishers: one per router, taking turns.
       List<BdrpClient> publishers = new ArrayList<>();
@@ -297,18 +296,6 @@ public final class DemoCommand implements Callable<Integer> {
         .eventLoopGroup(io)
         .callbackExecutor(callbacks)
         .connect();
-  }
-
-  private static boolean predicatesEverywhere(List<Router> routers) {
-    for (Router origin : routers) {
-      EncodedPredicate p = origin.aggregate();
-      for (Router r : routers) {
-        if (r != origin && !p.equals(r.predicateOf(origin.number()))) {
-          return false;
-        }
-      }
-    }
-    return true;
   }
 
   /** Polls {@code condition} until it holds; fails after 120 s, saying what it waited for. */

@@ -356,6 +356,22 @@ public final class Router implements AutoCloseable {
     return loop.submit(() -> node.local().aggregate()).syncUninterruptibly().getNow();
   }
 
+  /**
+   * Whether every router of an in-process federation holds every other one's current aggregate:
+   * predicates have propagated, and D computed anywhere is exact but for false positives.
+   */
+  public static boolean predicatesAgree(java.util.Collection<Router> routers) {
+    for (Router origin : routers) {
+      io.bdrp.encoding.bloom.EncodedPredicate p = origin.aggregate();
+      for (Router r : routers) {
+        if (r != origin && !p.equals(r.predicateOf(origin.number()))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   // ---- timers ----
 
   private void rearm() {

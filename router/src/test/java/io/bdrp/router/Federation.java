@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.bloom.BloomParameters;
-import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.topologies.Topology;
 import java.net.InetSocketAddress;
@@ -85,19 +84,7 @@ final class Federation implements AutoCloseable {
 
   /** Waits until every router holds every router's current aggregate. */
   void awaitPredicates() throws InterruptedException {
-    await(
-        "every router's predicate known everywhere",
-        () -> {
-          for (Router origin : routers) {
-            EncodedPredicate p = origin.aggregate();
-            for (Router r : routers) {
-              if (r != origin && !p.equals(r.predicateOf(origin.number()))) {
-                return false;
-              }
-            }
-          }
-          return true;
-        });
+    await("every router's predicate known everywhere", () -> Router.predicatesAgree(routers));
   }
 
   /** A connected client of router {@code r}. */

@@ -20,14 +20,27 @@ public record BloomParameters(int bits, int hashes) {
   public static final int MAX_HASHES = 32;
 
   public BloomParameters {
-    if (bits < MIN_BITS || bits > MAX_BITS) {
-      throw new IllegalArgumentException(
-          "bloom bits (M) must be between " + MIN_BITS + " and " + MAX_BITS + ", got " + bits);
+    String why = bitsProblem(bits);
+    if (why == null) {
+      why = hashesProblem(hashes);
     }
-    if (hashes < 1 || hashes > MAX_HASHES) {
-      throw new IllegalArgumentException(
-          "bloom hashes (k) must be between 1 and " + MAX_HASHES + ", got " + hashes);
+    if (why != null) {
+      throw new IllegalArgumentException(why);
     }
+  }
+
+  /** What is wrong with {@code bits} as M, or null; decoders report it at the field's offset. */
+  public static String bitsProblem(int bits) {
+    return bits < MIN_BITS || bits > MAX_BITS
+        ? "bloom bits (M) must be between " + MIN_BITS + " and " + MAX_BITS + ", got " + bits
+        : null;
+  }
+
+  /** What is wrong with {@code hashes} as k, or null. */
+  public static String hashesProblem(int hashes) {
+    return hashes < 1 || hashes > MAX_HASHES
+        ? "bloom hashes (k) must be between 1 and " + MAX_HASHES + ", got " + hashes
+        : null;
   }
 
   /** Number of 64-bit words of a filter. */

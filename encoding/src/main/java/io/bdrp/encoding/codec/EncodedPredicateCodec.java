@@ -73,21 +73,15 @@ public final class EncodedPredicateCodec {
     WireReader r = new WireReader(in);
     int bitsAt = r.offset();
     int bits = r.u16();
-    if (bits < BloomParameters.MIN_BITS || bits > BloomParameters.MAX_BITS) {
-      throw WireReader.error(
-          bitsAt,
-          "bloom bits "
-              + bits
-              + " outside "
-              + BloomParameters.MIN_BITS
-              + ".."
-              + BloomParameters.MAX_BITS);
+    String why = BloomParameters.bitsProblem(bits);
+    if (why != null) {
+      throw WireReader.error(bitsAt, why);
     }
     int kAt = r.offset();
     int k = r.u8();
-    if (k < 1 || k > BloomParameters.MAX_HASHES) {
-      throw WireReader.error(
-          kAt, "bloom hashes " + k + " outside 1.." + BloomParameters.MAX_HASHES);
+    why = BloomParameters.hashesProblem(k);
+    if (why != null) {
+      throw WireReader.error(kAt, why);
     }
     BloomParameters params = new BloomParameters(bits, k);
     int words = params.words();

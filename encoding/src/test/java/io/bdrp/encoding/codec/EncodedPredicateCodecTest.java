@@ -63,8 +63,8 @@ class EncodedPredicateCodecTest {
 
   @Test
   void malformedInputNamesTheOffset() {
-    assertError("0020" + "01" + "0000", 0, "bloom bits 32 outside 64..8192");
-    assertError("0040" + "00" + "0000", 2, "bloom hashes 0 outside 1..32");
+    assertError("0020" + "01" + "0000", 0, "bloom bits (M) must be between 64 and 8192, got 32");
+    assertError("0040" + "00" + "0000", 2, "bloom hashes (k) must be between 1 and 32, got 0");
     assertError(
         "0040" + "01" + "0003" + "0000000000000001",
         3,

@@ -282,20 +282,15 @@ public final class RouterFrameCodec {
   private static BloomParameters bloom(FrameReader r) {
     int bitsAt = r.offset();
     int bits = r.u16();
-    if (bits < BloomParameters.MIN_BITS || bits > BloomParameters.MAX_BITS) {
-      throw r.malformed(
-          bitsAt,
-          "bloom bits "
-              + bits
-              + " outside "
-              + BloomParameters.MIN_BITS
-              + ".."
-              + BloomParameters.MAX_BITS);
+    String why = BloomParameters.bitsProblem(bits);
+    if (why != null) {
+      throw r.malformed(bitsAt, why);
     }
     int kAt = r.offset();
     int k = r.u8();
-    if (k < 1 || k > BloomParameters.MAX_HASHES) {
-      throw r.malformed(kAt, "bloom hashes " + k + " outside 1.." + BloomParameters.MAX_HASHES);
+    why = BloomParameters.hashesProblem(k);
+    if (why != null) {
+      throw r.malformed(kAt, why);
     }
     return new BloomParameters(bits, k);
   }
