@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       SubCommand.class,
       PubCommand.class,
       SimCommand.class,
+      TopoCommand.class,
       PredicateCommand.class,
       CommandLine.HelpCommand.class
     })

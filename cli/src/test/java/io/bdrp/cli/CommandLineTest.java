@@ -61,6 +61,32 @@ class CommandLineTest {
   }
 
   @Test
+  void topoGeneratesAFileThatShowReadsBack(@TempDir Path dir) {
+    Path file = dir.resolve("t.brite");
+    assertEquals(
+        0,
+        run(
+            "topo",
+            "generate",
+            "--model",
+            "ba",
+            "--routers",
+            "30",
+            "--seed",
+            "3",
+            "--out",
+            file.toString()),
+        err::toString);
+    assertTrue(out.toString().contains("30 routers"), out::toString);
+    out.getBuffer().setLength(0);
+    assertEquals(0, run("topo", "show", file.toString()), err::toString);
+    assertTrue(out.toString().contains(": 30 routers, "), out::toString);
+    assertTrue(out.toString().contains("connected, diameter"), out::toString);
+    assertEquals(2, run("topo", "show", dir.resolve("missing").toString()));
+    assertTrue(err.toString().contains("neither a file nor a bundled topology"), err::toString);
+  }
+
+  @Test
   void predicateCommandPrintsTheCanonicalForm() {
     assertEquals(0, run("predicate", "price > 20.0 && stock = \"XYZ\" || price > 20"));
     assertTrue(out.toString().startsWith("price > 20\n"), out::toString);
