@@ -39,6 +39,16 @@ public final class Main {
             cmd.getErr().println("bdrp: " + ex.getMessage());
             return 2;
           }
+          if (ex instanceof java.io.IOException) {
+            cmd.getErr()
+                .println(
+                    "bdrp: cannot read or write "
+                        + ex.getMessage()
+                        + " ("
+                        + ex.getClass().getSimpleName()
+                        + ")");
+            return 2;
+          }
           throw ex;
         });
     return cl;

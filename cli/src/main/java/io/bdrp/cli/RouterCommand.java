@@ -24,11 +24,41 @@ final class RouterCommand implements Callable<Integer> {
   @Option(names = "--config", required = true, description = "The router's YAML configuration.")
   Path config;
 
+  @Option(names = "--clients", description = "Overrides listen.clients (HOST:PORT).")
+  String clients;
+
+  @Option(names = "--routers", description = "Overrides listen.routers (HOST:PORT).")
+  String routers;
+
+  @Option(names = "--metrics", description = "Overrides listen.metrics (HOST:PORT).")
+  String metrics;
+
+  @Option(names = "--epoch", description = "Overrides epoch (default: the wall clock in ms).")
+  Long epoch;
+
+  /** The file's configuration with the flags applied. */
+  RouterConfig effective() throws java.io.IOException {
+    RouterConfig c = RouterConfig.load(config);
+    return new RouterConfig(
+        c.router(),
+        epoch != null ? epoch : c.epoch(),
+        clients != null ? Addresses.parse("--clients", clients, 0) : c.clientListen(),
+        routers != null ? Addresses.parse("--routers", routers, 0) : c.routerListen(),
+        metrics != null ? Addresses.parse("--metrics", metrics, 0) : c.metricsListen(),
+        c.neighbours(),
+        c.routing(),
+        c.bloom(),
+        c.limits(),
+        c.routerToken());
+  }
+
   @Override
   public Integer call() throws Exception {
     PrintWriter o = spec.commandLine().getOut();
-    RouterConfig c = RouterConfig.load(config);
-    Router r = Router.start(c);
+    if (epoch != null && epoch < 1) {
+      throw new IllegalArgumentException("--epoch must be positive, got " + epoch);
+    }
+    Router r = Router.start(effective());
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook =
         new Thread(

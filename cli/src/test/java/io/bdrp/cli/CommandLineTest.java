@@ -87,6 +87,22 @@ class CommandLineTest {
   }
 
   @Test
+  void routerFlagsOverrideTheFile(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("r.yaml");
+    Files.writeString(file, "router: 5\nlisten: {clients: \"127.0.0.1:7400\"}\n");
+    RouterCommand c = new RouterCommand();
+    new CommandLine(c)
+        .parseArgs("--config", file.toString(), "--clients", "127.0.0.1:0", "--epoch", "42");
+    var cfg = c.effective();
+    assertEquals(5, cfg.router());
+    assertEquals(42, cfg.epoch());
+    assertEquals(0, cfg.clientListen().getPort());
+    assertEquals(2, run("router", "--config", dir.resolve("missing.yaml").toString()));
+    assertTrue(err.toString().startsWith("bdrp: cannot read or write"), err::toString);
+    assertTrue(err.toString().contains("missing.yaml"), err::toString);
+  }
+
+  @Test
   void predicateCommandPrintsTheCanonicalForm() {
     assertEquals(0, run("predicate", "price > 20.0 && stock = \"XYZ\" || price > 20"));
     assertTrue(out.toString().startsWith("price > 20\n"), out::toString);
