@@ -197,6 +197,46 @@ class MisbehavingPeersTest {
   }
 
   @Test
+  void aRouterThatSendsGarbageAfterAValidHelloIsCutOff() throws Exception {
+    try (Socket s = open(router.routerAddress())) {
+      ByteBuf b =
+          RouterFrameCodec.encode(
+              Unpooled.buffer().alloc(),
+              new RouterHello(1, 5, BloomParameters.DEFAULT, "secret".getBytes()));
+      OutputStream out = s.getOutputStream();
+      out.write(ByteBufUtil.getBytes(b));
+      b.release();
+      out.write(new byte[] {0, 0, 0, 3, 1, (byte) 0x7e, 0}); // unknown frame type 0x7e
+      out.flush();
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      ClientFrame.Error e = null;
+      for (int i = 0; i < 10 && e == null; i++) {
+        int length = in.readInt();
+        byte[] rest = new byte[length];
+        in.readFully(rest);
+        if ((rest[1] & 0xff) == 0x05) {
+          ByteBuf f = Unpooled.buffer().writeInt(length).writeBytes(rest);
+          e = (ClientFrame.Error) ClientFrameCodec.decode(f);
+          f.release();
+        }
+      }
+      assertTrue(e != null, "an ERROR frame");
+      assertEquals(ErrorCode.UNKNOWN_TYPE.number(), e.code(), e.toString());
+      assertClosed(s.getInputStream());
+    }
+    goodClientStillServed(8);
+  }
+
+  @Test
+  void aRouterThatConnectsAndSaysNothingHoldsUpNobody() throws Exception {
+    try (Socket s = open(router.routerAddress())) {
+      assertTrue(s.isConnected());
+      goodClientStillServed(9);
+    }
+    goodClientStillServed(10);
+  }
+
+  @Test
   void aRouterHelloFromAnUnknownRouterOrWithTheWrongTokenIsRefused() throws Exception {
     for (RouterHello h :
         List.of(
