@@ -39,14 +39,12 @@ public final class Main {
             cmd.getErr().println("bdrp: " + ex.getMessage());
             return 2;
           }
+          if (ex instanceof java.nio.file.NoSuchFileException nf) {
+            cmd.getErr().println("bdrp: no such file: " + nf.getFile());
+            return 2;
+          }
           if (ex instanceof java.io.IOException) {
-            cmd.getErr()
-                .println(
-                    "bdrp: cannot read or write "
-                        + ex.getMessage()
-                        + " ("
-                        + ex.getClass().getSimpleName()
-                        + ")");
+            cmd.getErr().println("bdrp: " + ex.getMessage());
             return 2;
           }
           throw ex;

@@ -78,8 +78,8 @@ final class PubCommand implements Callable<Integer> {
         c.send(m).get(10, TimeUnit.SECONDS);
         sent++;
       }
-      // The router answers in order: an acknowledged empty marker means it has taken all before.
-      c.sendAcknowledged(Message.builder().build()).get(10, TimeUnit.SECONDS);
+      c.flush().get(10, TimeUnit.SECONDS); // the router has taken everything sent
+
       err.println(
           "bdrp pub: "
               + sent

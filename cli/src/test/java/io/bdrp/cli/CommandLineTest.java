@@ -98,7 +98,7 @@ class CommandLineTest {
     assertEquals(42, cfg.epoch());
     assertEquals(0, cfg.clientListen().getPort());
     assertEquals(2, run("router", "--config", dir.resolve("missing.yaml").toString()));
-    assertTrue(err.toString().startsWith("bdrp: cannot read or write"), err::toString);
+    assertTrue(err.toString().startsWith("bdrp: no such file: "), err::toString);
     assertTrue(err.toString().contains("missing.yaml"), err::toString);
   }
 

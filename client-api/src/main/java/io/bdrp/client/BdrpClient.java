@@ -260,6 +260,11 @@ public final class BdrpClient implements AutoCloseable {
     }
   }
 
+  /** The router's address as HOST:PORT, for messages. */
+  private String where() {
+    return options.router.getHostString() + ":" + options.router.getPort();
+  }
+
   /** The number of the router this client is attached to, or -1 while disconnected. */
   public int routerNumber() {
     return routerNumber;
@@ -317,7 +322,7 @@ public final class BdrpClient implements AutoCloseable {
     Channel c = channel;
     CompletableFuture<Void> f = new CompletableFuture<>();
     if (c == null || !isConnected()) {
-      f.completeExceptionally(new IOException("not connected to " + options.router));
+      f.completeExceptionally(new IOException("not connected to " + where()));
       return f;
     }
     c.writeAndFlush(new ClientFrame.Send(0, m))
@@ -332,6 +337,14 @@ public final class BdrpClient implements AutoCloseable {
     return f;
   }
 
+  /**
+   * Completes when the router has answered a PING sent now: everything this client sent before has
+   * been taken by the router (it handles a session's frames in order).
+   */
+  public CompletableFuture<Void> flush() {
+    return request(ClientFrame.Ping::new);
+  }
+
   /** Sends a message and completes when the router has accepted it. */
   public CompletableFuture<Void> sendAcknowledged(Message m) {
     return request(id -> new ClientFrame.Send(id, m));
@@ -344,7 +357,7 @@ public final class BdrpClient implements AutoCloseable {
       if (frame.apply(0) instanceof ClientFrame.SetPredicate) {
         f.complete(null); // sent on the next session anyway
       } else {
-        f.completeExceptionally(new IOException("not connected to " + options.router));
+        f.completeExceptionally(new IOException("not connected to " + where()));
       }
       return f;
     }
@@ -418,12 +431,11 @@ public final class BdrpClient implements AutoCloseable {
     IOException io =
         cause instanceof IOException e
             ? e
-            : new IOException("session with " + options.router + " lost", cause);
+            : new IOException("session with " + where() + " lost", cause);
     waiting.forEach(w -> w.completeExceptionally(io));
     if (!firstConnect.isDone()) {
       firstConnect.completeExceptionally(
-          new IOException(
-              "cannot connect to " + options.router + ": " + cause.getMessage(), cause));
+          new IOException("cannot connect to " + where() + ": " + cause.getMessage(), cause));
       return;
     }
     if (closed) {
@@ -473,6 +485,7 @@ public final class BdrpClient implements AutoCloseable {
         }
         case ClientFrame.Deliver d -> dispatch(d.message());
         case ClientFrame.Ping p -> ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+        case ClientFrame.Pong p -> complete(p.nonce(), null);
         case ClientFrame.Bye b -> ctx.close();
         default -> {}
       }
@@ -483,7 +496,7 @@ public final class BdrpClient implements AutoCloseable {
       if (channel == ctx.channel()) {
         channel = null;
       }
-      broken(new IOException("session with " + options.router + " closed"));
+      broken(new IOException("session with " + where() + " closed"));
     }
 
     @Override
