@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       PubCommand.class,
       SimCommand.class,
       TopoCommand.class,
+      BenchCommand.class,
       PredicateCommand.class,
       CommandLine.HelpCommand.class
     })

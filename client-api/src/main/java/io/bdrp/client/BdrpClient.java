@@ -3,6 +3,7 @@ package io.bdrp.client;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
 import io.bdrp.transport.FrameDecoder;
@@ -317,24 +318,120 @@ public final class BdrpClient implements AutoCloseable {
     return request(id -> new ClientFrame.SetPredicate(id, p));
   }
 
-  /** Sends a message; the future completes when it is written to the router. */
+  /**
+   * Sends a message; the future completes when it is written to the router. Sends from any thread
+   * are queued and written by the I/O thread in batches, one system call for many messages.
+   */
   public CompletableFuture<Void> send(Message m) {
-    Channel c = channel;
     CompletableFuture<Void> f = new CompletableFuture<>();
-    if (c == null || !isConnected()) {
+    if (!isConnected()) {
       f.completeExceptionally(new IOException("not connected to " + where()));
       return f;
     }
-    c.writeAndFlush(new ClientFrame.Send(0, m))
-        .addListener(
-            w -> {
-              if (w.isSuccess()) {
-                f.complete(null);
-              } else {
-                f.completeExceptionally(w.cause());
-              }
-            });
+    enqueue(new ClientFrame.Send(0, m), f, 0);
     return f;
+  }
+
+  /**
+   * A frame waiting for the I/O thread: a send with its future, or a request with its correlation
+   * id (its future waits in {@code pending} for the router's answer).
+   */
+  private record Outgoing(ClientFrame frame, CompletableFuture<Void> written, long correlation) {}
+
+  private final java.util.concurrent.ConcurrentLinkedQueue<Outgoing> outbox =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final java.util.concurrent.atomic.AtomicBoolean drainQueued =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  /** Queues a frame; everything queued goes out in order, sends and requests alike. */
+  private void enqueue(ClientFrame frame, CompletableFuture<Void> written, long correlation) {
+    outbox.add(new Outgoing(frame, written, correlation));
+    if (drainQueued.compareAndSet(false, true)) {
+      Channel c = channel;
+      (c != null ? c.eventLoop() : group.next()).execute(this::drain);
+    }
+  }
+
+  /**
+   * On the I/O thread: encodes every queued frame into as few buffers as it can, writes and flushes
+   * them once, then settles the futures.
+   */
+  private void drain() {
+    drainQueued.set(false);
+    Channel c = channel;
+    List<CompletableFuture<Void>> written = new ArrayList<>();
+    Outgoing o;
+    io.netty.channel.ChannelFuture last = null;
+    io.netty.buffer.ByteBuf out = null;
+    while ((o = outbox.poll()) != null) {
+      if (c == null || !c.isActive()) {
+        failed(o, new IOException("not connected to " + where()));
+        continue;
+      }
+      int n;
+      try {
+        n = ClientFrameCodec.encodedLength(o.frame);
+      } catch (RuntimeException e) {
+        failed(o, e);
+        continue;
+      }
+      if (out != null && out.writableBytes() < n) {
+        last = c.write(out);
+        out = null;
+      }
+      if (out == null) {
+        out = c.alloc().directBuffer(Math.max(n, BATCH_BYTES));
+      }
+      int mark = out.writerIndex();
+      try {
+        ClientFrameCodec.encode(o.frame, out);
+      } catch (RuntimeException e) {
+        out.writerIndex(mark);
+        failed(o, e);
+        continue;
+      }
+      if (o.written != null) {
+        written.add(o.written);
+      }
+    }
+    if (out != null) {
+      if (out.isReadable()) {
+        last = c.write(out);
+      } else {
+        out.release();
+      }
+    }
+    if (last == null) {
+      return;
+    }
+    c.flush();
+    if (!written.isEmpty()) {
+      last.addListener(
+          w -> {
+            Throwable cause = w.cause();
+            callbacks.execute(
+                () -> {
+                  for (CompletableFuture<Void> f : written) {
+                    if (cause == null) {
+                      f.complete(null);
+                    } else {
+                      f.completeExceptionally(cause);
+                    }
+                  }
+                });
+          });
+    }
+  }
+
+  private static final int BATCH_BYTES = 64 * 1024;
+
+  private void failed(Outgoing o, Throwable e) {
+    CompletableFuture<Void> w = o.written;
+    if (w != null) {
+      callbacks.execute(() -> w.completeExceptionally(e));
+    } else {
+      fail(o.correlation, e);
+    }
   }
 
   /**
@@ -366,13 +463,7 @@ public final class BdrpClient implements AutoCloseable {
       id = nextCorrelation++;
       pending.put(id, f);
     }
-    c.writeAndFlush(frame.apply(id))
-        .addListener(
-            w -> {
-              if (!w.isSuccess()) {
-                fail(id, w.cause());
-              }
-            });
+    enqueue(frame.apply(id), null, id);
     return f;
   }
 
@@ -450,6 +541,16 @@ public final class BdrpClient implements AutoCloseable {
 
   private final class Handler extends SimpleChannelInboundHandler<ClientFrame> {
     private boolean helloDone;
+    private List<Message> delivered = new ArrayList<>();
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (!delivered.isEmpty()) {
+        dispatch(delivered);
+        delivered = new ArrayList<>();
+      }
+      ctx.fireChannelReadComplete();
+    }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
@@ -483,7 +584,7 @@ public final class BdrpClient implements AutoCloseable {
           }
           callbacks.execute(() -> options.listener.error(e.code(), e.message()));
         }
-        case ClientFrame.Deliver d -> dispatch(d.message());
+        case ClientFrame.Deliver d -> delivered.add(d.message());
         case ClientFrame.Ping p -> ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
         case ClientFrame.Pong p -> complete(p.nonce(), null);
         case ClientFrame.Bye b -> ctx.close();
@@ -521,22 +622,28 @@ public final class BdrpClient implements AutoCloseable {
     return true;
   }
 
-  private void dispatch(Message m) {
+  /**
+   * Hands a batch of delivered messages (one read's worth) to the callback thread in one task: a
+   * thread wake-up per batch rather than per message.
+   */
+  private void dispatch(List<Message> batch) {
     List<Subscription> subs;
     boolean raw;
     synchronized (this) {
-      subs = new ArrayList<>(subscriptions);
+      subs = subscriptions.isEmpty() ? List.of() : new ArrayList<>(subscriptions);
       raw = rawPredicate != null;
     }
     callbacks.execute(
         () -> {
-          if (raw) {
-            options.onMessage.accept(m);
-            return;
-          }
-          for (Subscription s : subs) {
-            if (s.predicate.matches(m)) {
-              s.handler.accept(m);
+          for (Message m : batch) {
+            if (raw) {
+              options.onMessage.accept(m);
+              continue;
+            }
+            for (Subscription s : subs) {
+              if (s.predicate.matches(m)) {
+                s.handler.accept(m);
+              }
             }
           }
         });

@@ -69,6 +69,16 @@ public final class Message {
     System.arraycopy(body, 0, dst, offset, body.length);
   }
 
+  /** Writes the body into {@code dst} at its position, which it advances. */
+  public void copyBody(java.nio.ByteBuffer dst) {
+    dst.put(body);
+  }
+
+  /** The body as a read-only buffer over the message's own bytes (no copy). */
+  public java.nio.ByteBuffer bodyBuffer() {
+    return java.nio.ByteBuffer.wrap(body).asReadOnlyBuffer();
+  }
+
   /** The attributes as an ordered map (a copy). */
   public Map<String, Value> attributes() {
     TreeMap<String, Value> m = new TreeMap<>();
@@ -108,7 +118,10 @@ public final class Message {
 
   /** Collects attributes; rejects bad names, duplicates and oversize values with a reason. */
   public static final class Builder {
-    private final TreeMap<String, Value> attributes = new TreeMap<>();
+    // Sorted by name; messages arrive from the wire already in name order, so a put is an append.
+    private String[] names = new String[8];
+    private Value[] values = new Value[8];
+    private int count;
     private byte[] body = EMPTY;
 
     private Builder() {}
@@ -119,14 +132,27 @@ public final class Message {
       if (value == null) {
         throw new IllegalArgumentException("attribute " + Strings.quote(name) + " has no value");
       }
-      if (attributes.containsKey(name)) {
+      int at =
+          count > 0 && names[count - 1].compareTo(name) < 0
+              ? -count - 1
+              : Arrays.binarySearch(names, 0, count, name);
+      if (at >= 0) {
         throw new IllegalArgumentException("duplicate attribute name " + Strings.quote(name));
       }
-      if (attributes.size() >= Limits.MAX_ATTRIBUTES) {
+      if (count >= Limits.MAX_ATTRIBUTES) {
         throw new IllegalArgumentException(
             "message has more than " + Limits.MAX_ATTRIBUTES + " attributes");
       }
-      attributes.put(name, value);
+      int i = -at - 1;
+      if (count == names.length) {
+        names = Arrays.copyOf(names, count * 2);
+        values = Arrays.copyOf(values, count * 2);
+      }
+      System.arraycopy(names, i, names, i + 1, count - i);
+      System.arraycopy(values, i, values, i + 1, count - i);
+      names[i] = name;
+      values[i] = value;
+      count++;
       return this;
     }
 
@@ -156,10 +182,21 @@ public final class Message {
       return this;
     }
 
+    /** Sets the body to the remaining bytes of {@code src} (copied; its position is unchanged). */
+    public Builder body(java.nio.ByteBuffer src) {
+      int n = src.remaining();
+      if (n > Limits.MAX_BODY_BYTES) {
+        throw new IllegalArgumentException(
+            "body is " + n + " bytes, more than the limit of " + Limits.MAX_BODY_BYTES);
+      }
+      byte[] b = n == 0 ? EMPTY : new byte[n];
+      src.get(src.position(), b);
+      this.body = b;
+      return this;
+    }
+
     public Message build() {
-      String[] n = attributes.keySet().toArray(new String[0]);
-      Value[] v = attributes.values().toArray(new Value[0]);
-      return new Message(n, v, body);
+      return new Message(Arrays.copyOf(names, count), Arrays.copyOf(values, count), body);
     }
   }
 }

@@ -52,6 +52,15 @@ public final class Strings {
     return bytes;
   }
 
+  private static boolean isAscii(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) >= 0x80) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Index of the first unpaired surrogate in {@code s}, or -1 if it is well-formed. */
   public static int firstUnpairedSurrogate(String s) {
     for (int i = 0; i < s.length(); i++) {
@@ -85,6 +94,9 @@ public final class Strings {
     }
     if (name.isEmpty()) {
       throw new IllegalArgumentException("attribute name is empty");
+    }
+    if (name.length() <= Limits.MAX_NAME_BYTES && isAscii(name)) {
+      return name; // no surrogates, and one byte of UTF-8 a character
     }
     if (firstUnpairedSurrogate(name) >= 0) {
       throw new IllegalArgumentException(

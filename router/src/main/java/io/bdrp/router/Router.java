@@ -69,10 +69,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Forwarding.</b> A message sent by a host is matched once here: exactly against the local
  * hosts, and against every other router's encoded predicate for D, which is split by next hop into
- * one DATA frame per hop (the message bytes are encoded once and shared). A DATA frame from a
- * neighbour is only split (its D rewritten per hop); if this router is in D, the message is decoded
- * and matched against the local hosts. A copy for a link or host that is not writable (above its
- * high water mark) is dropped and counted, never queued without bound.
+ * one DATA frame per hop around the message's bytes as the host sent them (never re-encoded). A
+ * DATA frame from a neighbour is only split (its D rewritten per hop); if this router is in D, the
+ * message is decoded and matched against the local hosts. A copy for a link or host that is not
+ * writable (above its high water mark) is dropped and counted, never queued without bound.
  *
  * <p><b>Links.</b> A router dials every configured neighbour whose address it knows and accepts
  * sessions from any configured neighbour; each side sends a ROUTER_HELLO, checked for the router
@@ -215,6 +215,7 @@ public final class Router implements AutoCloseable {
                             limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
                 ch.pipeline()
                     .addLast(new FrameDecoder(limits.maxFrameBytes()))
+                    .addLast(new SendBytes())
                     .addLast(new ClientFrameDecoder(limits.maxFrameBytes()))
                     .addLast(new ClientFrameEncoder())
                     .addLast(new ClientHandler())
@@ -631,6 +632,41 @@ public final class Router implements AutoCloseable {
 
   // ---- forwarding ----
 
+  /**
+   * The encoded message of the SEND frame being handled, or null. A message is forwarded and
+   * delivered as the bytes its sender wrote, not re-encoded from its decoded form: DATA and DELIVER
+   * frames only wrap them in a new header.
+   */
+  private ByteBuf sendBytes;
+
+  private static final int SEND_MESSAGE_OFFSET =
+      Frames.PREFIX_BYTES + 8; // after the correlation id
+
+  /** Sits before the client frame decoder and exposes a SEND frame's message bytes meanwhile. */
+  private final class SendBytes extends io.netty.channel.ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ByteBuf f
+          && f.readableBytes() > SEND_MESSAGE_OFFSET
+          && f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET)
+              == io.bdrp.transport.FrameType.SEND.number()) {
+        // Retained: the decoder releases the frame before it passes the decoded SEND on.
+        ByteBuf raw =
+            f.retainedSlice(
+                f.readerIndex() + SEND_MESSAGE_OFFSET, f.readableBytes() - SEND_MESSAGE_OFFSET);
+        sendBytes = raw;
+        try {
+          ctx.fireChannelRead(msg); // decoded and published before this returns
+        } finally {
+          sendBytes = null;
+          raw.release();
+        }
+      } else {
+        ctx.fireChannelRead(msg);
+      }
+    }
+  }
+
   private void publish(Host from, Message m) {
     metrics.published.inc();
     long t0 = System.nanoTime();
@@ -638,15 +674,21 @@ public final class Router implements AutoCloseable {
     int inD = forwarder.ingress(s, m, partition);
     metrics.matchSeconds.observeNanos(System.nanoTime() - t0);
     metrics.destinations.add(inD);
-    deliverLocal(m);
-    if (partition.count() == 0) {
-      countDrops(partition);
-      return;
-    }
-    ByteBufAllocator alloc = from.channel.alloc();
-    ByteBuf body = alloc.buffer(MessageCodec.encodedLength(m));
-    try {
+    ByteBuf raw = sendBytes;
+    ByteBuf body;
+    if (raw != null) {
+      body = raw.retainedDuplicate();
+    } else {
+      body = from.channel.alloc().buffer(MessageCodec.encodedLength(m));
       body.writeBytes(MessageCodec.toBytes(m));
+    }
+    try {
+      deliverLocal(m, body);
+      if (partition.count() == 0) {
+        countDrops(partition);
+        return;
+      }
+      ByteBufAllocator alloc = from.channel.alloc();
       long id = ((long) config.router() << 48) | (nextMessageId++ & 0xFFFF_FFFF_FFFFL);
       for (int i = 0; i < partition.count(); i++) {
         ByteBuf frame =
@@ -675,7 +717,7 @@ public final class Router implements AutoCloseable {
       forwarder.transit(routes, h.destinations(), h.hopLimit(), partition);
     }
     if (partition.local()) {
-      deliverLocal(h.decodeMessage());
+      deliverLocal(h.decodeMessage(), h.messageBytes());
     }
     for (int i = 0; i < partition.count(); i++) {
       sendData(partition.hop(i), h.copyWith(frame.alloc(), h.hopLimit() - 1, partition.set(i)));
@@ -694,42 +736,111 @@ public final class Router implements AutoCloseable {
     }
   }
 
+  /** Queues {@code frame} (which it releases) on the link to {@code neighbour}, or drops it. */
   private void sendData(int neighbour, ByteBuf frame) {
     Link l = links.get(neighbour);
     Channel c = l == null ? null : l.session;
-    if (c == null || !c.isActive() || !c.isWritable()) {
-      frame.release();
-      if (l != null) {
-        l.dropped.inc();
-      } else {
-        metrics.unreachable.inc();
+    try {
+      if (c == null || !c.isActive() || !c.isWritable()) {
+        if (l != null) {
+          l.dropped.inc();
+        } else {
+          metrics.unreachable.inc();
+        }
+        return;
       }
-      return;
+      l.out.inc();
+      writeLater(c, frame);
+    } finally {
+      frame.release();
     }
-    l.out.inc();
-    c.writeAndFlush(frame, c.voidPromise());
+  }
+
+  // Output made while handling a batch of input is gathered per socket: small frames are copied
+  // into one buffer per socket, and everything is written and flushed once the batch is done (a
+  // task queued on the loop runs after the I/O it is handling). One system call per socket per
+  // batch, and no per-frame bookkeeping in the channel, rather than both per message. The
+  // gathered bytes are bounded by one batch of input.
+  private static final int BATCH_BYTES = 64 * 1024;
+  private static final int COPY_BELOW = 4 * 1024;
+  private final java.util.IdentityHashMap<Channel, ByteBuf> pendingOut =
+      new java.util.IdentityHashMap<>();
+  private boolean flushQueued;
+
+  /** Queues a copy of {@code frame}'s readable bytes on {@code c}; the caller keeps the frame. */
+  private void writeLater(Channel c, ByteBuf frame) {
+    int n = frame.readableBytes();
+    ByteBuf batch = pendingOut.get(c);
+    if (batch != null && (batch.writableBytes() < n || n >= COPY_BELOW)) {
+      c.write(batch, c.voidPromise());
+      pendingOut.put(c, null);
+      batch = null;
+    }
+    if (n >= COPY_BELOW) {
+      c.write(frame.retainedDuplicate(), c.voidPromise());
+      if (!pendingOut.containsKey(c)) {
+        pendingOut.put(c, null);
+      }
+    } else {
+      if (batch == null) {
+        batch = c.alloc().directBuffer(BATCH_BYTES, BATCH_BYTES);
+        pendingOut.put(c, batch);
+      }
+      batch.writeBytes(frame, frame.readerIndex(), n);
+    }
+    if (!flushQueued) {
+      flushQueued = true;
+      loop.execute(this::flushAll);
+    }
+  }
+
+  private void flushAll() {
+    flushQueued = false;
+    for (Map.Entry<Channel, ByteBuf> e : pendingOut.entrySet()) {
+      Channel c = e.getKey();
+      ByteBuf batch = e.getValue();
+      if (batch != null) {
+        if (batch.isReadable()) {
+          c.write(batch, c.voidPromise());
+        } else {
+          batch.release();
+        }
+      }
+      c.flush();
+    }
+    pendingOut.clear();
   }
 
   private final List<Host> matched = new ArrayList<>();
 
-  private void deliverLocal(Message m) {
+  /** Delivers {@code m}, whose encoding is {@code encoded}, to every local host it matches. */
+  private void deliverLocal(Message m, ByteBuf encoded) {
     matched.clear();
     node.local().match(m, id -> matched.add(hosts.get(id)));
     if (matched.isEmpty()) {
       return;
     }
     metrics.localMatches.inc();
-    ClientFrame.Deliver d = new ClientFrame.Deliver(m);
-    for (Host h : matched) {
-      if (h == null) {
-        continue;
+    // One DELIVER frame, built once around the message's bytes, copied to every matching host.
+    int n = encoded.readableBytes();
+    ByteBuf frame = ByteBufAllocator.DEFAULT.buffer(Frames.PREFIX_BYTES + n);
+    try {
+      int start = Frames.beginFrame(frame, io.bdrp.transport.FrameType.DELIVER);
+      frame.writeBytes(encoded, encoded.readerIndex(), n);
+      Frames.endFrame(frame, start);
+      for (Host h : matched) {
+        if (h == null) {
+          continue;
+        }
+        if (h.channel.isWritable()) {
+          h.delivered.inc();
+          writeLater(h.channel, frame);
+        } else {
+          h.dropped.inc();
+        }
       }
-      if (h.channel.isWritable()) {
-        h.delivered.inc();
-        h.channel.writeAndFlush(d, h.channel.voidPromise());
-      } else {
-        h.dropped.inc();
-      }
+    } finally {
+      frame.release();
     }
     matched.clear();
   }

@@ -46,6 +46,16 @@ public final class Forwarder {
    */
   public int ingress(RouteSnapshot s, Message m, Partition out) {
     ForwardingTable t = s.routes();
+    if (s.predicates().routerCount() == 0) {
+      // No other router has a predicate here: D is empty whatever the message; skip encoding it.
+      if (!destinationsClear) {
+        Arrays.fill(destinations, 0L);
+        destinationsClear = true;
+      }
+      out.reset(false, false);
+      return 0;
+    }
+    destinationsClear = false;
     encoder.encodeInto(m, messageFilter);
     Arrays.fill(destinations, 0L);
     s.predicates().match(messageFilter, destinations);
@@ -63,6 +73,8 @@ public final class Forwarder {
     out.clearLocal();
     return n;
   }
+
+  private boolean destinationsClear = true;
 
   /** D of the last {@link #ingress} call; reused by the next. */
   public long[] destinations() {

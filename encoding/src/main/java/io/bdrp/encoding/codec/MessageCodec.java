@@ -98,7 +98,7 @@ public final class MessageCodec {
       m.copyBody(o.array(), o.arrayOffset() + o.position());
       o.position(o.position() + m.bodyLength());
     } else {
-      o.put(m.body());
+      m.copyBody(o);
     }
     out.position(o.position());
   }
@@ -139,7 +139,7 @@ public final class MessageCodec {
     long bodyLength = r.u32();
     WireReader.checkLimit(bodyAt, "body length", bodyLength, Limits.MAX_BODY_BYTES);
     if (bodyLength > 0) {
-      b.body(r.bytes((int) bodyLength));
+      b.body(r.slice((int) bodyLength));
     }
     Message m = b.build();
     in.position(r.position());

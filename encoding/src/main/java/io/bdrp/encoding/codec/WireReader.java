@@ -33,6 +33,8 @@ final class WireReader {
   /** Reused for every string of one decode call; grown as needed, never past the input size. */
   private CharBuffer chars;
 
+  private byte[] ascii;
+
   WireReader(ByteBuffer in) {
     this.buf = in.duplicate().order(ByteOrder.BIG_ENDIAN);
     this.base = in.position();
@@ -122,6 +124,14 @@ final class WireReader {
     return v;
   }
 
+  /** A read-only view of the next {@code n} bytes, which it skips; {@code n} is checked. */
+  ByteBuffer slice(int n) {
+    require(n);
+    ByteBuffer view = buf.slice(pos, n).asReadOnlyBuffer();
+    pos += n;
+    return view;
+  }
+
   /** Reads {@code n} raw bytes; {@code n} must have been checked against its limit. */
   byte[] bytes(int n) {
     require(n);
@@ -138,6 +148,19 @@ final class WireReader {
    */
   String utf8(int n, String what) {
     require(n);
+    // Most names and values are ASCII, which is valid UTF-8 as it stands: copy it straight.
+    if (ascii == null || ascii.length < n) {
+      ascii = new byte[Math.max(n, 64)];
+    }
+    buf.get(pos, ascii, 0, n);
+    int high = 0;
+    for (int i = 0; i < n; i++) {
+      high |= ascii[i];
+    }
+    if (high >= 0) {
+      pos += n;
+      return new String(ascii, 0, n, StandardCharsets.ISO_8859_1);
+    }
     if (utf8 == null) {
       utf8 =
           StandardCharsets.UTF_8
@@ -173,7 +196,19 @@ final class WireReader {
       throw error(at, "attribute name length is 0");
     }
     checkLimit(at, "attribute name length", n, Limits.MAX_NAME_BYTES);
-    return utf8(n, "attribute name");
+    require(n);
+    if (ascii == null || ascii.length < n) {
+      ascii = new byte[Math.max(n, 64)];
+    }
+    buf.get(pos, ascii, 0, n);
+    String known = NameCache.get(ascii, n);
+    if (known != null) {
+      pos += n;
+      return known;
+    }
+    String name = utf8(n, "attribute name");
+    NameCache.put(ascii, n, name);
+    return name;
   }
 
   /** Reads a type tag. */

@@ -1,0 +1,344 @@
+package io.bdrp.cli;
+
+import io.bdrp.testbed.FanoutBenchmark;
+import io.bdrp.testbed.LatencyBenchmark;
+import io.bdrp.testbed.PubSubSystem;
+import io.bdrp.testbed.peers.ActiveMqSystem;
+import io.bdrp.testbed.peers.BdrpSystem;
+import io.bdrp.testbed.peers.NatsSystem;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bdrp bench}: runs bdrp side by side with its peers (nats-server, an ActiveMQ broker) on
+ * the same load, from the same client harness, and writes the figures to a run folder.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Benchmarks bdrp side by side with nats-server and ActiveMQ on loopback: every system runs "
+          + "as its own server processes, driven by the same Java harness with each system's own "
+          + "client library. Results go to a run folder as CSV and Markdown."
+    },
+    subcommands = {BenchCommand.Fanout.class, BenchCommand.Latency.class})
+final class BenchCommand {
+  @Option(
+      names = "--systems",
+      scope = ScopeType.INHERIT,
+      split = ",",
+      defaultValue = "bdrp,nats,activemq",
+      description = "Systems to run, in order (default: ${DEFAULT-VALUE}).")
+  List<String> systems;
+
+  @Option(
+      names = "--server-jvm-opts",
+      scope = ScopeType.INHERIT,
+      defaultValue = "-Xms1g -Xmx1g",
+      description = "JVM options of the router and broker processes (default: ${DEFAULT-VALUE}).")
+  String serverJvmOptions;
+
+  @Option(
+      names = "--out",
+      scope = ScopeType.INHERIT,
+      description = "Run folder (default: runs/bench-KIND-DATE-TIME).")
+  Path out;
+
+  PubSubSystem system(String name) {
+    List<String> jvm = Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
+    return switch (name) {
+      case "bdrp" -> new BdrpSystem(jvm);
+      case "nats" -> new NatsSystem();
+      case "activemq" -> new ActiveMqSystem(jvm);
+      default ->
+          throw new IllegalArgumentException(
+              "--systems: unknown system '" + name + "' (known: bdrp, nats, activemq)");
+    };
+  }
+
+  Path runFolder(String kind) throws IOException {
+    Path dir =
+        out != null
+            ? out
+            : Path.of(
+                "runs",
+                "bench-"
+                    + kind
+                    + "-"
+                    + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    Files.createDirectories(dir);
+    return dir;
+  }
+
+  static String ratio(double x, double base) {
+    return base > 0 ? String.format(Locale.ROOT, "%.2f×", x / base) : "-";
+  }
+
+  /** {@code bdrp bench fanout}. */
+  @Command(
+      name = "fanout",
+      mixinStandardHelpOptions = true,
+      description = {
+        "One server, one publisher, N subscribers, 200-byte bodies. 'fanout': every subscriber "
+            + "takes every message; 'selective': each takes 1/N of them (a bdrp predicate, a NATS "
+            + "subject, a JMS selector). Reports delivered messages per second, losses and CPU.",
+        "Needs nats-server on PATH (Debian package nats-server) for the nats column."
+      })
+  static final class Fanout implements Callable<Integer> {
+    @ParentCommand BenchCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--subscribers",
+        defaultValue = "10",
+        description = "Default: ${DEFAULT-VALUE}.")
+    int subscribers;
+
+    @Option(
+        names = "--body-bytes",
+        defaultValue = "200",
+        description = "Default: ${DEFAULT-VALUE}.")
+    int bodyBytes;
+
+    @Option(
+        names = "--seconds",
+        defaultValue = "10",
+        description = "Measured seconds per system and workload (default: ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(
+        names = "--warmup",
+        defaultValue = "3",
+        description = "Warm-up seconds (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(
+        names = "--window",
+        defaultValue = "20000",
+        description = "Deliveries that may be outstanding (default: ${DEFAULT-VALUE}).")
+    int window;
+
+    @Option(
+        names = "--workloads",
+        split = ",",
+        defaultValue = "fanout,selective",
+        description = "Workloads (default: ${DEFAULT-VALUE}).")
+    List<String> workloads;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter w = spec.commandLine().getOut();
+      FanoutBenchmark.Options o =
+          new FanoutBenchmark.Options(
+              subscribers,
+              bodyBytes,
+              Duration.ofSeconds(warmup),
+              Duration.ofSeconds(seconds),
+              window);
+      Path dir = parent.runFolder("fanout");
+      List<FanoutBenchmark.Result> results = new ArrayList<>();
+      for (String wl : workloads) {
+        FanoutBenchmark.Workload workload =
+            switch (wl) {
+              case "fanout" -> FanoutBenchmark.Workload.FANOUT;
+              case "selective" -> FanoutBenchmark.Workload.SELECTIVE;
+              default ->
+                  throw new IllegalArgumentException(
+                      "--workloads: unknown workload '" + wl + "' (known: fanout, selective)");
+            };
+        for (String s : parent.systems) {
+          PubSubSystem sys = parent.system(s);
+          w.printf("== %s, %s: 1 publisher, %d subscribers%n", s, wl, subscribers);
+          w.flush();
+          try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
+            results.add(FanoutBenchmark.run(sys, workload, o, dir.resolve(s + "-" + wl), ps));
+          }
+        }
+      }
+      try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(dir.resolve("fanout.csv")))) {
+        csv.println(
+            "system,workload,subscribers,published,expected,delivered,lost,seconds,"
+                + "delivered_per_s,server_cpu_s,client_cpu_s");
+        for (FanoutBenchmark.Result r : results) {
+          csv.printf(
+              Locale.ROOT,
+              "%s,%s,%d,%d,%d,%d,%d,%.3f,%.0f,%.2f,%.2f%n",
+              r.system(),
+              r.workload().name().toLowerCase(Locale.ROOT),
+              r.subscribers(),
+              r.published(),
+              r.expected(),
+              r.delivered(),
+              r.lost(),
+              r.seconds(),
+              r.deliveredPerSecond(),
+              r.serverCpuSeconds(),
+              r.clientCpuSeconds());
+        }
+      }
+      StringBuilder md = new StringBuilder();
+      md.append(
+          "| workload | system | delivered msg/s | vs bdrp | published | lost | server CPU"
+              + " (cores) | harness CPU (cores) |\n");
+      md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+      for (FanoutBenchmark.Result r : results) {
+        double base =
+            results.stream()
+                .filter(x -> x.workload() == r.workload() && x.system().equals("bdrp"))
+                .mapToDouble(FanoutBenchmark.Result::deliveredPerSecond)
+                .findFirst()
+                .orElse(0);
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %,.0f | %s | %,d | %,d | %.2f | %.2f |%n",
+                r.workload().name().toLowerCase(Locale.ROOT),
+                r.system(),
+                r.deliveredPerSecond(),
+                ratio(base, r.deliveredPerSecond()),
+                r.published(),
+                r.lost(),
+                r.serverCpuSeconds() / r.seconds(),
+                r.clientCpuSeconds() / r.seconds()));
+      }
+      Files.writeString(dir.resolve("summary.md"), md);
+      w.println();
+      w.print(md);
+      w.println(
+          "('vs bdrp' is bdrp's rate divided by the row's: above 1 means bdrp delivers more.)");
+      w.println("Results: " + dir.toAbsolutePath());
+      w.flush();
+      return results.stream().anyMatch(r -> r.system().equals("bdrp") && r.lost() > 0) ? 1 : 0;
+    }
+  }
+
+  /** {@code bdrp bench latency}. */
+  @Command(
+      name = "latency",
+      mixinStandardHelpOptions = true,
+      description = {
+        "End-to-end latency across a line of servers on loopback at low load: the publisher on "
+            + "the first, the subscriber on the last. Reports percentiles in microseconds.",
+        "NATS servers form a full-mesh cluster, so for nats a message crosses one route only."
+      })
+  static final class Latency implements Callable<Integer> {
+    @ParentCommand BenchCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--servers", defaultValue = "3", description = "Default: ${DEFAULT-VALUE}.")
+    int servers;
+
+    @Option(
+        names = "--rate",
+        defaultValue = "1000",
+        description = "Messages/s (default: ${DEFAULT-VALUE}).")
+    int rate;
+
+    @Option(names = "--seconds", defaultValue = "10", description = "Default: ${DEFAULT-VALUE}.")
+    int seconds;
+
+    @Option(names = "--warmup", defaultValue = "3", description = "Default: ${DEFAULT-VALUE}.")
+    int warmup;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter w = spec.commandLine().getOut();
+      LatencyBenchmark.Options o =
+          new LatencyBenchmark.Options(
+              servers, rate, 200, Duration.ofSeconds(warmup), Duration.ofSeconds(seconds));
+      Path dir = parent.runFolder("latency");
+      List<LatencyBenchmark.Result> results = new ArrayList<>();
+      for (String s : parent.systems) {
+        w.printf("== %s: %d servers in a line, %,d msg/s%n", s, servers, rate);
+        w.flush();
+        try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
+          results.add(LatencyBenchmark.run(parent.system(s), o, dir.resolve(s), ps));
+        }
+      }
+      StringBuilder md = new StringBuilder();
+      md.append(
+          "| system | servers | sent | received | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs |\n");
+      md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(dir.resolve("latency.csv")))) {
+        csv.println("system,servers,sent,received,p50_us,p90_us,p99_us,p999_us,max_us");
+        for (LatencyBenchmark.Result r : results) {
+          csv.printf(
+              Locale.ROOT,
+              "%s,%d,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f%n",
+              r.system(),
+              r.servers(),
+              r.sent(),
+              r.received(),
+              r.p50(),
+              r.p90(),
+              r.p99(),
+              r.p999(),
+              r.max());
+          md.append(
+              String.format(
+                  Locale.ROOT,
+                  "| %s | %d | %,d | %,d | %.0f | %.0f | %.0f | %.0f | %.0f |%n",
+                  r.system(),
+                  r.servers(),
+                  r.sent(),
+                  r.received(),
+                  r.p50(),
+                  r.p90(),
+                  r.p99(),
+                  r.p999(),
+                  r.max()));
+        }
+      }
+      Files.writeString(dir.resolve("summary.md"), md);
+      w.println();
+      w.print(md);
+      w.println("Results: " + dir.toAbsolutePath());
+      w.flush();
+      return results.stream().anyMatch(r -> r.received() < r.sent()) ? 1 : 0;
+    }
+  }
+
+  /** Progress lines from the benchmarks to the command's output. */
+  private static final class WriterStream extends java.io.OutputStream {
+    private final PrintWriter w;
+
+    WriterStream(PrintWriter w) {
+      this.w = w;
+    }
+
+    @Override
+    public void write(int b) {
+      w.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      w.write(new String(b, off, len, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void flush() {
+      w.flush();
+    }
+
+    @Override
+    public void close() {
+      w.flush();
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package io.bdrp.testbed;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * One publish/subscribe system under test, deployed for a run: a line of servers on loopback (one
+ * router or broker per server, each linked to the next), clients attached to any of them. The
+ * benchmarks drive bdrp and its peers through this interface only, with the same client-side
+ * layout, so that they differ only in the system.
+ *
+ * <p>Every message carries an integer {@code bucket} and a body whose first {@link #HEADER} bytes
+ * are the sender's {@link System#nanoTime()} and a phase byte; a subscription either takes every
+ * message ({@link #ALL}) or only one bucket, expressed in the system's own terms (a bdrp predicate,
+ * a NATS subject, a JMS selector).
+ */
+public interface PubSubSystem extends AutoCloseable {
+  /** The bucket of a subscription that takes every message. */
+  int ALL = -1;
+
+  /** Bytes at the start of every body that the harness uses: send time (8) and phase (1). */
+  int HEADER = 9;
+
+  /** Receives the messages delivered to one subscription, on a thread of the system's client. */
+  interface Receiver {
+    /** A message was delivered: its send time and phase, read from its body's header. */
+    void received(long sentNanos, byte phase);
+
+    /** Reads the header from a body. */
+    default void received(byte[] body) {
+      long t = 0;
+      for (int i = 0; i < 8; i++) {
+        t = (t << 8) | (body[i] & 0xFF);
+      }
+      received(t, body[8]);
+    }
+  }
+
+  /** Sends messages from one client. */
+  interface Publisher extends AutoCloseable {
+    /** Publishes one message (asynchronously where the client allows it). */
+    void publish(int bucket, byte[] body) throws Exception;
+
+    /** Pushes out anything the client buffered. */
+    void flush() throws Exception;
+
+    @Override
+    void close();
+  }
+
+  /** A short lower-case name for tables ("bdrp", "nats", "activemq"). */
+  String name();
+
+  /** Starts {@code servers} servers in a line, with logs and configuration under {@code dir}. */
+  void start(int servers, Path dir) throws Exception;
+
+  /** Subscribes a new client attached to server {@code server}. */
+  AutoCloseable subscribe(int server, String name, int bucket, Receiver receiver) throws Exception;
+
+  /** A new publishing client attached to server {@code server}. */
+  Publisher publisher(int server, String name) throws Exception;
+
+  /** The server processes, for CPU accounting. */
+  List<ChildProcess> processes();
+
+  /** Closes every client and ends every server process this system started. */
+  @Override
+  void close();
+}

@@ -1,0 +1,155 @@
+package io.bdrp.testbed.peers;
+
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.testbed.ChildProcess;
+import io.bdrp.testbed.Ports;
+import io.bdrp.testbed.PubSubSystem;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * bdrp: one {@code bdrp router} process per server (the real command, from a generated config
+ * file), clients from the bdrp client library sharing one two-thread event-loop group. A bucket
+ * subscription is the predicate {@code bucket = N}; taking everything is {@code bucket >= 0}.
+ */
+public final class BdrpSystem implements PubSubSystem {
+  /** The class that runs {@code bdrp router}; it is on the class path of the bdrp command. */
+  static final String MAIN = "io.bdrp.cli.Main";
+
+  private final List<String> jvmOptions;
+  private final List<ChildProcess> routers = new ArrayList<>();
+  private final List<BdrpClient> clients = new ArrayList<>();
+  private int[] clientPorts = new int[0];
+  private EventLoopGroup group;
+
+  /** A system whose router JVMs run with {@code jvmOptions}. */
+  public BdrpSystem(List<String> jvmOptions) {
+    this.jvmOptions = List.copyOf(jvmOptions);
+  }
+
+  @Override
+  public String name() {
+    return "bdrp";
+  }
+
+  @Override
+  public void start(int servers, Path dir) throws Exception {
+    clientPorts = new int[servers];
+    int[] routerPorts = new int[servers];
+    for (int i = 0; i < servers; i++) {
+      clientPorts[i] = Ports.free();
+      routerPorts[i] = Ports.free();
+    }
+    for (int i = 0; i < servers; i++) {
+      StringBuilder y = new StringBuilder();
+      y.append("router: ").append(i).append('\n');
+      y.append("listen:\n");
+      y.append("  clients: 127.0.0.1:").append(clientPorts[i]).append('\n');
+      y.append("  routers: 127.0.0.1:").append(routerPorts[i]).append('\n');
+      y.append("neighbours:\n");
+      if (i > 0) {
+        y.append("  - router: ").append(i - 1).append('\n'); // it dials us
+      }
+      if (i + 1 < servers) {
+        y.append("  - router: ").append(i + 1).append('\n');
+        y.append("    address: 127.0.0.1:").append(routerPorts[i + 1]).append('\n');
+      }
+      if (servers == 1) {
+        y.setLength(y.length() - "neighbours:\n".length());
+      }
+      Path config = dir.resolve("bdrp-router-" + i + ".yaml");
+      Files.createDirectories(dir);
+      Files.writeString(config, y.toString());
+      ChildProcess p =
+          ChildProcess.start(
+              "bdrp router " + i,
+              ChildProcess.java(jvmOptions, MAIN, "router", "--config", config.toString()),
+              dir.resolve("bdrp-router-" + i + ".log"));
+      routers.add(p);
+    }
+    for (int i = 0; i < servers; i++) {
+      routers.get(i).awaitPort(clientPorts[i], Duration.ofSeconds(30));
+    }
+    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+  }
+
+  private BdrpClient connect(int server, String name, java.util.function.Consumer<Message> h)
+      throws Exception {
+    BdrpClient c =
+        BdrpClient.builder()
+            .router("127.0.0.1", clientPorts[server])
+            .name(name)
+            .eventLoopGroup(group)
+            .reconnect(false)
+            .onMessage(h)
+            .connect();
+    synchronized (clients) {
+      clients.add(c);
+    }
+    return c;
+  }
+
+  @Override
+  public AutoCloseable subscribe(int server, String name, int bucket, Receiver receiver)
+      throws Exception {
+    BdrpClient c =
+        connect(
+            server,
+            name,
+            m -> {
+              java.nio.ByteBuffer b = m.bodyBuffer();
+              receiver.received(b.getLong(0), b.get(8));
+            });
+    c.setPredicate(Predicate.parse(bucket == ALL ? "bucket >= 0" : "bucket = " + bucket))
+        .get(10, TimeUnit.SECONDS);
+    return c;
+  }
+
+  @Override
+  public Publisher publisher(int server, String name) throws Exception {
+    BdrpClient c = connect(server, name, m -> {});
+    return new Publisher() {
+      @Override
+      public void publish(int bucket, byte[] body) {
+        c.send(Message.builder().put("bucket", bucket).body(body).build());
+      }
+
+      @Override
+      public void flush() throws Exception {
+        c.flush().get(10, TimeUnit.SECONDS);
+      }
+
+      @Override
+      public void close() {
+        c.close();
+      }
+    };
+  }
+
+  @Override
+  public List<ChildProcess> processes() {
+    return List.copyOf(routers);
+  }
+
+  @Override
+  public void close() {
+    synchronized (clients) {
+      clients.forEach(BdrpClient::close);
+      clients.clear();
+    }
+    if (group != null) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+    routers.forEach(ChildProcess::close);
+    routers.clear();
+  }
+}
