@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
       SimCommand.class,
       TopoCommand.class,
       BenchCommand.class,
+      TestbedCommand.class,
       PredicateCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -62,6 +62,12 @@ public final class ChildProcess implements AutoCloseable {
 
   /** Waits until something accepts connections on {@code port} of 127.0.0.1. */
   public void awaitPort(int port, Duration timeout) throws IOException, InterruptedException {
+    awaitPort("127.0.0.1", port, timeout);
+  }
+
+  /** Waits until something accepts connections at {@code host}:{@code port}. */
+  public void awaitPort(String host, int port, Duration timeout)
+      throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       if (!process.isAlive()) {
@@ -69,7 +75,7 @@ public final class ChildProcess implements AutoCloseable {
             name + " exited with status " + process.exitValue() + " before listening; see " + log);
       }
       try (Socket s = new Socket()) {
-        s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+        s.connect(new InetSocketAddress(host, port), 200);
         return;
       } catch (IOException notYet) {
         if (System.nanoTime() > deadline) {

@@ -1,0 +1,415 @@
+package io.bdrp.testbed.net;
+
+import io.bdrp.topologies.Edge;
+import io.bdrp.topologies.Topology;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Emulates a wide-area network of routers on one machine, from a topology: one network namespace
+ * per router, one veth pair per edge shaped on both ends by an HTB class at the link's rate, and
+ * one unshaped veth pair per router to the root namespace, where clients and the measurement run.
+ *
+ * <p><b>Names.</b> A network has a short name (1–4 lower-case letters or digits); everything it
+ * creates carries it: namespaces {@code bdrp-NAME-rI}, root-side interfaces {@code bdNAMEhI}. So
+ * {@link #down} finds and removes everything by name alone, also after the process that made it
+ * crashed. Inside router I's namespace the link to neighbour J is interface {@code nJ} and the link
+ * to the root namespace is {@code host}.
+ *
+ * <p><b>Addresses.</b> Every veth pair is a /30: the host link of router I is {@code 10.90.0.0 +
+ * 4I} (root side .1, router side .2), edge K of the topology is {@code 10.100.0.0 + 4K} (lower
+ * router .1, higher .2). Routers listen on their host-side address for clients and metrics and on
+ * every address for neighbours.
+ *
+ * <p>Needs root (CAP_NET_ADMIN) and iproute2 ({@code ip}, {@code tc}).
+ */
+public final class Emulator {
+  private static final Pattern NAME = Pattern.compile("[a-z0-9]{1,4}");
+  private static final int HOST_BASE = (10 << 24) | (90 << 16);
+  private static final int EDGE_BASE = (10 << 24) | (100 << 16);
+
+  private Emulator() {}
+
+  /** One router's place in the emulated network. */
+  public record RouterNet(int router, String namespace, String rootDevice, String address) {}
+
+  /**
+   * One link.
+   *
+   * @param a the lower-numbered router
+   * @param b the other router
+   * @param rateBits the shaped rate in bits per second, each direction
+   */
+  public record LinkNet(
+      int a, int b, String devA, String devB, String addressA, String addressB, long rateBits) {}
+
+  /** A planned or running network. */
+  public record Network(String name, List<RouterNet> routers, List<LinkNet> links) {
+    /** The address at which {@code router} reaches neighbour {@code neighbour}. */
+    public String addressOf(int neighbour, int router) {
+      for (LinkNet l : links) {
+        if (l.a == router && l.b == neighbour) {
+          return l.addressB;
+        }
+        if (l.b == router && l.a == neighbour) {
+          return l.addressA;
+        }
+      }
+      throw new IllegalArgumentException("no link between " + router + " and " + neighbour);
+    }
+  }
+
+  /** Checks a network name. */
+  public static String checkName(String name) {
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "network name '" + name + "' must be 1 to 4 lower-case letters or digits");
+    }
+    return name;
+  }
+
+  /** The namespace of router {@code router} in network {@code name}. */
+  public static String namespace(String name, int router) {
+    return "bdrp-" + name + "-r" + router;
+  }
+
+  private static String dotted(int a) {
+    return (a >>> 24) + "." + ((a >>> 16) & 255) + "." + ((a >>> 8) & 255) + "." + (a & 255);
+  }
+
+  /**
+   * Plans a network for {@code t}: each link shaped at {@code rateBits} per second, or at the
+   * file's bandwidth (Mbit/s) when {@code rateBits} is zero or less.
+   */
+  public static Network plan(Topology t, String name, long rateBits) {
+    checkName(name);
+    if (t.nodeCount() > 16_000) {
+      throw new IllegalArgumentException("at most 16,000 routers can be emulated");
+    }
+    List<RouterNet> routers = new ArrayList<>();
+    for (int i = 0; i < t.nodeCount(); i++) {
+      routers.add(
+          new RouterNet(
+              i, namespace(name, i), "bd" + name + "h" + i, dotted(HOST_BASE + 4 * i + 2)));
+    }
+    List<LinkNet> links = new ArrayList<>();
+    Set<Long> seen = new HashSet<>();
+    for (Edge e : t.edges()) {
+      int x = t.routerOf(e.from());
+      int y = t.routerOf(e.to());
+      int a = Math.min(x, y);
+      int b = Math.max(x, y);
+      if (a == b || !seen.add(((long) a << 32) | b)) {
+        continue; // self-loops and parallel edges add nothing to the routing
+      }
+      long rate = rateBits > 0 ? rateBits : Math.round(e.bandwidth() * 1e6);
+      if (rate <= 0) {
+        throw new IllegalArgumentException(
+            "edge "
+                + e.id()
+                + " has no bandwidth in the file ("
+                + e.bandwidth()
+                + "): give a rate for every link");
+      }
+      int k = links.size();
+      links.add(
+          new LinkNet(
+              a,
+              b,
+              "n" + b,
+              "n" + a,
+              dotted(EDGE_BASE + 4 * k + 1),
+              dotted(EDGE_BASE + 4 * k + 2),
+              rate));
+    }
+    if (links.size() > (155 << 14)) {
+      throw new IllegalArgumentException("too many links to address");
+    }
+    return new Network(name, List.copyOf(routers), List.copyOf(links));
+  }
+
+  /**
+   * Creates {@code n}. If any step fails, whatever was created is removed again and the failure is
+   * thrown. A network of the same name that is already up is refused.
+   */
+  public static void up(Network n) throws IOException {
+    if (!namespaces(n.name).isEmpty() || !rootDevices(n.name).isEmpty()) {
+      throw new IOException(
+          "network '"
+              + n.name
+              + "' is already up ("
+              + namespaces(n.name).size()
+              + " namespaces); take it down first: bdrp testbed down --name "
+              + n.name);
+    }
+    try {
+      for (RouterNet r : n.routers) {
+        Shell.run("ip", "netns", "add", r.namespace);
+        Shell.run("ip", "-n", r.namespace, "link", "set", "lo", "up");
+        Shell.run(
+            "ip",
+            "link",
+            "add",
+            r.rootDevice,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            "host",
+            "netns",
+            r.namespace);
+        int base = HOST_BASE + 4 * r.router;
+        Shell.run("ip", "addr", "add", dotted(base + 1) + "/30", "dev", r.rootDevice);
+        Shell.run("ip", "link", "set", r.rootDevice, "up");
+        Shell.run("ip", "-n", r.namespace, "addr", "add", r.address + "/30", "dev", "host");
+        Shell.run("ip", "-n", r.namespace, "link", "set", "host", "up");
+      }
+      for (LinkNet l : n.links) {
+        String nsA = namespace(n.name, l.a);
+        String nsB = namespace(n.name, l.b);
+        Shell.run(
+            "ip", "-n", nsA, "link", "add", l.devA, "type", "veth", "peer", "name", l.devB, "netns",
+            nsB);
+        Shell.run("ip", "-n", nsA, "addr", "add", l.addressA + "/30", "dev", l.devA);
+        Shell.run("ip", "-n", nsB, "addr", "add", l.addressB + "/30", "dev", l.devB);
+        Shell.run("ip", "-n", nsA, "link", "set", l.devA, "up");
+        Shell.run("ip", "-n", nsB, "link", "set", l.devB, "up");
+        shape(nsA, l.devA, l.rateBits);
+        shape(nsB, l.devB, l.rateBits);
+      }
+      save(n);
+    } catch (IOException | RuntimeException e) {
+      try {
+        down(n.name);
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+  }
+
+  /** Egress shaping: one HTB class, at {@code rate} with no borrowing, taking all traffic. */
+  private static void shape(String ns, String dev, long rateBits) throws IOException {
+    String rate = rateBits + "bit";
+    Shell.run(
+        "tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1");
+    Shell.run(
+        "tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate",
+        rate, "ceil", rate);
+  }
+
+  /** Namespaces of network {@code name} that exist now. */
+  public static List<String> namespaces(String name) throws IOException {
+    checkName(name);
+    String prefix = "bdrp-" + name + "-r";
+    List<String> out = new ArrayList<>();
+    for (String line : Shell.run("ip", "netns", "list").split("\n")) {
+      String ns = line.strip().split("\\s+")[0];
+      if (ns.startsWith(prefix)) {
+        out.add(ns);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Removes everything network {@code name} created: ends the processes still running in its
+   * namespaces (which only a testbed run puts there), deletes the namespaces (which deletes every
+   * veth pair with one end in them). Returns how many namespaces it removed.
+   */
+  public static int down(String name) throws IOException {
+    List<String> all = namespaces(name);
+    for (String ns : all) {
+      for (String pid : Shell.run("ip", "netns", "pids", ns).split("\\s+")) {
+        if (!pid.isBlank()) {
+          ProcessHandle.of(Long.parseLong(pid.strip())).ifPresent(ProcessHandle::destroyForcibly);
+        }
+      }
+    }
+    // Deleting a namespace removes its veth pairs only later, in the kernel's own time; deleting
+    // the root-side ends first removes the host links at once, so that a new network of the same
+    // name can be made straight after.
+    for (String dev : rootDevices(name)) {
+      Shell.run("ip", "link", "delete", dev);
+    }
+    for (String ns : all) {
+      Shell.run("ip", "netns", "delete", ns);
+    }
+    java.nio.file.Files.deleteIfExists(stateFile(name));
+    return all.size();
+  }
+
+  /** Root-namespace interfaces of network {@code name} that exist now. */
+  public static List<String> rootDevices(String name) throws IOException {
+    Pattern dev = Pattern.compile("bd" + checkName(name) + "h[0-9]+");
+    List<String> out = new ArrayList<>();
+    for (String line : Shell.run("ip", "-o", "link", "show").split("\n")) {
+      String[] w = line.split(":\\s+");
+      if (w.length > 1) {
+        String n = w[1].split("@")[0];
+        if (dev.matcher(n).matches()) {
+          out.add(n);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Bytes, packets and drops sent out of one end of a link, from its HTB class. */
+  public record Counters(long bytes, long packets, long drops, long backlogBytes) {}
+
+  /** The counters of {@code dev} in {@code ns}. */
+  public static Counters counters(String ns, String dev) throws IOException {
+    String out = Shell.run("tc", "-n", ns, "-s", "class", "show", "dev", dev);
+    return new Counters(
+        number(out, "Sent (\\d+) bytes"),
+        number(out, "bytes (\\d+) pkt"),
+        number(out, "dropped (\\d+)"),
+        number(out, "backlog (\\d+)b"));
+  }
+
+  private static long number(String text, String regex) {
+    var m = Pattern.compile(regex).matcher(text);
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  /** A table of the network's links and their counters, for {@code bdrp testbed status}. */
+  public static String status(Network n) throws IOException {
+    StringBuilder b = new StringBuilder();
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "network %s: %d routers, %d links%n%-12s %10s %14s %14s %8s %8s%n",
+            n.name,
+            n.routers.size(),
+            n.links.size(),
+            "link",
+            "rate",
+            "bytes a->b",
+            "bytes b->a",
+            "drops",
+            "backlog"));
+    for (LinkNet l : n.links) {
+      Counters ab = counters(namespace(n.name, l.a), l.devA);
+      Counters ba = counters(namespace(n.name, l.b), l.devB);
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "%-12s %10s %,14d %,14d %8d %7db%n",
+              l.a + "-" + l.b,
+              rate(l.rateBits),
+              ab.bytes,
+              ba.bytes,
+              ab.drops + ba.drops,
+              ab.backlogBytes + ba.backlogBytes));
+    }
+    return b.toString();
+  }
+
+  /** Where {@link #up} records a running network, for status and down. */
+  public static java.nio.file.Path stateFile(String name) {
+    return java.nio.file.Path.of("/run/bdrp-testbed", checkName(name) + ".net");
+  }
+
+  /** Writes {@code n} to its state file. */
+  public static void save(Network n) throws IOException {
+    StringBuilder b = new StringBuilder("# bdrp testbed network; removed by bdrp testbed down\n");
+    b.append("name ").append(n.name).append('\n');
+    for (RouterNet r : n.routers) {
+      b.append("router ").append(r.router).append(' ').append(r.namespace).append(' ');
+      b.append(r.rootDevice).append(' ').append(r.address).append('\n');
+    }
+    for (LinkNet l : n.links) {
+      b.append("link ").append(l.a).append(' ').append(l.b).append(' ').append(l.devA).append(' ');
+      b.append(l.devB).append(' ').append(l.addressA).append(' ').append(l.addressB).append(' ');
+      b.append(l.rateBits).append('\n');
+    }
+    java.nio.file.Path f = stateFile(n.name);
+    java.nio.file.Files.createDirectories(f.getParent());
+    java.nio.file.Files.writeString(f, b);
+  }
+
+  /** Reads the state file of network {@code name}. */
+  public static Network load(String name) throws IOException {
+    java.nio.file.Path f = stateFile(name);
+    if (!java.nio.file.Files.exists(f)) {
+      throw new IOException("network '" + name + "' is not up (no " + f + ")");
+    }
+    List<RouterNet> routers = new ArrayList<>();
+    List<LinkNet> links = new ArrayList<>();
+    for (String line : java.nio.file.Files.readAllLines(f)) {
+      String[] w = line.split(" ");
+      switch (w[0]) {
+        case "router" -> routers.add(new RouterNet(Integer.parseInt(w[1]), w[2], w[3], w[4]));
+        case "link" ->
+            links.add(
+                new LinkNet(
+                    Integer.parseInt(w[1]),
+                    Integer.parseInt(w[2]),
+                    w[3],
+                    w[4],
+                    w[5],
+                    w[6],
+                    Long.parseLong(w[7])));
+        default -> {}
+      }
+    }
+    return new Network(name, List.copyOf(routers), List.copyOf(links));
+  }
+
+  /**
+   * Parses a rate: a number and a unit, bits per second ({@code bit}, {@code kbit}, {@code mbit},
+   * {@code gbit}, any case) or bytes per second ({@code B/s}, {@code kB/s}, {@code MB/s}, {@code
+   * GB/s}); decimal multiples. {@code 1MB/s} is {@code 8mbit}.
+   */
+  public static long parseRate(String text) {
+    var m = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*([a-zA-Z/]+)").matcher(text.strip());
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "rate '" + text + "': expected a number and a unit, such as 8mbit or 1MB/s");
+    }
+    double v = Double.parseDouble(m.group(1));
+    String unit = m.group(2);
+    double bits =
+        switch (unit.toLowerCase(Locale.ROOT)) {
+          case "bit" -> v;
+          case "kbit" -> v * 1e3;
+          case "mbit" -> v * 1e6;
+          case "gbit" -> v * 1e9;
+          default ->
+              switch (unit) {
+                case "B/s" -> v * 8;
+                case "kB/s" -> v * 8e3;
+                case "MB/s" -> v * 8e6;
+                case "GB/s" -> v * 8e9;
+                default ->
+                    throw new IllegalArgumentException(
+                        "rate '"
+                            + text
+                            + "': unknown unit '"
+                            + unit
+                            + "' (bit, kbit, mbit, gbit, B/s, kB/s, MB/s, GB/s)");
+              };
+        };
+    if (bits < 8_000 || bits > 100e9) {
+      throw new IllegalArgumentException("rate '" + text + "': must be between 1kB/s and 100gbit");
+    }
+    return Math.round(bits);
+  }
+
+  /** A rate in the unit a person reads it in. */
+  public static String rate(long bits) {
+    if (bits % 1_000_000 == 0) {
+      return bits / 1_000_000 + "Mbit";
+    }
+    if (bits % 1_000 == 0) {
+      return bits / 1_000 + "kbit";
+    }
+    return bits + "bit";
+  }
+}

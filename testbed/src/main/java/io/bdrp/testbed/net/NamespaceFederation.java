@@ -1,0 +1,120 @@
+package io.bdrp.testbed.net;
+
+import io.bdrp.testbed.ChildProcess;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * bdrp routers on an emulated network: one {@code bdrp router} process in each router's namespace,
+ * configured from the network (neighbours at their addresses on the shared links, the
+ * lower-numbered end dialling), serving clients and metrics on its host address.
+ */
+public final class NamespaceFederation implements AutoCloseable {
+  /** The client port of every router, on its host address. */
+  public static final int CLIENT_PORT = 7400;
+
+  /** The router port, on every address of the namespace. */
+  public static final int ROUTER_PORT = 7500;
+
+  /** The metrics port, on the host address. */
+  public static final int METRICS_PORT = 9400;
+
+  private static final String MAIN = "io.bdrp.cli.Main";
+
+  private final Emulator.Network network;
+  private final List<ChildProcess> routers = new ArrayList<>();
+
+  private NamespaceFederation(Emulator.Network network) {
+    this.network = network;
+  }
+
+  /** The configuration of router {@code r}, as YAML. */
+  public static String config(Emulator.Network n, int r, String routingYaml) {
+    Emulator.RouterNet me = n.routers().get(r);
+    StringBuilder y = new StringBuilder();
+    y.append("router: ").append(r).append('\n');
+    y.append("listen:\n");
+    y.append("  clients: ").append(me.address()).append(':').append(CLIENT_PORT).append('\n');
+    y.append("  routers: 0.0.0.0:").append(ROUTER_PORT).append('\n');
+    y.append("  metrics: ").append(me.address()).append(':').append(METRICS_PORT).append('\n');
+    List<String> nb = new ArrayList<>();
+    for (Emulator.LinkNet l : n.links()) {
+      if (l.a() == r) {
+        nb.add(
+            "  - router: "
+                + l.b()
+                + "\n    address: "
+                + l.addressB()
+                + ":"
+                + ROUTER_PORT
+                + "\n"); // the lower-numbered end dials
+      } else if (l.b() == r) {
+        nb.add("  - router: " + l.a() + "\n");
+      }
+    }
+    if (!nb.isEmpty()) {
+      y.append("neighbours:\n");
+      nb.forEach(y::append);
+    }
+    if (routingYaml != null && !routingYaml.isBlank()) {
+      y.append(routingYaml.endsWith("\n") ? routingYaml : routingYaml + "\n");
+    }
+    return y.toString();
+  }
+
+  /**
+   * Starts every router of {@code n} (which must be up), with configs and logs under {@code dir},
+   * and waits until each serves clients.
+   */
+  public static NamespaceFederation start(
+      Emulator.Network n, Path dir, List<String> jvmOptions, String routingYaml)
+      throws IOException, InterruptedException {
+    NamespaceFederation f = new NamespaceFederation(n);
+    try {
+      Files.createDirectories(dir);
+      for (Emulator.RouterNet r : n.routers()) {
+        Path config = dir.resolve("router-" + r.router() + ".yaml");
+        Files.writeString(config, config(n, r.router(), routingYaml));
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", r.namespace()));
+        cmd.addAll(ChildProcess.java(jvmOptions, MAIN, "router", "--config", config.toString()));
+        f.routers.add(
+            ChildProcess.start(
+                "bdrp router " + r.router(), cmd, dir.resolve("router-" + r.router() + ".log")));
+      }
+      for (Emulator.RouterNet r : n.routers()) {
+        f.routers.get(r.router()).awaitPort(r.address(), CLIENT_PORT, Duration.ofSeconds(60));
+      }
+      return f;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      f.close();
+      throw e;
+    }
+  }
+
+  /** Where clients of router {@code r} connect. */
+  public InetSocketAddress clientAddress(int r) {
+    return new InetSocketAddress(network.routers().get(r).address(), CLIENT_PORT);
+  }
+
+  /** Where router {@code r}'s metrics are served. */
+  public InetSocketAddress metricsAddress(int r) {
+    return new InetSocketAddress(network.routers().get(r).address(), METRICS_PORT);
+  }
+
+  /** The router processes, by router number. */
+  public List<ChildProcess> processes() {
+    return List.copyOf(routers);
+  }
+
+  /** Ends every router process this federation started. */
+  @Override
+  public void close() {
+    routers.forEach(ChildProcess::close);
+    routers.clear();
+  }
+}
