@@ -30,7 +30,12 @@ import picocli.CommandLine.Spec;
       "Everything a network creates carries its name, so 'down' removes it all even after a "
           + "crashed run."
     },
-    subcommands = {TestbedCommand.Up.class, TestbedCommand.Down.class, TestbedCommand.Status.class})
+    subcommands = {
+      TestbedCommand.Up.class,
+      TestbedCommand.Down.class,
+      TestbedCommand.Status.class,
+      TestbedCommand.Run.class
+    })
 final class TestbedCommand {
   @Option(
       names = "--name",
@@ -136,6 +141,115 @@ final class TestbedCommand {
       o.print(Emulator.status(Emulator.load(parent.name)));
       o.flush();
       return 0;
+    }
+  }
+
+  /** {@code bdrp testbed run}. */
+  @Command(
+      name = "run",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Runs a scenario on a freshly made emulated network, for each system in turn: predicates"
+            + " first, a settle pause, then Poisson traffic from every client; every message is"
+            + " accounted for against an oracle. Writes per-second CSV, a Markdown summary and a"
+            + " PNG plot to the run folder. Scenarios: ci-4, fig3, fig45-1, fig45-2, fig45-4,"
+            + " fig45-8, fig7-42.",
+        "Exits 1 if bdrp delivered a duplicate or a spurious message."
+      })
+  static final class Run implements Callable<Integer> {
+    @picocli.CommandLine.ParentCommand TestbedCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "SCENARIO", description = "A scenario name.")
+    String scenario;
+
+    @Option(
+        names = "--systems",
+        split = ",",
+        defaultValue = "bdrp",
+        description = "Systems to run, in order (default: ${DEFAULT-VALUE}).")
+    java.util.List<String> systems;
+
+    @Option(names = "--seconds", description = "Traffic duration (default: the scenario's).")
+    Integer seconds;
+
+    @Option(
+        names = "--server-jvm-opts",
+        defaultValue = "-Xms512m -Xmx512m",
+        description = "JVM options of routers and brokers (default: ${DEFAULT-VALUE}).")
+    String serverJvmOptions;
+
+    @Option(names = "--out", description = "Run folder (default: runs/testbed-SCENARIO-DATE-TIME).")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter o = spec.commandLine().getOut();
+      io.bdrp.testbed.wan.Scenario sc = io.bdrp.testbed.wan.Scenarios.all().get(scenario);
+      if (sc == null) {
+        throw new IllegalArgumentException(
+            "unknown scenario '"
+                + scenario
+                + "' (known: "
+                + String.join(", ", io.bdrp.testbed.wan.Scenarios.all().keySet())
+                + ")");
+      }
+      if (seconds != null) {
+        sc =
+            new io.bdrp.testbed.wan.Scenario(
+                sc.name(),
+                sc.topology(),
+                sc.linkRateBits(),
+                sc.clients(),
+                sc.workload(),
+                sc.startRate(),
+                sc.endRate(),
+                seconds,
+                sc.settleSeconds(),
+                sc.graceSeconds(),
+                sc.bodyBytes(),
+                sc.seed());
+      }
+      Path dir =
+          out != null
+              ? out
+              : Path.of(
+                  "runs",
+                  "testbed-"
+                      + scenario
+                      + "-"
+                      + java.time.LocalDateTime.now()
+                          .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      java.util.List<String> jvm =
+          java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
+      Topology t = topology(sc.topology());
+      java.util.List<io.bdrp.testbed.wan.WanRun.Result> results = new java.util.ArrayList<>();
+      var progress =
+          new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
+      for (String s : systems) {
+        io.bdrp.testbed.wan.WanSystem sys =
+            switch (s) {
+              case "bdrp" -> new io.bdrp.testbed.wan.BdrpWan(jvm);
+              default ->
+                  throw new IllegalArgumentException(
+                      "--systems: unknown system '" + s + "' (known: bdrp)");
+            };
+        o.printf(
+            "== %s: %s on %s, %d clients, %d s%n",
+            s, sc.name(), sc.topology(), sc.clients(), sc.seconds());
+        o.flush();
+        results.add(
+            io.bdrp.testbed.wan.WanRun.run(sys, sc, t, parent.name, dir.resolve(s), progress));
+      }
+      io.bdrp.testbed.wan.Report.write(dir, results);
+      o.println();
+      o.print(io.bdrp.testbed.wan.Report.summary(results));
+      o.println("Results: " + dir.toAbsolutePath() + " (summary.md, plot.png, SYSTEM/seconds.csv)");
+      o.flush();
+      return results.stream()
+              .anyMatch(r -> r.system().equals("bdrp") && (r.duplicates() > 0 || r.spurious() > 0))
+          ? 1
+          : 0;
     }
   }
 }

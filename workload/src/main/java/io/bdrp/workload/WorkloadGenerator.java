@@ -43,6 +43,21 @@ public final class WorkloadGenerator {
 
   /** A message with the given body. */
   public Message message(byte[] body) {
+    return attributes().body(body).build();
+  }
+
+  /**
+   * A message as {@link #message(byte[])} plus one integer attribute that no predicate of this
+   * generator names (a message number for accounting, say); fails if the name is one it uses.
+   */
+  public Message messageWith(byte[] body, String name, long value) {
+    if (name.matches("[si][0-9]+")) {
+      throw new IllegalArgumentException("'" + name + "' is a workload attribute name");
+    }
+    return attributes().put(name, value).body(body).build();
+  }
+
+  private Message.Builder attributes() {
     Message.Builder b = Message.builder();
     int strings = spec.stringAttributes();
     for (int n : distinct(spec.stringNames(), strings)) {
@@ -51,7 +66,7 @@ public final class WorkloadGenerator {
     for (int n : distinct(spec.integerNames(), spec.attributesPerMessage() - strings)) {
       b.put("i" + n, (long) random.nextInt(spec.integerMax() + 1));
     }
-    return b.body(body).build();
+    return b;
   }
 
   /** A predicate (canonical; conjunctions that contradict themselves are dropped by it). */

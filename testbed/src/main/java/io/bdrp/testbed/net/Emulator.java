@@ -278,6 +278,39 @@ public final class Emulator {
     return m.find() ? Long.parseLong(m.group(1)) : 0;
   }
 
+  /**
+   * The counters of every shaped interface in namespace {@code ns}, by interface name, from one
+   * {@code tc} call (the HTB root qdisc of each device).
+   */
+  public static java.util.Map<String, Counters> qdiscCounters(String ns) throws IOException {
+    java.util.Map<String, Counters> out = new java.util.HashMap<>();
+    String text = Shell.run("tc", "-n", ns, "-s", "qdisc", "show");
+    var head = Pattern.compile("^qdisc htb 1: dev (\\S+) root", Pattern.MULTILINE).matcher(text);
+    List<int[]> starts = new ArrayList<>();
+    List<String> devs = new ArrayList<>();
+    while (head.find()) {
+      starts.add(new int[] {head.start()});
+      devs.add(head.group(1));
+    }
+    for (int i = 0; i < devs.size(); i++) {
+      int from = starts.get(i)[0];
+      int to = i + 1 < devs.size() ? starts.get(i + 1)[0] : text.length();
+      int next = text.indexOf("\nqdisc ", from + 1);
+      if (next > 0 && next < to) {
+        to = next;
+      }
+      String block = text.substring(from, to);
+      out.put(
+          devs.get(i),
+          new Counters(
+              number(block, "Sent (\\d+) bytes"),
+              number(block, "bytes (\\d+) pkt"),
+              number(block, "dropped (\\d+)"),
+              number(block, "backlog (\\d+)b")));
+    }
+    return out;
+  }
+
   /** A table of the network's links and their counters, for {@code bdrp testbed status}. */
   public static String status(Network n) throws IOException {
     StringBuilder b = new StringBuilder();

@@ -1,0 +1,57 @@
+package io.bdrp.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The CI scenario of the testbed: 4 routers in namespaces joined by 1 MByte/s shaped links, 20
+ * clients with paper-workload predicates, Poisson traffic, every message accounted for.
+ */
+class TestbedRunTest {
+  @Test
+  @Timeout(300)
+  void theCiScenarioDeliversExactlyWhatTheOracleExpects(@TempDir Path dir) throws Exception {
+    assumeTrue(
+        "root".equals(System.getProperty("user.name")),
+        "network namespaces need root; run as root to test the testbed");
+    StringWriter out = new StringWriter();
+    CommandLine cl = Main.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(out, true));
+    String name = "y" + (ProcessHandle.current().pid() % 1000);
+    int code =
+        cl.execute(
+            "testbed", "run", "ci-4", "--name", name, "--seconds", "15", "--out", dir.toString());
+    assertEquals(0, code, out::toString);
+    List<String> lines = Files.readAllLines(dir.resolve("bdrp").resolve("seconds.csv"));
+    long input = 0;
+    long ideal = 0;
+    long output = 0;
+    for (String l : lines.subList(1, lines.size())) {
+      String[] f = l.split(",");
+      input += Long.parseLong(f[1]);
+      ideal += Long.parseLong(f[2]);
+      output += Long.parseLong(f[3]);
+      assertEquals("0", f[4], () -> "undelivered in second " + f[0] + ":\n" + out);
+      assertEquals("0", f[5], () -> "duplicates in second " + f[0]);
+      assertEquals("0", f[6], () -> "spurious in second " + f[0]);
+    }
+    assertTrue(input > 15 * 20 * 5 / 2, "the clients sent their Poisson traffic: " + input);
+    assertTrue(ideal > 0, "the workload has receivers");
+    assertEquals(ideal, output, "every expected delivery arrived, nothing else did");
+    assertTrue(Files.size(dir.resolve("plot.png")) > 1000, "a plot was drawn");
+    assertTrue(Files.readString(dir.resolve("summary.md")).contains("| bdrp | ci-4 |"));
+    assertEquals(List.of(), io.bdrp.testbed.net.Emulator.namespaces(name), "network removed");
+  }
+}

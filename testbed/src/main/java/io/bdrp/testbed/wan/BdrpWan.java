@@ -1,0 +1,93 @@
+package io.bdrp.testbed.wan;
+
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.testbed.ChildProcess;
+import io.bdrp.testbed.net.Emulator;
+import io.bdrp.testbed.net.NamespaceFederation;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/** bdrp on the emulated network: a {@code bdrp router} per namespace, the client library here. */
+public final class BdrpWan implements WanSystem {
+  private final List<String> jvmOptions;
+  private NamespaceFederation federation;
+  private final List<BdrpClient> clients = new ArrayList<>();
+  private EventLoopGroup io;
+  private ExecutorService callbacks;
+
+  /** Routers run with {@code jvmOptions}. */
+  public BdrpWan(List<String> jvmOptions) {
+    this.jvmOptions = List.copyOf(jvmOptions);
+  }
+
+  @Override
+  public String name() {
+    return "bdrp";
+  }
+
+  @Override
+  public void start(Emulator.Network net, Path dir) throws Exception {
+    federation = NamespaceFederation.start(net, dir, jvmOptions, null);
+    io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    callbacks = Executors.newFixedThreadPool(2);
+  }
+
+  @Override
+  public Client client(int server, String name, Predicate p, Consumer<Message> receiver)
+      throws Exception {
+    // Clients share the I/O threads and two callback threads; each client's callbacks stay in
+    // order because the router delivers in order and a batch is one task.
+    BdrpClient c =
+        BdrpClient.builder()
+            .router(federation.clientAddress(server))
+            .name(name)
+            .eventLoopGroup(io)
+            .callbackExecutor(new SerialExecutor(callbacks))
+            .reconnect(false)
+            .onMessage(receiver)
+            .connect();
+    clients.add(c);
+    c.setPredicate(p).get(30, TimeUnit.SECONDS);
+    return new Client() {
+      @Override
+      public void send(Message m) {
+        c.send(m);
+      }
+
+      @Override
+      public void close() {
+        c.close();
+      }
+    };
+  }
+
+  @Override
+  public List<ChildProcess> processes() {
+    return federation == null ? List.of() : federation.processes();
+  }
+
+  @Override
+  public void close() {
+    clients.forEach(BdrpClient::close);
+    clients.clear();
+    if (io != null) {
+      io.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+    if (callbacks != null) {
+      callbacks.shutdownNow();
+    }
+    if (federation != null) {
+      federation.close();
+    }
+  }
+}

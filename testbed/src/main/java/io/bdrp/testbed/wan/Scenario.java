@@ -1,0 +1,42 @@
+package io.bdrp.testbed.wan;
+
+import io.bdrp.workload.WorkloadSpec;
+
+/**
+ * A testbed experiment: a topology emulated at a link rate, clients spread over its routers, each
+ * with a paper-workload predicate and publishing as a Poisson source whose rate goes linearly from
+ * {@code startRate} to {@code endRate} messages/s over {@code seconds} (equal rates: constant).
+ *
+ * @param topology a bundled topology name or a BRITE file
+ * @param linkRateBits every link's rate, bits/s each direction
+ * @param clients clients, client j attached to router j mod n
+ * @param workload the predicates' and messages' generator settings
+ * @param settleSeconds pause after the predicates are set, before traffic
+ * @param graceSeconds wait after traffic for messages still in flight
+ * @param bodyBytes bytes of opaque body in every message
+ */
+public record Scenario(
+    String name,
+    String topology,
+    long linkRateBits,
+    int clients,
+    WorkloadSpec workload,
+    double startRate,
+    double endRate,
+    int seconds,
+    int settleSeconds,
+    int graceSeconds,
+    int bodyBytes,
+    long seed) {
+  public Scenario {
+    if (clients < 1 || seconds < 1 || startRate < 0 || endRate < 0 || bodyBytes < 0) {
+      throw new IllegalArgumentException(
+          "a scenario needs clients, a duration and non-negative rates and body size");
+    }
+  }
+
+  /** The rate of one client at {@code t} seconds into the traffic. */
+  public double rateAt(double t) {
+    return startRate + (endRate - startRate) * Math.min(1, Math.max(0, t / seconds));
+  }
+}

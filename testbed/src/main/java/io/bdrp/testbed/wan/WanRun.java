@@ -1,0 +1,401 @@
+package io.bdrp.testbed.wan;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.testbed.ChildProcess;
+import io.bdrp.testbed.net.Emulator;
+import io.bdrp.topologies.Topology;
+import io.bdrp.workload.WorkloadGenerator;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One system, one scenario, on a freshly made emulated network: predicates first, a settle pause,
+ * then Poisson traffic from every client, and an account of every message against an oracle that
+ * evaluates every client's predicate. The network is taken down afterwards, also on failure.
+ */
+public final class WanRun {
+  /** The attribute that carries a message's number; the workload never uses it. */
+  public static final String ID = "bdrp_msg";
+
+  private WanRun() {}
+
+  /**
+   * What happened in each second of traffic (and of the grace period after it).
+   *
+   * @param input messages sent in second s
+   * @param ideal deliveries those messages should make (input × replication)
+   * @param output deliveries that arrived in second s
+   * @param undelivered of the deliveries messages sent in second s should make, how many never
+   *     arrived
+   * @param duplicates deliveries in second s that a client had already had
+   * @param spurious deliveries in second s to a client whose predicate does not match
+   * @param maxLinkUtilisation the most loaded link direction's rate over its shaped rate
+   * @param serverCpu CPU seconds the servers used in second s
+   */
+  public record Seconds(
+      long[] input,
+      long[] ideal,
+      long[] output,
+      long[] undelivered,
+      long[] duplicates,
+      long[] spurious,
+      double[] maxLinkUtilisation,
+      double[] serverCpu) {}
+
+  /** A run's figures. */
+  public record Result(String system, Scenario scenario, Seconds seconds, long messages) {
+    long total(long[] a) {
+      long s = 0;
+      for (long x : a) {
+        s += x;
+      }
+      return s;
+    }
+
+    public long expected() {
+      return total(seconds.ideal);
+    }
+
+    public long delivered() {
+      return total(seconds.output) - duplicates() - spurious();
+    }
+
+    public long undelivered() {
+      return total(seconds.undelivered);
+    }
+
+    public long duplicates() {
+      return total(seconds.duplicates);
+    }
+
+    public long spurious() {
+      return total(seconds.spurious);
+    }
+  }
+
+  /** The oracle and the ledger of every message sent. */
+  private static final class Ledger {
+    final int words;
+    final long[] expected;
+    final AtomicLongArray got;
+    final int[] sentSecond;
+    final long start;
+    final LongAdder[] output;
+    final LongAdder[] duplicates;
+    final LongAdder[] spurious;
+    final int horizon;
+
+    Ledger(int clients, int capacity, int horizon, long start) {
+      this.words = (clients + 63) >>> 6;
+      this.expected = new long[capacity * words];
+      this.got = new AtomicLongArray(capacity * words);
+      this.sentSecond = new int[capacity];
+      this.start = start;
+      this.horizon = horizon;
+      this.output = adders(horizon);
+      this.duplicates = adders(horizon);
+      this.spurious = adders(horizon);
+    }
+
+    static LongAdder[] adders(int n) {
+      LongAdder[] a = new LongAdder[n];
+      for (int i = 0; i < n; i++) {
+        a[i] = new LongAdder();
+      }
+      return a;
+    }
+
+    int second() {
+      return (int) Math.min(horizon - 1, Math.max(0, (System.nanoTime() - start) / 1_000_000_000L));
+    }
+
+    void received(long id, int client) {
+      int s = second();
+      output[s].increment();
+      if (id < 0 || id >= sentSecond.length) {
+        spurious[s].increment();
+        return;
+      }
+      int w = (int) id * words + (client >>> 6);
+      long bit = 1L << (client & 63);
+      if ((expected[w] & bit) == 0) {
+        spurious[s].increment();
+        return;
+      }
+      long old;
+      do {
+        old = got.get(w);
+        if ((old & bit) != 0) {
+          duplicates[s].increment();
+          return;
+        }
+      } while (!got.compareAndSet(w, old, old | bit));
+    }
+  }
+
+  /** Runs {@code system} on {@code sc}; files go under {@code dir}. */
+  public static Result run(
+      WanSystem system, Scenario sc, Topology t, String netName, Path dir, PrintStream progress)
+      throws Exception {
+    Emulator.Network net = Emulator.plan(t, netName, sc.linkRateBits());
+    Emulator.down(netName); // what a crashed earlier run may have left
+    Emulator.up(net);
+    Thread cleanup =
+        new Thread(
+            () -> {
+              try {
+                system.close();
+                Emulator.down(netName);
+              } catch (Exception e) {
+                System.err.println(
+                    "testbed: cleaning up network " + netName + ": " + e.getMessage());
+              }
+            });
+    Runtime.getRuntime().addShutdownHook(cleanup);
+    try (system) {
+      Files.createDirectories(dir);
+      progress.printf(
+          "%s: network %s up: %d routers, %d links at %s%n",
+          system.name(),
+          netName,
+          net.routers().size(),
+          net.links().size(),
+          Emulator.rate(sc.linkRateBits()));
+      system.start(net, dir);
+      WorkloadGenerator g = new WorkloadGenerator(sc.workload(), sc.seed());
+      int n = net.routers().size();
+      Predicate[] predicates = new Predicate[sc.clients()];
+      List<WanSystem.Client> clients = new ArrayList<>();
+      double meanRate = (sc.startRate() + sc.endRate()) / 2;
+      int capacity =
+          (int) Math.min(50_000_000, sc.clients() * meanRate * sc.seconds() * 1.3 + 10_000);
+      int horizon = sc.seconds() + sc.graceSeconds() + 2;
+      Ledger[] ledgerRef = new Ledger[1];
+      for (int j = 0; j < sc.clients(); j++) {
+        predicates[j] = g.predicate();
+        int client = j;
+        clients.add(
+            system.client(
+                j % n,
+                "client-" + j,
+                predicates[j],
+                m -> {
+                  Ledger l = ledgerRef[0];
+                  var v = m.get(ID);
+                  if (l != null && v != null) {
+                    l.received(v.asLong(), client);
+                  }
+                }));
+      }
+      progress.printf(
+          "%s: %d clients attached with their predicates; settling %d s%n",
+          system.name(), sc.clients(), sc.settleSeconds());
+      Thread.sleep(sc.settleSeconds() * 1000L);
+
+      long start = System.nanoTime();
+      Ledger ledger = new Ledger(sc.clients(), capacity, horizon, start);
+      ledgerRef[0] = ledger;
+      long[] input = new long[horizon];
+      long[] ideal = new long[horizon];
+      double[] util = new double[horizon];
+      double[] cpu = new double[horizon];
+      Sampler sampler = new Sampler(net, system.processes(), util, cpu, start);
+      sampler.start();
+      SplittableRandom rnd = new SplittableRandom(sc.seed() ^ 0x5DEECE66DL);
+      double maxTotal = sc.clients() * Math.max(sc.startRate(), sc.endRate());
+      byte[] body = new byte[sc.bodyBytes()];
+      long id = 0;
+      double at = 0;
+      int reported = -1;
+      while (maxTotal > 0) {
+        at += -Math.log(1 - rnd.nextDouble()) / maxTotal;
+        if (at >= sc.seconds()) {
+          break;
+        }
+        if (rnd.nextDouble() * maxTotal > sc.clients() * sc.rateAt(at)) {
+          continue; // thinning: the ramp's rate at this instant
+        }
+        int from = rnd.nextInt(sc.clients());
+        if (id >= capacity) {
+          progress.printf(
+              "%s: message ledger full at %,d messages; traffic stops%n", system.name(), id);
+          break;
+        }
+        Message m = g.messageWith(body, ID, id);
+        int s = (int) at;
+        int words = ledger.words;
+        int receivers = 0;
+        for (int c = 0; c < sc.clients(); c++) {
+          if (predicates[c].matches(m)) {
+            ledger.expected[(int) id * words + (c >>> 6)] |= 1L << (c & 63);
+            receivers++;
+          }
+        }
+        ledger.sentSecond[(int) id] = s;
+        long due = start + (long) (at * 1e9);
+        long wait;
+        while ((wait = due - System.nanoTime()) > 0) {
+          LockSupport.parkNanos(wait);
+        }
+        clients.get(from).send(m);
+        input[s]++;
+        ideal[s] += receivers;
+        id++;
+        if (s != reported) {
+          reported = s;
+          if (s > 0) {
+            progress.printf(
+                Locale.ROOT,
+                "%s %3d s: in %,6d msg/s, ideal out %,7d/s, out %,7d/s, max link %3.0f%%, server CPU %.2f%n",
+                system.name(),
+                s - 1,
+                input[s - 1],
+                ideal[s - 1],
+                ledger.output[s - 1].sum(),
+                100 * util[s - 1],
+                cpu[s - 1]);
+          }
+        }
+      }
+      long messages = id;
+      // Grace: until everything expected has arrived, or the grace period is over.
+      long graceEnd = System.nanoTime() + sc.graceSeconds() * 1_000_000_000L;
+      long expectedTotal = 0;
+      for (long x : ideal) {
+        expectedTotal += x;
+      }
+      while (System.nanoTime() < graceEnd) {
+        long got = 0;
+        for (LongAdder a : ledger.output) {
+          got += a.sum();
+        }
+        if (got >= expectedTotal) {
+          break;
+        }
+        Thread.sleep(100);
+      }
+      sampler.stop();
+      long[] undelivered = new long[horizon];
+      for (int i = 0; i < messages; i++) {
+        for (int w = 0; w < ledger.words; w++) {
+          long missing =
+              ledger.expected[i * ledger.words + w] & ~ledger.got.get(i * ledger.words + w);
+          undelivered[ledger.sentSecond[i]] += Long.bitCount(missing);
+        }
+      }
+      Seconds secs =
+          new Seconds(
+              input,
+              ideal,
+              sum(ledger.output),
+              undelivered,
+              sum(ledger.duplicates),
+              sum(ledger.spurious),
+              util,
+              cpu);
+      return new Result(system.name(), sc, secs, messages);
+    } finally {
+      Emulator.down(netName);
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanup);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook is running
+      }
+    }
+  }
+
+  private static long[] sum(LongAdder[] a) {
+    long[] out = new long[a.length];
+    for (int i = 0; i < a.length; i++) {
+      out[i] = a[i].sum();
+    }
+    return out;
+  }
+
+  /** Once a second: the most loaded link direction and the servers' CPU. */
+  private static final class Sampler {
+    private final Emulator.Network net;
+    private final List<ChildProcess> servers;
+    private final double[] util;
+    private final double[] cpu;
+    private final long start;
+    private final Thread thread;
+    private volatile boolean stop;
+
+    Sampler(
+        Emulator.Network net, List<ChildProcess> servers, double[] util, double[] cpu, long start) {
+      this.net = net;
+      this.servers = servers;
+      this.util = util;
+      this.cpu = cpu;
+      this.start = start;
+      this.thread = new Thread(this::loop, "testbed-sampler");
+      thread.setDaemon(true);
+    }
+
+    void start() {
+      thread.start();
+    }
+
+    void stop() throws InterruptedException {
+      stop = true;
+      thread.join(5_000);
+    }
+
+    private void loop() {
+      Map<String, Long> last = new java.util.HashMap<>();
+      double lastCpu = serverCpu();
+      int second = 0;
+      while (!stop && second < util.length) {
+        long due = start + (second + 1) * 1_000_000_000L;
+        long wait;
+        while ((wait = due - System.nanoTime()) > 0 && !stop) {
+          LockSupport.parkNanos(wait);
+        }
+        try {
+          double max = 0;
+          for (Emulator.RouterNet r : net.routers()) {
+            Map<String, Emulator.Counters> c = Emulator.qdiscCounters(r.namespace());
+            for (Emulator.LinkNet l : net.links()) {
+              String dev = l.a() == r.router() ? l.devA() : l.b() == r.router() ? l.devB() : null;
+              Emulator.Counters k = dev == null ? null : c.get(dev);
+              if (k == null) {
+                continue;
+              }
+              String key = r.router() + "/" + dev;
+              Long before = last.put(key, k.bytes());
+              if (before != null) {
+                max = Math.max(max, (k.bytes() - before) * 8.0 / l.rateBits());
+              }
+            }
+          }
+          double now = serverCpu();
+          util[second] = max;
+          cpu[second] = now - lastCpu;
+          lastCpu = now;
+        } catch (java.io.IOException e) {
+          util[second] = Double.NaN;
+        }
+        second++;
+      }
+    }
+
+    private double serverCpu() {
+      double s = 0;
+      for (ChildProcess p : servers) {
+        s += p.cpu().toNanos() / 1e9;
+      }
+      return s;
+    }
+  }
+}
