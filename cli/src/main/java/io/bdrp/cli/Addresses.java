@@ -30,6 +30,7 @@ final class Addresses {
   }
 
   static String format(InetSocketAddress a) {
-    return a.getHostString() + ":" + a.getPort();
+    String host = a.getHostString();
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
   }
 }

@@ -230,9 +230,10 @@ final class TestbedCommand {
         io.bdrp.testbed.wan.WanSystem sys =
             switch (s) {
               case "bdrp" -> new io.bdrp.testbed.wan.BdrpWan(jvm);
+              case "activemq" -> new io.bdrp.testbed.wan.ActiveMqWan(jvm);
               default ->
                   throw new IllegalArgumentException(
-                      "--systems: unknown system '" + s + "' (known: bdrp)");
+                      "--systems: unknown system '" + s + "' (known: bdrp, activemq)");
             };
         o.printf(
             "== %s: %s on %s, %d clients, %d s%n",

@@ -16,7 +16,8 @@ import picocli.CommandLine;
 
 /**
  * The CI scenario of the testbed: 4 routers in namespaces joined by 1 MByte/s shaped links, 20
- * clients with paper-workload predicates, Poisson traffic, every message accounted for.
+ * clients with paper-workload predicates, Poisson traffic, every message accounted for; then the
+ * same for an ActiveMQ network of brokers on the same network and load.
  */
 class TestbedRunTest {
   @Test
@@ -32,7 +33,17 @@ class TestbedRunTest {
     String name = "y" + (ProcessHandle.current().pid() % 1000);
     int code =
         cl.execute(
-            "testbed", "run", "ci-4", "--name", name, "--seconds", "15", "--out", dir.toString());
+            "testbed",
+            "run",
+            "ci-4",
+            "--systems",
+            "bdrp,activemq",
+            "--name",
+            name,
+            "--seconds",
+            "15",
+            "--out",
+            dir.toString());
     assertEquals(0, code, out::toString);
     List<String> lines = Files.readAllLines(dir.resolve("bdrp").resolve("seconds.csv"));
     long input = 0;
@@ -51,6 +62,21 @@ class TestbedRunTest {
     assertTrue(ideal > 0, "the workload has receivers");
     assertEquals(ideal, output, "every expected delivery arrived, nothing else did");
     assertTrue(Files.size(dir.resolve("plot.png")) > 1000, "a plot was drawn");
+    // The peer ran on the same network and load: same messages, same expected deliveries.
+    List<String> peer = Files.readAllLines(dir.resolve("activemq").resolve("seconds.csv"));
+    long peerInput = 0;
+    long peerIdeal = 0;
+    long peerOutput = 0;
+    for (String l : peer.subList(1, peer.size())) {
+      String[] f = l.split(",");
+      peerInput += Long.parseLong(f[1]);
+      peerIdeal += Long.parseLong(f[2]);
+      peerOutput += Long.parseLong(f[3]);
+    }
+    assertEquals(input, peerInput, "the peer got the same traffic");
+    assertEquals(ideal, peerIdeal, "the same oracle");
+    assertTrue(peerOutput > 0, "the peer delivered: " + peerOutput);
+    assertTrue(Files.readString(dir.resolve("summary.md")).contains("| activemq | ci-4 |"));
     assertTrue(Files.readString(dir.resolve("summary.md")).contains("| bdrp | ci-4 |"));
     assertEquals(List.of(), io.bdrp.testbed.net.Emulator.namespaces(name), "network removed");
   }

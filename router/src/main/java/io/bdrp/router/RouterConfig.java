@@ -20,8 +20,8 @@ import java.util.Set;
  * The configuration of one router daemon: who it is, where it listens, its neighbours, the routing
  * timers, the network's Bloom parameters and the limits that bound its memory. Immutable and
  * validated when built; an error names the field by its path in the file ({@code
- * neighbours[2].cost}). Read from YAML with {@link #load(Path)}; see {@code docs/router-config.md}
- * for an annotated example.
+ * neighbours[2].cost}). Read from YAML with {@link #load(Path)}; see {@code
+ * docs/router-example.yaml} and {@code docs/router.md} for an annotated example.
  *
  * @param router this router's number, unique in the network
  * @param epoch the epoch of this run; larger than that of any earlier run of this router number (by
@@ -257,6 +257,15 @@ public record RouterConfig(
         if (t != null && !t.isNull()) {
           if (!t.isTextual() || t.asText().isEmpty()) {
             throw error("auth.routerToken", "expected a non-empty string");
+          }
+          int bytes = t.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+          if (bytes > io.bdrp.transport.Frames.MAX_TOKEN_BYTES) {
+            throw error(
+                "auth.routerToken",
+                "is "
+                    + bytes
+                    + " bytes of UTF-8; a hello carries at most "
+                    + io.bdrp.transport.Frames.MAX_TOKEN_BYTES);
           }
           token = t.asText();
         }

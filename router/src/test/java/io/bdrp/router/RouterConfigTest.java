@@ -65,4 +65,17 @@ class RouterConfigTest {
     assertTrue(
         e.getMessage().startsWith("t.yaml: ") && e.getMessage().contains(expected), e.getMessage());
   }
+
+  @Test
+  void aTokenLongerThanAHelloCarriesIsRefused() {
+    String yaml = "router: 1\nauth: {routerToken: \"" + "é".repeat(513) + "\"}";
+    RouterConfig.ConfigException e =
+        assertThrows(RouterConfig.ConfigException.class, () -> RouterConfig.parse(yaml, "t.yaml"));
+    assertTrue(e.getMessage().contains("auth.routerToken: is 1026 bytes of UTF-8"), e.getMessage());
+    assertEquals(
+        1024,
+        RouterConfig.parse("router: 1\nauth: {routerToken: " + "x".repeat(1024) + "}", "t")
+            .routerToken()
+            .length());
+  }
 }

@@ -36,7 +36,7 @@ public final class BdrpWan implements WanSystem {
   }
 
   @Override
-  public void start(Emulator.Network net, Path dir) throws Exception {
+  public void start(Emulator.Network net, Path dir, int diameter) throws Exception {
     federation = NamespaceFederation.start(net, dir, jvmOptions, null);
     io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     callbacks = Executors.newFixedThreadPool(2);

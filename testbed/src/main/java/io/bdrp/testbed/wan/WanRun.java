@@ -171,7 +171,7 @@ public final class WanRun {
           net.routers().size(),
           net.links().size(),
           Emulator.rate(sc.linkRateBits()));
-      system.start(net, dir);
+      system.start(net, dir, t.diameter());
       WorkloadGenerator g = new WorkloadGenerator(sc.workload(), sc.seed());
       int n = net.routers().size();
       Predicate[] predicates = new Predicate[sc.clients()];

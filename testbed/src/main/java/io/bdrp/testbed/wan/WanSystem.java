@@ -26,8 +26,11 @@ public interface WanSystem extends AutoCloseable {
   /** A short name for tables and folders. */
   String name();
 
-  /** Starts the servers on {@code net}, which is up, with files under {@code dir}. */
-  void start(Emulator.Network net, Path dir) throws Exception;
+  /**
+   * Starts the servers on {@code net}, which is up, with files under {@code dir}; {@code diameter}
+   * is the topology's, in hops.
+   */
+  void start(Emulator.Network net, Path dir, int diameter) throws Exception;
 
   /** Attaches a client to server {@code server} with predicate {@code p}. */
   Client client(int server, String name, Predicate p, Consumer<Message> receiver) throws Exception;
