@@ -1,12 +1,9 @@
 package io.bdrp.cli;
 
 import io.bdrp.testbed.net.Emulator;
-import io.bdrp.topologies.BriteReader;
-import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Topology;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -45,15 +42,7 @@ final class TestbedCommand {
   String name;
 
   static Topology topology(String source) throws IOException {
-    if (Bundled.names().contains(source)) {
-      return Bundled.load(source);
-    }
-    Path p = Path.of(source);
-    if (!Files.isRegularFile(p)) {
-      throw new IllegalArgumentException(
-          "'" + source + "' is neither a file nor a bundled topology " + Bundled.names());
-    }
-    return BriteReader.read(p).topology();
+    return TopoCommand.read(source).topology();
   }
 
   /** {@code bdrp testbed up}. */

@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.activemq.ActiveMQConnectionFactory;
 
 /**
  * ActiveMQ: one broker JVM per server ({@link ActiveMqBrokerMain}, same JVM options as the bdrp
@@ -70,16 +69,10 @@ public final class ActiveMqSystem implements PubSubSystem {
   }
 
   private Session session(int server, String name) throws Exception {
-    ActiveMQConnectionFactory f = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + ports[server]);
-    f.setUseAsyncSend(true);
-    f.setOptimizeAcknowledge(true);
-    f.setWatchTopicAdvisories(false);
-    Connection c = f.createConnection();
-    c.setClientID(name);
+    Connection c = ActiveMqClients.connect("127.0.0.1", ports[server], name);
     synchronized (connections) {
       connections.add(c);
     }
-    c.start();
     return c.createSession(false, Session.AUTO_ACKNOWLEDGE);
   }
 
@@ -139,16 +132,7 @@ public final class ActiveMqSystem implements PubSubSystem {
 
   @Override
   public void close() {
-    synchronized (connections) {
-      for (Connection c : connections) {
-        try {
-          c.close();
-        } catch (jakarta.jms.JMSException e) {
-          // the broker may already be gone
-        }
-      }
-      connections.clear();
-    }
+    ActiveMqClients.closeAll(connections);
     brokers.forEach(ChildProcess::close);
     brokers.clear();
   }

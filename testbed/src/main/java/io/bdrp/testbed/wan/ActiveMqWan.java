@@ -5,6 +5,7 @@ import io.bdrp.encoding.Predicate;
 import io.bdrp.testbed.ChildProcess;
 import io.bdrp.testbed.net.Emulator;
 import io.bdrp.testbed.peers.ActiveMqBrokerMain;
+import io.bdrp.testbed.peers.ActiveMqClients;
 import io.bdrp.testbed.peers.JmsSelectors;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
-import org.apache.activemq.ActiveMQConnectionFactory;
 
 /**
  * The paper's peer on the emulated network: an ActiveMQ broker in every router's namespace ({@link
@@ -82,17 +82,10 @@ public final class ActiveMqWan implements WanSystem {
   @Override
   public Client client(int server, String name, Predicate p, Consumer<Message> receiver)
       throws Exception {
-    ActiveMQConnectionFactory f =
-        new ActiveMQConnectionFactory("tcp://" + net.routers().get(server).address() + ":" + PORT);
-    f.setUseAsyncSend(true);
-    f.setOptimizeAcknowledge(true);
-    f.setWatchTopicAdvisories(false);
-    Connection c = f.createConnection();
-    c.setClientID(name);
+    Connection c = ActiveMqClients.connect(net.routers().get(server).address(), PORT, name);
     synchronized (connections) {
       connections.add(c);
     }
-    c.start();
     Session in = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
     var consumer = in.createConsumer(in.createTopic("bdrp"), JmsSelectors.selector(p));
     consumer.setMessageListener(
@@ -148,16 +141,7 @@ public final class ActiveMqWan implements WanSystem {
       senders.forEach(ExecutorService::shutdownNow);
       senders.clear();
     }
-    synchronized (connections) {
-      for (Connection c : connections) {
-        try {
-          c.close();
-        } catch (jakarta.jms.JMSException e) {
-          // the broker may already be gone
-        }
-      }
-      connections.clear();
-    }
+    ActiveMqClients.closeAll(connections);
     brokers.forEach(ChildProcess::close);
     brokers.clear();
   }

@@ -57,15 +57,15 @@ public final class Report {
     StringBuilder b = new StringBuilder();
     b.append(
         "| system | scenario | messages | expected | delivered | undelivered | duplicates |"
-            + " spurious | delivered % | peak output/s | max link % | peak server CPU (cores) |\n");
+            + " spurious | delivered % | peak sustained output/s | max link % | peak server CPU"
+            + " (cores) |\n");
     b.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (WanRun.Result r : results) {
       WanRun.Seconds s = r.seconds();
-      long peak = 0;
+      long peak = peakSustained(s.output(), r.scenario().seconds());
       double maxUtil = 0;
       double cpu = 0;
-      for (int i = 0; i < s.output().length; i++) {
-        peak = Math.max(peak, s.output()[i]);
+      for (int i = 0; i < Math.min(s.output().length, r.scenario().seconds()); i++) {
         if (!Double.isNaN(s.maxLinkUtilisation()[i])) {
           maxUtil = Math.max(maxUtil, s.maxLinkUtilisation()[i]);
         }
@@ -90,6 +90,30 @@ public final class Report {
     }
     return b.toString();
   }
+
+  /**
+   * The highest mean output over {@value #SUSTAINED_SECONDS} consecutive seconds of traffic (the
+   * grace period after it, when backlogs drain, does not count).
+   */
+  public static long peakSustained(long[] output, int trafficSeconds) {
+    int n = Math.min(output.length, trafficSeconds);
+    int w = Math.min(SUSTAINED_SECONDS, n);
+    long best = 0;
+    long sum = 0;
+    for (int i = 0; i < n; i++) {
+      sum += output[i];
+      if (i >= w) {
+        sum -= output[i - w];
+      }
+      if (i >= w - 1) {
+        best = Math.max(best, sum / Math.max(1, w));
+      }
+    }
+    return best;
+  }
+
+  /** The window of {@link #peakSustained}. */
+  public static final int SUSTAINED_SECONDS = 10;
 
   private static final Color[] COLOURS = {
     new Color(0x1f77b4), new Color(0x2ca02c), new Color(0x7f7f7f), new Color(0xd62728)

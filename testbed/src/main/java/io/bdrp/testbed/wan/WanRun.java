@@ -209,14 +209,31 @@ public final class WanRun {
       long[] ideal = new long[horizon];
       double[] util = new double[horizon];
       double[] cpu = new double[horizon];
-      Sampler sampler = new Sampler(net, system.processes(), util, cpu, start);
+      Sampler sampler =
+          new Sampler(
+              net,
+              system.processes(),
+              util,
+              cpu,
+              start,
+              sec ->
+                  progress.printf(
+                      Locale.ROOT,
+                      "%s %3d s: in %,6d msg/s, ideal out %,7d/s, out %,7d/s, max link %3.0f%%,"
+                          + " server CPU %.2f%n",
+                      system.name(),
+                      sec,
+                      input[sec],
+                      ideal[sec],
+                      ledger.output[sec].sum(),
+                      100 * util[sec],
+                      cpu[sec]));
       sampler.start();
       SplittableRandom rnd = new SplittableRandom(sc.seed() ^ 0x5DEECE66DL);
       double maxTotal = sc.clients() * Math.max(sc.startRate(), sc.endRate());
       byte[] body = new byte[sc.bodyBytes()];
       long id = 0;
       double at = 0;
-      int reported = -1;
       while (maxTotal > 0) {
         at += -Math.log(1 - rnd.nextDouble()) / maxTotal;
         if (at >= sc.seconds()) {
@@ -251,21 +268,6 @@ public final class WanRun {
         input[s]++;
         ideal[s] += receivers;
         id++;
-        if (s != reported) {
-          reported = s;
-          if (s > 0) {
-            progress.printf(
-                Locale.ROOT,
-                "%s %3d s: in %,6d msg/s, ideal out %,7d/s, out %,7d/s, max link %3.0f%%, server CPU %.2f%n",
-                system.name(),
-                s - 1,
-                input[s - 1],
-                ideal[s - 1],
-                ledger.output[s - 1].sum(),
-                100 * util[s - 1],
-                cpu[s - 1]);
-          }
-        }
       }
       long messages = id;
       // Grace: until everything expected has arrived, or the grace period is over.
@@ -332,8 +334,16 @@ public final class WanRun {
     private final Thread thread;
     private volatile boolean stop;
 
+    private final java.util.function.IntConsumer done;
+
     Sampler(
-        Emulator.Network net, List<ChildProcess> servers, double[] util, double[] cpu, long start) {
+        Emulator.Network net,
+        List<ChildProcess> servers,
+        double[] util,
+        double[] cpu,
+        long start,
+        java.util.function.IntConsumer done) {
+      this.done = done;
       this.net = net;
       this.servers = servers;
       this.util = util;
@@ -355,38 +365,54 @@ public final class WanRun {
     private void loop() {
       Map<String, Long> last = new java.util.HashMap<>();
       double lastCpu = serverCpu();
-      int second = 0;
+      long lastAt = System.nanoTime();
+      int second = 0; // the next second to fill
       while (!stop && second < util.length) {
         long due = start + (second + 1) * 1_000_000_000L;
         long wait;
         while ((wait = due - System.nanoTime()) > 0 && !stop) {
           LockSupport.parkNanos(wait);
         }
+        // Under load a sample can take longer than a second: rates are over the time really
+        // elapsed, and the seconds it spanned all get them.
+        double max = Double.NaN;
         try {
-          double max = 0;
+          max = 0;
+          Map<String, Long> now = new java.util.HashMap<>();
           for (Emulator.RouterNet r : net.routers()) {
             Map<String, Emulator.Counters> c = Emulator.qdiscCounters(r.namespace());
             for (Emulator.LinkNet l : net.links()) {
               String dev = l.a() == r.router() ? l.devA() : l.b() == r.router() ? l.devB() : null;
               Emulator.Counters k = dev == null ? null : c.get(dev);
-              if (k == null) {
-                continue;
-              }
-              String key = r.router() + "/" + dev;
-              Long before = last.put(key, k.bytes());
-              if (before != null) {
-                max = Math.max(max, (k.bytes() - before) * 8.0 / l.rateBits());
+              if (k != null) {
+                now.put(r.router() + "/" + dev + "/" + l.rateBits(), k.bytes());
               }
             }
           }
-          double now = serverCpu();
-          util[second] = max;
-          cpu[second] = now - lastCpu;
-          lastCpu = now;
+          long at = System.nanoTime();
+          double elapsed = Math.max(1e-3, (at - lastAt) / 1e9);
+          for (Map.Entry<String, Long> e : now.entrySet()) {
+            Long before = last.get(e.getKey());
+            long rate = Long.parseLong(e.getKey().substring(e.getKey().lastIndexOf('/') + 1));
+            if (before != null) {
+              max = Math.max(max, (e.getValue() - before) * 8.0 / rate / elapsed);
+            }
+          }
+          last = now;
+          lastAt = at;
         } catch (java.io.IOException e) {
-          util[second] = Double.NaN;
+          max = Double.NaN;
         }
-        second++;
+        double cpuNow = serverCpu();
+        long at = System.nanoTime();
+        int upTo = (int) Math.min(util.length, Math.max(second + 1, (at - start) / 1_000_000_000L));
+        double cores = (cpuNow - lastCpu) / Math.max(1e-3, (upTo - second));
+        lastCpu = cpuNow;
+        for (; second < upTo; second++) {
+          util[second] = max;
+          cpu[second] = cores;
+          done.accept(second);
+        }
       }
     }
 
