@@ -19,6 +19,7 @@ public final class ActiveMqClients {
     f.setUseAsyncSend(true);
     f.setOptimizeAcknowledge(true);
     f.setWatchTopicAdvisories(false);
+    f.setCloseTimeout(2_000); // a closing client does not wait long for a busy broker
     Connection c = f.createConnection();
     c.setClientID(clientId);
     c.start();

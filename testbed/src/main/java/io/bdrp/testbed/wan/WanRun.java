@@ -95,11 +95,11 @@ public final class WanRun {
     final LongAdder[] spurious;
     final int horizon;
 
-    Ledger(int clients, int capacity, int horizon, long start) {
+    Ledger(int clients, long[] expected, int count, int horizon, long start) {
       this.words = (clients + 63) >>> 6;
-      this.expected = new long[capacity * words];
-      this.got = new AtomicLongArray(capacity * words);
-      this.sentSecond = new int[capacity];
+      this.expected = expected;
+      this.got = new AtomicLongArray(count * words);
+      this.sentSecond = new int[count];
       this.start = start;
       this.horizon = horizon;
       this.output = adders(horizon);
@@ -119,7 +119,16 @@ public final class WanRun {
       return (int) Math.min(horizon - 1, Math.max(0, (System.nanoTime() - start) / 1_000_000_000L));
     }
 
+    /** Set at the end of the grace period: what arrives later is late, not delivered. */
+    volatile boolean closed;
+
+    final LongAdder late = new LongAdder();
+
     void received(long id, int client) {
+      if (closed) {
+        late.increment();
+        return;
+      }
       int s = second();
       output[s].increment();
       if (id < 0 || id >= sentSecond.length) {
@@ -154,8 +163,10 @@ public final class WanRun {
         new Thread(
             () -> {
               try {
-                system.close();
+                // The network first: it ends the servers in it, and it is what would outlive
+                // this process.
                 Emulator.down(netName);
+                system.close();
               } catch (Exception e) {
                 System.err.println(
                     "testbed: cleaning up network " + netName + ": " + e.getMessage());
@@ -175,14 +186,17 @@ public final class WanRun {
       WorkloadGenerator g = new WorkloadGenerator(sc.workload(), sc.seed());
       int n = net.routers().size();
       Predicate[] predicates = new Predicate[sc.clients()];
+      for (int j = 0; j < sc.clients(); j++) {
+        predicates[j] = g.predicate();
+      }
+      Plan plan = Plan.make(sc, g, predicates);
+      progress.printf(
+          "%s: %,d messages planned (%,d deliveries expected) for %d clients%n",
+          system.name(), plan.count, plan.expectedTotal, sc.clients());
       List<WanSystem.Client> clients = new ArrayList<>();
-      double meanRate = (sc.startRate() + sc.endRate()) / 2;
-      int capacity =
-          (int) Math.min(50_000_000, sc.clients() * meanRate * sc.seconds() * 1.3 + 10_000);
       int horizon = sc.seconds() + sc.graceSeconds() + 2;
       Ledger[] ledgerRef = new Ledger[1];
       for (int j = 0; j < sc.clients(); j++) {
-        predicates[j] = g.predicate();
         int client = j;
         clients.add(
             system.client(
@@ -203,7 +217,7 @@ public final class WanRun {
       Thread.sleep(sc.settleSeconds() * 1000L);
 
       long start = System.nanoTime();
-      Ledger ledger = new Ledger(sc.clients(), capacity, horizon, start);
+      Ledger ledger = new Ledger(sc.clients(), plan.expected, plan.count, horizon, start);
       ledgerRef[0] = ledger;
       long[] input = new long[horizon];
       long[] ideal = new long[horizon];
@@ -229,53 +243,35 @@ public final class WanRun {
                       100 * util[sec],
                       cpu[sec]));
       sampler.start();
-      SplittableRandom rnd = new SplittableRandom(sc.seed() ^ 0x5DEECE66DL);
-      double maxTotal = sc.clients() * Math.max(sc.startRate(), sc.endRate());
-      byte[] body = new byte[sc.bodyBytes()];
-      long id = 0;
-      double at = 0;
-      while (maxTotal > 0) {
-        at += -Math.log(1 - rnd.nextDouble()) / maxTotal;
-        if (at >= sc.seconds()) {
-          break;
-        }
-        if (rnd.nextDouble() * maxTotal > sc.clients() * sc.rateAt(at)) {
-          continue; // thinning: the ramp's rate at this instant
-        }
-        int from = rnd.nextInt(sc.clients());
-        if (id >= capacity) {
-          progress.printf(
-              "%s: message ledger full at %,d messages; traffic stops%n", system.name(), id);
-          break;
-        }
-        Message m = g.messageWith(body, ID, id);
-        int s = (int) at;
-        int words = ledger.words;
-        int receivers = 0;
-        for (int c = 0; c < sc.clients(); c++) {
-          if (predicates[c].matches(m)) {
-            ledger.expected[(int) id * words + (c >>> 6)] |= 1L << (c & 63);
-            receivers++;
-          }
-        }
-        ledger.sentSecond[(int) id] = s;
-        long due = start + (long) (at * 1e9);
+      long behind = 0;
+      int id = 0;
+      for (; id < plan.count; id++) {
+        long due = start + plan.atNanos[id];
         long wait;
         while ((wait = due - System.nanoTime()) > 0) {
           LockSupport.parkNanos(wait);
         }
-        clients.get(from).send(m);
+        behind = Math.max(behind, -wait);
+        // Counted in the second it is really sent: if this harness falls behind its schedule,
+        // the input shown is what was offered, not what was planned.
+        int s = ledger.second();
+        ledger.sentSecond[id] = s;
+        clients.get(plan.from[id]).send(plan.messages[id]);
+        plan.messages[id] = null;
         input[s]++;
-        ideal[s] += receivers;
-        id++;
+        ideal[s] += plan.receivers[id];
       }
-      long messages = id;
+      if (behind > 1_000_000_000L) {
+        progress.printf(
+            Locale.ROOT,
+            "%s: the clients fell behind their schedule by up to %.1f s (this machine's CPU)%n",
+            system.name(),
+            behind / 1e9);
+      }
+      long messages = plan.count;
       // Grace: until everything expected has arrived, or the grace period is over.
       long graceEnd = System.nanoTime() + sc.graceSeconds() * 1_000_000_000L;
-      long expectedTotal = 0;
-      for (long x : ideal) {
-        expectedTotal += x;
-      }
+      long expectedTotal = plan.expectedTotal;
       while (System.nanoTime() < graceEnd) {
         long got = 0;
         for (LongAdder a : ledger.output) {
@@ -286,7 +282,13 @@ public final class WanRun {
         }
         Thread.sleep(100);
       }
+      ledger.closed = true;
       sampler.stop();
+      if (ledger.late.sum() > 0) {
+        progress.printf(
+            "%s: deliveries still arriving after the grace period are not counted%n",
+            system.name());
+      }
       long[] undelivered = new long[horizon];
       for (int i = 0; i < messages; i++) {
         for (int w = 0; w < ledger.words; w++) {
@@ -322,6 +324,69 @@ public final class WanRun {
       out[i] = a[i].sum();
     }
     return out;
+  }
+
+  /**
+   * Every message of a run, made before the traffic starts so that making them and consulting the
+   * oracle take no time from the run: when, from which client, and which clients' predicates it
+   * satisfies (each predicate evaluated directly).
+   */
+  private static final class Plan {
+    int count;
+    long[] atNanos;
+    int[] from;
+    Message[] messages;
+    int[] receivers;
+    long[] expected;
+    long expectedTotal;
+
+    static Plan make(Scenario sc, WorkloadGenerator g, Predicate[] predicates) {
+      SplittableRandom rnd = new SplittableRandom(sc.seed() ^ 0x5DEECE66DL);
+      double maxTotal = sc.clients() * Math.max(sc.startRate(), sc.endRate());
+      int words = (sc.clients() + 63) >>> 6;
+      byte[] body = new byte[sc.bodyBytes()];
+      Plan p = new Plan();
+      int cap = 1024;
+      p.atNanos = new long[cap];
+      p.from = new int[cap];
+      p.messages = new Message[cap];
+      p.receivers = new int[cap];
+      p.expected = new long[cap * words];
+      double at = 0;
+      while (maxTotal > 0) {
+        at += -Math.log(1 - rnd.nextDouble()) / maxTotal;
+        if (at >= sc.seconds()) {
+          break;
+        }
+        if (rnd.nextDouble() * maxTotal > sc.clients() * sc.rateAt(at)) {
+          continue; // thinning: the ramp's rate at this instant
+        }
+        if (p.count == cap) {
+          if (cap >= 50_000_000) {
+            throw new IllegalArgumentException("more than 50 million messages in one run");
+          }
+          cap *= 2;
+          p.atNanos = java.util.Arrays.copyOf(p.atNanos, cap);
+          p.from = java.util.Arrays.copyOf(p.from, cap);
+          p.messages = java.util.Arrays.copyOf(p.messages, cap);
+          p.receivers = java.util.Arrays.copyOf(p.receivers, cap);
+          p.expected = java.util.Arrays.copyOf(p.expected, cap * words);
+        }
+        int i = p.count++;
+        p.atNanos[i] = (long) (at * 1e9);
+        p.from[i] = rnd.nextInt(sc.clients());
+        Message m = g.messageWith(body, ID, i);
+        p.messages[i] = m;
+        for (int c = 0; c < predicates.length; c++) {
+          if (predicates[c].matches(m)) {
+            p.expected[i * words + (c >>> 6)] |= 1L << (c & 63);
+            p.receivers[i]++;
+          }
+        }
+        p.expectedTotal += p.receivers[i];
+      }
+      return p;
+    }
   }
 
   /** Once a second: the most loaded link direction and the servers' CPU. */
