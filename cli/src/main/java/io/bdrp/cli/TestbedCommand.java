@@ -163,6 +163,11 @@ final class TestbedCommand {
     Integer seconds;
 
     @Option(
+        names = "--link-rate",
+        description = "Every link's rate, such as 256kB/s or 2mbit (default: the scenario's).")
+    String linkRate;
+
+    @Option(
         names = "--server-jvm-opts",
         defaultValue = "-Xms512m -Xmx512m",
         description = "JVM options of routers and brokers (default: ${DEFAULT-VALUE}).")
@@ -183,17 +188,17 @@ final class TestbedCommand {
                 + String.join(", ", io.bdrp.testbed.wan.Scenarios.all().keySet())
                 + ")");
       }
-      if (seconds != null) {
+      if (seconds != null || linkRate != null) {
         sc =
             new io.bdrp.testbed.wan.Scenario(
                 sc.name(),
                 sc.topology(),
-                sc.linkRateBits(),
+                linkRate != null ? Emulator.parseRate(linkRate) : sc.linkRateBits(),
                 sc.clients(),
                 sc.workload(),
                 sc.startRate(),
                 sc.endRate(),
-                seconds,
+                seconds != null ? seconds : sc.seconds(),
                 sc.settleSeconds(),
                 sc.graceSeconds(),
                 sc.bodyBytes(),
