@@ -2,7 +2,6 @@ package io.bdrp.router;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.router.wire.RouterFrameDecoder;
 import io.bdrp.router.wire.RouterFrameEncoder;
 import io.bdrp.router.wire.RouterHello;
@@ -674,14 +673,8 @@ public final class Router implements AutoCloseable {
     int inD = forwarder.ingress(s, m, partition);
     metrics.matchSeconds.observeNanos(System.nanoTime() - t0);
     metrics.destinations.add(inD);
-    ByteBuf raw = sendBytes;
-    ByteBuf body;
-    if (raw != null) {
-      body = raw.retainedDuplicate();
-    } else {
-      body = from.channel.alloc().buffer(MessageCodec.encodedLength(m));
-      body.writeBytes(MessageCodec.toBytes(m));
-    }
+    // The SEND's own message bytes, exposed by SendBytes while the frame is handled.
+    ByteBuf body = java.util.Objects.requireNonNull(sendBytes, "SEND bytes").retainedDuplicate();
     try {
       deliverLocal(m, body);
       if (partition.count() == 0) {
@@ -708,13 +701,24 @@ public final class Router implements AutoCloseable {
     countDrops(partition);
   }
 
+  // Reused by every DATA frame: the loop handles one at a time.
+  private final DataHeader header = new DataHeader();
+  private long[] transitD = new long[0];
+
   private void data(Link from, ByteBuf frame) {
-    DataHeader h = new DataHeader().wrap(frame);
+    DataHeader h = header.wrap(frame);
     ForwardingTable routes = node.routes();
     if (h.isBroadcast()) {
       forwarder.broadcast(routes, h.sourceRouter(), from.neighbour(), h.hopLimit(), partition);
     } else {
-      forwarder.transit(routes, h.destinations(), h.hopLimit(), partition);
+      if (transitD.length != partition.words()) {
+        transitD = new long[partition.words()];
+      }
+      long[] d =
+          h.destinationWords() < transitD.length
+              ? h.destinations() // too short for these routes: refused as before
+              : h.destinationsInto(transitD);
+      forwarder.transit(routes, d, h.hopLimit(), partition);
     }
     if (partition.local()) {
       deliverLocal(h.decodeMessage(), h.messageBytes());

@@ -191,11 +191,7 @@ public final class FanoutBenchmark {
     }
 
     void send(byte phase) throws Exception {
-      long now = System.nanoTime();
-      for (int i = 0; i < 8; i++) {
-        body[i] = (byte) (now >>> (56 - 8 * i));
-      }
-      body[8] = phase;
+      PubSubSystem.stamp(body, phase);
       pub.publish((int) (sentMessages % o.subscribers()), body);
       sentMessages++;
       sentDeliveries += perMessage;

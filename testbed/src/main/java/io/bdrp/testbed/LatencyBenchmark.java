@@ -151,11 +151,7 @@ public final class LatencyBenchmark {
   }
 
   private static void send(PubSubSystem.Publisher pub, byte[] body, byte phase) throws Exception {
-    long now = System.nanoTime();
-    for (int i = 0; i < 8; i++) {
-      body[i] = (byte) (now >>> (56 - 8 * i));
-    }
-    body[8] = phase;
+    PubSubSystem.stamp(body, phase);
     pub.publish(0, body); // every client here sends at once; nothing waits for a batch
   }
 

@@ -36,6 +36,15 @@ public interface PubSubSystem extends AutoCloseable {
     }
   }
 
+  /** Writes the header into {@code body}: the send time now, then {@code phase}. */
+  static void stamp(byte[] body, byte phase) {
+    long now = System.nanoTime();
+    for (int i = 0; i < 8; i++) {
+      body[i] = (byte) (now >>> (56 - 8 * i));
+    }
+    body[8] = phase;
+  }
+
   /** Sends messages from one client. */
   interface Publisher extends AutoCloseable {
     /** Publishes one message (asynchronously where the client allows it). */

@@ -203,6 +203,19 @@ public final class DataHeader {
     return d;
   }
 
+  /**
+   * Copies D into {@code out} without allocating: its first words from D, the rest zero (words of D
+   * beyond {@code out}'s length are left out). Returns {@code out}.
+   */
+  public long[] destinationsInto(long[] out) {
+    int n = Math.min(out.length, destinationWords());
+    for (int i = 0; i < n; i++) {
+      out[i] = destinationWord(i);
+    }
+    java.util.Arrays.fill(out, n, out.length, 0L);
+    return out;
+  }
+
   /** Whether router {@code r} is in D (false for a broadcast, which has no D). */
   public boolean containsRouter(int r) {
     int w = r >>> 6;
