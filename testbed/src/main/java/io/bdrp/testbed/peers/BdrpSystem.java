@@ -90,6 +90,7 @@ public final class BdrpSystem implements PubSubSystem {
             .name(name)
             .eventLoopGroup(group)
             .reconnect(false)
+            .callbackExecutor(Runnable::run)
             .onMessage(h)
             .connect();
     synchronized (clients) {
