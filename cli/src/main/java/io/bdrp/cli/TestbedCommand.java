@@ -1,10 +1,23 @@
 package io.bdrp.cli;
 
 import io.bdrp.testbed.net.Emulator;
+import io.bdrp.testbed.wan.ActiveMqWan;
+import io.bdrp.testbed.wan.BdrpWan;
+import io.bdrp.testbed.wan.Report;
+import io.bdrp.testbed.wan.Scenario;
+import io.bdrp.testbed.wan.Scenarios;
+import io.bdrp.testbed.wan.Suite;
+import io.bdrp.testbed.wan.WanRun;
+import io.bdrp.testbed.wan.WanSystem;
 import io.bdrp.topologies.Topology;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -142,14 +155,19 @@ final class TestbedCommand {
             + " first, a settle pause, then Poisson traffic from every client; every message is"
             + " accounted for against an oracle. Writes per-second CSV, a Markdown summary and a"
             + " PNG plot to the run folder. Scenarios: ci-4, fig3, fig45-1, fig45-2, fig45-4,"
-            + " fig45-8, fig7-42.",
+            + " fig45-8, fig7-42 and fig7-42's variations (fig7-clients-630, fig7-filters-10|40,"
+            + " fig7-constraints-1-3|3-7, fig7-links-half|double).",
+        "Suites run several scenarios and plot them together: fig45 (fig45-1 to fig45-8, a"
+            + " panel per network size and system, like the paper's Figures 4-5) and fig7 (the"
+            + " 42-router runs, a panel per varied dimension with a line per value, like its"
+            + " Figure 7).",
         "Exits 1 if bdrp delivered a duplicate or a spurious message."
       })
   static final class Run implements Callable<Integer> {
     @picocli.CommandLine.ParentCommand TestbedCommand parent;
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
-    @Parameters(paramLabel = "SCENARIO", description = "A scenario name.")
+    @Parameters(paramLabel = "SCENARIO", description = "A scenario or suite name.")
     String scenario;
 
     @Option(
@@ -176,33 +194,51 @@ final class TestbedCommand {
     @Option(names = "--out", description = "Run folder (default: runs/testbed-SCENARIO-DATE-TIME).")
     Path out;
 
+    @Option(
+        names = "--start-rate",
+        description =
+            "Each client's messages/s at the start of the traffic (default: the scenario's).")
+    Double startRate;
+
+    @Option(
+        names = "--end-rate",
+        description =
+            "Each client's messages/s at the end of the traffic (default: the scenario's).")
+    Double endRate;
+
+    private Scenario override(Scenario sc) {
+      if (startRate != null && startRate < 0 || endRate != null && endRate < 0) {
+        throw new IllegalArgumentException("--start-rate and --end-rate must not be negative");
+      }
+      Scenario out =
+          sc.withRamp(
+              startRate != null ? startRate : sc.startRate(),
+              endRate != null ? endRate : sc.endRate(),
+              seconds != null ? seconds : sc.seconds());
+      return linkRate != null ? out.withLinkRate(Emulator.parseRate(linkRate)) : out;
+    }
+
     @Override
     public Integer call() throws Exception {
       PrintWriter o = spec.commandLine().getOut();
-      io.bdrp.testbed.wan.Scenario sc = io.bdrp.testbed.wan.Scenarios.all().get(scenario);
-      if (sc == null) {
-        throw new IllegalArgumentException(
-            "unknown scenario '"
-                + scenario
-                + "' (known: "
-                + String.join(", ", io.bdrp.testbed.wan.Scenarios.all().keySet())
-                + ")");
-      }
-      if (seconds != null || linkRate != null) {
-        sc =
-            new io.bdrp.testbed.wan.Scenario(
-                sc.name(),
-                sc.topology(),
-                linkRate != null ? Emulator.parseRate(linkRate) : sc.linkRateBits(),
-                sc.clients(),
-                sc.workload(),
-                sc.startRate(),
-                sc.endRate(),
-                seconds != null ? seconds : sc.seconds(),
-                sc.settleSeconds(),
-                sc.graceSeconds(),
-                sc.bodyBytes(),
-                sc.seed());
+      Suite suite = Scenarios.suites().get(scenario);
+      List<Scenario> runs;
+      if (suite != null) {
+        suite = suite.map(this::override);
+        runs = suite.scenarios();
+      } else {
+        Scenario sc = Scenarios.all().get(scenario);
+        if (sc == null) {
+          throw new IllegalArgumentException(
+              "unknown scenario '"
+                  + scenario
+                  + "' (scenarios: "
+                  + String.join(", ", Scenarios.all().keySet())
+                  + "; suites: "
+                  + String.join(", ", Scenarios.suites().keySet())
+                  + ")");
+        }
+        runs = List.of(override(sc));
       }
       Path dir =
           out != null
@@ -214,32 +250,55 @@ final class TestbedCommand {
                       + "-"
                       + java.time.LocalDateTime.now()
                           .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-      java.util.List<String> jvm =
-          java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
-      Topology t = topology(sc.topology());
-      java.util.List<io.bdrp.testbed.wan.WanRun.Result> results = new java.util.ArrayList<>();
+      List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
+      List<WanRun.Result> results = new ArrayList<>();
+      Map<String, List<WanRun.Result>> byScenario = new LinkedHashMap<>();
       var progress =
           new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
-      for (String s : systems) {
-        io.bdrp.testbed.wan.WanSystem sys =
-            switch (s) {
-              case "bdrp" -> new io.bdrp.testbed.wan.BdrpWan(jvm);
-              case "activemq" -> new io.bdrp.testbed.wan.ActiveMqWan(jvm);
-              default ->
-                  throw new IllegalArgumentException(
-                      "--systems: unknown system '" + s + "' (known: bdrp, activemq)");
-            };
-        o.printf(
-            "== %s: %s on %s, %d clients, %d s%n",
-            s, sc.name(), sc.topology(), sc.clients(), sc.seconds());
-        o.flush();
-        results.add(
-            io.bdrp.testbed.wan.WanRun.run(sys, sc, t, parent.name, dir.resolve(s), progress));
+      int k = 0;
+      for (Scenario sc : runs) {
+        Topology t = topology(sc.topology());
+        Path runDir = suite != null ? dir.resolve(sc.name()) : dir;
+        List<WanRun.Result> these = new ArrayList<>();
+        for (String s : systems) {
+          WanSystem sys =
+              switch (s) {
+                case "bdrp" -> new BdrpWan(jvm);
+                case "activemq" -> new ActiveMqWan(jvm);
+                default ->
+                    throw new IllegalArgumentException(
+                        "--systems: unknown system '" + s + "' (known: bdrp, activemq)");
+              };
+          k++;
+          o.printf(
+              "== [%d/%d] %s: %s on %s, %d clients, %d s%n",
+              k,
+              runs.size() * systems.size(),
+              s,
+              sc.name(),
+              sc.topology(),
+              sc.clients(),
+              sc.seconds());
+          o.flush();
+          these.add(WanRun.run(sys, sc, t, parent.name, runDir.resolve(s), progress));
+        }
+        Report.write(runDir, these);
+        byScenario.put(sc.name(), these);
+        results.addAll(these);
       }
-      io.bdrp.testbed.wan.Report.write(dir, results);
       o.println();
-      o.print(io.bdrp.testbed.wan.Report.summary(results));
-      o.println("Results: " + dir.toAbsolutePath() + " (summary.md, plot.png, SYSTEM/seconds.csv)");
+      if (suite != null) {
+        Report.writeSuite(dir, suite, byScenario);
+        o.print(Files.readString(dir.resolve("summary.md")));
+        o.println(
+            "Results: "
+                + dir.toAbsolutePath()
+                + " (summary.md, plot.png; SCENARIO/SYSTEM/seconds.csv)");
+      } else {
+        o.print(Report.summary(results));
+        o.println(
+            "Results: " + dir.toAbsolutePath() + " (summary.md, plot.png, SYSTEM/seconds.csv)");
+      }
       o.flush();
       return results.stream()
               .anyMatch(r -> r.system().equals("bdrp") && (r.duplicates() > 0 || r.spurious() > 0))
