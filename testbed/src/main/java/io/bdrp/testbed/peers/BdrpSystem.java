@@ -90,7 +90,6 @@ public final class BdrpSystem implements PubSubSystem {
             .name(name)
             .eventLoopGroup(group)
             .reconnect(false)
-            .callbackExecutor(Runnable::run)
             .onMessage(h)
             .connect();
     synchronized (clients) {

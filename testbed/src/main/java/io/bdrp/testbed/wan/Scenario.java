@@ -40,88 +40,33 @@ public record Scenario(
     return startRate + (endRate - startRate) * Math.min(1, Math.max(0, t / seconds));
   }
 
+  private Scenario copy(String n, long link, int c, WorkloadSpec w, double r0, double r1, int t) {
+    return new Scenario(
+        n, topology, link, c, w, r0, r1, t, settleSeconds, graceSeconds, bodyBytes, seed);
+  }
+
   /** A copy under another name. */
   public Scenario withName(String n) {
-    return new Scenario(
-        n,
-        topology,
-        linkRateBits,
-        clients,
-        workload,
-        startRate,
-        endRate,
-        seconds,
-        settleSeconds,
-        graceSeconds,
-        bodyBytes,
-        seed);
+    return copy(n, linkRateBits, clients, workload, startRate, endRate, seconds);
   }
 
   /** A copy with another link rate, bits/s. */
   public Scenario withLinkRate(long bits) {
-    return new Scenario(
-        name,
-        topology,
-        bits,
-        clients,
-        workload,
-        startRate,
-        endRate,
-        seconds,
-        settleSeconds,
-        graceSeconds,
-        bodyBytes,
-        seed);
+    return copy(name, bits, clients, workload, startRate, endRate, seconds);
   }
 
   /** A copy with another number of clients. */
   public Scenario withClients(int n) {
-    return new Scenario(
-        name,
-        topology,
-        linkRateBits,
-        n,
-        workload,
-        startRate,
-        endRate,
-        seconds,
-        settleSeconds,
-        graceSeconds,
-        bodyBytes,
-        seed);
+    return copy(name, linkRateBits, n, workload, startRate, endRate, seconds);
   }
 
   /** A copy with another workload. */
   public Scenario withWorkload(WorkloadSpec w) {
-    return new Scenario(
-        name,
-        topology,
-        linkRateBits,
-        clients,
-        w,
-        startRate,
-        endRate,
-        seconds,
-        settleSeconds,
-        graceSeconds,
-        bodyBytes,
-        seed);
+    return copy(name, linkRateBits, clients, w, startRate, endRate, seconds);
   }
 
   /** A copy with another ramp: per-client rates at the start and end, and its duration. */
   public Scenario withRamp(double start, double end, int duration) {
-    return new Scenario(
-        name,
-        topology,
-        linkRateBits,
-        clients,
-        workload,
-        start,
-        end,
-        duration,
-        settleSeconds,
-        graceSeconds,
-        bodyBytes,
-        seed);
+    return copy(name, linkRateBits, clients, workload, start, end, duration);
   }
 }
