@@ -271,6 +271,35 @@ public final class Report {
               100 * maxUtil,
               cpu));
     }
+    b.append(ratios(results));
+    return b.toString();
+  }
+
+  /**
+   * For every scenario that bdrp and another system both ran, a line with the ratio of their peak
+   * sustained outputs (empty if there is none).
+   */
+  static String ratios(List<WanRun.Result> results) {
+    StringBuilder b = new StringBuilder();
+    for (WanRun.Result r : results) {
+      if (!r.system().equals("bdrp")) {
+        continue;
+      }
+      long ours = peakSustained(r.seconds().output(), r.scenario().seconds());
+      for (WanRun.Result o : results) {
+        if (o.system().equals("bdrp") || !o.scenario().name().equals(r.scenario().name())) {
+          continue;
+        }
+        long theirs = peakSustained(o.seconds().output(), o.scenario().seconds());
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "%nPeak sustained output, %s: bdrp / %s = %s%n",
+                r.scenario().name(),
+                o.system(),
+                theirs == 0 ? "∞" : String.format(Locale.ROOT, "%.2f×", (double) ours / theirs)));
+      }
+    }
     return b.toString();
   }
 

@@ -66,6 +66,25 @@ class ReportTest {
         new WanRun.Result("bdrp", SC, seconds(new double[5], new long[] {0, 0, 20, 0, 0}), 40);
     String row2 = Report.summary(List.of(never)).lines().skip(2).findFirst().orElseThrow();
     assertTrue(row2.contains("| 95.000 | never | 95.000 |"), row2);
+    // A slower peer: bdrp's peak sustained output (4 s window: 87/s against 35/s) over the peer's.
+    var peer =
+        new WanRun.Result(
+            "activemq",
+            SC,
+            new WanRun.Seconds(
+                new long[5],
+                new long[5],
+                new long[] {50, 50, 20, 20, 0},
+                new long[5],
+                new long[5],
+                new long[5],
+                new double[5],
+                new double[5]),
+            40);
+    assertTrue(
+        Report.summary(List.of(r, peer))
+            .contains("Peak sustained output, t: bdrp / activemq = 2.49×"),
+        Report.summary(List.of(r, peer)));
   }
 
   @Test
@@ -118,6 +137,7 @@ class ReportTest {
     String md = Files.readString(dir.resolve("summary.md"));
     assertTrue(md.contains("## sizes"), md);
     assertTrue(md.contains("| bdrp | a |") && md.contains("| activemq | b |"), md);
+    assertTrue(md.contains("Peak sustained output, b: bdrp / activemq = 1.00×"), md);
     BufferedImage img = ImageIO.read(dir.resolve("plot.png").toFile());
     Path one = dir.resolve("one");
     Report.writeSuite(
