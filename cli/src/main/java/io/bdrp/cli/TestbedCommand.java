@@ -281,8 +281,9 @@ final class TestbedCommand {
               sc.seconds());
           o.flush();
           these.add(WanRun.run(sys, sc, t, parent.name, runDir.resolve(s), progress));
+          // written after every system, so that a later failure keeps what was measured
+          Report.write(runDir, these);
         }
-        Report.write(runDir, these);
         byScenario.put(sc.name(), these);
         results.addAll(these);
       }
