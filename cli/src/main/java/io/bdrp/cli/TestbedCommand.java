@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ScopeType;
@@ -80,12 +81,15 @@ final class TestbedCommand {
                 + " bandwidth from the file, in Mbit/s).")
     String rate;
 
+    @Mixin LinkDelayOption linkDelay;
+
     @Override
     public Integer call() throws IOException {
       PrintWriter o = spec.commandLine().getOut();
       Topology t = topology(source);
       Emulator.Network n =
-          Emulator.plan(t, parent.name, rate == null ? 0 : Emulator.parseRate(rate));
+          Emulator.plan(
+              t, parent.name, rate == null ? 0 : Emulator.parseRate(rate), linkDelay.micros());
       long t0 = System.nanoTime();
       Emulator.up(n);
       o.printf(
@@ -100,6 +104,13 @@ final class TestbedCommand {
           "router I is reached from here at its host address (router 0: %s); inside its"
               + " namespace: ip netns exec bdrp-%s-rI ...%n",
           n.routers().get(0).address(), n.name());
+      if (n.links().stream().anyMatch(l -> l.delayMicros() > 0)) {
+        o.printf(
+            "links delayed by a bdrp-delayer in each namespace (its log:"
+                + " /run/bdrp-testbed/NAMESPACE.delayer.log);"
+                + " see: bdrp testbed status --name %s%n",
+            n.name());
+      }
       o.printf("remove it with: bdrp testbed down --name %s%n", n.name());
       return 0;
     }
@@ -185,6 +196,8 @@ final class TestbedCommand {
         description = "Every link's rate, such as 256kB/s or 2mbit (default: the scenario's).")
     String linkRate;
 
+    @Mixin LinkDelayOption linkDelay;
+
     @Option(
         names = "--server-jvm-opts",
         defaultValue = "-Xms512m -Xmx512m",
@@ -240,6 +253,14 @@ final class TestbedCommand {
         }
         runs = List.of(override(sc));
       }
+      long delayMicros = linkDelay.micros();
+      if (delayMicros != 0) {
+        o.printf(
+            "links delayed by %s each way%n",
+            delayMicros == Emulator.DELAY_FROM_FILE
+                ? "the file's edge delays"
+                : Emulator.delay(delayMicros));
+      }
       Path dir =
           out != null
               ? out
@@ -280,7 +301,7 @@ final class TestbedCommand {
               sc.clients(),
               sc.seconds());
           o.flush();
-          these.add(WanRun.run(sys, sc, t, parent.name, runDir.resolve(s), progress));
+          these.add(WanRun.run(sys, sc, t, parent.name, runDir.resolve(s), progress, delayMicros));
           // written after every system, so that a later failure keeps what was measured
           Report.write(runDir, these);
         }

@@ -38,10 +38,13 @@ class NetworkEmulationTest {
         "network namespaces need root; run as root to test the emulator");
   }
 
+  private final String otherName = "y" + (ProcessHandle.current().pid() % 1000);
+
   @AfterEach
   void cleanUp() throws IOException {
     if ("root".equals(System.getProperty("user.name"))) {
       Emulator.down(name);
+      Emulator.down(otherName);
     }
   }
 
@@ -67,6 +70,13 @@ class NetworkEmulationTest {
     }
     IOException again = assertThrows(IOException.class, () -> Emulator.up(n));
     assertTrue(again.getMessage().contains("already up"), again.getMessage());
+    // A second network would reuse the first one's addresses: refused, nothing of it made.
+    Emulator.Network second =
+        Emulator.plan(Bundled.load("routers-2"), otherName, Emulator.parseRate("1MB/s"));
+    IOException clash = assertThrows(IOException.class, () -> Emulator.up(second));
+    assertTrue(clash.getMessage().contains("network '" + name + "' is up"), clash.getMessage());
+    assertEquals(List.of(), Emulator.namespaces(otherName));
+    assertEquals(List.of(), Emulator.rootDevices(otherName));
     assertEquals(8, Emulator.down(name));
     assertEquals(List.of(), Emulator.namespaces(name));
     assertEquals(List.of(), Emulator.rootDevices(name));

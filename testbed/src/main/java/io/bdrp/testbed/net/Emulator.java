@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
 
 /**
  * Emulates a wide-area network of routers on one machine, from a topology: one network namespace
- * per router, one veth pair per edge shaped on both ends by an HTB class at the link's rate, and
- * one unshaped veth pair per router to the root namespace, where clients and the measurement run.
+ * per router, one veth pair per edge shaped on both ends by an HTB class at the link's rate and,
+ * optionally, delayed by a {@link Delayer}, and one unshaped veth pair per router to the root
+ * namespace, where clients and the measurement run.
  *
  * <p><b>Names.</b> A network has a short name (1–4 lower-case letters or digits); everything it
  * creates carries it: namespaces {@code bdrp-NAME-rI}, root-side interfaces {@code bdNAMEhI}. So
@@ -26,12 +27,16 @@ import java.util.regex.Pattern;
  * router .1, higher .2). Routers listen on their host-side address for clients and metrics and on
  * every address for neighbours.
  *
- * <p>Needs root (CAP_NET_ADMIN) and iproute2 ({@code ip}, {@code tc}).
+ * <p>Needs root (CAP_NET_ADMIN) and iproute2 ({@code ip}, {@code tc}); delayed links also need what
+ * {@link Delayer} needs.
  */
 public final class Emulator {
   private static final Pattern NAME = Pattern.compile("[a-z0-9]{1,4}");
   private static final int HOST_BASE = (10 << 24) | (90 << 16);
   private static final int EDGE_BASE = (10 << 24) | (100 << 16);
+
+  /** For {@link #plan(Topology, String, long, long)}: each link's delay from the file. */
+  public static final long DELAY_FROM_FILE = -1;
 
   private Emulator() {}
 
@@ -44,9 +49,23 @@ public final class Emulator {
    * @param a the lower-numbered router
    * @param b the other router
    * @param rateBits the shaped rate in bits per second, each direction
+   * @param delayMicros the propagation delay in microseconds, each direction (0: none)
    */
   public record LinkNet(
-      int a, int b, String devA, String devB, String addressA, String addressB, long rateBits) {}
+      int a,
+      int b,
+      String devA,
+      String devB,
+      String addressA,
+      String addressB,
+      long rateBits,
+      long delayMicros) {
+    /** A link without delay. */
+    public LinkNet(
+        int a, int b, String devA, String devB, String addressA, String addressB, long rateBits) {
+      this(a, b, devA, devB, addressA, addressB, rateBits, 0);
+    }
+  }
 
   /** A planned or running network. */
   public record Network(String name, List<RouterNet> routers, List<LinkNet> links) {
@@ -83,11 +102,25 @@ public final class Emulator {
   }
 
   /**
-   * Plans a network for {@code t}: each link shaped at {@code rateBits} per second, or at the
-   * file's bandwidth (Mbit/s) when {@code rateBits} is zero or less.
+   * Plans a network for {@code t} without delay: each link shaped at {@code rateBits} per second,
+   * or at the file's bandwidth (Mbit/s) when {@code rateBits} is zero or less.
    */
   public static Network plan(Topology t, String name, long rateBits) {
+    return plan(t, name, rateBits, 0);
+  }
+
+  /**
+   * Plans a network for {@code t}: each link shaped at {@code rateBits} per second, or at the
+   * file's bandwidth (Mbit/s) when {@code rateBits} is zero or less, and delayed by {@code
+   * delayMicros} each way, or by the file's delay (milliseconds) when it is {@link
+   * #DELAY_FROM_FILE}.
+   */
+  public static Network plan(Topology t, String name, long rateBits, long delayMicros) {
     checkName(name);
+    if (delayMicros != DELAY_FROM_FILE
+        && (delayMicros < 0 || delayMicros > Delayer.MAX_DELAY_MICROS)) {
+      throw new IllegalArgumentException("link delay " + delayMicros + " us: must be 0 to 10 s");
+    }
     if (t.nodeCount() > 16_000) {
       throw new IllegalArgumentException("at most 16,000 routers can be emulated");
     }
@@ -116,6 +149,11 @@ public final class Emulator {
                 + e.bandwidth()
                 + "): give a rate for every link");
       }
+      long delay = delayMicros == DELAY_FROM_FILE ? Math.round(e.delay() * 1000) : delayMicros;
+      if (delay > Delayer.MAX_DELAY_MICROS) {
+        throw new IllegalArgumentException(
+            "edge " + e.id() + " has a delay of " + e.delay() + " ms in the file: at most 10 s");
+      }
       int k = links.size();
       links.add(
           new LinkNet(
@@ -125,7 +163,8 @@ public final class Emulator {
               "n" + a,
               dotted(EDGE_BASE + 4 * k + 1),
               dotted(EDGE_BASE + 4 * k + 2),
-              rate));
+              rate,
+              delay));
     }
     if (links.size() > (155 << 14)) {
       throw new IllegalArgumentException("too many links to address");
@@ -146,6 +185,22 @@ public final class Emulator {
               + namespaces(n.name).size()
               + " namespaces); take it down first: bdrp testbed down --name "
               + n.name);
+    }
+    String other = otherNetwork(n.name);
+    if (other != null) {
+      // Every network uses the same address blocks: a second one would take the first's routes.
+      throw new IOException(
+          "network '"
+              + other
+              + "' is up and uses the addresses this one needs (10.90.0.0/16, 10.100.0.0/16);"
+              + " one testbed network at a time: bdrp testbed down --name "
+              + other);
+    }
+    if (n.links.stream().anyMatch(l -> l.delayMicros > 0)) {
+      var why = Delayer.unavailable(); // before anything is made
+      if (why.isPresent()) {
+        throw new IOException(why.get());
+      }
     }
     try {
       for (RouterNet r : n.routers) {
@@ -182,7 +237,7 @@ public final class Emulator {
         shape(nsA, l.devA, l.rateBits);
         shape(nsB, l.devB, l.rateBits);
       }
-      save(n);
+      save(n, Delayer.start(n));
     } catch (IOException | RuntimeException e) {
       try {
         down(n.name);
@@ -203,6 +258,18 @@ public final class Emulator {
         rate, "ceil", rate);
   }
 
+  /** The name of a network other than {@code name} that has namespaces now, or null. */
+  static String otherNetwork(String name) throws IOException {
+    var m = Pattern.compile("bdrp-([a-z0-9]{1,4})-r[0-9]+");
+    for (String line : Shell.run("ip", "netns", "list").split("\n")) {
+      var ns = m.matcher(line.strip().split("\\s+")[0]);
+      if (ns.matches() && !ns.group(1).equals(name)) {
+        return ns.group(1);
+      }
+    }
+    return null;
+  }
+
   /** Namespaces of network {@code name} that exist now. */
   public static List<String> namespaces(String name) throws IOException {
     checkName(name);
@@ -218,12 +285,14 @@ public final class Emulator {
   }
 
   /**
-   * Removes everything network {@code name} created: ends the processes still running in its
-   * namespaces (which only a testbed run puts there), deletes the namespaces (which deletes every
-   * veth pair with one end in them). Returns how many namespaces it removed.
+   * Removes everything network {@code name} created: ends its delayers by the PIDs in its state
+   * file, ends the processes still running in its namespaces (which only a testbed run puts there),
+   * deletes the namespaces (which deletes every veth pair with one end in them, and the delay
+   * rules). Returns how many namespaces it removed.
    */
   public static int down(String name) throws IOException {
     List<String> all = namespaces(name);
+    Delayer.stop(delayers(name)); // first, and politely: each accepts what it holds
     for (String ns : all) {
       for (String pid : Shell.run("ip", "netns", "pids", ns).split("\\s+")) {
         if (!pid.isBlank()) {
@@ -312,12 +381,13 @@ public final class Emulator {
     b.append(
         String.format(
             Locale.ROOT,
-            "network %s: %d routers, %d links%n%-12s %10s %14s %14s %8s %8s%n",
+            "network %s: %d routers, %d links%n%-12s %10s %9s %14s %14s %8s %8s%n",
             n.name,
             n.routers.size(),
             n.links.size(),
             "link",
             "rate",
+            "delay",
             "bytes a->b",
             "bytes b->a",
             "drops",
@@ -333,13 +403,26 @@ public final class Emulator {
       b.append(
           String.format(
               Locale.ROOT,
-              "%-12s %10s %,14d %,14d %8d %7db%n",
+              "%-12s %10s %9s %,14d %,14d %8d %7db%n",
               l.a + "-" + l.b,
               rate(l.rateBits),
+              l.delayMicros == 0 ? "-" : delay(l.delayMicros),
               ab.bytes,
               ba.bytes,
               ab.drops + ba.drops,
               ab.backlogBytes + ba.backlogBytes));
+    }
+    for (Delayer.Running d : delayers(n.name)) {
+      if (ProcessHandle.of(d.pid()).filter(Delayer::isDelayer).isEmpty()) {
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "the delayer of %s (pid %d) is not running: its delayed links drop every packet;"
+                    + " see %s%n",
+                d.namespace(),
+                d.pid(),
+                Delayer.log(d.namespace())));
+      }
     }
     return b.toString();
   }
@@ -349,8 +432,20 @@ public final class Emulator {
     return java.nio.file.Path.of("/run/bdrp-testbed", checkName(name) + ".net");
   }
 
-  /** Writes {@code n} to its state file. */
+  /** Writes {@code n} to its state file, keeping the delayers recorded there. */
   public static void save(Network n) throws IOException {
+    save(n, delayers(n.name));
+  }
+
+  /** Writes {@code n} and the delayers running for it to its state file. */
+  private static void save(Network n, List<Delayer.Running> delayers) throws IOException {
+    java.nio.file.Path f = stateFile(n.name);
+    java.nio.file.Files.createDirectories(f.getParent());
+    java.nio.file.Files.writeString(f, format(n, delayers));
+  }
+
+  /** The state file's text: the network, then the delayers' PIDs. */
+  static String format(Network n, List<Delayer.Running> delayers) {
     StringBuilder b = new StringBuilder("# bdrp testbed network; removed by bdrp testbed down\n");
     b.append("name ").append(n.name).append('\n');
     for (RouterNet r : n.routers) {
@@ -360,11 +455,12 @@ public final class Emulator {
     for (LinkNet l : n.links) {
       b.append("link ").append(l.a).append(' ').append(l.b).append(' ').append(l.devA).append(' ');
       b.append(l.devB).append(' ').append(l.addressA).append(' ').append(l.addressB).append(' ');
-      b.append(l.rateBits).append('\n');
+      b.append(l.rateBits).append(' ').append(l.delayMicros).append('\n');
     }
-    java.nio.file.Path f = stateFile(n.name);
-    java.nio.file.Files.createDirectories(f.getParent());
-    java.nio.file.Files.writeString(f, b);
+    for (Delayer.Running d : delayers) {
+      b.append("delayer ").append(d.namespace()).append(' ').append(d.pid()).append('\n');
+    }
+    return b.toString();
   }
 
   /** Reads the state file of network {@code name}. */
@@ -373,9 +469,34 @@ public final class Emulator {
     if (!java.nio.file.Files.exists(f)) {
       throw new IOException("network '" + name + "' is not up (no " + f + ")");
     }
+    return parse(name, java.nio.file.Files.readAllLines(f));
+  }
+
+  /** The delayers recorded in the state file of network {@code name} (none if it has no file). */
+  public static List<Delayer.Running> delayers(String name) throws IOException {
+    java.nio.file.Path f = stateFile(name);
+    return java.nio.file.Files.exists(f)
+        ? parseDelayers(java.nio.file.Files.readAllLines(f))
+        : List.of();
+  }
+
+  /** The delayers in the lines of a state file. */
+  static List<Delayer.Running> parseDelayers(List<String> lines) {
+    List<Delayer.Running> out = new ArrayList<>();
+    for (String line : lines) {
+      String[] w = line.split(" ");
+      if (w[0].equals("delayer")) {
+        out.add(new Delayer.Running(w[1], Long.parseLong(w[2])));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** A network from the lines of its state file; links without a delay field have none. */
+  static Network parse(String name, List<String> lines) {
     List<RouterNet> routers = new ArrayList<>();
     List<LinkNet> links = new ArrayList<>();
-    for (String line : java.nio.file.Files.readAllLines(f)) {
+    for (String line : lines) {
       String[] w = line.split(" ");
       switch (w[0]) {
         case "router" -> routers.add(new RouterNet(Integer.parseInt(w[1]), w[2], w[3], w[4]));
@@ -388,7 +509,8 @@ public final class Emulator {
                     w[4],
                     w[5],
                     w[6],
-                    Long.parseLong(w[7])));
+                    Long.parseLong(w[7]),
+                    w.length > 8 ? Long.parseLong(w[8]) : 0));
         default -> {}
       }
     }
@@ -433,6 +555,42 @@ public final class Emulator {
       throw new IllegalArgumentException("rate '" + text + "': must be between 1kB/s and 100gbit");
     }
     return Math.round(bits);
+  }
+
+  /**
+   * Parses a link delay in microseconds: a number and a unit ({@code us}, {@code ms}, {@code s}),
+   * {@code 0}, or {@code brite} for each edge's delay from the topology file ({@link
+   * #DELAY_FROM_FILE}).
+   */
+  public static long parseDelay(String text) {
+    String t = text.strip();
+    if (t.equals("brite")) {
+      return DELAY_FROM_FILE;
+    }
+    if (t.equals("0")) {
+      return 0;
+    }
+    var m = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*(us|ms|s)").matcher(t);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "delay '" + text + "': expected a number and a unit (us, ms, s), such as 20ms, or brite");
+    }
+    double us =
+        Double.parseDouble(m.group(1))
+            * switch (m.group(2)) {
+              case "s" -> 1e6;
+              case "ms" -> 1e3;
+              default -> 1;
+            };
+    if (us > Delayer.MAX_DELAY_MICROS) {
+      throw new IllegalArgumentException("delay '" + text + "': at most 10 s");
+    }
+    return Math.round(us);
+  }
+
+  /** A delay in microseconds as {@link #parseDelay} reads it: {@code 20ms}, {@code 1768us}. */
+  public static String delay(long micros) {
+    return micros % 1000 == 0 ? micros / 1000 + "ms" : micros + "us";
   }
 
   /** A rate in the unit a person reads it in. */

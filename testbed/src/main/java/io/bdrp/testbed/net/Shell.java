@@ -9,6 +9,17 @@ import java.util.concurrent.TimeUnit;
 final class Shell {
   private Shell() {}
 
+  /** Whether an executable {@code command} is in a directory of {@code PATH}. */
+  static boolean onPath(String command) {
+    String path = System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+    for (String dir : path.split(java.io.File.pathSeparator)) {
+      if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, command))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The command's standard output; fails with its standard error when it exits non-zero. */
   static String run(String... command) throws IOException {
     return run(List.of(command));

@@ -156,7 +156,23 @@ public final class WanRun {
   public static Result run(
       WanSystem system, Scenario sc, Topology t, String netName, Path dir, PrintStream progress)
       throws Exception {
-    Emulator.Network net = Emulator.plan(t, netName, sc.linkRateBits());
+    return run(system, sc, t, netName, dir, progress, 0);
+  }
+
+  /**
+   * Runs {@code system} on {@code sc} with links delayed by {@code delayMicros} each way (see
+   * {@link Emulator#plan(Topology, String, long, long)}); files go under {@code dir}.
+   */
+  public static Result run(
+      WanSystem system,
+      Scenario sc,
+      Topology t,
+      String netName,
+      Path dir,
+      PrintStream progress,
+      long delayMicros)
+      throws Exception {
+    Emulator.Network net = Emulator.plan(t, netName, sc.linkRateBits(), delayMicros);
     Emulator.down(netName); // what a crashed earlier run may have left
     Emulator.up(net);
     Thread cleanup =
