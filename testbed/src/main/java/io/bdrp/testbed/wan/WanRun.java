@@ -444,9 +444,10 @@ public final class WanRun {
     }
 
     private void loop() {
-      Map<String, Long> last = new java.util.HashMap<>();
+      // per link direction: bytes sent and when they were read (namespaces are read one after
+      // the other, and under load the reads of one sample can be far apart)
+      Map<String, long[]> last = new java.util.HashMap<>();
       double lastCpu = serverCpu();
-      long lastAt = System.nanoTime();
       int second = 0; // the next second to fill
       while (!stop && second < util.length) {
         long due = start + (second + 1) * 1_000_000_000L;
@@ -454,33 +455,28 @@ public final class WanRun {
         while ((wait = due - System.nanoTime()) > 0 && !stop) {
           LockSupport.parkNanos(wait);
         }
-        // Under load a sample can take longer than a second: rates are over the time really
-        // elapsed, and the seconds it spanned all get them.
+        // Under load a sample can take longer than a second: each link's rate is over the time
+        // really elapsed between two reads of its counters, and the seconds a sample spanned all
+        // get it.
         double max = Double.NaN;
         try {
           max = 0;
-          Map<String, Long> now = new java.util.HashMap<>();
           for (Emulator.RouterNet r : net.routers()) {
             Map<String, Emulator.Counters> c = Emulator.qdiscCounters(r.namespace());
+            long readAt = System.nanoTime();
             for (Emulator.LinkNet l : net.links()) {
               String dev = l.a() == r.router() ? l.devA() : l.b() == r.router() ? l.devB() : null;
               Emulator.Counters k = dev == null ? null : c.get(dev);
-              if (k != null) {
-                now.put(r.router() + "/" + dev + "/" + l.rateBits(), k.bytes());
+              if (k == null) {
+                continue;
+              }
+              long[] before = last.put(r.router() + "/" + dev, new long[] {k.bytes(), readAt});
+              if (before != null) {
+                double elapsed = Math.max(1e-3, (readAt - before[1]) / 1e9);
+                max = Math.max(max, (k.bytes() - before[0]) * 8.0 / l.rateBits() / elapsed);
               }
             }
           }
-          long at = System.nanoTime();
-          double elapsed = Math.max(1e-3, (at - lastAt) / 1e9);
-          for (Map.Entry<String, Long> e : now.entrySet()) {
-            Long before = last.get(e.getKey());
-            long rate = Long.parseLong(e.getKey().substring(e.getKey().lastIndexOf('/') + 1));
-            if (before != null) {
-              max = Math.max(max, (e.getValue() - before) * 8.0 / rate / elapsed);
-            }
-          }
-          last = now;
-          lastAt = at;
         } catch (java.io.IOException e) {
           max = Double.NaN;
         }
