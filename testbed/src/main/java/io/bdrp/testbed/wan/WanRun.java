@@ -448,6 +448,7 @@ public final class WanRun {
       // the other, and under load the reads of one sample can be far apart)
       Map<String, long[]> last = new java.util.HashMap<>();
       double lastCpu = serverCpu();
+      long lastCpuAt = System.nanoTime();
       int second = 0; // the next second to fill
       while (!stop && second < util.length) {
         long due = start + (second + 1) * 1_000_000_000L;
@@ -483,8 +484,9 @@ public final class WanRun {
         double cpuNow = serverCpu();
         long at = System.nanoTime();
         int upTo = (int) Math.min(util.length, Math.max(second + 1, (at - start) / 1_000_000_000L));
-        double cores = (cpuNow - lastCpu) / Math.max(1e-3, (upTo - second));
+        double cores = (cpuNow - lastCpu) / Math.max(1e-3, (at - lastCpuAt) / 1e9);
         lastCpu = cpuNow;
+        lastCpuAt = at;
         for (; second < upTo; second++) {
           util[second] = max;
           cpu[second] = cores;
