@@ -461,6 +461,7 @@ public final class Router implements AutoCloseable {
           hello(ctx, h);
           return;
         }
+        node.heard(link.neighbour());
         if (msg instanceof ByteBuf data) {
           link.in.inc();
           data(link, data);

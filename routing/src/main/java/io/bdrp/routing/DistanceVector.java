@@ -272,6 +272,18 @@ public final class DistanceVector {
     }
   }
 
+  /**
+   * Something arrived from {@code neighbour} on its session (data or any control message): it is
+   * alive. Counts as hearing it for the dead interval once its epoch is known, so that a link whose
+   * queue holds hellos behind seconds of traffic is not taken for dead while it delivers.
+   */
+  public void heard(int neighbour) {
+    Nbr nbr = links.get(neighbour);
+    if (nbr != null && nbr.knownEpoch != 0) {
+      nbr.lastHeard = clock.nowMillis();
+    }
+  }
+
   // ---------------------------------------------------------------- input
 
   /**

@@ -17,7 +17,8 @@ import java.util.function.Supplier;
  * epoch, seq, filters⟩.
  *
  * <ul>
- *   <li>A router advertises its own aggregate when it changes, with seq one higher; its epoch is
+ *   <li>A router advertises its own aggregate when it changes, with seq one higher, at most once
+ *       per hello interval (changes in between go out together at the end of it); its epoch is
  *       drawn anew, larger, at each start, so a restarted router's advertisements replace those of
  *       its previous life.
  *   <li>A received advertisement newer than the one held (epoch first, then seq) replaces it and is
@@ -71,6 +72,8 @@ public final class PredicateTable {
   private Supplier<int[]> reachable = () -> new int[0];
   private long nextScan;
   private long ownSeq;
+  private long lastOwnFlood = Long.MIN_VALUE / 2;
+  private boolean ownPending;
   private long rejected;
 
   public PredicateTable(
@@ -137,7 +140,20 @@ public final class PredicateTable {
     ownSeq++;
     Entry e = new Entry(epoch, ownSeq, p);
     entries.put(self, e);
-    flood(self, e, -1);
+    // At most one flood of this router's own advertisement per hello interval: hosts that set
+    // their predicates one after the other (a burst of connections) make one advertisement, not
+    // one each, every one of which would cross every link of the network.
+    if (clock.nowMillis() >= lastOwnFlood + config.helloIntervalMs()) {
+      floodOwn();
+    } else {
+      ownPending = true;
+    }
+  }
+
+  private void floodOwn() {
+    ownPending = false;
+    lastOwnFlood = clock.nowMillis();
+    flood(self, entries.get(self), -1);
   }
 
   /** A neighbour's adjacency came up: send it every advertisement held. */
@@ -247,6 +263,9 @@ public final class PredicateTable {
    */
   public void tick() {
     long now = clock.nowMillis();
+    if (ownPending && now >= lastOwnFlood + config.helloIntervalMs()) {
+      floodOwn();
+    }
     if (now < nextScan) {
       return;
     }
@@ -282,7 +301,7 @@ public final class PredicateTable {
 
   /** When {@link #tick()} next has work. */
   public long nextDeadlineMillis() {
-    return nextScan;
+    return ownPending ? Math.min(nextScan, lastOwnFlood + config.helloIntervalMs()) : nextScan;
   }
 
   private void reply(int neighbour, int origin, Entry e) {

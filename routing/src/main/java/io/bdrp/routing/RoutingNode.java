@@ -119,6 +119,14 @@ public final class RoutingNode {
     dv.linkDown(neighbour);
   }
 
+  /**
+   * Something arrived from {@code neighbour} on its session: it is alive (see {@link
+   * DistanceVector#heard}).
+   */
+  public void heard(int neighbour) {
+    dv.heard(neighbour);
+  }
+
   /** Handles a control message from a neighbour. */
   public void receive(ControlMessage m) {
     switch (m) {

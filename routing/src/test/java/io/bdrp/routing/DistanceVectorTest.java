@@ -171,6 +171,29 @@ class DistanceVectorTest {
   }
 
   @Test
+  void anythingHeardFromANeighbourKeepsItAliveAsAHelloWould() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.heard(1);
+    b.dv.receive(new Hello(1, 7, 5));
+    assertTrue(b.dv.isUp(1));
+    // Hellos stuck behind traffic: only data arrives, every 300 ms, for longer than the dead
+    // interval (350 ms).
+    for (long t = 300; t <= 1_500; t += 300) {
+      b.now = t;
+      b.dv.heard(1);
+      b.dv.tick();
+      assertTrue(b.dv.isUp(1), "data heard at " + t);
+    }
+    b.now = 1_500 + 350;
+    b.dv.tick();
+    assertFalse(b.dv.isUp(1), "silent for the dead interval");
+    b.dv.heard(1); // traffic alone does not bring an adjacency up: that takes a hello
+    assertFalse(b.dv.isUp(1));
+    b.dv.heard(9); // not a neighbour: ignored
+  }
+
+  @Test
   void poisonedReverseSplitHorizonAndSeqnoRequestsForSelf() {
     Bench b = new Bench(0, 5);
     b.dv.addLink(b.face(1), 1);

@@ -80,6 +80,7 @@ class PredicateTableTest {
   void ownChangeIsAdvertisedWithTheNextSequenceNumber() {
     table.setOwn(enc("x = 1"));
     table.setOwn(enc("x = 1"));
+    now += CONFIG.helloIntervalMs();
     table.setOwn(enc("x = 2"));
     List<PredicateAd> ads = one.ads();
     assertEquals(2, ads.size(), "an unchanged aggregate is not re-advertised");
@@ -88,6 +89,28 @@ class PredicateTableTest {
     assertEquals(100, ads.get(1).epoch());
     assertEquals(enc("x = 2"), ads.get(1).predicate());
     assertEquals(2, two.ads().size());
+  }
+
+  @Test
+  void changesWithinAHelloIntervalGoOutAsOneAdvertisementAtItsEnd() {
+    table.setOwn(enc("x = 1")); // the first change goes out at once
+    now += 10;
+    table.setOwn(enc("x = 2"));
+    table.setOwn(enc("x = 3"));
+    assertEquals(1, one.ads().size(), "held back until a hello interval after the first");
+    assertEquals(CONFIG.helloIntervalMs(), table.nextDeadlineMillis());
+    now = CONFIG.helloIntervalMs() - 1;
+    table.tick();
+    assertEquals(1, one.ads().size());
+    now = CONFIG.helloIntervalMs();
+    table.tick();
+    List<PredicateAd> ads = one.ads();
+    assertEquals(2, ads.size());
+    assertEquals(enc("x = 3"), ads.get(1).predicate(), "the latest aggregate");
+    assertEquals(3, ads.get(1).seq());
+    assertEquals(2, two.ads().size());
+    table.tick();
+    assertEquals(2, one.ads().size(), "sent once");
   }
 
   @Test
