@@ -65,7 +65,9 @@ public final class Scenarios {
     // Figure 7's base run: 42 routers, 420 clients, ~5% replication, ramped until the links
     // saturate. The links are at 125 kB/s rather than the paper's 1 MByte/s and the rates are
     // low so that on a two-core machine, which also runs the 420 clients and the oracle, the
-    // links saturate before the CPU does (about 1,300 msg/s into the 42 routers).
+    // links saturate before the CPU does (about 1,300 msg/s into the 42 routers). The settle
+    // pause is a minute: every router's advertisement (about 44 kB) must cross every 125 kB/s
+    // link, which takes the first 15-20 s after the clients have set their predicates.
     Scenario fig7 =
         new Scenario(
             "fig7-42",
@@ -76,7 +78,7 @@ public final class Scenarios {
             0.1,
             2,
             120,
-            20,
+            60,
             20,
             100,
             7);
