@@ -231,6 +231,7 @@ public final class WanRun {
           "%s: %d clients attached with their predicates; settling %d s%n",
           system.name(), sc.clients(), sc.settleSeconds());
       Thread.sleep(sc.settleSeconds() * 1000L);
+      settleUntilQuiet(net, system.name(), progress);
 
       long start = System.nanoTime();
       Ledger ledger = new Ledger(sc.clients(), plan.expected, plan.count, horizon, start);
@@ -403,6 +404,68 @@ public final class WanRun {
       }
       return p;
     }
+  }
+
+  /** Below this utilisation on every link, the network counts as quiet. */
+  static final double QUIET = 0.05;
+
+  /** The longest wait for quiet links after the settle pause. */
+  static final int QUIET_WAIT_SECONDS = 300;
+
+  /**
+   * After the settle pause, waits until every link carries less than {@link #QUIET} of its rate
+   * over two seconds: the predicates' advertisements (tens of kB per router, each crossing every
+   * link) can keep slow links busy well past a fixed pause, and traffic started then would be
+   * matched against predicates not yet known everywhere. Gives up after {@link
+   * #QUIET_WAIT_SECONDS}, saying so.
+   */
+  private static void settleUntilQuiet(Emulator.Network net, String system, PrintStream progress)
+      throws java.io.IOException, InterruptedException {
+    if (net.links().isEmpty()) {
+      return;
+    }
+    long deadline = System.nanoTime() + QUIET_WAIT_SECONDS * 1_000_000_000L;
+    Map<String, Long> before = linkBytes(net);
+    long at = System.nanoTime();
+    while (true) {
+      Thread.sleep(2_000);
+      Map<String, Long> now = linkBytes(net);
+      long nowAt = System.nanoTime();
+      double seconds = (nowAt - at) / 1e9;
+      double max = 0;
+      for (Emulator.LinkNet l : net.links()) {
+        for (String dev : new String[] {l.a() + "/" + l.devA(), l.b() + "/" + l.devB()}) {
+          long sent = now.getOrDefault(dev, 0L) - before.getOrDefault(dev, 0L);
+          max = Math.max(max, sent * 8.0 / l.rateBits() / seconds);
+        }
+      }
+      if (max < QUIET) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        progress.printf(
+            "%s: links still busy (%.0f%%) after %d s more; starting the traffic anyway%n",
+            system, 100 * max, QUIET_WAIT_SECONDS);
+        return;
+      }
+      progress.printf(
+          "%s: waiting for the predicates' advertisements: busiest link at %.0f%%%n",
+          system, 100 * max);
+      before = now;
+      at = nowAt;
+    }
+  }
+
+  /** Bytes sent so far on every shaped link end, by "router/device". */
+  private static Map<String, Long> linkBytes(Emulator.Network net) throws java.io.IOException {
+    Map<String, Long> out = new java.util.HashMap<>();
+    for (Emulator.RouterNet r : net.routers()) {
+      for (Map.Entry<String, Emulator.Counters> e :
+          Emulator.qdiscCounters(r.namespace()).entrySet()) {
+        out.put(r.router() + "/" + e.getKey(), e.getValue().bytes());
+      }
+    }
+    return out;
   }
 
   /** Once a second: the most loaded link direction and the servers' CPU. */
