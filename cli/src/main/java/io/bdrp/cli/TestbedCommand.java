@@ -12,7 +12,6 @@ import io.bdrp.testbed.wan.WanSystem;
 import io.bdrp.topologies.Topology;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -310,8 +309,7 @@ final class TestbedCommand {
       }
       o.println();
       if (suite != null) {
-        Report.writeSuite(dir, suite, byScenario);
-        o.print(Files.readString(dir.resolve("summary.md")));
+        o.print(Report.writeSuite(dir, suite, byScenario));
         o.println(
             "Results: "
                 + dir.toAbsolutePath()

@@ -440,6 +440,15 @@ public final class Router implements AutoCloseable {
       this.dialling = dialling;
     }
 
+    /** Whatever a read brought from the neighbour shows it alive: once per read, not per frame. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (link != null) {
+        node.heard(link.neighbour());
+      }
+      ctx.fireChannelReadComplete();
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
       byte[] token =
@@ -461,7 +470,6 @@ public final class Router implements AutoCloseable {
           hello(ctx, h);
           return;
         }
-        node.heard(link.neighbour());
         if (msg instanceof ByteBuf data) {
           link.in.inc();
           data(link, data);

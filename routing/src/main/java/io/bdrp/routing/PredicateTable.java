@@ -72,7 +72,7 @@ public final class PredicateTable {
   private Supplier<int[]> reachable = () -> new int[0];
   private long nextScan;
   private long ownSeq;
-  private long lastOwnFlood = Long.MIN_VALUE / 2;
+  private long nextOwnFlood = Long.MIN_VALUE; // own advertisement not flooded before this
   private boolean ownPending;
   private long rejected;
 
@@ -143,16 +143,17 @@ public final class PredicateTable {
     // At most one flood of this router's own advertisement per hello interval: hosts that set
     // their predicates one after the other (a burst of connections) make one advertisement, not
     // one each, every one of which would cross every link of the network.
-    if (clock.nowMillis() >= lastOwnFlood + config.helloIntervalMs()) {
+    if (clock.nowMillis() >= nextOwnFlood) {
       floodOwn();
     } else {
       ownPending = true;
     }
   }
 
+  /** Floods this router's current advertisement now; the next may go a hello interval later. */
   private void floodOwn() {
     ownPending = false;
-    lastOwnFlood = clock.nowMillis();
+    nextOwnFlood = clock.nowMillis() + config.helloIntervalMs();
     flood(self, entries.get(self), -1);
   }
 
@@ -219,9 +220,8 @@ public final class PredicateTable {
         // Someone holds a newer version of this router's advertisement than it has: jump past it
         // so that the current one wins everywhere.
         ownSeq = ad.epoch() == epoch ? ad.seq() + 1 : ownSeq + 1;
-        Entry e = new Entry(epoch, ownSeq, cur.predicate);
-        entries.put(self, e);
-        flood(self, e, -1);
+        entries.put(self, new Entry(epoch, ownSeq, cur.predicate));
+        floodOwn();
       } else if (cur.compareVersion(ad.epoch(), ad.seq()) > 0) {
         reply(ad.sender(), origin, cur);
       }
@@ -263,7 +263,7 @@ public final class PredicateTable {
    */
   public void tick() {
     long now = clock.nowMillis();
-    if (ownPending && now >= lastOwnFlood + config.helloIntervalMs()) {
+    if (ownPending && now >= nextOwnFlood) {
       floodOwn();
     }
     if (now < nextScan) {
@@ -301,7 +301,7 @@ public final class PredicateTable {
 
   /** When {@link #tick()} next has work. */
   public long nextDeadlineMillis() {
-    return ownPending ? Math.min(nextScan, lastOwnFlood + config.helloIntervalMs()) : nextScan;
+    return ownPending ? Math.min(nextScan, nextOwnFlood) : nextScan;
   }
 
   private void reply(int neighbour, int origin, Entry e) {

@@ -261,27 +261,31 @@ public final class Emulator {
   /** The name of a network other than {@code name} that has namespaces now, or null. */
   static String otherNetwork(String name) throws IOException {
     var m = Pattern.compile("bdrp-([a-z0-9]{1,4})-r[0-9]+");
-    for (String line : Shell.run("ip", "netns", "list").split("\n")) {
-      var ns = m.matcher(line.strip().split("\\s+")[0]);
-      if (ns.matches() && !ns.group(1).equals(name)) {
-        return ns.group(1);
+    for (String ns : allNamespaces()) {
+      var mm = m.matcher(ns);
+      if (mm.matches() && !mm.group(1).equals(name)) {
+        return mm.group(1);
       }
     }
     return null;
+  }
+
+  /** Every network namespace on the machine, by name. */
+  private static List<String> allNamespaces() throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String line : Shell.run("ip", "netns", "list").split("\n")) {
+      if (!line.isBlank()) {
+        out.add(line.strip().split("\\s+")[0]);
+      }
+    }
+    return out;
   }
 
   /** Namespaces of network {@code name} that exist now. */
   public static List<String> namespaces(String name) throws IOException {
     checkName(name);
     String prefix = "bdrp-" + name + "-r";
-    List<String> out = new ArrayList<>();
-    for (String line : Shell.run("ip", "netns", "list").split("\n")) {
-      String ns = line.strip().split("\\s+")[0];
-      if (ns.startsWith(prefix)) {
-        out.add(ns);
-      }
-    }
-    return out;
+    return allNamespaces().stream().filter(ns -> ns.startsWith(prefix)).toList();
   }
 
   /**

@@ -59,8 +59,9 @@ public final class Report {
    * {@code dir}; each run has written its own folder below it.
    *
    * @param results every run's results by scenario name, one per system
+   * @return the summary's text
    */
-  public static void writeSuite(Path dir, Suite suite, Map<String, List<WanRun.Result>> results)
+  public static String writeSuite(Path dir, Suite suite, Map<String, List<WanRun.Result>> results)
       throws IOException {
     Files.createDirectories(dir);
     StringBuilder b = new StringBuilder("# Suite " + suite.name() + "\n");
@@ -82,6 +83,7 @@ public final class Report {
     } else {
       lines(dir.resolve("plot.png"), suite, results);
     }
+    return b.toString();
   }
 
   /** Panels in rows (one per scenario) and columns (one per system). */
@@ -149,11 +151,7 @@ public final class Report {
       long max = 1;
       for (WanRun.Result r : p.runs()) {
         n = Math.max(n, r.seconds().output().length);
-        for (long[] a : new long[][] {r.seconds().output(), r.seconds().ideal()}) {
-          for (long v : a) {
-            max = Math.max(max, v);
-          }
-        }
+        max = Math.max(max, max(r.seconds().output(), r.seconds().ideal()));
       }
       Axes ax = axes(g, p.title(), x0, y0, pw, ph, n, niceCeiling(max), "deliveries/s");
       for (int i = 0; i < p.runs().size(); i++) {
@@ -172,6 +170,17 @@ public final class Report {
     }
     g.dispose();
     ImageIO.write(img, "png", file.toFile());
+  }
+
+  /** The largest value in {@code series}, at least 1 (a plot's y-axis needs a height). */
+  private static long max(long[]... series) {
+    long max = 1;
+    for (long[] a : series) {
+      for (long v : a) {
+        max = Math.max(max, v);
+      }
+    }
+    return max;
   }
 
   /** A panel's frame: maps seconds and values to pixels. */
@@ -365,27 +374,13 @@ public final class Report {
 
   /** One panel per result: input, output, ideal output and undelivered per second. */
   public static void plot(Path file, List<WanRun.Result> results) throws IOException {
-    int pw = 900;
-    int ph = 320;
-    BufferedImage img =
-        new BufferedImage(pw, ph * Math.max(1, results.size()), BufferedImage.TYPE_INT_RGB);
-    Graphics2D g = canvas(img);
-    for (int k = 0; k < results.size(); k++) {
-      panel(g, results.get(k), 0, k * ph, pw, ph);
-    }
-    g.dispose();
-    ImageIO.write(img, "png", file.toFile());
+    grid(file, results.stream().map(List::of).toList());
   }
 
   private static void panel(Graphics2D g, WanRun.Result r, int x0, int y0, int w, int h) {
     WanRun.Seconds s = r.seconds();
     long[][] series = {s.input(), s.output(), s.ideal(), s.undelivered()};
-    long max = 1;
-    for (long[] a : series) {
-      for (long v : a) {
-        max = Math.max(max, v);
-      }
-    }
+    long max = max(series);
     String title = r.system() + " — " + r.scenario().name() + " (" + r.scenario().topology() + ")";
     Axes ax =
         axes(

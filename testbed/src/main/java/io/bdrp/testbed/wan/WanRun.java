@@ -425,20 +425,11 @@ public final class WanRun {
       return;
     }
     long deadline = System.nanoTime() + QUIET_WAIT_SECONDS * 1_000_000_000L;
-    Map<String, Long> before = linkBytes(net);
-    long at = System.nanoTime();
+    LinkMeter meter = new LinkMeter(net);
+    meter.read();
     while (true) {
       Thread.sleep(2_000);
-      Map<String, Long> now = linkBytes(net);
-      long nowAt = System.nanoTime();
-      double seconds = (nowAt - at) / 1e9;
-      double max = 0;
-      for (Emulator.LinkNet l : net.links()) {
-        for (String dev : new String[] {l.a() + "/" + l.devA(), l.b() + "/" + l.devB()}) {
-          long sent = now.getOrDefault(dev, 0L) - before.getOrDefault(dev, 0L);
-          max = Math.max(max, sent * 8.0 / l.rateBits() / seconds);
-        }
-      }
+      double max = meter.read();
       if (max < QUIET) {
         return;
       }
@@ -451,21 +442,43 @@ public final class WanRun {
       progress.printf(
           "%s: waiting for the predicates' advertisements: busiest link at %.0f%%%n",
           system, 100 * max);
-      before = now;
-      at = nowAt;
     }
   }
 
-  /** Bytes sent so far on every shaped link end, by "router/device". */
-  private static Map<String, Long> linkBytes(Emulator.Network net) throws java.io.IOException {
-    Map<String, Long> out = new java.util.HashMap<>();
-    for (Emulator.RouterNet r : net.routers()) {
-      for (Map.Entry<String, Emulator.Counters> e :
-          Emulator.qdiscCounters(r.namespace()).entrySet()) {
-        out.put(r.router() + "/" + e.getKey(), e.getValue().bytes());
-      }
+  /**
+   * The most loaded link direction's utilisation since the previous reading. Namespaces are read
+   * one after the other and under load the reads of one sample can be far apart, so each link end's
+   * bytes are divided by the time between two reads of that end.
+   */
+  private static final class LinkMeter {
+    private final Emulator.Network net;
+    private final Map<String, long[]> last = new java.util.HashMap<>(); // bytes, read at
+
+    LinkMeter(Emulator.Network net) {
+      this.net = net;
     }
-    return out;
+
+    /** The highest utilisation since the last call (0 on the first). */
+    double read() throws java.io.IOException {
+      double max = 0;
+      for (Emulator.RouterNet r : net.routers()) {
+        Map<String, Emulator.Counters> c = Emulator.qdiscCounters(r.namespace());
+        long readAt = System.nanoTime();
+        for (Emulator.LinkNet l : net.links()) {
+          String dev = l.a() == r.router() ? l.devA() : l.b() == r.router() ? l.devB() : null;
+          Emulator.Counters k = dev == null ? null : c.get(dev);
+          if (k == null) {
+            continue;
+          }
+          long[] before = last.put(r.router() + "/" + dev, new long[] {k.bytes(), readAt});
+          if (before != null) {
+            double elapsed = Math.max(1e-3, (readAt - before[1]) / 1e9);
+            max = Math.max(max, (k.bytes() - before[0]) * 8.0 / l.rateBits() / elapsed);
+          }
+        }
+      }
+      return max;
+    }
   }
 
   /** Once a second: the most loaded link direction and the servers' CPU. */
@@ -507,9 +520,7 @@ public final class WanRun {
     }
 
     private void loop() {
-      // per link direction: bytes sent and when they were read (namespaces are read one after
-      // the other, and under load the reads of one sample can be far apart)
-      Map<String, long[]> last = new java.util.HashMap<>();
+      LinkMeter meter = new LinkMeter(net);
       double lastCpu = serverCpu();
       long lastCpuAt = System.nanoTime();
       int second = 0; // the next second to fill
@@ -519,28 +530,10 @@ public final class WanRun {
         while ((wait = due - System.nanoTime()) > 0 && !stop) {
           LockSupport.parkNanos(wait);
         }
-        // Under load a sample can take longer than a second: each link's rate is over the time
-        // really elapsed between two reads of its counters, and the seconds a sample spanned all
-        // get it.
-        double max = Double.NaN;
+        // Under load a sample can take longer than a second: the seconds it spanned all get it.
+        double max;
         try {
-          max = 0;
-          for (Emulator.RouterNet r : net.routers()) {
-            Map<String, Emulator.Counters> c = Emulator.qdiscCounters(r.namespace());
-            long readAt = System.nanoTime();
-            for (Emulator.LinkNet l : net.links()) {
-              String dev = l.a() == r.router() ? l.devA() : l.b() == r.router() ? l.devB() : null;
-              Emulator.Counters k = dev == null ? null : c.get(dev);
-              if (k == null) {
-                continue;
-              }
-              long[] before = last.put(r.router() + "/" + dev, new long[] {k.bytes(), readAt});
-              if (before != null) {
-                double elapsed = Math.max(1e-3, (readAt - before[1]) / 1e9);
-                max = Math.max(max, (k.bytes() - before[0]) * 8.0 / l.rateBits() / elapsed);
-              }
-            }
-          }
+          max = meter.read();
         } catch (java.io.IOException e) {
           max = Double.NaN;
         }
