@@ -45,6 +45,7 @@ final class RouterCommand implements Callable<Integer> {
         clients != null ? Addresses.parse("--clients", clients, 0) : c.clientListen(),
         routers != null ? Addresses.parse("--routers", routers, 0) : c.routerListen(),
         metrics != null ? Addresses.parse("--metrics", metrics, 0) : c.metricsListen(),
+        c.udpListen(),
         c.neighbours(),
         c.routing(),
         c.bloom(),
@@ -69,10 +70,11 @@ final class RouterCommand implements Callable<Integer> {
             "bdrp-router-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     o.printf(
-        "router %d listening: clients %s, routers %s%s%n",
+        "router %d listening: clients %s, routers %s%s%s%n",
         r.number(),
         Addresses.format(r.clientAddress()),
         Addresses.format(r.routerAddress()),
+        r.udpAddress() == null ? "" : ", udp " + Addresses.format(r.udpAddress()),
         r.metricsAddress() == null
             ? ""
             : ", metrics http://" + Addresses.format(r.metricsAddress()) + "/metrics");

@@ -27,8 +27,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bdrp sim}: runs the routing state machines of every router of a topology in the
  * discrete-event simulator, from a cold start to convergence, and reports what convergence costs:
- * simulated time, control traffic per router, table sizes and memory. Then publishes messages and
- * checks every delivery against an oracle.
+ * simulated time, control traffic per router, table sizes and memory. Then publishes messages,
+ * checks every delivery against an oracle and reports the data traffic.
  */
 @Command(
     name = "sim",
@@ -236,6 +236,12 @@ final class SimCommand implements Callable<Integer> {
       sim.at(sim.nowMillis() + i * 0.01, () -> sim.publish(at, msg));
     }
     sim.run(sim.nowMillis() + messages * 0.01 + 10_000);
+    long dataBytes = 0;
+    long dataCopies = 0;
+    for (int r = 0; r < n; r++) {
+      dataBytes += sim.dataBytes(r);
+      dataCopies += sim.dataCopies(r);
+    }
     long undelivered = 0;
     for (DeliveryLog.Entry e : sim.log().entries()) {
       for (Map.Entry<Integer, Predicate> h : sim.hostPredicates().entrySet()) {
@@ -259,6 +265,9 @@ final class SimCommand implements Callable<Integer> {
         "traffic: %,d messages, %,d expected deliveries, %,d delivered, %,d undelivered, %,d"
             + " duplicates, %,d spurious%n",
         sim.log().entries().size(), expected, delivered, undelivered, duplicates, spurious);
+    o.printf(
+        "  data traffic: %,d DATA copies, %,d bytes on links (%,.0f per message)%n",
+        dataCopies, dataBytes, dataBytes / (double) Math.max(1, sim.log().entries().size()));
     boolean ok = wrongRoutes == 0 && undelivered == 0 && duplicates == 0 && spurious == 0;
     o.println(ok ? "OK" : "FAILED");
     o.flush();

@@ -198,6 +198,14 @@ final class TestbedCommand {
     @Mixin LinkDelayOption linkDelay;
 
     @Option(
+        names = "--link-transport",
+        defaultValue = "tcp",
+        description =
+            "How bdrp's routers carry DATA between neighbours: tcp, or udp (one datagram per"
+                + " packet; control stays on TCP) (default: ${DEFAULT-VALUE}).")
+    String linkTransport;
+
+    @Option(
         names = "--server-jvm-opts",
         defaultValue = "-Xms512m -Xmx512m",
         description = "JVM options of routers and brokers (default: ${DEFAULT-VALUE}).")
@@ -283,7 +291,7 @@ final class TestbedCommand {
         for (String s : systems) {
           WanSystem sys =
               switch (s) {
-                case "bdrp" -> new BdrpWan(jvm);
+                case "bdrp" -> new BdrpWan(jvm, linkTransport);
                 case "activemq" -> new ActiveMqWan(jvm);
                 default ->
                     throw new IllegalArgumentException(

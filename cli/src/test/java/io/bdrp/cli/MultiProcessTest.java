@@ -22,9 +22,10 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Four {@code bdrp router} processes (the bundled 4-router topology: a square with a diagonal)
@@ -34,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 110, unit = TimeUnit.SECONDS)
 class MultiProcessTest {
   private static final Pattern LISTENING =
-      Pattern.compile("router (\\d+) listening: clients [^:]+:(\\d+), routers [^:]+:(\\d+)");
+      Pattern.compile(
+          "router (\\d+) listening: clients [^:]+:(\\d+), routers [^:]+:(\\d+)"
+              + ".*metrics http://[^:]+:(\\d+)/metrics");
   // The square 0-1-2-3-0 with the diagonal 0-2 (as topologies' routers-4).
   private static final int[][] EDGES = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}};
 
@@ -110,17 +113,21 @@ class MultiProcessTest {
     }
   }
 
-  @Test
-  void fourRouterProcessesDeliverExactly(@TempDir Path dir) throws Exception {
+  @ParameterizedTest(name = "DATA over {0}")
+  @ValueSource(strings = {"tcp", "udp"})
+  void fourRouterProcessesDeliverExactly(String transport, @TempDir Path dir) throws Exception {
     int[] clientPort = new int[4];
     int[] routerPort = new int[4];
+    int[] metricsPort = new int[4];
     Proc[] routers = new Proc[4];
     // Start the highest number first: each router dials its higher-numbered neighbours, whose
     // ports are known by then; the others dial it.
     for (int r = 3; r >= 0; r--) {
       StringBuilder yaml = new StringBuilder();
       yaml.append("router: ").append(r).append('\n');
-      yaml.append("listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\"}\n");
+      yaml.append(
+          "listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\","
+              + " metrics: \"127.0.0.1:0\"}\n");
       yaml.append(
           "routing: {helloIntervalMs: 250, deadIntervalMs: 3000, updateIntervalMs: 1000,"
               + " routeExpiryMs: 4000}\n");
@@ -132,6 +139,7 @@ class MultiProcessTest {
           continue;
         }
         yaml.append("  - router: ").append(n).append('\n');
+        yaml.append("    transport: ").append(transport).append('\n');
         if (n > r) {
           yaml.append("    address: \"127.0.0.1:").append(routerPort[n]).append("\"\n");
         }
@@ -149,6 +157,7 @@ class MultiProcessTest {
       assertEquals(rr, Integer.parseInt(m.group(1)));
       clientPort[r] = Integer.parseInt(m.group(2));
       routerPort[r] = Integer.parseInt(m.group(3));
+      metricsPort[r] = Integer.parseInt(m.group(4));
       routers[r] = p;
     }
 
@@ -229,6 +238,29 @@ class MultiProcessTest {
     for (Proc r : routers) {
       assertTrue(r.process().isAlive(), "routers keep running: " + r.err());
     }
+    // Router 3 (the publisher's) sends to 0 and 2 over its direct links, by the transport asked.
+    long datagrams = 0;
+    for (int r : new int[] {0, 2}) {
+      datagrams += metric(metricsPort[r], "bdrp_udp_datagrams_received_total");
+    }
+    if (transport.equals("udp")) {
+      assertTrue(datagrams >= 20, "DATA arrived in datagrams: " + datagrams);
+    } else {
+      assertEquals(0, datagrams, "no datagrams when every link says tcp");
+    }
+  }
+
+  /** The value of an unlabelled metric of the router whose metrics port is {@code port}. */
+  private static long metric(int port, String name) throws IOException, InterruptedException {
+    java.net.http.HttpResponse<String> r =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    Matcher m = Pattern.compile("(?m)^" + name + " (\\d+)$").matcher(r.body());
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
   }
 
   private static boolean has(Proc p, String kind) {

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The emulated wide-area network with real namespaces, veth pairs and HTB qdiscs, and real router
@@ -82,14 +84,17 @@ class NetworkEmulationTest {
     assertEquals(List.of(), Emulator.rootDevices(name));
   }
 
-  @Test
+  @ParameterizedTest(name = "DATA over {0}")
+  @ValueSource(strings = {"tcp", "udp"})
   @Timeout(180)
-  void routersInTheNamespacesCarryMessagesOverTheShapedLinks(@TempDir Path dir) throws Exception {
+  void routersInTheNamespacesCarryMessagesOverTheShapedLinks(String transport, @TempDir Path dir)
+      throws Exception {
     Emulator.Network n =
         Emulator.plan(Bundled.load("routers-4"), name, Emulator.parseRate("8mbit"));
     Emulator.up(n);
     List<ChildProcess> started;
-    try (NamespaceFederation f = NamespaceFederation.start(n, dir, List.of("-Xmx256m"), null)) {
+    try (NamespaceFederation f =
+        NamespaceFederation.start(n, dir, List.of("-Xmx256m"), null, transport)) {
       started = f.processes();
       LinkedBlockingQueue<Message> got = new LinkedBlockingQueue<>();
       try (BdrpClient sub =

@@ -29,6 +29,9 @@ import java.util.Set;
  * @param clientListen address for client sessions
  * @param routerListen address for sessions from neighbouring routers
  * @param metricsListen address of the HTTP metrics endpoint, or null for none
+ * @param udpListen address of the UDP socket for DATA datagrams from neighbours whose links use
+ *     {@link LinkTransport#UDP}, or null for the host of {@code routerListen} and its port number
+ *     (bound only when some neighbour uses UDP)
  * @param neighbours the configured links
  * @param routing timers and limits of the routing state machines
  * @param bloom Bloom parameters; every router of a network must use the same
@@ -41,11 +44,23 @@ public record RouterConfig(
     InetSocketAddress clientListen,
     InetSocketAddress routerListen,
     InetSocketAddress metricsListen,
+    InetSocketAddress udpListen,
     List<Neighbour> neighbours,
     RoutingConfig routing,
     BloomParameters bloom,
     Limits limits,
     String routerToken) {
+
+  /** How DATA travels on a link; control (hellos, routes, advertisements) always uses TCP. */
+  public enum LinkTransport {
+    /** DATA frames on the link's TCP session. */
+    TCP,
+    /**
+     * DATA frames one per UDP datagram, to the UDP port the neighbour announces in its hello; a
+     * frame larger than {@link Limits#maxDatagramBytes()} goes over TCP.
+     */
+    UDP
+  }
 
   /**
    * A configured link.
@@ -53,8 +68,19 @@ public record RouterConfig(
    * @param router the neighbour's router number
    * @param address where to connect to it, or null to wait for it to connect
    * @param cost the link cost (1 to 65534)
+   * @param transport how this router sends DATA to the neighbour
    */
-  public record Neighbour(int router, InetSocketAddress address, int cost) {}
+  public record Neighbour(
+      int router, InetSocketAddress address, int cost, LinkTransport transport) {
+    public Neighbour {
+      java.util.Objects.requireNonNull(transport, "transport");
+    }
+
+    /** A neighbour whose DATA travels over TCP. */
+    public Neighbour(int router, InetSocketAddress address, int cost) {
+      this(router, address, cost, LinkTransport.TCP);
+    }
+  }
 
   /**
    * Limits that bound what a router holds in memory.
@@ -66,6 +92,10 @@ public record RouterConfig(
    * @param hostHighWaterBytes as linkHighWaterBytes, for a client session's deliveries
    * @param hostLowWaterBytes see hostHighWaterBytes
    * @param maxClients largest number of client sessions at once
+   * @param maxDatagramBytes largest DATA frame sent as one UDP datagram (the default fits a
+   *     1500-byte MTU after the IPv4 and UDP headers); larger frames go over TCP
+   * @param udpReceiveBufferBytes receive buffer asked for the UDP socket (the kernel may cap it at
+   *     net.core.rmem_max); datagrams that overflow it are lost and counted
    */
   public record Limits(
       int maxFrameBytes,
@@ -73,14 +103,52 @@ public record RouterConfig(
       int linkLowWaterBytes,
       int hostHighWaterBytes,
       int hostLowWaterBytes,
-      int maxClients) {
+      int maxClients,
+      int maxDatagramBytes,
+      int udpReceiveBufferBytes) {
     /** The defaults. */
     public static final Limits DEFAULT =
-        new Limits(1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000);
+        new Limits(1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000, 1472, 4 << 20);
   }
 
   public RouterConfig {
     neighbours = List.copyOf(neighbours);
+  }
+
+  /** A configuration whose UDP socket, if any, takes the defaults. */
+  public RouterConfig(
+      int router,
+      long epoch,
+      InetSocketAddress clientListen,
+      InetSocketAddress routerListen,
+      InetSocketAddress metricsListen,
+      List<Neighbour> neighbours,
+      RoutingConfig routing,
+      BloomParameters bloom,
+      Limits limits,
+      String routerToken) {
+    this(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        null,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken);
+  }
+
+  /** Whether some neighbour's DATA travels over UDP (the router then binds a UDP socket). */
+  public boolean usesUdp() {
+    return neighbours.stream().anyMatch(n -> n.transport() == LinkTransport.UDP);
+  }
+
+  /** The address of the UDP socket: {@code udpListen}, or the routers' host and port number. */
+  public InetSocketAddress effectiveUdpListen() {
+    return udpListen != null ? udpListen : routerListen;
   }
 
   /** Thrown for an invalid configuration; the message names the field. */
@@ -188,7 +256,7 @@ public record RouterConfig(
           "auth");
       JsonNode listen = root.path("listen");
       if (!listen.isMissingNode()) {
-        known(listen, "listen", "clients", "routers", "metrics");
+        known(listen, "listen", "clients", "routers", "metrics", "udp");
       }
       RoutingConfig routing = routing(root.get("routing"));
       int router = (int) integer(root.get("router"), "router", 0, routing.maxRouters() - 1);
@@ -199,6 +267,7 @@ public record RouterConfig(
       InetSocketAddress clients = address(listen.get("clients"), "listen.clients");
       InetSocketAddress routers = address(listen.get("routers"), "listen.routers");
       InetSocketAddress metrics = address(listen.get("metrics"), "listen.metrics");
+      InetSocketAddress udp = address(listen.get("udp"), "listen.udp");
       if (clients == null) {
         clients = InetSocketAddress.createUnresolved("127.0.0.1", 7400);
       }
@@ -218,7 +287,7 @@ public record RouterConfig(
           if (!n.isObject()) {
             throw error(p, "expected a mapping with router, address, cost");
           }
-          known(n, p, "router", "address", "cost");
+          known(n, p, "router", "address", "cost", "transport");
           int nr = (int) integer(n.get("router"), p + ".router", 0, routing.maxRouters() - 1);
           if (nr == router) {
             throw error(p + ".router", "is this router's own number " + router);
@@ -227,7 +296,19 @@ public record RouterConfig(
             throw error(p + ".router", "router " + nr + " is listed twice");
           }
           int cost = n.has("cost") ? (int) integer(n.get("cost"), p + ".cost", 1, 0xFFFE) : 1;
-          neighbours.add(new Neighbour(nr, address(n.get("address"), p + ".address"), cost));
+          LinkTransport transport = LinkTransport.TCP;
+          JsonNode t = n.get("transport");
+          if (t != null && !t.isNull()) {
+            String v = t.isTextual() ? t.asText().toLowerCase(java.util.Locale.ROOT) : "";
+            transport =
+                switch (v) {
+                  case "tcp" -> LinkTransport.TCP;
+                  case "udp" -> LinkTransport.UDP;
+                  default -> throw error(p + ".transport", "expected tcp or udp, got " + t);
+                };
+          }
+          neighbours.add(
+              new Neighbour(nr, address(n.get("address"), p + ".address"), cost, transport));
         }
       }
       BloomParameters bloom = BloomParameters.DEFAULT;
@@ -271,7 +352,7 @@ public record RouterConfig(
         }
       }
       return new RouterConfig(
-          router, epoch, clients, routers, metrics, neighbours, routing, bloom, limits, token);
+          router, epoch, clients, routers, metrics, udp, neighbours, routing, bloom, limits, token);
     }
 
     RoutingConfig routing(JsonNode r) {
@@ -334,14 +415,19 @@ public record RouterConfig(
           "linkLowWaterBytes",
           "hostHighWaterBytes",
           "hostLowWaterBytes",
-          "maxClients");
+          "maxClients",
+          "maxDatagramBytes",
+          "udpReceiveBufferBytes");
       int maxFrame = field(l, "maxFrameBytes", d.maxFrameBytes(), 1024, 64 << 20);
       int lh = field(l, "linkHighWaterBytes", d.linkHighWaterBytes(), 1024, Integer.MAX_VALUE);
       int ll = field(l, "linkLowWaterBytes", Math.min(d.linkLowWaterBytes(), lh), 0, lh);
       int hh = field(l, "hostHighWaterBytes", d.hostHighWaterBytes(), 1024, Integer.MAX_VALUE);
       int hl = field(l, "hostLowWaterBytes", Math.min(d.hostLowWaterBytes(), hh), 0, hh);
       int clients = field(l, "maxClients", d.maxClients(), 1, 1 << 24);
-      return new Limits(maxFrame, lh, ll, hh, hl, clients);
+      int datagram = field(l, "maxDatagramBytes", d.maxDatagramBytes(), 64, 65_507);
+      int udpBuffer =
+          field(l, "udpReceiveBufferBytes", d.udpReceiveBufferBytes(), 4096, Integer.MAX_VALUE);
+      return new Limits(maxFrame, lh, ll, hh, hl, clients, datagram, udpBuffer);
     }
 
     int field(JsonNode l, String name, int dflt, int min, int max) {

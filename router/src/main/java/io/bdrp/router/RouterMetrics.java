@@ -1,9 +1,14 @@
 package io.bdrp.router;
 
+import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.ProtocolErrorCounters;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The metrics a router exposes, by name. Gauges read the routing state when rendered, so the
@@ -11,34 +16,30 @@ import java.util.function.IntSupplier;
  */
 final class RouterMetrics {
   private final Metrics registry;
-  final Metrics.Counter published;
-  final Metrics.Counter localMatches;
-  final Metrics.Counter destinations;
-  final Metrics.Counter hopLimitDrops;
-  final Metrics.Counter notOnTreeDrops;
-  final Metrics.Counter unreachable;
+  // Counters made on first use, one series per label value.
+  private final Map<String, Metrics.Counter> refused = new HashMap<>();
+  private final Map<String, Metrics.Counter> errorsReceived = new HashMap<>();
+  private final Map<String, Metrics.Counter> malformed = new HashMap<>();
+  private final Map<String, Metrics.Counter> udpDrops = new HashMap<>();
   final Metrics.Counter predicateChanges;
+  final Metrics.Counter udpSent;
+  final Metrics.Counter udpReceived;
   final Metrics.Histogram matchSeconds;
 
   RouterMetrics(Metrics m, RoutingNode node, ProtocolErrorCounters errors, IntSupplier clients) {
     this.registry = m;
-    published = m.counter("bdrp_messages_published_total", "Messages sent by local hosts.");
-    localMatches =
+    udpSent = m.counter("bdrp_udp_datagrams_sent_total", "DATA datagrams sent to neighbours.");
+    udpReceived =
         m.counter(
-            "bdrp_local_matches_total", "Messages that matched at least one local host here.");
-    destinations =
-        m.counter(
-            "bdrp_destination_routers_total",
-            "Sum of |D| over messages published here (routers each message was sent towards).");
-    hopLimitDrops =
-        m.counter("bdrp_drops_total", "Copies not forwarded, by reason.", "reason", "hop_limit");
-    notOnTreeDrops = m.counter("bdrp_drops_total", "", "reason", "not_on_tree");
-    unreachable = m.counter("bdrp_drops_total", "", "reason", "no_route");
+            "bdrp_udp_datagrams_received_total",
+            "Datagrams received on the UDP socket, dropped ones included.");
     predicateChanges = m.counter("bdrp_set_predicate_total", "Predicates set by local hosts.");
     matchSeconds =
         m.histogram(
             "bdrp_match_seconds",
-            "Time to match a published message at the ingress router (local hosts and D).",
+            "Time to match a published message at the ingress router: the exact match against"
+                + " the local hosts, the match against every router's encoded predicate for D,"
+                + " and the partition of D by next hop (not the writes).",
             1e-6,
             5e-6,
             1e-5,
@@ -73,6 +74,82 @@ final class RouterMetrics {
           "code",
           c.name().toLowerCase(java.util.Locale.ROOT));
     }
+  }
+
+  /** The data plane's counters, read when rendered (on the router's loop). */
+  void dataPlane(DataPlane<?> dp, LongSupplier udpOverflows) {
+    registry.gauge("bdrp_messages_published_total", "Messages sent by local hosts.", dp::published);
+    registry.gauge(
+        "bdrp_data_received_total", "DATA packets received from neighbours.", dp::received);
+    registry.gauge("bdrp_data_copies_total", "DATA copies queued to neighbours.", dp::copies);
+    registry.gauge(
+        "bdrp_local_matches_total",
+        "Messages, published here or received, that matched at least one local host.",
+        dp::localMatches);
+    registry.gauge("bdrp_deliveries_total", "Deliveries queued to local hosts.", dp::delivered);
+    registry.gauge(
+        "bdrp_destination_routers_total",
+        "Sum of |D| over messages published here (routers each message was sent towards).",
+        dp::destinationSum);
+    for (DataPlane.Drop d : DataPlane.Drop.values()) {
+      registry.gauge(
+          "bdrp_drops_total",
+          "Data-plane drops by reason: hop_limit and not_on_tree count packets, no_route and"
+              + " unknown_router routers of D, link copies, host deliveries, bad_message packets.",
+          () -> dp.drops(d),
+          "reason",
+          d.name().toLowerCase(Locale.ROOT));
+    }
+    registry.gauge(
+        "bdrp_udp_receive_overflows_total",
+        "DATA datagrams the kernel dropped because the UDP socket's receive buffer was full"
+            + " (-1: unknown).",
+        udpOverflows);
+  }
+
+  Metrics.Counter linkRefused(String parameter) {
+    return refused.computeIfAbsent(
+        parameter,
+        k ->
+            registry.counter(
+                "bdrp_link_refused_total",
+                "Neighbours' hellos refused, by the parameter that differed (protocol, router,"
+                    + " routing.maxRouters, bloom.bits, bloom.hashes) or neighbour / token.",
+                "parameter",
+                parameter));
+  }
+
+  Metrics.Counter linkErrorReceived(String code) {
+    return errorsReceived.computeIfAbsent(
+        code,
+        k ->
+            registry.counter(
+                "bdrp_link_errors_received_total",
+                "ERROR frames received from neighbouring routers, by code.",
+                "code",
+                code));
+  }
+
+  Metrics.Counter malformedData(String transport) {
+    return malformed.computeIfAbsent(
+        transport,
+        k ->
+            registry.counter(
+                "bdrp_data_malformed_total",
+                "DATA frames or datagrams with a malformed header, dropped.",
+                "transport",
+                transport));
+  }
+
+  Metrics.Counter udpDropped(String reason) {
+    return udpDrops.computeIfAbsent(
+        reason,
+        k ->
+            registry.counter(
+                "bdrp_udp_datagrams_dropped_total",
+                "Datagrams dropped on arrival: unknown_sender (not from a neighbour's UDP address).",
+                "reason",
+                reason));
   }
 
   Metrics registry() {

@@ -36,14 +36,22 @@ final class Federation implements AutoCloseable {
   final List<Router> routers = new ArrayList<>();
   final List<BdrpClient> clients = new ArrayList<>();
 
-  /** Starts one router per node of {@code t} and links them as the topology says. */
+  /** Starts one router per node of {@code t} and links them as the topology says, over TCP. */
   Federation(Topology t) throws InterruptedException {
+    this(t, RouterConfig.LinkTransport.TCP);
+  }
+
+  /**
+   * Starts one router per node of {@code t} and links them as the topology says, every link's DATA
+   * over {@code transport}.
+   */
+  Federation(Topology t, RouterConfig.LinkTransport transport) throws InterruptedException {
     this.topology = t;
     try {
       for (int r = 0; r < t.nodeCount(); r++) {
         List<RouterConfig.Neighbour> ns = new ArrayList<>();
         for (int n : t.neighbours(r)) {
-          ns.add(new RouterConfig.Neighbour(n, null, 1));
+          ns.add(new RouterConfig.Neighbour(n, null, 1, transport));
         }
         InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
         routers.add(
@@ -53,6 +61,7 @@ final class Federation implements AutoCloseable {
                     1_000 + r,
                     any,
                     any,
+                    null,
                     null,
                     ns,
                     FAST,
@@ -71,6 +80,23 @@ final class Federation implements AutoCloseable {
       close();
       throw e;
     }
+  }
+
+  /** Waits until DATA to every neighbour of every router goes by UDP. */
+  Federation awaitUdp() throws InterruptedException {
+    await(
+        "DATA over UDP on every link",
+        () -> {
+          for (int r = 0; r < routers.size(); r++) {
+            for (int n : topology.neighbours(r)) {
+              if (!routers.get(r).dataOverUdp(n)) {
+                return false;
+              }
+            }
+          }
+          return true;
+        });
+    return this;
   }
 
   /** Waits until every router has a route to every other one. */

@@ -8,12 +8,12 @@ import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
-import io.bdrp.router.wire.RouterFrameCodec;
-import io.bdrp.router.wire.RouterHello;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.Frames;
+import io.bdrp.transport.RouterFrameCodec;
+import io.bdrp.transport.RouterHello;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -202,7 +202,7 @@ class MisbehavingPeersTest {
       ByteBuf b =
           RouterFrameCodec.encode(
               Unpooled.buffer().alloc(),
-              new RouterHello(1, 5, BloomParameters.DEFAULT, "secret".getBytes()));
+              new RouterHello(1, 5, 64, BloomParameters.DEFAULT, 0, "secret".getBytes()));
       OutputStream out = s.getOutputStream();
       out.write(ByteBufUtil.getBytes(b));
       b.release();
@@ -240,8 +240,8 @@ class MisbehavingPeersTest {
   void aRouterHelloFromAnUnknownRouterOrWithTheWrongTokenIsRefused() throws Exception {
     for (RouterHello h :
         List.of(
-            new RouterHello(9, 5, BloomParameters.DEFAULT, "secret".getBytes()),
-            new RouterHello(1, 5, BloomParameters.DEFAULT, "wrong".getBytes()))) {
+            new RouterHello(9, 5, 64, BloomParameters.DEFAULT, 0, "secret".getBytes()),
+            new RouterHello(1, 5, 64, BloomParameters.DEFAULT, 0, "wrong".getBytes()))) {
       try (Socket s = open(router.routerAddress())) {
         ByteBuf b = RouterFrameCodec.encode(Unpooled.buffer().alloc(), h);
         s.getOutputStream().write(ByteBufUtil.getBytes(b));

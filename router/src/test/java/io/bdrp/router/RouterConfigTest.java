@@ -22,8 +22,14 @@ class RouterConfigTest {
     assertEquals("0.0.0.0", c.routerListen().getHostString());
     assertEquals(9400, c.metricsListen().getPort());
     assertEquals(2, c.neighbours().size());
+    assertEquals(RouterConfig.LinkTransport.TCP, c.neighbours().get(0).transport());
     assertEquals(
-        new RouterConfig.Neighbour(4, c.neighbours().get(1).address(), 3), c.neighbours().get(1));
+        new RouterConfig.Neighbour(
+            4, c.neighbours().get(1).address(), 3, RouterConfig.LinkTransport.UDP),
+        c.neighbours().get(1));
+    assertTrue(c.usesUdp());
+    assertNull(c.udpListen());
+    assertEquals(c.routerListen(), c.effectiveUdpListen());
     assertEquals("10.0.0.4", c.neighbours().get(1).address().getHostString());
     assertEquals(RoutingConfig.DEFAULT, c.routing());
     assertEquals(BloomParameters.DEFAULT, c.bloom());
@@ -53,6 +59,9 @@ class RouterConfigTest {
         "'router: 1\nneighbours: [{router: 2}, {router: 2}]' | neighbours[1].router: router 2 is listed twice",
         "'router: 1\nneighbours: [{router: 2, cost: 0}]' | neighbours[0].cost: must be in 1..65534",
         "'router: 1\nneighbours: [{router: 2, weight: 1}]' | neighbours[0].weight: unknown field",
+        "'router: 1\nneighbours: [{router: 2, transport: sctp}]' | neighbours[0].transport: expected tcp or udp, got \"sctp\"",
+        "'router: 1\nlimits: {maxDatagramBytes: 70000}' | limits.maxDatagramBytes: must be in 64..65507",
+        "'router: 1\nlisten: {udp: nope}' | listen.udp: expected host:port, got 'nope'",
         "'router: 1\nrouting: {helloIntervalMs: 1000, deadIntervalMs: 1500}' | routing: deadIntervalMs (1500) must exceed two hello intervals",
         "'router: 1\nbloom: {bits: 32, hashes: 2}' | bloom.bits: must be in 64..8192",
         "'router: 1\nlimits: {linkHighWaterBytes: 2048, linkLowWaterBytes: 4096}' | limits.linkLowWaterBytes: must be in 0..2048",

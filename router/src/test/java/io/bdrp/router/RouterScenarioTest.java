@@ -18,9 +18,11 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Multi-router federations on loopback: delivery equals an oracle that sees every predicate. */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -31,11 +33,20 @@ class RouterScenarioTest {
     final Map<Long, AtomicInteger> markers = new ConcurrentHashMap<>();
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"routers-4", "routers-8"})
-  void deliveryEqualsTheOracle(String topology) throws Exception {
-    try (Federation f = new Federation(Bundled.load(topology))) {
+  static Stream<Arguments> topologiesAndTransports() {
+    return Stream.of("routers-4", "routers-8")
+        .flatMap(t -> Stream.of(RouterConfig.LinkTransport.values()).map(x -> Arguments.of(t, x)));
+  }
+
+  @ParameterizedTest(name = "{0} over {1}")
+  @MethodSource("topologiesAndTransports")
+  void deliveryEqualsTheOracle(String topology, RouterConfig.LinkTransport transport)
+      throws Exception {
+    try (Federation f = new Federation(Bundled.load(topology), transport)) {
       f.awaitRoutes();
+      if (transport == RouterConfig.LinkTransport.UDP) {
+        f.awaitUdp();
+      }
       WorkloadGenerator g =
           new WorkloadGenerator(WorkloadSpec.PAPER.withNames(20, 20), topology.hashCode());
       int n = f.routers.size();

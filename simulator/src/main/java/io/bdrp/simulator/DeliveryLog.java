@@ -1,9 +1,10 @@
 package io.bdrp.simulator;
 
 import io.bdrp.encoding.Message;
-import io.bdrp.routing.Partition;
+import io.bdrp.routing.DataPlane;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,10 @@ import java.util.TreeMap;
 /**
  * What happened to every message published in a simulation: the destination set computed at the
  * ingress router, the copies sent, the routers that received a copy and those that delivered
- * locally, the hosts it was delivered to (with counts, so duplicates show), and drops by reason.
+ * locally, the hosts it was delivered to (with counts, so duplicates show), and drops by reason as
+ * the routers' {@link DataPlane}s report them.
+ *
+ * <p>Owned by the thread that runs the {@link Simulator}.
  */
 public final class DeliveryLog {
   /** One published message. */
@@ -26,9 +30,8 @@ public final class DeliveryLog {
     private final Map<Integer, Integer> hostDeliveries = new TreeMap<>();
     private final Map<Integer, Integer> routerCopies = new TreeMap<>();
     private final Map<Integer, Integer> localDecisions = new TreeMap<>();
-    private final Map<Partition.Drop, Integer> drops = new HashMap<>();
+    private final Map<DataPlane.Drop, Integer> drops = new EnumMap<>(DataPlane.Drop.class);
     private int copies;
-    private int unreachable;
 
     Entry(
         long id,
@@ -89,19 +92,25 @@ public final class DeliveryLog {
       return Collections.unmodifiableMap(localDecisions);
     }
 
-    /** Copies sent over links. */
+    /**
+     * Copies sent over links; one that a link refused (down, or towards a crashed router) is a
+     * {@link DataPlane.Drop#LINK} drop instead.
+     */
     public int copies() {
       return copies;
     }
 
-    /** Copies dropped for {@code why}. */
-    public int drops(Partition.Drop why) {
+    /** Drops for {@code why} over all routers, in the unit its {@link DataPlane.Drop} names. */
+    public int drops(DataPlane.Drop why) {
       return drops.getOrDefault(why, 0);
     }
 
-    /** Destination routers that some router on the way had no route to. */
+    /**
+     * Destination routers that some router on the way had no route to ({@link
+     * DataPlane.Drop#NO_ROUTE}).
+     */
     public int unreachable() {
-      return unreachable;
+      return drops(DataPlane.Drop.NO_ROUTE);
     }
   }
 
@@ -111,32 +120,47 @@ public final class DeliveryLog {
   void published(
       long id, int ingress, Message m, long[] destinations, int count, boolean broadcast) {
     Entry e = new Entry(id, ingress, m, destinations.clone(), count, broadcast);
+    if (byId.putIfAbsent(id, e) != null) {
+      throw new IllegalStateException("message id " + id + " published twice");
+    }
     entries.add(e);
-    byId.put(id, e);
   }
 
+  // A message forgotten by clear() may still be on its way: what happens to it is not recorded.
+
   void delivered(long id, int host, int router) {
-    byId.get(id).hostDeliveries.merge(host, 1, Integer::sum);
+    Entry e = byId.get(id);
+    if (e != null) {
+      e.hostDeliveries.merge(host, 1, Integer::sum);
+    }
   }
 
   void received(long id, int router) {
-    byId.get(id).routerCopies.merge(router, 1, Integer::sum);
+    Entry e = byId.get(id);
+    if (e != null) {
+      e.routerCopies.merge(router, 1, Integer::sum);
+    }
   }
 
   void localAt(long id, int router) {
-    byId.get(id).localDecisions.merge(router, 1, Integer::sum);
+    Entry e = byId.get(id);
+    if (e != null) {
+      e.localDecisions.merge(router, 1, Integer::sum);
+    }
   }
 
   void copy(long id) {
-    byId.get(id).copies++;
+    Entry e = byId.get(id);
+    if (e != null) {
+      e.copies++;
+    }
   }
 
-  void dropped(long id, Partition.Drop why, int unreachable) {
+  void dropped(long id, DataPlane.Drop why, int count) {
     Entry e = byId.get(id);
-    if (why != Partition.Drop.NONE) {
-      e.drops.merge(why, 1, Integer::sum);
+    if (e != null) {
+      e.drops.merge(why, count, Integer::sum);
     }
-    e.unreachable += unreachable;
   }
 
   /** Every published message, in publishing order. */
@@ -153,7 +177,10 @@ public final class DeliveryLog {
     return e;
   }
 
-  /** Forgets every message (keeps memory flat over long runs). */
+  /**
+   * Forgets every message (keeps memory flat over long runs); copies of them still in flight are
+   * not recorded.
+   */
   public void clear() {
     entries.clear();
     byId.clear();

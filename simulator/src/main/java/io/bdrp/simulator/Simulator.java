@@ -3,17 +3,17 @@ package io.bdrp.simulator;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.routing.Clock;
 import io.bdrp.routing.ControlMessage;
+import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.Face;
-import io.bdrp.routing.Forwarder;
-import io.bdrp.routing.ForwardingTable;
-import io.bdrp.routing.Partition;
-import io.bdrp.routing.RouteSnapshot;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.topologies.Edge;
 import io.bdrp.topologies.Topology;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.RouterFrameCodec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -26,9 +26,14 @@ import java.util.function.ToIntFunction;
  * A deterministic discrete-event simulation of a B-DRP network: one {@link RoutingNode} — the same
  * state machines the router daemon runs — per router of a topology, joined by links that deliver
  * control messages and data packets in order after the link's latency, with link failures and
- * recoveries and router crashes and restarts as events. Data packets are forwarded by the real
- * forwarding decisions ({@link Forwarder}) over each router's current snapshot, and every local
- * delivery, copy and drop is recorded in a {@link DeliveryLog}.
+ * recoveries and router crashes and restarts as events. Data packets go through the router's own
+ * {@link DataPlane}, one per running router over its node's current snapshots, exactly as in the
+ * router daemon; every local delivery, copy and drop it reports is recorded in a {@link
+ * DeliveryLog}.
+ *
+ * <p>Traffic is counted in the bytes the router's wire protocol would put on each link: control
+ * messages by {@link RouterFrameCodec#encodedLength}, data copies by {@link DataHeader#frameLength}
+ * over the message's binary encoding.
  *
  * <p>Time is simulated in microseconds; routers see it in milliseconds through their {@link Clock}.
  * Events at the same time run in the order they were scheduled, so a run depends only on its
@@ -41,6 +46,16 @@ public final class Simulator {
   @FunctionalInterface
   public interface Observer {
     void afterEvent(Simulator sim);
+  }
+
+  /** Called for every control message a router sends, once it is counted. */
+  @FunctionalInterface
+  public interface ControlObserver {
+    /**
+     * Router {@code from} sent {@code message} to its neighbour {@code to}; it arrives after the
+     * link's latency unless the link or {@code to} goes down first.
+     */
+    void sent(int from, int to, ControlMessage message);
   }
 
   /**
@@ -89,8 +104,29 @@ public final class Simulator {
 
   private record Event(long time, long seq, Runnable action) {}
 
-  /** A data packet: DATA header fields and the message. {@code d} is null for a broadcast. */
-  private record Data(long id, int source, int hopLimit, long[] d, Message message) {}
+  /**
+   * A data packet on a simulated link: the DATA header fields and the message.
+   *
+   * @param destinations D, or null for a broadcast
+   */
+  private record SimPacket(
+      int hopLimit, int sourceRouter, long messageId, long[] destinations, Message message)
+      implements DataPlane.Packet {
+    @Override
+    public boolean isBroadcast() {
+      return destinations == null;
+    }
+
+    @Override
+    public int destinationWords() {
+      return destinations == null ? 0 : destinations.length;
+    }
+
+    @Override
+    public long destinationWord(int i) {
+      return destinations[i];
+    }
+  }
 
   /** Both directions of one link. */
   private static final class Link {
@@ -122,8 +158,9 @@ public final class Simulator {
   private final Clock clock = () -> now / 1000;
 
   private final RoutingNode[] nodes;
-  private final Forwarder[] forwarders;
-  private final Partition[] partitions;
+  private final DataPlane<Message>[] dataPlanes;
+  private final SimOutput[] outputs;
+  private final long[] idBase;
   private final long[] epochs;
   private final long[] incarnation;
   private final long[] armed;
@@ -136,14 +173,16 @@ public final class Simulator {
 
   private final long[] controlBytes;
   private final long[] controlMessages;
+  private final long[] dataBytes;
+  private final long[] dataCopies;
   private long events;
   private final List<Observer> observers = new ArrayList<>();
+  private final List<ControlObserver> controlObservers = new ArrayList<>();
 
   // Hosts: global host number -> router and predicate.
   private final Map<Integer, Integer> hostRouter = new HashMap<>();
   private final Map<Integer, Predicate> hostPredicate = new HashMap<>();
   private final DeliveryLog log = new DeliveryLog();
-  private long nextMessageId;
 
   /** A network of the topology's routers, all started at time 0 with every link up. */
   public Simulator(Topology topology, Options options) {
@@ -159,8 +198,11 @@ public final class Simulator {
               + " (maxRouters)");
     }
     nodes = new RoutingNode[n];
-    forwarders = new Forwarder[n];
-    partitions = new Partition[n];
+    @SuppressWarnings("unchecked")
+    DataPlane<Message>[] planes = (DataPlane<Message>[]) new DataPlane<?>[n];
+    dataPlanes = planes;
+    outputs = new SimOutput[n];
+    idBase = new long[n];
     epochs = new long[n];
     incarnation = new long[n];
     armed = new long[n];
@@ -168,6 +210,8 @@ public final class Simulator {
     seenPredicates = new long[n];
     controlBytes = new long[n];
     controlMessages = new long[n];
+    dataBytes = new long[n];
+    dataCopies = new long[n];
     neighbours = new int[n][];
     for (int r = 0; r < n; r++) {
       neighbours[r] = topology.neighbours(r);
@@ -234,7 +278,7 @@ public final class Simulator {
     return link(a, b).cost;
   }
 
-  /** Control bytes router {@code r} has sent. */
+  /** Control bytes router {@code r} has sent, framed as on a router link. */
   public long controlBytes(int r) {
     return controlBytes[r];
   }
@@ -242,6 +286,16 @@ public final class Simulator {
   /** Control messages router {@code r} has sent. */
   public long controlMessages(int r) {
     return controlMessages[r];
+  }
+
+  /** Bytes of the DATA frames router {@code r} has sent, framed as on a router link. */
+  public long dataBytes(int r) {
+    return dataBytes[r];
+  }
+
+  /** DATA copies router {@code r} has sent over its links. */
+  public long dataCopies(int r) {
+    return dataCopies[r];
   }
 
   /** Events run so far. */
@@ -262,6 +316,11 @@ public final class Simulator {
   /** Adds an observer called after every event. */
   public void observe(Observer o) {
     observers.add(o);
+  }
+
+  /** Adds an observer called for every control message sent. */
+  public void observeControl(ControlObserver o) {
+    controlObservers.add(o);
   }
 
   // ---- running ----
@@ -318,8 +377,8 @@ public final class Simulator {
     epochs[r] = epoch;
     RoutingNode node = new RoutingNode(r, epoch, options.routing(), options.bloom(), clock);
     nodes[r] = node;
-    forwarders[r] = new Forwarder(options.routing(), options.bloom());
-    partitions[r] = forwarders[r].newPartition();
+    outputs[r] = new SimOutput(r);
+    dataPlanes[r] = new DataPlane<>(node, outputs[r], () -> now * 1000);
     long inc = incarnation[r];
     for (int b : neighbours[r]) {
       node.addLink(new SimFace(r, b, inc), link(r, b).cost);
@@ -338,6 +397,9 @@ public final class Simulator {
       return;
     }
     nodes[r] = null;
+    idBase[r] += dataPlanes[r].published();
+    dataPlanes[r] = null;
+    outputs[r] = null;
     incarnation[r]++;
     armed[r] = Long.MAX_VALUE;
     lastChange = now;
@@ -463,8 +525,11 @@ public final class Simulator {
       if (incarnation[self] != inc) {
         return;
       }
-      controlBytes[self] += WireSize.of(message);
+      controlBytes[self] += RouterFrameCodec.encodedLength(message);
       controlMessages[self]++;
+      for (ControlObserver o : controlObservers) {
+        o.sent(self, neighbour, message);
+      }
       transmit(
           self,
           neighbour,
@@ -542,51 +607,112 @@ public final class Simulator {
     return java.util.Collections.unmodifiableMap(hostRouter);
   }
 
-  /** Publishes {@code m} at router {@code router} now; returns the message's id in the log. */
+  /**
+   * Publishes {@code m} at router {@code router} now, through its data plane; returns the message's
+   * id in the log.
+   *
+   * <p>The id is the one the data plane gives it, {@code router << 48 | sequence}, with the
+   * sequence running on over the router's restarts (a restarted data plane numbers from 0 again),
+   * so that ids stay unique over the whole run.
+   */
   public long publish(int router, Message m) {
-    RoutingNode node = nodes[router];
-    if (node == null) {
+    DataPlane<Message> plane = dataPlanes[router];
+    if (plane == null) {
       throw new IllegalStateException("router " + router + " is down");
     }
-    long id = nextMessageId++;
-    RouteSnapshot s = node.snapshot();
-    Forwarder f = forwarders[router];
-    Partition p = partitions[router];
-    int inD = f.ingress(s, m, p);
-    log.published(id, router, m, f.destinations(), inD, p.broadcast());
-    log.localAt(id, router);
-    node.local().match(m, h -> log.delivered(id, h, router));
-    sendCopies(router, id, router, f.initialHopLimit(), m, p);
-    return id;
+    SimOutput out = outputs[router];
+    out.begin(m, idBase[router]);
+    try {
+      return plane.publish(m, m) + idBase[router];
+    } finally {
+      out.end();
+    }
   }
 
-  private void sendCopies(int r, long id, int source, int hopLimit, Message m, Partition p) {
-    log.dropped(id, p.drop(), p.unreachable());
-    for (int i = 0; i < p.count(); i++) {
-      long[] set = p.broadcast() ? null : p.set(i).clone();
-      Data d = new Data(id, source, hopLimit, set, m);
-      int to = p.hop(i);
+  private void receiveData(int r, int from, SimPacket p) {
+    log.received(p.messageId(), r);
+    SimOutput out = outputs[r];
+    out.begin(p.message(), 0);
+    try {
+      DataPlane<Message> plane = dataPlanes[r];
+      plane.receive(from, p, p.message());
+      if (plane.lastLocal()) {
+        log.localAt(p.messageId(), r);
+      }
+    } finally {
+      out.end();
+    }
+  }
+
+  /**
+   * Router {@code self}'s links and hosts as its data plane sees them: copies go over the simulated
+   * links, deliveries and drops into the log. Called only from inside {@link #publish} and {@link
+   * #receiveData}, which say which message is under way.
+   */
+  private final class SimOutput implements DataPlane.Output<Message> {
+    private final int self;
+    private Message current;
+    private int messageBytes;
+    private long idShift;
+
+    SimOutput(int self) {
+      this.self = self;
+    }
+
+    /**
+     * A data plane call for {@code m} starts; the ids it reports are shifted by {@code shift} into
+     * the log's.
+     */
+    void begin(Message m, long shift) {
+      current = m;
+      messageBytes = MessageCodec.encodedLength(m);
+      idShift = shift;
+    }
+
+    void end() {
+      current = null;
+    }
+
+    @Override
+    public boolean send(
+        int neighbour, int hopLimit, int source, long messageId, long[] d, Message message) {
+      Link l = link(self, neighbour);
+      if (!l.up || nodes[neighbour] == null) {
+        return false;
+      }
+      long id = messageId + idShift;
+      SimPacket p = new SimPacket(hopLimit, source, id, d == null ? null : d.clone(), message);
+      dataBytes[self] +=
+          DataHeader.frameLength(d == null ? 0 : dataPlanes[self].words(), messageBytes);
+      dataCopies[self]++;
       log.copy(id);
-      transmit(r, to, () -> receiveData(to, r, d));
+      transmit(self, neighbour, () -> receiveData(neighbour, self, p));
+      return true;
     }
-  }
 
-  private void receiveData(int r, int from, Data d) {
-    RoutingNode node = nodes[r];
-    ForwardingTable s = node.routes();
-    Forwarder f = forwarders[r];
-    Partition p = partitions[r];
-    log.received(d.id, r);
-    if (d.d == null) {
-      f.broadcast(s, d.source, from, d.hopLimit, p);
-    } else {
-      f.transit(s, d.d, d.hopLimit, p);
+    @Override
+    public boolean deliver(int host, long messageId, Message message) {
+      log.delivered(messageId + idShift, host, self);
+      return true;
     }
-    if (p.local()) {
-      log.localAt(d.id, r);
-      node.local().match(d.message, h -> log.delivered(d.id, h, r));
+
+    @Override
+    public Message decode(Message message) {
+      return message;
     }
-    sendCopies(r, d.id, d.source, d.hopLimit - 1, d.message, p);
+
+    @Override
+    public void published(
+        long messageId, long[] d, int destinations, boolean broadcast, long matchNanos) {
+      long id = messageId + idShift;
+      log.published(id, self, current, d, destinations, broadcast);
+      log.localAt(id, self);
+    }
+
+    @Override
+    public void dropped(long messageId, DataPlane.Drop reason, int count) {
+      log.dropped(messageId + idShift, reason, count);
+    }
   }
 
   // ---- reference ----

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.routing.Partition;
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.topologies.BriteGenerator;
@@ -14,14 +15,20 @@ import io.bdrp.topologies.BriteReader;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.SharedFiles;
 import io.bdrp.topologies.Topology;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.RouterFrameCodec;
 import io.bdrp.workload.WorkloadGenerator;
 import io.bdrp.workload.WorkloadSpec;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -150,8 +157,8 @@ class SimulatorTest {
                   r == e.ingress() || e.broadcast() || e.inDestinations(r),
                   "router " + r + " delivered without being in D");
             });
-    assertEquals(0, e.drops(Partition.Drop.HOP_LIMIT));
-    assertEquals(0, e.drops(Partition.Drop.NOT_ON_TREE));
+    assertEquals(0, e.drops(DataPlane.Drop.HOP_LIMIT));
+    assertEquals(0, e.drops(DataPlane.Drop.NOT_ON_TREE));
     assertEquals(0, e.unreachable());
   }
 
@@ -301,7 +308,7 @@ class SimulatorTest {
       for (DeliveryLog.Entry e : sim.log().entries()) {
         e.hostDeliveries().forEach((h, c) -> assertEquals(1, c, "no duplicate during churn"));
         e.localDecisions().forEach((r, c) -> assertEquals(1, c, "no router delivers twice"));
-        assertEquals(0, e.drops(Partition.Drop.HOP_LIMIT), "no copy runs out of hops");
+        assertEquals(0, e.drops(DataPlane.Drop.HOP_LIMIT), "no copy runs out of hops");
       }
       assertShortestPaths(sim);
       // And after everything has healed, delivery is exact again.
@@ -315,5 +322,97 @@ class SimulatorTest {
         assertExact(sim, e);
       }
     }
+  }
+
+  /**
+   * Every control message is counted as the bytes the router-link codec writes for it (and those
+   * bytes decode back to the message), and every DATA copy as the bytes of its DATA frame.
+   */
+  @Test
+  void trafficIsCountedInTheBytesOfTheWireCodecs() {
+    Simulator sim = new Simulator(Bundled.load("routers-8"), options());
+    WorkloadGenerator g = new WorkloadGenerator(WorkloadSpec.PAPER, 8);
+    attachHosts(sim, g, 2);
+    int n = sim.routerCount();
+    UnpooledByteBufAllocator alloc = UnpooledByteBufAllocator.DEFAULT;
+    long[] counted = new long[n];
+    long[] encoded = new long[n];
+    for (int r = 0; r < n; r++) {
+      ByteBuf hello = RouterFrameCodec.encode(alloc, new ControlMessage.Hello(r, 1, 0));
+      try {
+        assertEquals(
+            sim.controlMessages(r) * hello.readableBytes(),
+            sim.controlBytes(r),
+            "the hellos router " + r + " sent as it started");
+      } finally {
+        hello.release();
+      }
+      counted[r] = sim.controlBytes(r);
+      encoded[r] = counted[r];
+    }
+    Set<Class<?>> kinds = new HashSet<>();
+    sim.observeControl(
+        (from, to, m) -> {
+          ByteBuf frame = RouterFrameCodec.encode(alloc, m);
+          try {
+            int bytes = frame.readableBytes();
+            assertEquals(bytes, sim.controlBytes(from) - counted[from], "size of " + m);
+            assertEquals(m, RouterFrameCodec.decode(frame), "the frame holds the whole message");
+            counted[from] = sim.controlBytes(from);
+            encoded[from] += bytes;
+            kinds.add(m.getClass());
+          } finally {
+            frame.release();
+          }
+        });
+    converge(sim);
+    for (int r = 0; r < n; r++) {
+      assertEquals(encoded[r], sim.controlBytes(r), "control bytes of router " + r);
+      assertTrue(sim.controlMessages(r) > 0);
+    }
+    assertTrue(
+        kinds.containsAll(
+            List.of(
+                ControlMessage.Hello.class,
+                ControlMessage.RouteUpdate.class,
+                ControlMessage.PredicateAd.class)),
+        "hellos, route updates and predicate advertisements were sized: " + kinds);
+
+    SplittableRandom rnd = new SplittableRandom(8);
+    for (int i = 0; i < 50; i++) {
+      sim.publish(rnd.nextInt(n), g.message());
+    }
+    sim.publish(0, Message.builder().put("unmatched", 1L).build());
+    sim.run(sim.nowMillis() + 2_000);
+    long[] d = new long[(FAST.maxRouters() + 63) / 64];
+    long wantBytes = 0;
+    long wantCopies = 0;
+    for (DeliveryLog.Entry e : sim.log().entries()) {
+      assertExact(sim, e);
+      ByteBuf frame =
+          DataHeader.encode(
+              alloc,
+              FAST.hopLimit(),
+              e.broadcast(),
+              e.ingress(),
+              e.id(),
+              e.broadcast() ? null : d,
+              e.message());
+      try {
+        wantBytes += (long) e.copies() * frame.readableBytes();
+      } finally {
+        frame.release();
+      }
+      wantCopies += e.copies();
+    }
+    long bytes = 0;
+    long copies = 0;
+    for (int r = 0; r < n; r++) {
+      bytes += sim.dataBytes(r);
+      copies += sim.dataCopies(r);
+    }
+    assertTrue(wantCopies > 0, "the workload sends copies");
+    assertEquals(wantCopies, copies);
+    assertEquals(wantBytes, bytes);
   }
 }

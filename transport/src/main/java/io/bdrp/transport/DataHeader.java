@@ -52,7 +52,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Not thread-safe: one flyweight per thread (event loop), re-pointed with {@link #wrap}.
  */
-public final class DataHeader {
+public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   /** Offset of the hop limit byte. */
   public static final int HOP_LIMIT_OFFSET = 6;
 
@@ -144,6 +144,7 @@ public final class DataHeader {
   }
 
   /** Further hops the frame may take (0..255). */
+  @Override
   public int hopLimit() {
     return buf.getUnsignedByte(base + HOP_LIMIT_OFFSET);
   }
@@ -167,26 +168,31 @@ public final class DataHeader {
   }
 
   /** Whether the frame is a broadcast (no D; every router gets it once). */
+  @Override
   public boolean isBroadcast() {
     return (flags() & FLAG_BROADCAST) != 0;
   }
 
   /** The router at which the message entered the network. */
+  @Override
   public int sourceRouter() {
     return buf.getUnsignedShort(base + SOURCE_OFFSET);
   }
 
   /** The message id, unique per source router. */
+  @Override
   public long messageId() {
     return buf.getLong(base + MESSAGE_ID_OFFSET);
   }
 
   /** Number of 64-bit words of D (0 for a broadcast). */
+  @Override
   public int destinationWords() {
     return buf.getUnsignedShort(base + D_LENGTH_OFFSET);
   }
 
   /** Word {@code i} of D: routers 64i..64i+63. */
+  @Override
   public long destinationWord(int i) {
     if (i < 0 || i >= destinationWords()) {
       throw new IndexOutOfBoundsException("D word " + i + " of " + destinationWords());
@@ -325,7 +331,7 @@ public final class DataHeader {
     try {
       int words = checkFields(hopLimit, broadcast, sourceRouter, destinations);
       header = alloc.buffer(D_OFFSET + words * Long.BYTES);
-      writeHeader(
+      putHeader(
           header,
           hopLimit,
           broadcast,
@@ -363,7 +369,7 @@ public final class DataHeader {
     int m = MessageCodec.encodedLength(message);
     ByteBuf out = alloc.buffer(D_OFFSET + words * Long.BYTES + m);
     try {
-      writeHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, words, m);
+      putHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, words, m);
       Frames.writeVia(out, message, m, MessageCodec::encode);
       return out;
     } catch (RuntimeException e) {
@@ -389,7 +395,46 @@ public final class DataHeader {
     return destinations.length;
   }
 
-  private static void writeHeader(
+  /**
+   * Bytes of a DATA frame with {@code words} words of D and {@code messageLength} message bytes.
+   */
+  public static int frameLength(int words, int messageLength) {
+    return D_OFFSET + words * Long.BYTES + messageLength;
+  }
+
+  /**
+   * Writes the header of a DATA frame (everything before the message) at the writer index of {@code
+   * out}, whose message of {@code messageLength} bytes the caller writes next: a link writes each
+   * copy's header straight into its output batch.
+   *
+   * @param destinations D, of which the first {@code words} words are written (1..{@link
+   *     #MAX_D_WORDS}), or null when {@code broadcast}
+   */
+  public static void writeHeader(
+      ByteBuf out,
+      int hopLimit,
+      boolean broadcast,
+      int sourceRouter,
+      long messageId,
+      long[] destinations,
+      int words,
+      int messageLength) {
+    if (broadcast) {
+      words = 0;
+    } else if (destinations == null
+        || words < 1
+        || words > MAX_D_WORDS
+        || words > destinations.length) {
+      throw new IllegalArgumentException(
+          "a frame that is not a broadcast needs 1.." + MAX_D_WORDS + " words of D");
+    }
+    Frames.checkU8("hopLimit", hopLimit);
+    Frames.checkU16("sourceRouter", sourceRouter);
+    putHeader(
+        out, hopLimit, broadcast, sourceRouter, messageId, destinations, words, messageLength);
+  }
+
+  private static void putHeader(
       ByteBuf out,
       int hopLimit,
       boolean broadcast,

@@ -34,7 +34,7 @@ public final class NamespaceFederation implements AutoCloseable {
   }
 
   /** The configuration of router {@code r}, as YAML. */
-  public static String config(Emulator.Network n, int r, String routingYaml) {
+  public static String config(Emulator.Network n, int r, String routingYaml, String linkTransport) {
     Emulator.RouterNet me = n.routers().get(r);
     StringBuilder y = new StringBuilder();
     y.append("router: ").append(r).append('\n');
@@ -52,9 +52,11 @@ public final class NamespaceFederation implements AutoCloseable {
                 + l.addressB()
                 + ":"
                 + ROUTER_PORT
+                + "\n    transport: "
+                + linkTransport
                 + "\n"); // the lower-numbered end dials
       } else if (l.b() == r) {
-        nb.add("  - router: " + l.a() + "\n");
+        nb.add("  - router: " + l.a() + "\n    transport: " + linkTransport + "\n");
       }
     }
     if (!nb.isEmpty()) {
@@ -72,14 +74,18 @@ public final class NamespaceFederation implements AutoCloseable {
    * and waits until each serves clients.
    */
   public static NamespaceFederation start(
-      Emulator.Network n, Path dir, List<String> jvmOptions, String routingYaml)
+      Emulator.Network n,
+      Path dir,
+      List<String> jvmOptions,
+      String routingYaml,
+      String linkTransport)
       throws IOException, InterruptedException {
     NamespaceFederation f = new NamespaceFederation(n);
     try {
       Files.createDirectories(dir);
       for (Emulator.RouterNet r : n.routers()) {
         Path config = dir.resolve("router-" + r.router() + ".yaml");
-        Files.writeString(config, config(n, r.router(), routingYaml));
+        Files.writeString(config, config(n, r.router(), routingYaml, linkTransport));
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", r.namespace()));
         cmd.addAll(ChildProcess.java(jvmOptions, MAIN, "router", "--config", config.toString()));
         f.routers.add(

@@ -20,14 +20,23 @@ import java.util.function.Consumer;
 /** bdrp on the emulated network: a {@code bdrp router} per namespace, the client library here. */
 public final class BdrpWan implements WanSystem {
   private final List<String> jvmOptions;
+  private final String linkTransport;
   private NamespaceFederation federation;
   private final List<BdrpClient> clients = new ArrayList<>();
   private EventLoopGroup io;
   private ExecutorService callbacks;
 
-  /** Routers run with {@code jvmOptions}. */
-  public BdrpWan(List<String> jvmOptions) {
+  /**
+   * Routers run with {@code jvmOptions}; their links carry DATA over {@code linkTransport} ({@code
+   * tcp} or {@code udp}).
+   */
+  public BdrpWan(List<String> jvmOptions, String linkTransport) {
+    if (!linkTransport.equals("tcp") && !linkTransport.equals("udp")) {
+      throw new IllegalArgumentException(
+          "--link-transport: expected tcp or udp, got '" + linkTransport + "'");
+    }
     this.jvmOptions = List.copyOf(jvmOptions);
+    this.linkTransport = linkTransport;
   }
 
   @Override
@@ -37,7 +46,7 @@ public final class BdrpWan implements WanSystem {
 
   @Override
   public void start(Emulator.Network net, Path dir, int diameter) throws Exception {
-    federation = NamespaceFederation.start(net, dir, jvmOptions, null);
+    federation = NamespaceFederation.start(net, dir, jvmOptions, null, linkTransport);
     io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     callbacks = Executors.newFixedThreadPool(2);
   }

@@ -1,10 +1,6 @@
-package io.bdrp.router.wire;
+package io.bdrp.transport;
 
 import io.bdrp.encoding.bloom.BloomParameters;
-import io.bdrp.transport.DataHeader;
-import io.bdrp.transport.FrameDecoder;
-import io.bdrp.transport.FrameType;
-import io.bdrp.transport.Frames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -14,8 +10,9 @@ import java.util.List;
 /**
  * Turns whole frames from {@link FrameDecoder} into what a router link handles: a {@link
  * RouterHello}, a {@code ControlMessage} or a {@code SessionFrame} record (the frame buffer is
- * released), or, for DATA, the frame buffer itself, checked by {@link DataHeader#wrap} and passed
- * on with one reference that the next handler owns and must release (by forwarding or dropping it).
+ * released), or, for DATA, the frame buffer itself, passed on with one reference that the next
+ * handler owns and must release; that handler checks its header with its own {@link DataHeader}
+ * flyweight and counts a malformed one (the stream's framing is intact, so the session goes on).
  * Faults are {@code ProtocolException}s for {@code ProtocolErrorHandler}.
  *
  * <p>Stateless apart from its configuration; may be shared between channels.
@@ -41,7 +38,6 @@ public final class RouterFrameDecoder extends MessageToMessageDecoder<ByteBuf> {
     int start = frame.readerIndex();
     if (frame.readableBytes() > Frames.TYPE_OFFSET
         && frame.getUnsignedByte(start + Frames.TYPE_OFFSET) == FrameType.DATA.number()) {
-      new DataHeader().wrap(frame);
       out.add(frame.retain());
       return;
     }

@@ -1,4 +1,4 @@
-package io.bdrp.router.wire;
+package io.bdrp.transport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.ControlMessage;
-import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.ErrorCode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -34,8 +32,9 @@ class RouterFrameGoldenTest {
   static Stream<Arguments> vectors() {
     return Stream.of(
         Arguments.of(
-            new RouterHello(7, 5, BloomParameters.DEFAULT, new byte[0]),
-            "00000011 01 20 | 0007 | 0000000000000005 | 0800 | 02 | 0000"),
+            new RouterHello(7, 5, 1024, BloomParameters.DEFAULT, 7401, new byte[0]),
+            "00000019 01 20 | 0002 | 0007 | 0000000000000005 | 00000400 | 0800 | 02 | 1ce9"
+                + " | 0000"),
         Arguments.of(
             new ControlMessage.Hello(1, 5, 6),
             "00000014 01 21 | 0001 | 0000000000000005 | 0000000000000006"),

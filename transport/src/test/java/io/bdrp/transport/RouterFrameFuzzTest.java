@@ -1,6 +1,5 @@
-package io.bdrp.router.wire;
+package io.bdrp.transport;
 
-import io.bdrp.transport.ProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

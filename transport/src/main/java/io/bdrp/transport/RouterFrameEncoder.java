@@ -1,7 +1,6 @@
-package io.bdrp.router.wire;
+package io.bdrp.transport;
 
 import io.bdrp.routing.ControlMessage;
-import io.bdrp.transport.SessionFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;

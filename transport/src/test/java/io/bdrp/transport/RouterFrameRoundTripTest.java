@@ -1,4 +1,4 @@
-package io.bdrp.router.wire;
+package io.bdrp.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -6,10 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.ControlMessage;
-import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.FrameDecoder;
-import io.bdrp.transport.ProtocolErrorCounters;
-import io.bdrp.transport.ProtocolErrorHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -30,7 +26,14 @@ class RouterFrameRoundTripTest {
       case 0 -> {
         byte[] token = new byte[r.nextInt(64)];
         r.nextBytes(token);
-        yield new RouterHello(router, r.nextLong(), PARAMS, token);
+        yield new RouterHello(
+            r.nextInt(65536),
+            router,
+            r.nextLong(),
+            1 + r.nextInt(RouterHello.MAX_ROUTERS),
+            PARAMS,
+            r.nextInt(65536),
+            token);
       }
       case 1 -> new ControlMessage.Hello(router, r.nextLong(), r.nextLong());
       case 2 -> {

@@ -1,17 +1,9 @@
-package io.bdrp.router.wire;
+package io.bdrp.transport;
 
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import io.bdrp.routing.ControlMessage;
-import io.bdrp.transport.ClientFrameCodec;
-import io.bdrp.transport.DataHeader;
-import io.bdrp.transport.ErrorCode;
-import io.bdrp.transport.FrameReader;
-import io.bdrp.transport.FrameType;
-import io.bdrp.transport.Frames;
-import io.bdrp.transport.ProtocolException;
-import io.bdrp.transport.SessionFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
@@ -31,7 +23,8 @@ import java.util.List;
  *  SEQNO_REQUEST     | sender u16 | destination u16 | epoch i64 | seqno i32 | hopCount u16 |
  *  PREDICATE_AD      | sender u16 | origin u16 | epoch i64 | seq i64 | EncodedPredicateCodec ... |
  *  PREDICATE_REQUEST | sender u16 | origin u16 |
- *  ROUTER_HELLO      | router u16 | epoch i64 | M u16 | k u8 | tokenLen u16 | token |
+ *  ROUTER_HELLO      | protocol u16 | router u16 | epoch i64 | maxRouters u32 | M u16 | k u8 |
+ *                    | udpPort u16 | tokenLen u16 | token |
  * </pre>
  *
  * <p>Router numbers, metrics and hop counts must fit their u16 fields; the encoder refuses others
@@ -64,7 +57,7 @@ public final class RouterFrameCodec {
   public static int encodedLength(Object frame) {
     return Frames.PREFIX_BYTES
         + switch (frame) {
-          case RouterHello h -> 2 + 8 + 2 + 1 + 2 + h.authToken().length;
+          case RouterHello h -> 2 + 2 + 8 + 4 + 2 + 1 + 2 + 2 + h.authToken().length;
           case ControlMessage.Hello h -> 2 + 8 + 8;
           case ControlMessage.RouteUpdate u -> 2 + 2 + u.routes().size() * ROUTE_BYTES;
           case ControlMessage.SeqnoRequest s -> 2 + 2 + 8 + 4 + 2;
@@ -100,10 +93,13 @@ public final class RouterFrameCodec {
       switch (frame) {
         case RouterHello h -> {
           int start = Frames.beginFrame(out, FrameType.ROUTER_HELLO);
+          out.writeShort(h.protocol());
           out.writeShort(h.routerNumber());
           out.writeLong(h.epoch());
+          out.writeInt(h.maxRouters());
           out.writeShort(h.bloom().bits());
           out.writeByte(h.bloom().hashes());
+          out.writeShort(h.udpPort());
           byte[] token = h.authToken();
           out.writeShort(token.length);
           out.writeBytes(token);
@@ -218,11 +214,25 @@ public final class RouterFrameCodec {
     Object f =
         switch (type) {
           case ROUTER_HELLO -> {
+            int protocol = r.u16();
             int router = r.u16();
             long epoch = r.i64();
+            int maxAt = r.offset();
+            int maxRouters = r.i32();
+            if (maxRouters < 1 || maxRouters > RouterHello.MAX_ROUTERS) {
+              throw r.malformed(
+                  maxAt, "maxRouters " + maxRouters + " outside 1.." + RouterHello.MAX_ROUTERS);
+            }
             BloomParameters bloom = bloom(r);
+            int udpPort = r.u16();
             yield new RouterHello(
-                router, epoch, bloom, r.blob("auth token", Frames.MAX_TOKEN_BYTES));
+                protocol,
+                router,
+                epoch,
+                maxRouters,
+                bloom,
+                udpPort,
+                r.blob("auth token", Frames.MAX_TOKEN_BYTES));
           }
           case DV_HELLO -> new ControlMessage.Hello(r.u16(), r.i64(), r.i64());
           case ROUTE_UPDATE -> {

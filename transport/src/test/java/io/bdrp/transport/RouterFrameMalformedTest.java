@@ -1,6 +1,6 @@
-package io.bdrp.router.wire;
+package io.bdrp.transport;
 
-import static io.bdrp.router.wire.RouterFrameGoldenTest.bytes;
+import static io.bdrp.transport.RouterFrameGoldenTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -11,15 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.routing.ControlMessage;
-import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.ClientFrameCodec;
-import io.bdrp.transport.DataHeader;
-import io.bdrp.transport.ErrorCode;
-import io.bdrp.transport.FrameDecoder;
-import io.bdrp.transport.Frames;
-import io.bdrp.transport.ProtocolErrorCounters;
-import io.bdrp.transport.ProtocolErrorHandler;
-import io.bdrp.transport.ProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -154,12 +145,26 @@ class RouterFrameMalformedTest {
   }
 
   @Test
-  void malformedDataHeader() {
-    // Broadcast flag and a D word.
-    expectFatal(
-        "0000001e 01 26 | 10 | 01 | 0003 | 0000000000000001 | 0001 | 0000000000000001"
-            + " | 0000 00000000",
-        ErrorCode.MALFORMED_FRAME);
+  void malformedDataHeaderPassesTheDecoderAndIsRefusedByTheFlyweight() {
+    // Broadcast flag and a D word. The framing is intact, so the session is not ended: the
+    // decoder passes the frame on and the session's flyweight refuses it (counted, dropped).
+    ProtocolErrorCounters counters = new ProtocolErrorCounters();
+    EmbeddedChannel ch = link(counters);
+    ch.writeInbound(
+        Unpooled.wrappedBuffer(
+            bytes(
+                "0000001e 01 26 | 10 | 01 | 0003 | 0000000000000001 | 0001 | 0000000000000001"
+                    + " | 0000 00000000")));
+    ByteBuf in = ch.readInbound();
+    try {
+      ProtocolException e = assertThrows(ProtocolException.class, () -> new DataHeader().wrap(in));
+      assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+    } finally {
+      in.release();
+    }
+    assertEquals(0, counters.total());
+    assertTrue(ch.isOpen());
+    assertFalse(ch.finishAndReleaseAll());
   }
 
   @Test

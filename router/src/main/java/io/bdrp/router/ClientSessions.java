@@ -1,0 +1,161 @@
+package io.bdrp.router;
+
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameDecoder;
+import io.bdrp.transport.ClientFrameEncoder;
+import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.FrameDecoder;
+import io.bdrp.transport.FrameType;
+import io.bdrp.transport.Frames;
+import io.bdrp.transport.ProtocolErrorHandler;
+import io.bdrp.transport.ProtocolException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.collection.IntObjectHashMap;
+
+/**
+ * The router's client sessions: the HELLO, SET_PREDICATE and SEND of each host, and the table of
+ * hosts that deliveries go to. A SEND is published through the data plane with the message's bytes
+ * as the host wrote them, never re-encoded.
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class ClientSessions {
+  /** A client session. */
+  static final class Host {
+    final int id;
+    final Channel channel;
+    final String name;
+    final Metrics.Counter delivered;
+    final Metrics.Counter dropped;
+
+    Host(int id, Channel channel, String name, RouterMetrics metrics) {
+      this.id = id;
+      this.channel = channel;
+      this.name = name;
+      this.delivered = metrics.hostDelivered(id, name);
+      this.dropped = metrics.hostDropped(id, name);
+    }
+  }
+
+  private static final int SEND_MESSAGE_OFFSET = Frames.PREFIX_BYTES + 8; // after correlation id
+
+  private final Router router;
+  final IntObjectHashMap<Host> hosts = new IntObjectHashMap<>();
+  private int nextHost = 1;
+
+  /** The SEND frame being handled: its message bytes, exposed while it is decoded and published. */
+  private final MessageBytes sendBytes = new MessageBytes();
+
+  ClientSessions(Router router) {
+    this.router = router;
+  }
+
+  ChannelInitializer<SocketChannel> initializer() {
+    RouterConfig.Limits limits = router.config().limits();
+    return new ChannelInitializer<SocketChannel>() {
+      @Override
+      protected void initChannel(SocketChannel ch) {
+        ch.config()
+            .setWriteBufferWaterMark(
+                new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
+        ch.pipeline()
+            .addLast(new FrameDecoder(limits.maxFrameBytes()))
+            .addLast(new SendBytes())
+            .addLast(new ClientFrameDecoder(limits.maxFrameBytes()))
+            .addLast(new ClientFrameEncoder())
+            .addLast(new ClientHandler())
+            .addLast(new ProtocolErrorHandler(router.errors()));
+      }
+    };
+  }
+
+  /** Sits before the client frame decoder and exposes a SEND frame's message bytes meanwhile. */
+  private final class SendBytes extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ByteBuf f
+          && f.readableBytes() > SEND_MESSAGE_OFFSET
+          && f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET) == FrameType.SEND.number()) {
+        // Held: the decoder releases the frame before it passes the decoded SEND on.
+        f.retain();
+        sendBytes.set(
+            f, f.readerIndex() + SEND_MESSAGE_OFFSET, f.readableBytes() - SEND_MESSAGE_OFFSET);
+        try {
+          ctx.fireChannelRead(msg); // decoded and published before this returns
+        } finally {
+          sendBytes.set(null, 0, 0);
+          f.release();
+        }
+      } else {
+        ctx.fireChannelRead(msg);
+      }
+    }
+  }
+
+  /** One client session. */
+  private final class ClientHandler extends SimpleChannelInboundHandler<ClientFrame> {
+    private Host host;
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, ClientFrame f) {
+      RouterConfig config = router.config();
+      if (host == null) {
+        if (!(f instanceof ClientFrame.Hello h)) {
+          throw new ProtocolException(
+              ErrorCode.PROTOCOL_VIOLATION, "the first frame of a client session must be HELLO");
+        }
+        if (hosts.size() >= config.limits().maxClients()) {
+          throw new ProtocolException(
+              ErrorCode.OVERLOADED,
+              "this router serves at most " + config.limits().maxClients() + " clients");
+        }
+        host = new Host(nextHost++, ctx.channel(), h.clientName(), router.metrics());
+        hosts.put(host.id, host);
+        ctx.writeAndFlush(new ClientFrame.HelloOk(Frames.VERSION, config.router(), "bdrp-router"));
+        return;
+      }
+      switch (f) {
+        case ClientFrame.SetPredicate s -> {
+          router.node().setHost(host.id, s.predicate());
+          router.metrics().predicateChanges.inc();
+          ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
+          router.rearm();
+        }
+        case ClientFrame.Send s -> {
+          if (sendBytes.buf == null) {
+            throw new ProtocolException(ErrorCode.INTERNAL, "SEND without its bytes");
+          }
+          router.dataPlane().publish(s.message(), sendBytes);
+          if (s.correlationId() != 0) {
+            ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
+          }
+        }
+        case ClientFrame.Ping p -> ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+        case ClientFrame.Pong p -> {}
+        case ClientFrame.Bye b -> ctx.close();
+        case ClientFrame.Hello h ->
+            throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION, "HELLO sent twice");
+        default ->
+            throw new ProtocolException(
+                ErrorCode.PROTOCOL_VIOLATION, "a client may not send " + f.type());
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (host != null) {
+        hosts.remove(host.id);
+        router.node().removeHost(host.id);
+        router.rearm();
+      }
+      ctx.fireChannelInactive();
+    }
+  }
+}

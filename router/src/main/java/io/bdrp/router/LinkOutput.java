@@ -1,0 +1,143 @@
+package io.bdrp.router;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.codec.CodecException;
+import io.bdrp.encoding.codec.MessageCodec;
+import io.bdrp.routing.DataPlane;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.FrameType;
+import io.bdrp.transport.Frames;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.util.collection.IntObjectHashMap;
+import java.nio.ByteBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's side of the data plane: writes each DATA copy to its neighbour's link (into the TCP
+ * session's output batch, or as one UDP datagram) and each delivery to its client session, writing
+ * the header fields straight into the output, then the message bytes (copied if small, a retained
+ * slice if large). A copy or delivery to a session that is gone or above its high water mark is
+ * refused (the data plane counts it) and counted on its link or host.
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class LinkOutput implements DataPlane.Output<MessageBytes> {
+  private static final Logger log = LoggerFactory.getLogger(LinkOutput.class);
+
+  private final Router router;
+  private final Link[] links; // by router number
+  private final IntObjectHashMap<ClientSessions.Host> hosts;
+  private final OutputBatches batches;
+  private final int maxDatagramBytes;
+  private int words;
+
+  LinkOutput(
+      Router router,
+      Link[] links,
+      IntObjectHashMap<ClientSessions.Host> hosts,
+      OutputBatches batches,
+      int maxDatagramBytes) {
+    this.router = router;
+    this.links = links;
+    this.hosts = hosts;
+    this.batches = batches;
+    this.maxDatagramBytes = maxDatagramBytes;
+  }
+
+  void words(int words) {
+    this.words = words;
+  }
+
+  @Override
+  public boolean send(
+      int neighbour, int hopLimit, int source, long messageId, long[] d, MessageBytes message) {
+    Link l = neighbour >= 0 && neighbour < links.length ? links[neighbour] : null;
+    if (l == null) {
+      return false;
+    }
+    Channel c = l.session;
+    if (c == null || !c.isActive()) {
+      l.dropped.inc();
+      return false;
+    }
+    boolean broadcast = d == null;
+    int n = broadcast ? 0 : words;
+    int frame = DataHeader.frameLength(n, message.length);
+    if (l.udpOut && frame <= maxDatagramBytes) {
+      if (!router.udp().send(l, hopLimit, broadcast, source, messageId, d, n, message, frame)) {
+        l.dropped.inc();
+        return false;
+      }
+      l.out.inc();
+      return true;
+    }
+    if (!c.isWritable()) {
+      l.dropped.inc();
+      return false;
+    }
+    if (message.length < OutputBatches.COPY_BELOW) {
+      ByteBuf b = batches.room(c, frame);
+      DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
+      message.writeTo(b);
+    } else {
+      ByteBuf b = batches.room(c, frame - message.length);
+      DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
+      batches.writeAfterBatch(c, message.retainedSlice());
+    }
+    l.out.inc();
+    return true;
+  }
+
+  @Override
+  public boolean deliver(int host, long messageId, MessageBytes message) {
+    ClientSessions.Host h = hosts.get(host);
+    if (h == null) {
+      return false;
+    }
+    Channel c = h.channel;
+    if (!c.isActive() || !c.isWritable()) {
+      h.dropped.inc();
+      return false;
+    }
+    int frame = Frames.PREFIX_BYTES + message.length;
+    if (message.length < OutputBatches.COPY_BELOW) {
+      ByteBuf b = batches.room(c, frame);
+      b.writeInt(frame - Frames.LENGTH_BYTES);
+      b.writeByte(Frames.VERSION);
+      b.writeByte(FrameType.DELIVER.number());
+      message.writeTo(b);
+    } else {
+      ByteBuf b = batches.room(c, Frames.PREFIX_BYTES);
+      b.writeInt(frame - Frames.LENGTH_BYTES);
+      b.writeByte(Frames.VERSION);
+      b.writeByte(FrameType.DELIVER.number());
+      batches.writeAfterBatch(c, message.retainedSlice());
+    }
+    h.delivered.inc();
+    return true;
+  }
+
+  @Override
+  public Message decode(MessageBytes message) {
+    ByteBuffer nio = message.buf.nioBuffer(message.offset, message.length).slice();
+    try {
+      Message m = MessageCodec.decode(nio);
+      if (nio.hasRemaining()) {
+        log.debug("DATA message followed by {} unexpected bytes", nio.remaining());
+        return null;
+      }
+      return m;
+    } catch (CodecException e) {
+      log.debug("DATA message does not decode: {}", e.getMessage());
+      return null;
+    }
+  }
+
+  @Override
+  public void published(
+      long messageId, long[] d, int destinations, boolean broadcast, long matchNanos) {
+    router.metrics().matchSeconds.observeNanos(matchNanos);
+  }
+}

@@ -1,0 +1,35 @@
+package io.bdrp.router;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Where the encoded bytes of the message being forwarded lie: a region of a buffer that the router
+ * holds while it handles one SEND or DATA frame. The data plane carries it as an opaque handle to
+ * {@link LinkOutput}, which copies the bytes into its output or, for a large message, takes a
+ * retained slice. One instance per kind of input, re-pointed for each frame, so forwarding
+ * allocates no view per message.
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class MessageBytes {
+  ByteBuf buf;
+  int offset;
+  int length;
+
+  MessageBytes set(ByteBuf buf, int offset, int length) {
+    this.buf = buf;
+    this.offset = offset;
+    this.length = length;
+    return this;
+  }
+
+  /** A slice of the bytes that owns one reference to the buffer. */
+  ByteBuf retainedSlice() {
+    return buf.retainedSlice(offset, length);
+  }
+
+  /** Copies the bytes to the writer index of {@code out}. */
+  void writeTo(ByteBuf out) {
+    out.writeBytes(buf, offset, length);
+  }
+}

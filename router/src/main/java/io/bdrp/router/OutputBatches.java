@@ -1,0 +1,100 @@
+package io.bdrp.router;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * Output made while the router handles a batch of input, gathered per channel and flushed once the
+ * batch is done: small frames are written straight into one buffer per channel (a DATA copy's
+ * header and D, then its message bytes), large messages are written as slices of the bytes they
+ * arrived in, and every channel with output is written and flushed by one task queued on the loop,
+ * which runs after the I/O being handled. One system call per socket per batch, rather than one per
+ * frame. What is gathered is bounded by one batch of input.
+ *
+ * <p>Owned by the router's event loop; every method runs there.
+ */
+final class OutputBatches {
+  private static final int BATCH_BYTES = 64 * 1024;
+
+  /** Message bytes from this size up are written as a slice of their buffer, not copied. */
+  static final int COPY_BELOW = 4 * 1024;
+
+  private final EventLoop loop;
+  private final Map<Channel, ByteBuf> pending = new IdentityHashMap<>();
+  private final Runnable flushAll = this::flushAll;
+  private boolean flushQueued;
+
+  OutputBatches(EventLoop loop) {
+    this.loop = loop;
+  }
+
+  /**
+   * The batch buffer of {@code c} with room for at least {@code bytes} more (at most {@link
+   * #BATCH_BYTES}); the caller writes whole frames into it. A batch too full for them is written to
+   * the channel first.
+   */
+  ByteBuf room(Channel c, int bytes) {
+    ByteBuf batch = pending.get(c);
+    if (batch != null && batch.writableBytes() < bytes) {
+      c.write(batch, c.voidPromise());
+      batch = null;
+    }
+    if (batch == null) {
+      batch = c.alloc().directBuffer(Math.max(BATCH_BYTES, bytes), Math.max(BATCH_BYTES, bytes));
+      pending.put(c, batch);
+    }
+    queueFlush();
+    return batch;
+  }
+
+  /**
+   * Writes what {@code c}'s batch holds, then {@code large}, which it takes over: the frame (or the
+   * rest of a frame whose start is in the batch) is written after the bytes gathered before it.
+   */
+  void writeAfterBatch(Channel c, ByteBuf large) {
+    ByteBuf batch = pending.get(c);
+    if (batch != null && batch.isReadable()) {
+      c.write(batch, c.voidPromise());
+      pending.put(c, null);
+    } else if (!pending.containsKey(c)) {
+      pending.put(c, null);
+    }
+    c.write(large, c.voidPromise());
+    queueFlush();
+  }
+
+  /** Marks {@code c} for a flush at the end of the batch (after writes made directly to it). */
+  void flushLater(Channel c) {
+    if (!pending.containsKey(c)) {
+      pending.put(c, null);
+    }
+    queueFlush();
+  }
+
+  private void queueFlush() {
+    if (!flushQueued) {
+      flushQueued = true;
+      loop.execute(flushAll);
+    }
+  }
+
+  private void flushAll() {
+    flushQueued = false;
+    for (Map.Entry<Channel, ByteBuf> e : pending.entrySet()) {
+      Channel c = e.getKey();
+      ByteBuf batch = e.getValue();
+      if (batch != null) {
+        if (batch.isReadable()) {
+          c.write(batch, c.voidPromise());
+        } else {
+          batch.release();
+        }
+      }
+      c.flush();
+    }
+    pending.clear();
+  }
+}

@@ -1,0 +1,353 @@
+package io.bdrp.router;
+
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.FrameDecoder;
+import io.bdrp.transport.ProtocolErrorHandler;
+import io.bdrp.transport.ProtocolException;
+import io.bdrp.transport.RouterFrameDecoder;
+import io.bdrp.transport.RouterFrameEncoder;
+import io.bdrp.transport.RouterHello;
+import io.bdrp.transport.SessionFrame;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's TCP sessions with its neighbours: dialling and redialling, the hello exchange with
+ * its checks, then control frames to the routing state and DATA frames to the data plane.
+ *
+ * <p><b>Hello.</b> Each side sends a {@link RouterHello} as soon as the session opens. A hello is
+ * refused with {@code INCOMPATIBLE_PEER} when a network-wide parameter differs ({@link
+ * RouterHello#incompatibility}; a WARN line and {@code bdrp_link_refused_total{parameter}}), and
+ * with {@code NOT_AUTHORIZED} when the sender is not a configured neighbour or its token is wrong.
+ * An ERROR frame from a neighbour is logged at WARN and counted in {@code
+ * bdrp_link_errors_received_total{code}}. If both sides dial, the session dialled by the
+ * lower-numbered router is kept. A session that breaks is redialled after a second by the side that
+ * dialled it.
+ *
+ * <p>A DATA frame whose header is malformed is counted and dropped; the session goes on, since its
+ * framing is intact.
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class RouterLinks {
+  private static final Logger log = LoggerFactory.getLogger(RouterLinks.class);
+  private static final long REDIAL_MS = 1_000;
+
+  private final Router router;
+  private final RouterConfig config;
+  final Link[] byNumber;
+
+  // Reused by every DATA frame: the loop handles one at a time.
+  private final DataHeader header = new DataHeader();
+  private final MessageBytes dataBytes = new MessageBytes();
+
+  RouterLinks(Router router) {
+    this.router = router;
+    this.config = router.config();
+    this.byNumber = new Link[config.routing().maxRouters()];
+  }
+
+  /** Creates the configured links and dials those whose address is known. */
+  void start() {
+    for (RouterConfig.Neighbour n : config.neighbours()) {
+      Link l = new Link(n, router.metrics());
+      byNumber[n.router()] = l;
+      router.node().addLink(l, n.cost());
+      if (n.address() != null) {
+        dial(l);
+      }
+    }
+  }
+
+  Link get(int neighbour) {
+    return neighbour >= 0 && neighbour < byNumber.length ? byNumber[neighbour] : null;
+  }
+
+  /** The hello this router sends. */
+  private RouterHello ownHello() {
+    return new RouterHello(
+        config.router(),
+        config.epoch(),
+        config.routing().maxRouters(),
+        config.bloom(),
+        router.udp().port(),
+        token());
+  }
+
+  private byte[] token() {
+    return config.routerToken() == null
+        ? new byte[0]
+        : config.routerToken().getBytes(StandardCharsets.UTF_8);
+  }
+
+  ChannelInitializer<SocketChannel> initializer(Link dialling) {
+    RouterConfig.Limits limits = config.limits();
+    return new ChannelInitializer<SocketChannel>() {
+      @Override
+      protected void initChannel(SocketChannel ch) {
+        ch.config()
+            .setWriteBufferWaterMark(
+                new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()));
+        ch.pipeline()
+            .addLast(new FrameDecoder(limits.maxFrameBytes()))
+            .addLast(new RouterFrameDecoder(limits.maxFrameBytes(), config.bloom()))
+            .addLast(new RouterFrameEncoder())
+            .addLast(new Session(dialling))
+            .addLast(new ProtocolErrorHandler(router.errors()));
+      }
+    };
+  }
+
+  /**
+   * Dials {@code l} now (if it has no session), and keeps redialling it when the session breaks.
+   */
+  void connect(Link l, InetSocketAddress address) {
+    l.address = address;
+    if (l.session == null) {
+      dial(l);
+    }
+  }
+
+  private void dial(Link l) {
+    if (router.closed()) {
+      return;
+    }
+    new Bootstrap()
+        .group(router.loop())
+        .channel(router.socketChannel())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
+        .handler(initializer(l))
+        .connect(Router.resolve(l.address))
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                log.debug(
+                    "router {}: cannot reach {}: {}",
+                    config.router(),
+                    l.neighbour(),
+                    f.cause().getMessage());
+                redialLater(l);
+              }
+            });
+  }
+
+  private void redialLater(Link l) {
+    router.loop().schedule(() -> redialIfIdle(l), REDIAL_MS, TimeUnit.MILLISECONDS);
+  }
+
+  private void redialIfIdle(Link l) {
+    if (!router.closed() && l.session == null && l.address != null && get(l.neighbour()) == l) {
+      dial(l);
+    }
+  }
+
+  /** One router session: hello exchange, then control and DATA frames. */
+  private final class Session extends SimpleChannelInboundHandler<Object> {
+    private final Link dialling; // the link this session dials, or null if accepted
+    private Link link; // after a valid hello
+
+    Session(Link dialling) {
+      super(Object.class, false);
+      this.dialling = dialling;
+    }
+
+    /** Whatever a read brought from the neighbour shows it alive: once per read, not per frame. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (link != null) {
+        router.node().heard(link.neighbour());
+      }
+      ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      ctx.writeAndFlush(ownHello());
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+      try {
+        if (msg instanceof ClientFrame.Error e) {
+          errorFromPeer(ctx, e);
+        } else if (link == null) {
+          if (!(msg instanceof RouterHello h)) {
+            throw new ProtocolException(
+                ErrorCode.PROTOCOL_VIOLATION,
+                "the first frame of a router session must be ROUTER_HELLO");
+          }
+          hello(ctx, h);
+        } else if (msg instanceof ByteBuf frame) {
+          link.in.inc();
+          data(link, frame);
+        } else if (msg instanceof ControlMessage m) {
+          if (m.sender() != link.neighbour()) {
+            throw new ProtocolException(
+                ErrorCode.PROTOCOL_VIOLATION,
+                "control message names sender "
+                    + m.sender()
+                    + " on the link to "
+                    + link.neighbour());
+          }
+          router.node().receive(m);
+          router.rearm();
+        } else if (msg instanceof SessionFrame s) {
+          if (s instanceof ClientFrame.Ping p) {
+            ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+          } else if (s instanceof ClientFrame.Bye) {
+            ctx.close();
+          }
+        } else {
+          throw new ProtocolException(
+              ErrorCode.PROTOCOL_VIOLATION, "unexpected frame " + msg.getClass().getSimpleName());
+        }
+      } finally {
+        ReferenceCountUtil.release(msg);
+      }
+    }
+
+    private void errorFromPeer(ChannelHandlerContext ctx, ClientFrame.Error e) {
+      String code =
+          e.knownCode()
+              .map(c -> c.name().toLowerCase(java.util.Locale.ROOT))
+              .orElse(Integer.toString(e.code()));
+      router.metrics().linkErrorReceived(code).inc();
+      log.warn(
+          "router {}: neighbour {} at {} reports {}: {}",
+          config.router(),
+          link != null ? link.neighbour() : dialling != null ? dialling.neighbour() : "(unknown)",
+          ctx.channel().remoteAddress(),
+          code,
+          e.message());
+      if (link == null) {
+        ctx.close(); // refused before the hello was accepted: nothing else can follow
+      }
+    }
+
+    private void hello(ChannelHandlerContext ctx, RouterHello h) {
+      RouterHello.Incompatibility why = ownHello().incompatibility(h);
+      if (why != null) {
+        router.metrics().linkRefused(why.parameter()).inc();
+        log.warn(
+            "router {}: refusing router {} at {}: {}",
+            config.router(),
+            h.routerNumber(),
+            ctx.channel().remoteAddress(),
+            why.reason());
+        throw new ProtocolException(ErrorCode.INCOMPATIBLE_PEER, why.reason());
+      }
+      Link l = get(h.routerNumber());
+      if (l == null) {
+        router.metrics().linkRefused("neighbour").inc();
+        log.warn(
+            "router {}: refusing router {} at {}: not a configured neighbour",
+            config.router(),
+            h.routerNumber(),
+            ctx.channel().remoteAddress());
+        throw new ProtocolException(
+            ErrorCode.NOT_AUTHORIZED,
+            "router " + h.routerNumber() + " is not a configured neighbour");
+      }
+      if (dialling != null && dialling != l) {
+        throw new ProtocolException(
+            ErrorCode.PROTOCOL_VIOLATION,
+            "dialled router "
+                + dialling.neighbour()
+                + " but router "
+                + h.routerNumber()
+                + " answered");
+      }
+      if (!MessageDigest.isEqual(token(), h.authToken())) {
+        router.metrics().linkRefused("token").inc();
+        log.warn(
+            "router {}: refusing router {} at {}: wrong router token",
+            config.router(),
+            h.routerNumber(),
+            ctx.channel().remoteAddress());
+        throw new ProtocolException(ErrorCode.NOT_AUTHORIZED, "wrong router token");
+      }
+      boolean ours = dialling != null;
+      if (l.session != null && l.session.isActive()) {
+        // Both sides dialled: keep the session dialled by the lower-numbered router.
+        int keepDialler = Math.min(config.router(), l.neighbour());
+        boolean newIsKeeper = (ours ? config.router() : l.neighbour()) == keepDialler;
+        if (!newIsKeeper) {
+          ctx.close();
+          return;
+        }
+        Channel old = l.session;
+        l.session = null;
+        old.close();
+        router.node().linkDown(l.neighbour());
+      }
+      link = l;
+      l.session = ctx.channel();
+      l.dialledByUs = ours;
+      router.udp().linkUp(l, (InetSocketAddress) ctx.channel().remoteAddress(), h.udpPort());
+      ctx.channel()
+          .closeFuture()
+          .addListener(
+              f -> {
+                if (l.session == ctx.channel()) {
+                  l.session = null;
+                  router.udp().linkDown(l);
+                  router.node().linkDown(l.neighbour());
+                  router.rearm();
+                  if (l.dialledByUs) {
+                    redialLater(l);
+                  }
+                }
+              });
+      log.info(
+          "router {}: link to router {} up ({}, DATA over {})",
+          config.router(),
+          l.neighbour(),
+          ours ? "dialled" : "accepted",
+          l.udpOut ? "UDP to " + l.udpPeer : "TCP");
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (dialling != null && link == null) {
+        redialLater(dialling);
+      }
+      ctx.fireChannelInactive();
+    }
+  }
+
+  /** A DATA frame from {@code from}'s TCP session, which its caller releases. */
+  private void data(Link from, ByteBuf frame) {
+    DataHeader h;
+    try {
+      h = header.wrap(frame);
+    } catch (ProtocolException e) {
+      router.metrics().malformedData("tcp").inc();
+      log.debug("router {}: malformed DATA from {}: {}", config.router(), from.neighbour(), e);
+      return;
+    }
+    router
+        .dataPlane()
+        .receive(
+            from.neighbour(),
+            h,
+            dataBytes.set(frame, frame.readerIndex() + h.messageOffset(), h.messageLength()));
+  }
+}

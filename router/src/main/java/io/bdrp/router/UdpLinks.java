@@ -1,0 +1,211 @@
+package io.bdrp.router;
+
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.ProtocolException;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * DATA over UDP: one socket per router, bound when some neighbour's link is configured with {@code
+ * transport: udp}. Each datagram holds exactly one DATA frame, laid out as on TCP (length field
+ * first, then the fixed header, D and the message), so that a program in the kernel can read and
+ * rewrite the header at a fixed offset without parsing the message.
+ *
+ * <p>A neighbour's hello announces its UDP port; DATA to it goes to that port at the address of its
+ * TCP session when this router's configuration says {@code udp} for it, and comes from there. A
+ * frame larger than {@code limits.maxDatagramBytes} goes over the TCP session instead. Datagrams
+ * that are malformed, or come from an address that is no neighbour's, are counted and dropped;
+ * datagrams lost to a full socket receive buffer are counted by the kernel and shown in the
+ * metrics. Nothing here blocks or throws into the loop.
+ *
+ * <p>Control frames (hellos, routes, advertisements) never travel by UDP.
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class UdpLinks {
+  private static final Logger log = LoggerFactory.getLogger(UdpLinks.class);
+
+  private final Router router;
+  private final RouterConfig config;
+  private Channel channel;
+  private final Map<InetSocketAddress, Link> bySender = new HashMap<>();
+  private final DataHeader header = new DataHeader();
+  private final MessageBytes dataBytes = new MessageBytes();
+
+  UdpLinks(Router router) {
+    this.router = router;
+    this.config = router.config();
+  }
+
+  /** Binds the socket if some neighbour uses UDP. */
+  void bind() throws InterruptedException {
+    if (!config.usesUdp()) {
+      return;
+    }
+    InetSocketAddress at = Router.resolve(config.effectiveUdpListen());
+    Bootstrap b =
+        new Bootstrap()
+            .group(router.loop())
+            .channel(router.datagramChannel())
+            .option(ChannelOption.SO_RCVBUF, config.limits().udpReceiveBufferBytes())
+            // One buffer per datagram, as large as the largest this network sends.
+            .option(
+                ChannelOption.RECVBUF_ALLOCATOR,
+                new FixedRecvByteBufAllocator(Math.max(2048, config.limits().maxDatagramBytes())))
+            .handler(new Receiver());
+    var f = b.bind(at).await();
+    if (!f.isSuccess()) {
+      throw new IllegalStateException(
+          "listen.udp: cannot bind UDP " + at + ": " + f.cause().getMessage(), f.cause());
+    }
+    channel = f.channel();
+  }
+
+  /** The bound UDP port, or 0 if there is no socket. */
+  int port() {
+    return channel == null ? 0 : ((InetSocketAddress) channel.localAddress()).getPort();
+  }
+
+  /** The bound address, or null. */
+  InetSocketAddress address() {
+    return channel == null ? null : (InetSocketAddress) channel.localAddress();
+  }
+
+  /**
+   * The TCP session of {@code l} is up, with the neighbour at {@code remote} announcing UDP port
+   * {@code udpPort} (0: none): datagrams from there are the neighbour's, and DATA to it goes there
+   * if configured so.
+   */
+  void linkUp(Link l, InetSocketAddress remote, int udpPort) {
+    linkDown(l);
+    boolean wanted = l.config.transport() == RouterConfig.LinkTransport.UDP;
+    if (udpPort == 0 || channel == null) {
+      if (wanted) {
+        log.warn(
+            "router {}: link to router {} is configured for UDP, but {}; DATA goes over TCP",
+            config.router(),
+            l.neighbour(),
+            channel == null
+                ? "this router has no UDP socket"
+                : "the neighbour announced no UDP port (no neighbour of its uses udp)");
+      }
+      return;
+    }
+    l.udpPeer = new InetSocketAddress(remote.getAddress(), udpPort);
+    l.udpOut = wanted;
+    bySender.put(l.udpPeer, l);
+  }
+
+  /** The TCP session of {@code l} is gone: no more DATA by UDP either way until it is back. */
+  void linkDown(Link l) {
+    if (l.udpPeer != null) {
+      bySender.remove(l.udpPeer, l);
+    }
+    l.udpPeer = null;
+    l.udpOut = false;
+  }
+
+  /**
+   * Sends one DATA copy to {@code l} as a datagram of {@code frame} bytes.
+   *
+   * @return false if the socket cannot take it now
+   */
+  boolean send(
+      Link l,
+      int hopLimit,
+      boolean broadcast,
+      int source,
+      long messageId,
+      long[] d,
+      int words,
+      MessageBytes message,
+      int frame) {
+    Channel c = channel;
+    if (c == null || !c.isActive() || !c.isWritable()) {
+      return false;
+    }
+    ByteBuf b = c.alloc().directBuffer(frame, frame);
+    DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, words, message.length);
+    message.writeTo(b);
+    c.write(new DatagramPacket(b, l.udpPeer), c.voidPromise());
+    router.metrics().udpSent.inc();
+    router.batches().flushLater(c);
+    return true;
+  }
+
+  /** Datagrams to the socket. */
+  private final class Receiver extends SimpleChannelInboundHandler<DatagramPacket> {
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket p) {
+      router.metrics().udpReceived.inc();
+      Link from = bySender.get(p.sender());
+      if (from == null) {
+        router.metrics().udpDropped("unknown_sender").inc();
+        log.debug("router {}: datagram from {}, no neighbour's", config.router(), p.sender());
+        return;
+      }
+      ByteBuf frame = p.content();
+      DataHeader h;
+      try {
+        h = header.wrap(frame);
+      } catch (ProtocolException e) {
+        router.metrics().malformedData("udp").inc();
+        log.debug("router {}: malformed datagram from {}: {}", config.router(), p.sender(), e);
+        return;
+      }
+      from.in.inc();
+      router
+          .dataPlane()
+          .receive(
+              from.neighbour(),
+              h,
+              dataBytes.set(frame, frame.readerIndex() + h.messageOffset(), h.messageLength()));
+    }
+  }
+
+  /**
+   * Datagrams the kernel dropped because the socket's receive buffer was full, read from the {@code
+   * drops} column of {@code /proc/net/udp} and {@code /proc/net/udp6} for this socket's port; -1
+   * when they cannot be read.
+   */
+  long receiveBufferDrops() {
+    int port = port();
+    if (port == 0) {
+      return 0;
+    }
+    long drops = -1;
+    for (String f : List.of("/proc/net/udp", "/proc/net/udp6")) {
+      try {
+        for (String line : Files.readAllLines(Path.of(f))) {
+          String[] cols = line.trim().split("\\s+");
+          if (cols.length < 13 || !cols[1].contains(":")) {
+            continue;
+          }
+          String local = cols[1];
+          int p = Integer.parseInt(local.substring(local.lastIndexOf(':') + 1), 16);
+          if (p == port) {
+            drops = Math.max(drops, 0) + Long.parseLong(cols[cols.length - 1]);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // not Linux, or no such file: unknown unless the other file says
+      }
+    }
+    return drops;
+  }
+}

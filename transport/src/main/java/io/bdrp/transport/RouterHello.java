@@ -1,0 +1,171 @@
+package io.bdrp.transport;
+
+import io.bdrp.encoding.bloom.BloomParameters;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * First frame of a router link, sent by both sides: every parameter that must agree across the
+ * network, and who the sender is.
+ *
+ * <ul>
+ *   <li>{@code protocol}: the router-link protocol revision ({@link #PROTOCOL});
+ *   <li>{@code routerNumber}: the sender's router number, below {@code maxRouters};
+ *   <li>{@code epoch}: the epoch the sender drew at start;
+ *   <li>{@code maxRouters}: router numbers are below it; it sizes D in every DATA frame;
+ *   <li>{@code bloom}: the Bloom parameters of encoded predicates;
+ *   <li>{@code udpPort}: the UDP port where the sender takes DATA datagrams from this link's
+ *       neighbour (at the session's remote address), or 0 for none;
+ *   <li>{@code authToken}: at most {@link Frames#MAX_TOKEN_BYTES} bytes; empty for none.
+ * </ul>
+ *
+ * The receiver checks the network-wide parameters with {@link #incompatibility} and refuses the
+ * link with {@link ErrorCode#INCOMPATIBLE_PEER} on the first that differs, naming it and both
+ * values; then the neighbour and the token ({@link ErrorCode#NOT_AUTHORIZED}).
+ */
+public record RouterHello(
+    int protocol,
+    int routerNumber,
+    long epoch,
+    int maxRouters,
+    BloomParameters bloom,
+    int udpPort,
+    byte[] authToken) {
+  /**
+   * The router-link protocol revision this code speaks. 2: the hello carries {@code maxRouters} and
+   * the UDP port, and DATA may travel in datagrams.
+   */
+  public static final int PROTOCOL = 2;
+
+  /** Most routers a network can number: D holds at most {@link DataHeader#MAX_D_WORDS} words. */
+  public static final int MAX_ROUTERS = DataHeader.MAX_D_WORDS * 64;
+
+  public RouterHello {
+    Frames.checkU16("protocol", protocol);
+    Frames.checkU16("routerNumber", routerNumber);
+    if (maxRouters < 1 || maxRouters > MAX_ROUTERS) {
+      throw new IllegalArgumentException("maxRouters " + maxRouters + " outside 1.." + MAX_ROUTERS);
+    }
+    Objects.requireNonNull(bloom, "bloom");
+    Frames.checkU16("udpPort", udpPort);
+    authToken = Frames.checkToken(authToken);
+  }
+
+  /** A hello of this code's protocol revision. */
+  public RouterHello(
+      int routerNumber,
+      long epoch,
+      int maxRouters,
+      BloomParameters bloom,
+      int udpPort,
+      byte[] authToken) {
+    this(PROTOCOL, routerNumber, epoch, maxRouters, bloom, udpPort, authToken);
+  }
+
+  /**
+   * A network-wide parameter on which two routers differ.
+   *
+   * @param parameter its name as in the router configuration ({@code routing.maxRouters}, ...)
+   * @param reason a sentence naming the parameter and both values
+   */
+  public record Incompatibility(String parameter, String reason) {}
+
+  /**
+   * Why a neighbour that sent {@code theirs} cannot join the network of the router that sends this
+   * hello, or null if every network-wide parameter agrees. Checked in order: protocol revision,
+   * router number (not this router's own, and below this network's {@code maxRouters}), {@code
+   * maxRouters}, Bloom bits, Bloom hashes.
+   */
+  public Incompatibility incompatibility(RouterHello theirs) {
+    if (theirs.protocol != protocol) {
+      return new Incompatibility(
+          "protocol",
+          "router-link protocol differs: the neighbour speaks revision "
+              + theirs.protocol
+              + ", this router "
+              + protocol);
+    }
+    if (theirs.routerNumber == routerNumber) {
+      return new Incompatibility(
+          "router",
+          "router number clashes: the neighbour claims number "
+              + routerNumber
+              + ", which is this router's own");
+    }
+    if (theirs.routerNumber >= maxRouters) {
+      return new Incompatibility(
+          "router",
+          "router number out of range: the neighbour is router "
+              + theirs.routerNumber
+              + ", this network numbers routers 0.."
+              + (maxRouters - 1));
+    }
+    if (theirs.maxRouters != maxRouters) {
+      return new Incompatibility(
+          "routing.maxRouters",
+          "routing.maxRouters differs: the neighbour has "
+              + theirs.maxRouters
+              + ", this router "
+              + maxRouters);
+    }
+    if (theirs.bloom.bits() != bloom.bits()) {
+      return new Incompatibility(
+          "bloom.bits",
+          "bloom.bits differs: the neighbour has "
+              + theirs.bloom.bits()
+              + ", this router "
+              + bloom.bits());
+    }
+    if (theirs.bloom.hashes() != bloom.hashes()) {
+      return new Incompatibility(
+          "bloom.hashes",
+          "bloom.hashes differs: the neighbour has "
+              + theirs.bloom.hashes()
+              + ", this router "
+              + bloom.hashes());
+    }
+    return null;
+  }
+
+  @Override
+  public byte[] authToken() {
+    return authToken.clone();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RouterHello h
+        && protocol == h.protocol
+        && routerNumber == h.routerNumber
+        && epoch == h.epoch
+        && maxRouters == h.maxRouters
+        && bloom.equals(h.bloom)
+        && udpPort == h.udpPort
+        && Arrays.equals(authToken, h.authToken);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        protocol, routerNumber, epoch, maxRouters, bloom, udpPort, Arrays.hashCode(authToken));
+  }
+
+  @Override
+  public String toString() {
+    return "RouterHello[protocol="
+        + protocol
+        + ", routerNumber="
+        + routerNumber
+        + ", epoch="
+        + epoch
+        + ", maxRouters="
+        + maxRouters
+        + ", bloom="
+        + bloom
+        + ", udpPort="
+        + udpPort
+        + ", authToken="
+        + authToken.length
+        + " bytes]";
+  }
+}
