@@ -4,8 +4,11 @@ import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.RoutingNode;
+import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.ProtocolErrorCounters;
+import io.bdrp.transport.ProtocolException;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -210,6 +213,38 @@ public final class Router implements AutoCloseable {
           field + ": cannot listen on " + address + ": " + f.cause().getMessage(), f.cause());
     }
     return f.channel();
+  }
+
+  // ---- DATA from neighbours ----
+
+  // Reused by every DATA frame, by TCP or UDP: the loop handles one at a time.
+  private final DataHeader header = new DataHeader();
+  private final MessageBytes dataBytes = new MessageBytes();
+
+  /**
+   * A DATA frame from neighbour {@code from} over {@code transport} ({@code tcp} or {@code udp}),
+   * which the caller still owns: a malformed header is counted and dropped, anything else goes to
+   * the data plane.
+   */
+  void receiveData(Link from, ByteBuf frame, String transport) {
+    from.in.inc();
+    DataHeader h;
+    try {
+      h = header.wrap(frame);
+    } catch (ProtocolException e) {
+      metrics.malformedData(transport).inc();
+      log.debug(
+          "router {}: malformed DATA from {} over {}: {}",
+          config.router(),
+          from.neighbour(),
+          transport,
+          e.getMessage());
+      return;
+    }
+    dataPlane.receive(
+        from.neighbour(),
+        h,
+        dataBytes.set(frame, frame.readerIndex() + h.messageOffset(), h.messageLength()));
   }
 
   // ---- addresses ----

@@ -2,7 +2,6 @@ package io.bdrp.router;
 
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.FrameDecoder;
 import io.bdrp.transport.ProtocolErrorHandler;
@@ -53,10 +52,6 @@ final class RouterLinks {
   private final Router router;
   private final RouterConfig config;
   final Link[] byNumber;
-
-  // Reused by every DATA frame: the loop handles one at a time.
-  private final DataHeader header = new DataHeader();
-  private final MessageBytes dataBytes = new MessageBytes();
 
   RouterLinks(Router router) {
     this.router = router;
@@ -196,8 +191,7 @@ final class RouterLinks {
           }
           hello(ctx, h);
         } else if (msg instanceof ByteBuf frame) {
-          link.in.inc();
-          data(link, frame);
+          router.receiveData(link, frame, "tcp");
         } else if (msg instanceof ControlMessage m) {
           if (m.sender() != link.neighbour()) {
             throw new ProtocolException(
@@ -331,23 +325,5 @@ final class RouterLinks {
       }
       ctx.fireChannelInactive();
     }
-  }
-
-  /** A DATA frame from {@code from}'s TCP session, which its caller releases. */
-  private void data(Link from, ByteBuf frame) {
-    DataHeader h;
-    try {
-      h = header.wrap(frame);
-    } catch (ProtocolException e) {
-      router.metrics().malformedData("tcp").inc();
-      log.debug("router {}: malformed DATA from {}: {}", config.router(), from.neighbour(), e);
-      return;
-    }
-    router
-        .dataPlane()
-        .receive(
-            from.neighbour(),
-            h,
-            dataBytes.set(frame, frame.readerIndex() + h.messageOffset(), h.messageLength()));
   }
 }

@@ -16,11 +16,8 @@ import java.util.function.LongSupplier;
  */
 final class RouterMetrics {
   private final Metrics registry;
-  // Counters made on first use, one series per label value.
-  private final Map<String, Metrics.Counter> refused = new HashMap<>();
-  private final Map<String, Metrics.Counter> errorsReceived = new HashMap<>();
-  private final Map<String, Metrics.Counter> malformed = new HashMap<>();
-  private final Map<String, Metrics.Counter> udpDrops = new HashMap<>();
+  // Counters made on first use, by metric name and label value.
+  private final Map<String, Metrics.Counter> byLabel = new HashMap<>();
   final Metrics.Counter predicateChanges;
   final Metrics.Counter udpSent;
   final Metrics.Counter udpReceived;
@@ -108,48 +105,42 @@ final class RouterMetrics {
   }
 
   Metrics.Counter linkRefused(String parameter) {
-    return refused.computeIfAbsent(
-        parameter,
-        k ->
-            registry.counter(
-                "bdrp_link_refused_total",
-                "Neighbours' hellos refused, by the parameter that differed (protocol, router,"
-                    + " routing.maxRouters, bloom.bits, bloom.hashes) or neighbour / token.",
-                "parameter",
-                parameter));
+    return byLabel(
+        "bdrp_link_refused_total",
+        "Neighbours' hellos refused, by the parameter that differed (protocol, router,"
+            + " routing.maxRouters, bloom.bits, bloom.hashes) or neighbour / token.",
+        "parameter",
+        parameter);
   }
 
   Metrics.Counter linkErrorReceived(String code) {
-    return errorsReceived.computeIfAbsent(
-        code,
-        k ->
-            registry.counter(
-                "bdrp_link_errors_received_total",
-                "ERROR frames received from neighbouring routers, by code.",
-                "code",
-                code));
+    return byLabel(
+        "bdrp_link_errors_received_total",
+        "ERROR frames received from neighbouring routers, by code.",
+        "code",
+        code);
   }
 
   Metrics.Counter malformedData(String transport) {
-    return malformed.computeIfAbsent(
-        transport,
-        k ->
-            registry.counter(
-                "bdrp_data_malformed_total",
-                "DATA frames or datagrams with a malformed header, dropped.",
-                "transport",
-                transport));
+    return byLabel(
+        "bdrp_data_malformed_total",
+        "DATA frames or datagrams with a malformed header, dropped.",
+        "transport",
+        transport);
   }
 
   Metrics.Counter udpDropped(String reason) {
-    return udpDrops.computeIfAbsent(
-        reason,
-        k ->
-            registry.counter(
-                "bdrp_udp_datagrams_dropped_total",
-                "Datagrams dropped on arrival: unknown_sender (not from a neighbour's UDP address).",
-                "reason",
-                reason));
+    return byLabel(
+        "bdrp_udp_datagrams_dropped_total",
+        "Datagrams dropped on arrival: unknown_sender (not from a neighbour's UDP address).",
+        "reason",
+        reason);
+  }
+
+  /** The counter {@code name{label="value"}}, made on first use: one series per value. */
+  private Metrics.Counter byLabel(String name, String help, String label, String value) {
+    return byLabel.computeIfAbsent(
+        name + '\0' + value, k -> registry.counter(name, help, label, value));
   }
 
   Metrics registry() {

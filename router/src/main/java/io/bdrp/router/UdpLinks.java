@@ -1,7 +1,6 @@
 package io.bdrp.router;
 
 import io.bdrp.transport.DataHeader;
-import io.bdrp.transport.ProtocolException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -44,8 +43,6 @@ final class UdpLinks {
   private final RouterConfig config;
   private Channel channel;
   private final Map<InetSocketAddress, Link> bySender = new HashMap<>();
-  private final DataHeader header = new DataHeader();
-  private final MessageBytes dataBytes = new MessageBytes();
 
   UdpLinks(Router router) {
     this.router = router;
@@ -159,22 +156,7 @@ final class UdpLinks {
         log.debug("router {}: datagram from {}, no neighbour's", config.router(), p.sender());
         return;
       }
-      ByteBuf frame = p.content();
-      DataHeader h;
-      try {
-        h = header.wrap(frame);
-      } catch (ProtocolException e) {
-        router.metrics().malformedData("udp").inc();
-        log.debug("router {}: malformed datagram from {}: {}", config.router(), p.sender(), e);
-        return;
-      }
-      from.in.inc();
-      router
-          .dataPlane()
-          .receive(
-              from.neighbour(),
-              h,
-              dataBytes.set(frame, frame.readerIndex() + h.messageOffset(), h.messageLength()));
+      router.receiveData(from, p.content(), "udp");
     }
   }
 

@@ -7,15 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.RouterFrameCodec;
 import io.bdrp.transport.RouterHello;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
@@ -91,25 +88,10 @@ class HelloChecksTest {
       s.getOutputStream().write(ByteBufUtil.getBytes(b));
       b.release();
       s.getOutputStream().flush();
-      DataInputStream in = new DataInputStream(s.getInputStream());
       // The router greets first with its own hello; then comes the refusal, then the close.
-      for (int i = 0; i < 3 && e == null; i++) {
-        int length;
-        try {
-          length = in.readInt();
-        } catch (EOFException eof) {
-          break;
-        }
-        byte[] rest = new byte[length];
-        in.readFully(rest);
-        if ((rest[1] & 0xff) == 0x05) {
-          ByteBuf f = Unpooled.buffer().writeInt(length).writeBytes(rest);
-          e = (ClientFrame.Error) ClientFrameCodec.decode(f);
-          f.release();
-        }
-      }
+      e = RawFrames.firstError(s.getInputStream(), 3);
       assertNotNull(e, "an ERROR frame for " + hello);
-      assertEquals(-1, in.read(), "the router closed the session");
+      assertEquals(-1, s.getInputStream().read(), "the router closed the session");
     }
     return e;
   }

@@ -18,7 +18,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -208,18 +207,7 @@ class MisbehavingPeersTest {
       b.release();
       out.write(new byte[] {0, 0, 0, 3, 1, (byte) 0x7e, 0}); // unknown frame type 0x7e
       out.flush();
-      DataInputStream in = new DataInputStream(s.getInputStream());
-      ClientFrame.Error e = null;
-      for (int i = 0; i < 10 && e == null; i++) {
-        int length = in.readInt();
-        byte[] rest = new byte[length];
-        in.readFully(rest);
-        if ((rest[1] & 0xff) == 0x05) {
-          ByteBuf f = Unpooled.buffer().writeInt(length).writeBytes(rest);
-          e = (ClientFrame.Error) ClientFrameCodec.decode(f);
-          f.release();
-        }
-      }
+      ClientFrame.Error e = RawFrames.firstError(s.getInputStream(), 10);
       assertTrue(e != null, "an ERROR frame");
       assertEquals(ErrorCode.UNKNOWN_TYPE.number(), e.code(), e.toString());
       assertClosed(s.getInputStream());
@@ -247,24 +235,8 @@ class MisbehavingPeersTest {
         s.getOutputStream().write(ByteBufUtil.getBytes(b));
         b.release();
         s.getOutputStream().flush();
-        DataInputStream in = new DataInputStream(s.getInputStream());
         // The router greets first with its own hello; then comes the refusal.
-        ClientFrame.Error e = null;
-        for (int i = 0; i < 3 && e == null; i++) {
-          int length;
-          try {
-            length = in.readInt();
-          } catch (EOFException eof) {
-            break;
-          }
-          byte[] rest = new byte[length];
-          in.readFully(rest);
-          if ((rest[1] & 0xff) == 0x05) {
-            ByteBuf f = Unpooled.buffer().writeInt(length).writeBytes(rest);
-            e = (ClientFrame.Error) ClientFrameCodec.decode(f);
-            f.release();
-          }
-        }
+        ClientFrame.Error e = RawFrames.firstError(s.getInputStream(), 3);
         assertTrue(e != null, "an ERROR frame for " + h);
         assertEquals(ErrorCode.NOT_AUTHORIZED.number(), e.code(), e.toString());
         assertClosed(s.getInputStream());

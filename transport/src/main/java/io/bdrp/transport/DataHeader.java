@@ -380,19 +380,33 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
 
   private static int checkFields(
       int hopLimit, boolean broadcast, int sourceRouter, long[] destinations) {
+    return checkFields(
+        hopLimit,
+        broadcast,
+        sourceRouter,
+        destinations,
+        destinations == null ? 0 : destinations.length);
+  }
+
+  /** Checks the fields of a header with the first {@code words} words of D; returns its words. */
+  private static int checkFields(
+      int hopLimit, boolean broadcast, int sourceRouter, long[] destinations, int words) {
     Frames.checkU8("hopLimit", hopLimit);
     Frames.checkU16("sourceRouter", sourceRouter);
     if (broadcast) {
       return 0;
     }
-    if (destinations == null || destinations.length == 0) {
+    if (destinations == null || words < 1) {
       throw new IllegalArgumentException("a frame that is not a broadcast needs D");
     }
-    if (destinations.length > MAX_D_WORDS) {
+    if (words > MAX_D_WORDS || words > destinations.length) {
       throw new IllegalArgumentException(
-          "D has " + destinations.length + " words, more than " + MAX_D_WORDS);
+          "D of "
+              + words
+              + " words: more than "
+              + (words > MAX_D_WORDS ? MAX_D_WORDS : destinations.length));
     }
-    return destinations.length;
+    return words;
   }
 
   /**
@@ -419,19 +433,8 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       long[] destinations,
       int words,
       int messageLength) {
-    if (broadcast) {
-      words = 0;
-    } else if (destinations == null
-        || words < 1
-        || words > MAX_D_WORDS
-        || words > destinations.length) {
-      throw new IllegalArgumentException(
-          "a frame that is not a broadcast needs 1.." + MAX_D_WORDS + " words of D");
-    }
-    Frames.checkU8("hopLimit", hopLimit);
-    Frames.checkU16("sourceRouter", sourceRouter);
-    putHeader(
-        out, hopLimit, broadcast, sourceRouter, messageId, destinations, words, messageLength);
+    int n = checkFields(hopLimit, broadcast, sourceRouter, destinations, words);
+    putHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, n, messageLength);
   }
 
   private static void putHeader(

@@ -54,6 +54,33 @@ class DataHeaderTest {
   }
 
   @Test
+  void writesTheGoldenHeadersIntoABatchBeforeTheMessage() {
+    byte[] m = ByteBufUtil.getBytes(Unpooled.wrappedBuffer(bytes("0000 00000000")));
+    ByteBuf batch = Unpooled.buffer();
+    try {
+      // The first two of three words of D: a link writes its network's words, not the array's.
+      DataHeader.writeHeader(
+          batch, 16, false, 3, 0x1122334455667788L, new long[] {6, 1L << 63, 99}, 2, m.length);
+      batch.writeBytes(m);
+      DataHeader.writeHeader(batch, 8, true, 5, 1, null, 0, m.length);
+      batch.writeBytes(m);
+      byte[] both = new byte[bytes(UNICAST).length + bytes(BROADCAST).length];
+      System.arraycopy(bytes(UNICAST), 0, both, 0, bytes(UNICAST).length);
+      System.arraycopy(bytes(BROADCAST), 0, both, bytes(UNICAST).length, bytes(BROADCAST).length);
+      assertArrayEquals(both, ByteBufUtil.getBytes(batch));
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> DataHeader.writeHeader(batch, 1, false, 3, 1, new long[] {1}, 2, 6));
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> DataHeader.writeHeader(batch, 1, false, 3, 1, null, 1, 6));
+      assertEquals(both.length, batch.writerIndex(), "a refused header writes nothing");
+    } finally {
+      batch.release();
+    }
+  }
+
+  @Test
   void readsTheGoldenVectors() {
     ByteBuf u = buf(UNICAST);
     DataHeader h = new DataHeader().wrap(u);
