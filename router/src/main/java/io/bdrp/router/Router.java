@@ -153,6 +153,11 @@ public final class Router implements AutoCloseable {
     return closed;
   }
 
+  /** Whether the loop runs on the native epoll transport. */
+  boolean epoll() {
+    return epoll;
+  }
+
   Class<? extends SocketChannel> socketChannel() {
     return epoll ? EpollSocketChannel.class : NioSocketChannel.class;
   }
@@ -171,8 +176,8 @@ public final class Router implements AutoCloseable {
 
   private void bind() throws InterruptedException {
     clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer());
+    udp.bind(); // before the router port: every hello this router sends announces its UDP port
     routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null));
-    udp.bind();
     if (config.metricsListen() != null) {
       metricsServer =
           bindOn(

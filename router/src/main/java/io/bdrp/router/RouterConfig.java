@@ -94,8 +94,13 @@ public record RouterConfig(
    * @param maxClients largest number of client sessions at once
    * @param maxDatagramBytes largest DATA frame sent as one UDP datagram (the default fits a
    *     1500-byte MTU after the IPv4 and UDP headers); larger frames go over TCP
-   * @param udpReceiveBufferBytes receive buffer asked for the UDP socket (the kernel may cap it at
-   *     net.core.rmem_max); datagrams that overflow it are lost and counted
+   * @param udpReceiveBufferBytes receive buffer asked for the UDP socket (the kernel caps it at
+   *     net.core.rmem_max unless the router runs as root); datagrams that overflow it are lost and
+   *     counted
+   * @param udpSendBufferBytes send buffer of the UDP socket: it bounds the DATA this router keeps
+   *     in the kernel's link queues; when it is full the socket pushes back, and copies wait in the
+   *     router and are dropped and counted above {@code linkHighWaterBytes}, as on TCP, rather than
+   *     lost unseen in a full link queue
    */
   public record Limits(
       int maxFrameBytes,
@@ -105,10 +110,11 @@ public record RouterConfig(
       int hostLowWaterBytes,
       int maxClients,
       int maxDatagramBytes,
-      int udpReceiveBufferBytes) {
+      int udpReceiveBufferBytes,
+      int udpSendBufferBytes) {
     /** The defaults. */
     public static final Limits DEFAULT =
-        new Limits(1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000, 1472, 4 << 20);
+        new Limits(1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000, 1472, 16 << 20, 512 << 10);
   }
 
   public RouterConfig {
@@ -417,7 +423,8 @@ public record RouterConfig(
           "hostLowWaterBytes",
           "maxClients",
           "maxDatagramBytes",
-          "udpReceiveBufferBytes");
+          "udpReceiveBufferBytes",
+          "udpSendBufferBytes");
       int maxFrame = field(l, "maxFrameBytes", d.maxFrameBytes(), 1024, 64 << 20);
       int lh = field(l, "linkHighWaterBytes", d.linkHighWaterBytes(), 1024, Integer.MAX_VALUE);
       int ll = field(l, "linkLowWaterBytes", Math.min(d.linkLowWaterBytes(), lh), 0, lh);
@@ -427,7 +434,8 @@ public record RouterConfig(
       int datagram = field(l, "maxDatagramBytes", d.maxDatagramBytes(), 64, 65_507);
       int udpBuffer =
           field(l, "udpReceiveBufferBytes", d.udpReceiveBufferBytes(), 4096, Integer.MAX_VALUE);
-      return new Limits(maxFrame, lh, ll, hh, hl, clients, datagram, udpBuffer);
+      int udpSend = field(l, "udpSendBufferBytes", d.udpSendBufferBytes(), 4096, Integer.MAX_VALUE);
+      return new Limits(maxFrame, lh, ll, hh, hl, clients, datagram, udpBuffer, udpSend);
     }
 
     int field(JsonNode l, String name, int dflt, int min, int max) {

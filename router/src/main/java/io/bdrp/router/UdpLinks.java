@@ -8,7 +8,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.unix.IntegerUnixChannelOption;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -44,6 +47,26 @@ final class UdpLinks {
   private Channel channel;
   private final Map<InetSocketAddress, Link> bySender = new HashMap<>();
 
+  private static final int SOL_SOCKET = 1;
+  private static final IntegerUnixChannelOption SO_RCVBUFFORCE =
+      new IntegerUnixChannelOption("SO_RCVBUFFORCE", SOL_SOCKET, 33);
+  private static final IntegerUnixChannelOption SO_SNDBUFFORCE =
+      new IntegerUnixChannelOption("SO_SNDBUFFORCE", SOL_SOCKET, 32);
+
+  /** Whether this process runs with user id 0 (Linux), read from /proc/self/status. */
+  private static boolean runsAsRoot() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("Uid:")) {
+          return line.substring(4).trim().split("\\s+")[1].equals("0"); // the effective id
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux
+    }
+    return false;
+  }
+
   UdpLinks(Router router) {
     this.router = router;
     this.config = router.config();
@@ -55,16 +78,35 @@ final class UdpLinks {
       return;
     }
     InetSocketAddress at = Router.resolve(config.effectiveUdpListen());
+    RouterConfig.Limits limits = config.limits();
+    int datagram = Math.max(2048, limits.maxDatagramBytes());
     Bootstrap b =
         new Bootstrap()
             .group(router.loop())
             .channel(router.datagramChannel())
-            .option(ChannelOption.SO_RCVBUF, config.limits().udpReceiveBufferBytes())
-            // One buffer per datagram, as large as the largest this network sends.
+            .option(ChannelOption.SO_RCVBUF, limits.udpReceiveBufferBytes())
+            .option(ChannelOption.SO_SNDBUF, limits.udpSendBufferBytes())
+            // Datagrams wait for the end of the batch's flush like a link's TCP output does.
             .option(
-                ChannelOption.RECVBUF_ALLOCATOR,
-                new FixedRecvByteBufAllocator(Math.max(2048, config.limits().maxDatagramBytes())))
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()))
             .handler(new Receiver());
+    if (router.epoll() && runsAsRoot()) {
+      // Datagrams have no flow control: a burst that outruns the loop is held here or lost. Root
+      // gets the sizes asked for even beyond net.core.rmem_max / wmem_max.
+      b.option(SO_RCVBUFFORCE, limits.udpReceiveBufferBytes())
+          .option(SO_SNDBUFFORCE, limits.udpSendBufferBytes());
+    }
+    if (router.epoll()) {
+      // recvmmsg: one read system call fills a 64 KiB buffer with up to 32 datagrams.
+      b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, datagram)
+          .option(
+              ChannelOption.RECVBUF_ALLOCATOR,
+              new FixedRecvByteBufAllocator(Math.max(64 * 1024, datagram)));
+    } else {
+      // One buffer per datagram, as large as the largest this network sends.
+      b.option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(datagram));
+    }
     var f = b.bind(at).await();
     if (!f.isSuccess()) {
       throw new IllegalStateException(

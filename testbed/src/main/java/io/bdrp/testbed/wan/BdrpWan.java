@@ -22,6 +22,8 @@ public final class BdrpWan implements WanSystem {
   private final List<String> jvmOptions;
   private final String linkTransport;
   private NamespaceFederation federation;
+  private Path dir;
+  private int routers;
   private final List<BdrpClient> clients = new ArrayList<>();
   private EventLoopGroup io;
   private ExecutorService callbacks;
@@ -46,6 +48,8 @@ public final class BdrpWan implements WanSystem {
 
   @Override
   public void start(Emulator.Network net, Path dir, int diameter) throws Exception {
+    this.dir = dir;
+    this.routers = net.routers().size();
     federation = NamespaceFederation.start(net, dir, jvmOptions, null, linkTransport);
     io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     callbacks = Executors.newFixedThreadPool(2);
@@ -96,7 +100,43 @@ public final class BdrpWan implements WanSystem {
       callbacks.shutdownNow();
     }
     if (federation != null) {
+      saveMetrics();
       federation.close();
+    }
+  }
+
+  /**
+   * Writes each router's metrics as they stand at the end of the run to {@code router-N.metrics},
+   * beside its log: per-link copies and drops, drops by reason, UDP counters.
+   */
+  private void saveMetrics() {
+    java.net.http.HttpClient http =
+        java.net.http.HttpClient.newBuilder()
+            .connectTimeout(java.time.Duration.ofSeconds(5))
+            .build();
+    for (int r = 0; r < routers; r++) {
+      java.net.InetSocketAddress a = federation.metricsAddress(r);
+      try {
+        String body =
+            http.send(
+                    java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create(
+                                "http://"
+                                    + a.getAddress().getHostAddress()
+                                    + ":"
+                                    + a.getPort()
+                                    + "/metrics"))
+                        .timeout(java.time.Duration.ofSeconds(5))
+                        .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString())
+                .body();
+        java.nio.file.Files.writeString(dir.resolve("router-" + r + ".metrics"), body);
+      } catch (java.io.IOException e) {
+        System.err.println("bdrp: router " + r + "'s metrics not saved: " + e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 }
