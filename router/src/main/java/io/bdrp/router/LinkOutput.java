@@ -63,7 +63,7 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
       return false;
     }
     boolean broadcast = d == null;
-    int n = broadcast ? 0 : words;
+    int n = broadcast ? 0 : usedWords(d);
     int frame = DataHeader.frameLength(n, message.length);
     if (l.udpOut && frame <= maxDatagramBytes) {
       if (!router.udp().send(l, hopLimit, broadcast, source, messageId, d, n, message, frame)) {
@@ -88,6 +88,19 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
     }
     l.out.inc();
     return true;
+  }
+
+  /**
+   * Words of D up to its last router: the copy carries no trailing zero words (a receiver reads
+   * missing words as zero), so a network numbered below 64 sends one word whatever its {@code
+   * maxRouters}.
+   */
+  private int usedWords(long[] d) {
+    int n = words;
+    while (n > 1 && d[n - 1] == 0) {
+      n--;
+    }
+    return n;
   }
 
   @Override
