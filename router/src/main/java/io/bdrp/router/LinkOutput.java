@@ -31,7 +31,6 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
   private final IntObjectHashMap<ClientSessions.Host> hosts;
   private final OutputBatches batches;
   private final int maxDatagramBytes;
-  private int words;
 
   LinkOutput(
       Router router,
@@ -46,10 +45,6 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
     this.maxDatagramBytes = maxDatagramBytes;
   }
 
-  void words(int words) {
-    this.words = words;
-  }
-
   @Override
   public boolean send(
       int neighbour, int hopLimit, int source, long messageId, long[] d, MessageBytes message) {
@@ -58,33 +53,24 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
       return false;
     }
     Channel c = l.session;
-    if (c == null || !c.isActive()) {
-      l.dropped.inc();
-      return false;
-    }
     boolean broadcast = d == null;
     int n = broadcast ? 0 : usedWords(d);
-    int frame = DataHeader.frameLength(n, message.length);
-    if (l.udpOut && frame <= maxDatagramBytes) {
-      if (!router.udp().send(l, hopLimit, broadcast, source, messageId, d, n, message, frame)) {
-        l.dropped.inc();
-        return false;
-      }
-      l.out.inc();
-      return true;
-    }
-    if (!c.isWritable()) {
+    int header = DataHeader.frameLength(n, 0);
+    boolean datagram = l.udpOut && header + message.length <= maxDatagramBytes;
+    Channel to = datagram ? router.udp().channel() : c;
+    if (c == null || !c.isActive() || to == null || !to.isWritable()) {
       l.dropped.inc();
       return false;
     }
-    if (message.length < OutputBatches.COPY_BELOW) {
-      ByteBuf b = batches.room(c, frame);
+    if (datagram) {
+      ByteBuf b = to.alloc().directBuffer(header + message.length);
       DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
       message.writeTo(b);
+      router.udp().send(l, b);
     } else {
-      ByteBuf b = batches.room(c, frame - message.length);
+      ByteBuf b = room(c, header, message);
       DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
-      batches.writeAfterBatch(c, message.retainedSlice());
+      body(c, b, message);
     }
     l.out.inc();
     return true;
@@ -95,8 +81,8 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
    * missing words as zero), so a network numbered below 64 sends one word whatever its {@code
    * maxRouters}.
    */
-  private int usedWords(long[] d) {
-    int n = words;
+  private static int usedWords(long[] d) {
+    int n = d.length;
     while (n > 1 && d[n - 1] == 0) {
       n--;
     }
@@ -114,22 +100,29 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
       h.dropped.inc();
       return false;
     }
-    int frame = Frames.PREFIX_BYTES + message.length;
-    if (message.length < OutputBatches.COPY_BELOW) {
-      ByteBuf b = batches.room(c, frame);
-      b.writeInt(frame - Frames.LENGTH_BYTES);
-      b.writeByte(Frames.VERSION);
-      b.writeByte(FrameType.DELIVER.number());
-      message.writeTo(b);
-    } else {
-      ByteBuf b = batches.room(c, Frames.PREFIX_BYTES);
-      b.writeInt(frame - Frames.LENGTH_BYTES);
-      b.writeByte(Frames.VERSION);
-      b.writeByte(FrameType.DELIVER.number());
-      batches.writeAfterBatch(c, message.retainedSlice());
-    }
+    ByteBuf b = room(c, Frames.PREFIX_BYTES, message);
+    Frames.writePrefix(b, FrameType.DELIVER, message.length);
+    body(c, b, message);
     h.delivered.inc();
     return true;
+  }
+
+  /**
+   * Room in {@code c}'s output batch for a frame's {@code header} bytes and, when it is small
+   * enough to copy, {@code message}; the caller writes the header, then calls {@link #body}.
+   */
+  private ByteBuf room(Channel c, int header, MessageBytes message) {
+    return batches.room(
+        c, message.length < OutputBatches.COPY_BELOW ? header + message.length : header);
+  }
+
+  /** The frame's message after its header: copied into the batch, or a slice written after it. */
+  private void body(Channel c, ByteBuf batch, MessageBytes message) {
+    if (message.length < OutputBatches.COPY_BELOW) {
+      message.writeTo(batch);
+    } else {
+      batches.writeAfterBatch(c, message.retainedSlice());
+    }
   }
 
   @Override

@@ -95,7 +95,6 @@ public final class Router implements AutoCloseable {
         new LinkOutput(
             this, links.byNumber, clients.hosts, batches, config.limits().maxDatagramBytes());
     this.dataPlane = new DataPlane<>(node, output, System::nanoTime);
-    output.words(dataPlane.words());
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
   }
 

@@ -1,6 +1,5 @@
 package io.bdrp.router;
 
-import io.bdrp.transport.DataHeader;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -159,32 +158,16 @@ final class UdpLinks {
     l.udpOut = false;
   }
 
-  /**
-   * Sends one DATA copy to {@code l} as a datagram of {@code frame} bytes.
-   *
-   * @return false if the socket cannot take it now
-   */
-  boolean send(
-      Link l,
-      int hopLimit,
-      boolean broadcast,
-      int source,
-      long messageId,
-      long[] d,
-      int words,
-      MessageBytes message,
-      int frame) {
-    Channel c = channel;
-    if (c == null || !c.isActive() || !c.isWritable()) {
-      return false;
-    }
-    ByteBuf b = c.alloc().directBuffer(frame, frame);
-    DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, words, message.length);
-    message.writeTo(b);
-    c.write(new DatagramPacket(b, l.udpPeer), c.voidPromise());
+  /** The socket, or null when no neighbour uses UDP. */
+  Channel channel() {
+    return channel;
+  }
+
+  /** Sends {@code frame}, one DATA frame, to {@code l} as a datagram (flushed with the batch). */
+  void send(Link l, ByteBuf frame) {
+    channel.write(new DatagramPacket(frame, l.udpPeer), channel.voidPromise());
     router.metrics().udpSent.inc();
-    router.batches().flushLater(c);
-    return true;
+    router.batches().flushLater(channel);
   }
 
   /** Datagrams to the socket. */

@@ -17,7 +17,6 @@ import io.bdrp.transport.RouterHello;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -96,16 +95,7 @@ class MisbehavingPeersTest {
 
   /** Reads one frame off the socket and decodes it as a client-session frame. */
   private static ClientFrame read(InputStream in) throws IOException {
-    DataInputStream d = new DataInputStream(in);
-    int length = d.readInt();
-    byte[] rest = new byte[length];
-    d.readFully(rest);
-    ByteBuf b = Unpooled.buffer(4 + length).writeInt(length).writeBytes(rest);
-    try {
-      return ClientFrameCodec.decode(b);
-    } finally {
-      b.release();
-    }
+    return RawFrames.readClientFrame(in);
   }
 
   private static void assertClosed(InputStream in) throws IOException {

@@ -3,6 +3,7 @@ package io.bdrp.router;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.FrameType;
+import io.bdrp.transport.Frames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
@@ -14,28 +15,49 @@ import java.io.InputStream;
 final class RawFrames {
   private RawFrames() {}
 
+  /** Reads one whole frame, length field included, or returns null at the end of the stream. */
+  static ByteBuf readFrame(InputStream stream) throws IOException {
+    DataInputStream in = new DataInputStream(stream);
+    int length;
+    try {
+      length = in.readInt();
+    } catch (EOFException eof) {
+      return null;
+    }
+    byte[] rest = new byte[length];
+    in.readFully(rest);
+    return Unpooled.buffer(4 + length).writeInt(length).writeBytes(rest);
+  }
+
+  /** Reads one frame and decodes it as a client-session frame. */
+  static ClientFrame readClientFrame(InputStream stream) throws IOException {
+    ByteBuf f = readFrame(stream);
+    if (f == null) {
+      throw new EOFException("the stream ended before a frame");
+    }
+    try {
+      return ClientFrameCodec.decode(f);
+    } finally {
+      f.release();
+    }
+  }
+
   /**
    * Reads up to {@code frames} whole frames and returns the first ERROR among them, or null if none
    * came before the end of the stream.
    */
   static ClientFrame.Error firstError(InputStream stream, int frames) throws IOException {
-    DataInputStream in = new DataInputStream(stream);
     for (int i = 0; i < frames; i++) {
-      int length;
-      try {
-        length = in.readInt();
-      } catch (EOFException eof) {
+      ByteBuf f = readFrame(stream);
+      if (f == null) {
         return null;
       }
-      byte[] rest = new byte[length];
-      in.readFully(rest);
-      if ((rest[1] & 0xff) == FrameType.ERROR.number()) {
-        ByteBuf f = Unpooled.buffer(4 + length).writeInt(length).writeBytes(rest);
-        try {
+      try {
+        if (f.getUnsignedByte(Frames.TYPE_OFFSET) == FrameType.ERROR.number()) {
           return (ClientFrame.Error) ClientFrameCodec.decode(f);
-        } finally {
-          f.release();
         }
+      } finally {
+        f.release();
       }
     }
     return null;

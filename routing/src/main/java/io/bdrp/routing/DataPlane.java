@@ -168,6 +168,16 @@ public final class DataPlane<M> {
    * @param nanoClock a monotonic clock in nanoseconds, for {@link Output#published}'s match time
    */
   public DataPlane(RoutingNode node, Output<M> out, LongSupplier nanoClock) {
+    this(node, out, nanoClock, 0);
+  }
+
+  /**
+   * A data plane whose first published message gets sequence number {@code firstSequence} (ids are
+   * {@code self << 48 | sequence}): a driver that restarts a router can carry its numbering on, so
+   * that ids stay unique across the router's runs.
+   */
+  public DataPlane(RoutingNode node, Output<M> out, LongSupplier nanoClock, long firstSequence) {
+    this.nextSequence = firstSequence;
     this.node = node;
     this.self = node.self();
     this.out = out;

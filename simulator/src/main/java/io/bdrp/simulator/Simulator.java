@@ -160,7 +160,7 @@ public final class Simulator {
   private final RoutingNode[] nodes;
   private final DataPlane<Message>[] dataPlanes;
   private final SimOutput[] outputs;
-  private final long[] idBase;
+  private final long[] nextSequence; // of each router's next published message, across restarts
   private final long[] epochs;
   private final long[] incarnation;
   private final long[] armed;
@@ -202,7 +202,7 @@ public final class Simulator {
     DataPlane<Message>[] planes = (DataPlane<Message>[]) new DataPlane<?>[n];
     dataPlanes = planes;
     outputs = new SimOutput[n];
-    idBase = new long[n];
+    nextSequence = new long[n];
     epochs = new long[n];
     incarnation = new long[n];
     armed = new long[n];
@@ -378,7 +378,7 @@ public final class Simulator {
     RoutingNode node = new RoutingNode(r, epoch, options.routing(), options.bloom(), clock);
     nodes[r] = node;
     outputs[r] = new SimOutput(r);
-    dataPlanes[r] = new DataPlane<>(node, outputs[r], () -> now * 1000);
+    dataPlanes[r] = new DataPlane<>(node, outputs[r], () -> now * 1000, nextSequence[r]);
     long inc = incarnation[r];
     for (int b : neighbours[r]) {
       node.addLink(new SimFace(r, b, inc), link(r, b).cost);
@@ -397,7 +397,7 @@ public final class Simulator {
       return;
     }
     nodes[r] = null;
-    idBase[r] += dataPlanes[r].published();
+    nextSequence[r] += dataPlanes[r].published();
     dataPlanes[r] = null;
     outputs[r] = null;
     incarnation[r]++;
@@ -612,8 +612,7 @@ public final class Simulator {
    * id in the log.
    *
    * <p>The id is the one the data plane gives it, {@code router << 48 | sequence}, with the
-   * sequence running on over the router's restarts (a restarted data plane numbers from 0 again),
-   * so that ids stay unique over the whole run.
+   * sequence running on over the router's restarts, so that ids stay unique over the whole run.
    */
   public long publish(int router, Message m) {
     DataPlane<Message> plane = dataPlanes[router];
@@ -621,9 +620,9 @@ public final class Simulator {
       throw new IllegalStateException("router " + router + " is down");
     }
     SimOutput out = outputs[router];
-    out.begin(m, idBase[router]);
+    out.begin(m);
     try {
-      return plane.publish(m, m) + idBase[router];
+      return plane.publish(m, m);
     } finally {
       out.end();
     }
@@ -632,7 +631,7 @@ public final class Simulator {
   private void receiveData(int r, int from, SimPacket p) {
     log.received(p.messageId(), r);
     SimOutput out = outputs[r];
-    out.begin(p.message(), 0);
+    out.begin(p.message());
     try {
       DataPlane<Message> plane = dataPlanes[r];
       plane.receive(from, p, p.message());
@@ -653,20 +652,15 @@ public final class Simulator {
     private final int self;
     private Message current;
     private int messageBytes;
-    private long idShift;
 
     SimOutput(int self) {
       this.self = self;
     }
 
-    /**
-     * A data plane call for {@code m} starts; the ids it reports are shifted by {@code shift} into
-     * the log's.
-     */
-    void begin(Message m, long shift) {
+    /** A data plane call for {@code m} starts. */
+    void begin(Message m) {
       current = m;
       messageBytes = MessageCodec.encodedLength(m);
-      idShift = shift;
     }
 
     void end() {
@@ -680,19 +674,19 @@ public final class Simulator {
       if (!l.up || nodes[neighbour] == null) {
         return false;
       }
-      long id = messageId + idShift;
-      SimPacket p = new SimPacket(hopLimit, source, id, d == null ? null : d.clone(), message);
+      SimPacket p =
+          new SimPacket(hopLimit, source, messageId, d == null ? null : d.clone(), message);
       dataBytes[self] +=
           DataHeader.frameLength(d == null ? 0 : dataPlanes[self].words(), messageBytes);
       dataCopies[self]++;
-      log.copy(id);
+      log.copy(messageId);
       transmit(self, neighbour, () -> receiveData(neighbour, self, p));
       return true;
     }
 
     @Override
     public boolean deliver(int host, long messageId, Message message) {
-      log.delivered(messageId + idShift, host, self);
+      log.delivered(messageId, host, self);
       return true;
     }
 
@@ -704,14 +698,13 @@ public final class Simulator {
     @Override
     public void published(
         long messageId, long[] d, int destinations, boolean broadcast, long matchNanos) {
-      long id = messageId + idShift;
-      log.published(id, self, current, d, destinations, broadcast);
-      log.localAt(id, self);
+      log.published(messageId, self, current, d, destinations, broadcast);
+      log.localAt(messageId, self);
     }
 
     @Override
     public void dropped(long messageId, DataPlane.Drop reason, int count) {
-      log.dropped(messageId + idShift, reason, count);
+      log.dropped(messageId, reason, count);
     }
   }
 

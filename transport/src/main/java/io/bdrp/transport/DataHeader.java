@@ -446,9 +446,8 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       long[] destinations,
       int words,
       int messageLength) {
-    out.writeInt(D_OFFSET - Frames.LENGTH_BYTES + words * Long.BYTES + messageLength);
-    out.writeByte(Frames.VERSION);
-    out.writeByte(FrameType.DATA.number());
+    Frames.writePrefix(
+        out, FrameType.DATA, D_OFFSET - Frames.PREFIX_BYTES + words * Long.BYTES + messageLength);
     out.writeByte(hopLimit);
     out.writeByte(broadcast ? FLAG_BROADCAST : 0);
     out.writeShort(sourceRouter);

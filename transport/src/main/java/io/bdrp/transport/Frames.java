@@ -64,6 +64,16 @@ public final class Frames {
     return start;
   }
 
+  /**
+   * Writes the prefix of a frame of this type whose body of {@code bodyBytes} follows (in this
+   * buffer or, for a large body, in one written after it).
+   */
+  public static void writePrefix(ByteBuf out, FrameType type, int bodyBytes) {
+    out.writeInt(bodyBytes + PREFIX_BYTES - LENGTH_BYTES);
+    out.writeByte(VERSION);
+    out.writeByte(type.number());
+  }
+
   /** Patches the length field of the frame that starts at {@code start}. */
   public static void endFrame(ByteBuf out, int start) {
     out.setInt(start, out.writerIndex() - start - LENGTH_BYTES);

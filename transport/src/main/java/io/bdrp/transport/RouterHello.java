@@ -100,31 +100,22 @@ public record RouterHello(
               + ", this network numbers routers 0.."
               + (maxRouters - 1));
     }
-    if (theirs.maxRouters != maxRouters) {
-      return new Incompatibility(
-          "routing.maxRouters",
-          "routing.maxRouters differs: the neighbour has "
-              + theirs.maxRouters
-              + ", this router "
-              + maxRouters);
+    Incompatibility d = differs("routing.maxRouters", theirs.maxRouters, maxRouters);
+    if (d == null) {
+      d = differs("bloom.bits", theirs.bloom.bits(), bloom.bits());
     }
-    if (theirs.bloom.bits() != bloom.bits()) {
-      return new Incompatibility(
-          "bloom.bits",
-          "bloom.bits differs: the neighbour has "
-              + theirs.bloom.bits()
-              + ", this router "
-              + bloom.bits());
+    if (d == null) {
+      d = differs("bloom.hashes", theirs.bloom.hashes(), bloom.hashes());
     }
-    if (theirs.bloom.hashes() != bloom.hashes()) {
-      return new Incompatibility(
-          "bloom.hashes",
-          "bloom.hashes differs: the neighbour has "
-              + theirs.bloom.hashes()
-              + ", this router "
-              + bloom.hashes());
-    }
-    return null;
+    return d;
+  }
+
+  private static Incompatibility differs(String parameter, int theirs, int ours) {
+    return theirs == ours
+        ? null
+        : new Incompatibility(
+            parameter,
+            parameter + " differs: the neighbour has " + theirs + ", this router " + ours);
   }
 
   @Override

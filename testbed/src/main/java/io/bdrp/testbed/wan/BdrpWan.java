@@ -9,7 +9,15 @@ import io.bdrp.testbed.net.NamespaceFederation;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -110,28 +118,19 @@ public final class BdrpWan implements WanSystem {
    * beside its log: per-link copies and drops, drops by reason, UDP counters.
    */
   private void saveMetrics() {
-    java.net.http.HttpClient http =
-        java.net.http.HttpClient.newBuilder()
-            .connectTimeout(java.time.Duration.ofSeconds(5))
-            .build();
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     for (int r = 0; r < routers; r++) {
-      java.net.InetSocketAddress a = federation.metricsAddress(r);
+      InetSocketAddress a = federation.metricsAddress(r);
+      URI uri =
+          URI.create("http://" + a.getAddress().getHostAddress() + ":" + a.getPort() + "/metrics");
       try {
         String body =
             http.send(
-                    java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create(
-                                "http://"
-                                    + a.getAddress().getHostAddress()
-                                    + ":"
-                                    + a.getPort()
-                                    + "/metrics"))
-                        .timeout(java.time.Duration.ofSeconds(5))
-                        .build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString())
+                    HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString())
                 .body();
-        java.nio.file.Files.writeString(dir.resolve("router-" + r + ".metrics"), body);
-      } catch (java.io.IOException e) {
+        Files.writeString(dir.resolve("router-" + r + ".metrics"), body);
+      } catch (IOException e) {
         System.err.println("bdrp: router " + r + "'s metrics not saved: " + e.getMessage());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
