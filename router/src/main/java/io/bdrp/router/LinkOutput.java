@@ -54,7 +54,7 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
     }
     Channel c = l.session;
     boolean broadcast = d == null;
-    int n = broadcast ? 0 : usedWords(d);
+    int n = broadcast ? 0 : DataHeader.usedWords(d);
     int header = DataHeader.frameLength(n, 0);
     boolean datagram = l.udpOut && header + message.length <= maxDatagramBytes;
     Channel to = datagram ? router.udp().channel() : c;
@@ -74,19 +74,6 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
     }
     l.out.inc();
     return true;
-  }
-
-  /**
-   * Words of D up to its last router: the copy carries no trailing zero words (a receiver reads
-   * missing words as zero), so a network numbered below 64 sends one word whatever its {@code
-   * maxRouters}.
-   */
-  private static int usedWords(long[] d) {
-    int n = d.length;
-    while (n > 1 && d[n - 1] == 0) {
-      n--;
-    }
-    return n;
   }
 
   @Override

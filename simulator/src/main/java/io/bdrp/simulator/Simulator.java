@@ -677,7 +677,7 @@ public final class Simulator {
       SimPacket p =
           new SimPacket(hopLimit, source, messageId, d == null ? null : d.clone(), message);
       dataBytes[self] +=
-          DataHeader.frameLength(d == null ? 0 : dataPlanes[self].words(), messageBytes);
+          DataHeader.frameLength(d == null ? 0 : DataHeader.usedWords(d), messageBytes);
       dataCopies[self]++;
       log.copy(messageId);
       transmit(self, neighbour, () -> receiveData(neighbour, self, p));

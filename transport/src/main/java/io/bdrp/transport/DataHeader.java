@@ -410,6 +410,19 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   }
 
   /**
+   * Words of {@code d} that a DATA frame carries: up to its last non-zero word, at least one. A
+   * receiver reads missing words as zero, so a network numbered below 64 sends one word whatever
+   * its {@code maxRouters}.
+   */
+  public static int usedWords(long[] d) {
+    int n = d.length;
+    while (n > 1 && d[n - 1] == 0) {
+      n--;
+    }
+    return n;
+  }
+
+  /**
    * Bytes of a DATA frame with {@code words} words of D and {@code messageLength} message bytes.
    */
   public static int frameLength(int words, int messageLength) {

@@ -81,6 +81,14 @@ class DataHeaderTest {
   }
 
   @Test
+  void aCopyCarriesDUpToItsLastRouter() {
+    assertEquals(1, DataHeader.usedWords(new long[] {6, 0, 0, 0}));
+    assertEquals(2, DataHeader.usedWords(new long[] {0, 1L << 63, 0}));
+    assertEquals(3, DataHeader.usedWords(new long[] {0, 0, 1}));
+    assertEquals(1, DataHeader.usedWords(new long[] {0, 0}), "an empty D still has its one word");
+  }
+
+  @Test
   void readsTheGoldenVectors() {
     ByteBuf u = buf(UNICAST);
     DataHeader h = new DataHeader().wrap(u);
