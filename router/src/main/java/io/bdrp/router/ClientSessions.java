@@ -4,7 +4,6 @@ import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
 import io.bdrp.transport.ErrorCode;
-import io.bdrp.transport.FrameDecoder;
 import io.bdrp.transport.FrameType;
 import io.bdrp.transport.Frames;
 import io.bdrp.transport.ProtocolErrorHandler;
@@ -18,6 +17,10 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The router's client sessions: the HELLO, SET_PREDICATE and SEND of each host, and the table of
@@ -27,6 +30,8 @@ import io.netty.util.collection.IntObjectHashMap;
  * <p>Owned by the router's event loop.
  */
 final class ClientSessions {
+  private static final Logger log = LoggerFactory.getLogger(ClientSessions.class);
+
   /** A client session. */
   static final class Host {
     final int id;
@@ -42,6 +47,11 @@ final class ClientSessions {
       this.delivered = metrics.hostDelivered(id, name);
       this.dropped = metrics.hostDropped(id, name);
     }
+
+    @Override
+    public String toString() {
+      return "client " + id + " (" + name + ") at " + channel.remoteAddress();
+    }
   }
 
   private static final int SEND_MESSAGE_OFFSET = Frames.PREFIX_BYTES + 8; // after correlation id
@@ -53,8 +63,18 @@ final class ClientSessions {
   /** The SEND frame being handled: its message bytes, exposed while it is decoded and published. */
   private final MessageBytes sendBytes = new MessageBytes();
 
-  ClientSessions(Router router) {
+  private final Handshakes handshakes;
+  private final Metrics.Counter slowConsumers;
+
+  ClientSessions(Router router, RouterMetrics metrics) {
     this.router = router;
+    this.handshakes = new Handshakes("clients", router.config().limits(), metrics);
+    this.slowConsumers = metrics.connectionsClosed("clients", "slow_consumer");
+  }
+
+  /** Connections in their HELLO now. */
+  int handshakesPending() {
+    return handshakes.pending();
   }
 
   ChannelInitializer<SocketChannel> initializer() {
@@ -66,7 +86,8 @@ final class ClientSessions {
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
         ch.pipeline()
-            .addLast(new FrameDecoder(limits.maxFrameBytes()))
+            .addLast(handshakes.guard(true))
+            .addLast(handshakes.frameDecoder())
             .addLast(new SendBytes())
             .addLast(new ClientFrameDecoder(limits.maxFrameBytes()))
             .addLast(new ClientFrameEncoder())
@@ -99,9 +120,20 @@ final class ClientSessions {
     }
   }
 
-  /** One client session. */
+  /**
+   * One client session.
+   *
+   * <p><b>Output.</b> Every frame to the client — deliveries and replies alike (HELLO_OK, OK, PONG,
+   * ERROR) — counts against the session's water marks. Deliveries to a session above its high water
+   * mark are dropped and counted; while it is above it, the session's input is not read, so a
+   * client that sends requests and never reads the replies cannot make them pile up: its own socket
+   * buffers fill and its writes block. A session that stays above its high water mark for {@link
+   * RouterConfig.Limits#slowConsumerMs()} is disconnected as a slow consumer (WARN, {@code
+   * bdrp_connections_closed_total{port="clients",reason="slow_consumer"}}).
+   */
   private final class ClientHandler extends SimpleChannelInboundHandler<ClientFrame> {
     private Host host;
+    private ScheduledFuture<?> slowCheck;
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ClientFrame f) {
@@ -114,10 +146,12 @@ final class ClientSessions {
         if (hosts.size() >= config.limits().maxClients()) {
           throw new ProtocolException(
               ErrorCode.OVERLOADED,
-              "this router serves at most " + config.limits().maxClients() + " clients");
+              "this router serves at most " + config.limits().maxClients() + " clients",
+              true);
         }
         host = new Host(nextHost++, ctx.channel(), h.clientName(), router.metrics());
         hosts.put(host.id, host);
+        Handshakes.done(ctx);
         ctx.writeAndFlush(new ClientFrame.HelloOk(Frames.VERSION, config.router(), "bdrp-router"));
         return;
       }
@@ -149,9 +183,70 @@ final class ClientSessions {
     }
 
     @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      Channel c = ctx.channel();
+      if (c.isWritable()) {
+        c.config().setAutoRead(true);
+        if (slowCheck != null) {
+          slowCheck.cancel(false);
+          slowCheck = null;
+        }
+      } else {
+        c.config().setAutoRead(false);
+        if (slowCheck == null) {
+          slowCheck =
+              ctx.executor()
+                  .schedule(
+                      () -> cutIfSlow(ctx),
+                      router.config().limits().slowConsumerMs(),
+                      TimeUnit.MILLISECONDS);
+        }
+      }
+      ctx.fireChannelWritabilityChanged();
+    }
+
+    private void cutIfSlow(ChannelHandlerContext ctx) {
+      slowCheck = null;
+      Channel c = ctx.channel();
+      if (!c.isActive() || c.isWritable()) {
+        return;
+      }
+      slowConsumers.inc();
+      long ms = router.config().limits().slowConsumerMs();
+      log.warn(
+          "router {}: {} left {} bytes unread for {} ms (high water mark {}): disconnected as a"
+              + " slow consumer",
+          router.config().router(),
+          host != null ? host : "client at " + c.remoteAddress(),
+          c.unsafe().outboundBuffer() == null
+              ? 0
+              : c.unsafe().outboundBuffer().totalPendingWriteBytes(),
+          ms,
+          router.config().limits().hostHighWaterBytes());
+      // The reason goes out first if the socket takes it; the output queued behind is discarded.
+      router.errors().increment(ErrorCode.SLOW_CONSUMER);
+      ctx.writeAndFlush(
+          new ClientFrame.Error(
+              0,
+              ErrorCode.SLOW_CONSUMER.number(),
+              "output above "
+                  + router.config().limits().hostHighWaterBytes()
+                  + " bytes for "
+                  + ms
+                  + " ms: disconnected as a slow consumer",
+              0));
+      c.close();
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+      if (slowCheck != null) {
+        slowCheck.cancel(false);
+        slowCheck = null;
+      }
       if (host != null) {
         hosts.remove(host.id);
+        router.metrics().removeHost(host.id, host.name);
         router.node().removeHost(host.id);
         router.rearm();
       }

@@ -16,6 +16,8 @@ final class Link implements Face {
   final RouterConfig.Neighbour config;
   InetSocketAddress address; // where to dial it, or null to wait for it
   Channel session; // after the hello exchange
+  long peerEpoch; // the epoch in the hello of the current session
+  long lastReadNanos; // when something last arrived on the session
   boolean dialledByUs;
 
   /** The neighbour's UDP socket, learnt from its hello: where it takes DATA, and sends it from. */
@@ -27,6 +29,8 @@ final class Link implements Face {
   final Metrics.Counter in;
   final Metrics.Counter out;
   final Metrics.Counter dropped;
+  final Metrics.Counter controlIn;
+  final Metrics.Counter controlOut;
 
   Link(RouterConfig.Neighbour config, RouterMetrics metrics) {
     this.config = config;
@@ -35,6 +39,8 @@ final class Link implements Face {
     this.in = metrics.linkIn(n);
     this.out = metrics.linkOut(n);
     this.dropped = metrics.linkDropped(n);
+    this.controlIn = metrics.linkControl("received", n);
+    this.controlOut = metrics.linkControl("sent", n);
   }
 
   @Override
@@ -46,6 +52,7 @@ final class Link implements Face {
   public void send(ControlMessage message) {
     Channel c = session;
     if (c != null && c.isActive()) {
+      controlOut.inc();
       c.writeAndFlush(message, c.voidPromise());
     }
   }

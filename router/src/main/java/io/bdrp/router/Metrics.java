@@ -87,6 +87,18 @@ public final class Metrics {
     return c;
   }
 
+  /**
+   * Removes the series {@code name{labels}} (a session's, when it ends), so that series come and go
+   * with what they describe instead of growing with every session there ever was.
+   */
+  public synchronized void remove(String name, String... labels) {
+    Family f = families.get(name);
+    if (f != null) {
+      String l = labels(labels);
+      f.series.removeIf(s -> s.labels.equals(l));
+    }
+  }
+
   /** A gauge read from {@code value} each time the metrics are rendered. */
   public synchronized void gauge(String name, String help, LongSupplier value, String... labels) {
     family(name, help, "gauge").series.add(new Series(labels(labels), value));

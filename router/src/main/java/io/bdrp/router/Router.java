@@ -73,6 +73,17 @@ public final class Router implements AutoCloseable {
   private volatile boolean closed;
 
   private Router(RouterConfig config) {
+    long ahead = config.epoch() - System.currentTimeMillis();
+    if (ahead > config.routing().maxEpochAheadMs()) {
+      throw new IllegalStateException(
+          "epoch "
+              + config.epoch()
+              + " is "
+              + ahead
+              + " ms ahead of this clock, more than routing.maxEpochAheadMs ("
+              + config.routing().maxEpochAheadMs()
+              + "): neighbours would refuse it");
+    }
     this.config = config;
     this.epoll = Epoll.isAvailable();
     this.group =
@@ -86,8 +97,10 @@ public final class Router implements AutoCloseable {
             config.routing(),
             config.bloom(),
             () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
-    this.clients = new ClientSessions(this);
-    this.metrics = new RouterMetrics(new Metrics(), node, errors, clients.hosts::size);
+    node.useWallClock(System::currentTimeMillis);
+    this.metrics = new RouterMetrics(new Metrics(), node, errors);
+    this.clients = new ClientSessions(this, metrics);
+    metrics.clients(clients.hosts::size);
     this.batches = new OutputBatches(loop);
     this.links = new RouterLinks(this);
     this.udp = new UdpLinks(this);
@@ -380,6 +393,11 @@ public final class Router implements AutoCloseable {
   public void close() {
     closed = true;
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  /** Client connections in their HELLO now (on the router's loop). */
+  int clientHandshakesPending() {
+    return clients.handshakesPending();
   }
 
   /** For tests: the predicate the router holds for a host id (runs on the router's loop). */

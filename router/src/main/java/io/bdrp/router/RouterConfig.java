@@ -101,6 +101,17 @@ public record RouterConfig(
    *     in the kernel's link queues; when it is full the socket pushes back, and copies wait in the
    *     router and are dropped and counted above {@code linkHighWaterBytes}, as on TCP, rather than
    *     lost unseen in a full link queue
+   * @param helloTimeoutMs a connection, on either port, that has not completed its HELLO this long
+   *     after it opened is closed ({@code TIMEOUT}); until then it may send only small frames
+   *     ({@link #HANDSHAKE_FRAME_BYTES})
+   * @param maxHandshakes connections accepted on one port that have not completed their HELLO; more
+   *     are refused ({@code OVERLOADED}) until some complete or time out
+   * @param slowConsumerMs a client session whose output stays above its high water mark this long
+   *     is disconnected as a slow consumer ({@code SLOW_CONSUMER}); meanwhile its requests are not
+   *     read, so its replies cannot pile up
+   * @param inboundBufferBytes what the partial frames of all the connections of one port may hold
+   *     together (each holds at most one frame); a frame that would exceed it ends its session
+   *     ({@code OVERLOADED})
    */
   public record Limits(
       int maxFrameBytes,
@@ -111,10 +122,22 @@ public record RouterConfig(
       int maxClients,
       int maxDatagramBytes,
       int udpReceiveBufferBytes,
-      int udpSendBufferBytes) {
+      int udpSendBufferBytes,
+      int helloTimeoutMs,
+      int maxHandshakes,
+      int slowConsumerMs,
+      int inboundBufferBytes) {
     /** The defaults. */
     public static final Limits DEFAULT =
-        new Limits(1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000, 1472, 16 << 20, 512 << 10);
+        new Limits(
+            1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000, 1472, 16 << 20, 512 << 10, 5_000,
+            256, 10_000, 64 << 20);
+
+    /**
+     * The largest frame a connection may send before its HELLO is accepted: room for a HELLO with
+     * the longest name and token.
+     */
+    public static final int HANDSHAKE_FRAME_BYTES = 4096;
   }
 
   public RouterConfig {
@@ -378,7 +401,8 @@ public record RouterConfig(
           "predicateExpiryMs",
           "hopLimit",
           "broadcastFraction",
-          "maxRouters");
+          "maxRouters",
+          "maxEpochAheadMs");
       for (Map.Entry<String, JsonNode> e : r.properties()) {
         String p = "routing." + e.getKey();
         JsonNode v = e.getValue();
@@ -398,6 +422,7 @@ public record RouterConfig(
             b.broadcastFraction(v.asDouble());
           }
           case "maxRouters" -> b.maxRouters((int) integer(v, p, 1, RoutingConfig.MAX_ROUTERS));
+          case "maxEpochAheadMs" -> b.maxEpochAheadMs(integer(v, p, 1, Long.MAX_VALUE));
           default -> throw new AssertionError(e.getKey());
         }
       }
@@ -424,7 +449,11 @@ public record RouterConfig(
           "maxClients",
           "maxDatagramBytes",
           "udpReceiveBufferBytes",
-          "udpSendBufferBytes");
+          "udpSendBufferBytes",
+          "helloTimeoutMs",
+          "maxHandshakes",
+          "slowConsumerMs",
+          "inboundBufferBytes");
       int maxFrame = field(l, "maxFrameBytes", d.maxFrameBytes(), 1024, 64 << 20);
       int lh = field(l, "linkHighWaterBytes", d.linkHighWaterBytes(), 1024, Integer.MAX_VALUE);
       int ll = field(l, "linkLowWaterBytes", Math.min(d.linkLowWaterBytes(), lh), 0, lh);
@@ -435,7 +464,30 @@ public record RouterConfig(
       int udpBuffer =
           field(l, "udpReceiveBufferBytes", d.udpReceiveBufferBytes(), 4096, Integer.MAX_VALUE);
       int udpSend = field(l, "udpSendBufferBytes", d.udpSendBufferBytes(), 4096, Integer.MAX_VALUE);
-      return new Limits(maxFrame, lh, ll, hh, hl, clients, datagram, udpBuffer, udpSend);
+      int helloTimeout = field(l, "helloTimeoutMs", d.helloTimeoutMs(), 1, Integer.MAX_VALUE);
+      int handshakes = field(l, "maxHandshakes", d.maxHandshakes(), 1, 1 << 24);
+      int slow = field(l, "slowConsumerMs", d.slowConsumerMs(), 1, Integer.MAX_VALUE);
+      int inbound =
+          field(
+              l,
+              "inboundBufferBytes",
+              Math.max(d.inboundBufferBytes(), maxFrame + 4),
+              maxFrame + 4,
+              Integer.MAX_VALUE);
+      return new Limits(
+          maxFrame,
+          lh,
+          ll,
+          hh,
+          hl,
+          clients,
+          datagram,
+          udpBuffer,
+          udpSend,
+          helloTimeout,
+          handshakes,
+          slow,
+          inbound);
     }
 
     int field(JsonNode l, String name, int dflt, int min, int max) {

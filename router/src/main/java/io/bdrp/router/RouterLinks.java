@@ -3,7 +3,6 @@ package io.bdrp.router;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ErrorCode;
-import io.bdrp.transport.FrameDecoder;
 import io.bdrp.transport.ProtocolErrorHandler;
 import io.bdrp.transport.ProtocolException;
 import io.bdrp.transport.RouterFrameDecoder;
@@ -51,11 +50,15 @@ final class RouterLinks {
 
   private final Router router;
   private final RouterConfig config;
+  private final Handshakes handshakes;
   final Link[] byNumber;
+  private long futureEpochsLogged;
+  private long futureEpochsLoggedAt = Long.MIN_VALUE;
 
   RouterLinks(Router router) {
     this.router = router;
     this.config = router.config();
+    this.handshakes = new Handshakes("routers", config.limits(), router.metrics());
     this.byNumber = new Link[config.routing().maxRouters()];
   }
 
@@ -69,6 +72,40 @@ final class RouterLinks {
         dial(l);
       }
     }
+    long every = config.routing().helloIntervalMs();
+    router.loop().scheduleWithFixedDelay(this::closeSilent, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Whether nothing has arrived on {@code l}'s session for a dead interval. A live neighbour sends
+   * a hello every hello interval, so its session is never silent that long; a silent one is broken
+   * somewhere TCP has not noticed (a link that drops everything, a crashed host), and may stay so
+   * for many minutes of retransmissions.
+   */
+  private boolean silent(Link l) {
+    return System.nanoTime() - l.lastReadNanos
+        > TimeUnit.MILLISECONDS.toNanos(config.routing().deadIntervalMs());
+  }
+
+  /** Closes the sessions that are silent, so that they are redialled rather than waited for. */
+  private void closeSilent() {
+    for (RouterConfig.Neighbour n : config.neighbours()) {
+      Link l = byNumber[n.router()];
+      if (l != null && l.session != null && l.session.isActive() && silent(l)) {
+        closeSilent(l);
+      }
+    }
+  }
+
+  private void closeSilent(Link l) {
+    router.metrics().connectionsClosed("routers", "silent").inc();
+    log.info(
+        "router {}: nothing heard from router {} for {} ms: closing its session{}",
+        config.router(),
+        l.neighbour(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - l.lastReadNanos),
+        l.dialledByUs ? " (redialling)" : "");
+    l.session.close();
   }
 
   Link get(int neighbour) {
@@ -101,7 +138,8 @@ final class RouterLinks {
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()));
         ch.pipeline()
-            .addLast(new FrameDecoder(limits.maxFrameBytes()))
+            .addLast(handshakes.guard(dialling == null))
+            .addLast(handshakes.frameDecoder())
             .addLast(new RouterFrameDecoder(limits.maxFrameBytes(), config.bloom()))
             .addLast(new RouterFrameEncoder())
             .addLast(new Session(dialling))
@@ -168,6 +206,7 @@ final class RouterLinks {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
       if (link != null) {
+        link.lastReadNanos = System.nanoTime();
         router.node().heard(link.neighbour());
       }
       ctx.fireChannelReadComplete();
@@ -201,11 +240,18 @@ final class RouterLinks {
                     + " on the link to "
                     + link.neighbour());
           }
-          router.node().receive(m);
+          link.controlIn.inc();
+          if (!router.node().receive(m)) {
+            futureEpoch(m);
+          }
           router.rearm();
         } else if (msg instanceof SessionFrame s) {
           if (s instanceof ClientFrame.Ping p) {
-            ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+            // A reply is not queued above the link's high water mark: a neighbour that sends
+            // PINGs and does not read cannot make PONGs pile up.
+            if (ctx.channel().isWritable()) {
+              ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+            }
           } else if (s instanceof ClientFrame.Bye) {
             ctx.close();
           }
@@ -215,6 +261,26 @@ final class RouterLinks {
         }
       } finally {
         ReferenceCountUtil.release(msg);
+      }
+    }
+
+    /** A control message refused for its epoch: a WARN line at most every ten seconds. */
+    private void futureEpoch(ControlMessage m) {
+      long now = System.nanoTime();
+      long refused = router.node().futureEpochs();
+      if (now - futureEpochsLoggedAt >= TimeUnit.SECONDS.toNanos(10)
+          || futureEpochsLoggedAt == Long.MIN_VALUE) {
+        log.warn(
+            "router {}: refused {} from router {}: it names an epoch more than"
+                + " routing.maxEpochAheadMs ({} ms) ahead of this clock ({} such messages since the"
+                + " last report)",
+            config.router(),
+            m,
+            link.neighbour(),
+            config.routing().maxEpochAheadMs(),
+            refused - futureEpochsLogged);
+        futureEpochsLogged = refused;
+        futureEpochsLoggedAt = now;
       }
     }
 
@@ -279,6 +345,35 @@ final class RouterLinks {
         throw new ProtocolException(ErrorCode.NOT_AUTHORIZED, "wrong router token");
       }
       boolean ours = dialling != null;
+      if (l.session != null && l.session.isActive() && silent(l)) {
+        // Nothing heard on the live session for a dead interval: it is dead, whatever TCP says.
+        Channel old = l.session;
+        closeSilent(l);
+        if (l.session == old) { // its close listener has not run yet
+          l.session = null;
+          router.udp().linkDown(l);
+          router.node().linkDown(l.neighbour());
+        }
+      }
+      if (l.session != null && l.session.isActive() && h.epoch() != l.peerEpoch) {
+        // Another process claims the number of a neighbour that has a live session here (a
+        // restarted router whose old session is not yet known dead, or a misconfigured twin): the
+        // live session stays; once it ends, a redial gets in.
+        router.metrics().linkRefused("duplicate").inc();
+        log.warn(
+            "router {}: refusing router {} at {} (epoch {}): router {} is connected from {} (epoch"
+                + " {})",
+            config.router(),
+            h.routerNumber(),
+            ctx.channel().remoteAddress(),
+            h.epoch(),
+            l.neighbour(),
+            l.session.remoteAddress(),
+            l.peerEpoch);
+        throw new ProtocolException(
+            ErrorCode.DUPLICATE_ROUTER,
+            "router " + h.routerNumber() + " is already connected from another process");
+      }
       if (l.session != null && l.session.isActive()) {
         // Both sides dialled: keep the session dialled by the lower-numbered router.
         int keepDialler = Math.min(config.router(), l.neighbour());
@@ -294,7 +389,10 @@ final class RouterLinks {
       }
       link = l;
       l.session = ctx.channel();
+      l.lastReadNanos = System.nanoTime();
+      l.peerEpoch = h.epoch();
       l.dialledByUs = ours;
+      Handshakes.done(ctx);
       router.udp().linkUp(l, (InetSocketAddress) ctx.channel().remoteAddress(), h.udpPort());
       ctx.channel()
           .closeFuture()

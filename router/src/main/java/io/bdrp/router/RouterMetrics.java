@@ -23,7 +23,7 @@ final class RouterMetrics {
   final Metrics.Counter udpReceived;
   final Metrics.Histogram matchSeconds;
 
-  RouterMetrics(Metrics m, RoutingNode node, ProtocolErrorCounters errors, IntSupplier clients) {
+  RouterMetrics(Metrics m, RoutingNode node, ProtocolErrorCounters errors) {
     this.registry = m;
     udpSent = m.counter("bdrp_udp_datagrams_sent_total", "DATA datagrams sent to neighbours.");
     udpReceived =
@@ -45,7 +45,6 @@ final class RouterMetrics {
             5e-4,
             1e-3,
             1e-2);
-    m.gauge("bdrp_clients", "Client sessions.", clients::getAsInt);
     m.gauge(
         "bdrp_unicast_routes",
         "Routers this router has a route to.",
@@ -63,6 +62,15 @@ final class RouterMetrics {
         "Advertisements refused (other Bloom parameters, router number out of range).",
         () -> node.predicates().rejected());
     m.gauge("bdrp_local_hosts", "Hosts with a predicate.", () -> node.local().hostCount());
+    m.gauge(
+        "bdrp_connections_lost_total",
+        "Sessions whose connection failed under them (reset by the peer, broken pipe).",
+        errors::connectionsLost);
+    m.gauge(
+        "bdrp_control_refused_total",
+        "Control messages from neighbours refused because they named an epoch more than"
+            + " routing.maxEpochAheadMs ahead of this router's clock.",
+        node::futureEpochs);
     for (ErrorCode c : ErrorCode.values()) {
       m.gauge(
           "bdrp_protocol_errors_total",
@@ -71,6 +79,11 @@ final class RouterMetrics {
           "code",
           c.name().toLowerCase(java.util.Locale.ROOT));
     }
+  }
+
+  /** The number of client sessions, read when rendered. */
+  void clients(IntSupplier clients) {
+    registry.gauge("bdrp_clients", "Client sessions.", clients::getAsInt);
   }
 
   /** The data plane's counters, read when rendered (on the router's loop). */
@@ -108,7 +121,8 @@ final class RouterMetrics {
     return byLabel(
         "bdrp_link_refused_total",
         "Neighbours' hellos refused, by the parameter that differed (protocol, router,"
-            + " routing.maxRouters, bloom.bits, bloom.hashes) or neighbour / token.",
+            + " routing.maxRouters, bloom.bits, bloom.hashes), neighbour / token, or duplicate"
+            + " (a live neighbour's number from another incarnation).",
         "parameter",
         parameter);
   }
@@ -161,6 +175,57 @@ final class RouterMetrics {
     return registry.counter(
         "bdrp_link_data_dropped_total",
         "DATA frames dropped per neighbour (link down or above its high water mark).",
+        "neighbour",
+        n);
+  }
+
+  /** Removes the series of a client session that ended. */
+  void removeHost(int id, String name) {
+    String[] labels = {"host", Integer.toString(id), "name", name};
+    registry.remove("bdrp_host_delivered_total", labels);
+    registry.remove("bdrp_host_dropped_total", labels);
+  }
+
+  /**
+   * Connections the router closed on {@code port} ({@code clients}, {@code routers}) for a limit.
+   */
+  Metrics.Counter connectionsClosed(String port, String reason) {
+    String help =
+        "Connections closed by the router for a limit, by port and reason: handshakes (too many"
+            + " connections in their HELLO), hello_timeout (no HELLO in time), slow_consumer (output"
+            + " above the high water mark too long), silent (a neighbour's session carried nothing"
+            + " for a dead interval).";
+    return byLabel.computeIfAbsent(
+        "bdrp_connections_closed_total\0" + port + '\0' + reason,
+        k ->
+            registry.counter(
+                "bdrp_connections_closed_total", help, "port", port, "reason", reason));
+  }
+
+  /** The partial-frame budget of {@code port}: bytes reserved now, and refusals. */
+  void inboundBudget(String port, io.bdrp.transport.InboundBudget budget) {
+    registry.gauge(
+        "bdrp_inbound_partial_bytes",
+        "Bytes held by partial frames of a port's connections (limit: limits.inboundBufferBytes).",
+        budget::reservedBytes,
+        "port",
+        port);
+    registry.gauge(
+        "bdrp_inbound_budget_refused_total",
+        "Sessions ended because the partial frames of their port had spent"
+            + " limits.inboundBufferBytes.",
+        budget::refused,
+        "port",
+        port);
+  }
+
+  /** Control messages per neighbour and direction ({@code sent}, {@code received}). */
+  Metrics.Counter linkControl(String direction, String n) {
+    return registry.counter(
+        "bdrp_link_control_" + direction + "_total",
+        "Control messages (hellos, route updates, advertisements, requests) "
+            + direction
+            + " per neighbour.",
         "neighbour",
         n);
   }

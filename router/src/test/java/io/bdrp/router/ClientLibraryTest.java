@@ -25,7 +25,7 @@ class ClientLibraryTest {
     return Router.start(
         new RouterConfig(
             0,
-            System.nanoTime() & Long.MAX_VALUE | 1,
+            System.currentTimeMillis(),
             clients,
             routers,
             null,

@@ -29,7 +29,12 @@ import java.util.function.Supplier;
  *       When an origin has a route but its advertisement is missing, the advertisement is asked for
  *       from the next hop towards it. Both are checked once every hello interval.
  *   <li>An advertisement for this router's own number that is newer than its own (a previous life
- *       with a larger sequence number, or a misconfigured twin) makes it re-advertise above it.
+ *       with a larger sequence number, a life whose clock was ahead, a misconfigured twin or a
+ *       forged advertisement) makes it move its own version past that one — to that epoch and the
+ *       next sequence number — and re-advertise it, paced like any change of its own: the newer
+ *       copy held elsewhere is replaced rather than answered back and forth, and no number of such
+ *       advertisements makes it flood more than once per hello interval. (How far ahead of the
+ *       clock an epoch may be is bounded by the {@link RoutingNode}.)
  * </ul>
  *
  * <p>State grows with the number of routers and their filters, never with traffic. Owned by one
@@ -59,7 +64,7 @@ public final class PredicateTable {
   }
 
   private final int self;
-  private final long epoch;
+  private long ownEpoch; // the epoch of this router's own advertisement: its start, or moved past
   private final RoutingConfig config;
   private final Clock clock;
   private final Listener listener;
@@ -84,7 +89,7 @@ public final class PredicateTable {
       Clock clock,
       Listener listener) {
     this.self = self;
-    this.epoch = epoch;
+    this.ownEpoch = epoch;
     this.config = config;
     this.clock = clock;
     this.listener = listener;
@@ -138,11 +143,17 @@ public final class PredicateTable {
       return;
     }
     ownSeq++;
-    Entry e = new Entry(epoch, ownSeq, p);
-    entries.put(self, e);
-    // At most one flood of this router's own advertisement per hello interval: hosts that set
-    // their predicates one after the other (a burst of connections) make one advertisement, not
-    // one each, every one of which would cross every link of the network.
+    entries.put(self, new Entry(ownEpoch, ownSeq, p));
+    advertiseOwn();
+  }
+
+  /**
+   * Floods this router's own advertisement now or, if one went out less than a hello interval ago,
+   * at the end of that interval: hosts that set their predicates one after the other (a burst of
+   * connections) make one advertisement, not one each, every one of which would cross every link of
+   * the network.
+   */
+  private void advertiseOwn() {
     if (clock.nowMillis() >= nextOwnFlood) {
       floodOwn();
     } else {
@@ -217,11 +228,13 @@ public final class PredicateTable {
     Entry cur = entries.get(origin);
     if (origin == self) {
       if (cur.compareVersion(ad.epoch(), ad.seq()) < 0) {
-        // Someone holds a newer version of this router's advertisement than it has: jump past it
-        // so that the current one wins everywhere.
-        ownSeq = ad.epoch() == epoch ? ad.seq() + 1 : ownSeq + 1;
-        entries.put(self, new Entry(epoch, ownSeq, cur.predicate));
-        floodOwn();
+        // Someone holds a newer version of this router's advertisement than it has: move past it
+        // so that the current one replaces it everywhere.
+        boolean lastSeq = ad.seq() == Long.MAX_VALUE;
+        ownEpoch = lastSeq ? ad.epoch() + 1 : ad.epoch();
+        ownSeq = lastSeq ? 0 : ad.seq() + 1;
+        entries.put(self, new Entry(ownEpoch, ownSeq, cur.predicate));
+        advertiseOwn();
       } else if (cur.compareVersion(ad.epoch(), ad.seq()) > 0) {
         reply(ad.sender(), origin, cur);
       }

@@ -22,6 +22,10 @@ package io.bdrp.routing;
  *     known routers is broadcast along the tree of shortest paths from the ingress router; above 1,
  *     never
  * @param maxRouters router numbers are 0 to maxRouters - 1; this sizes destination bitmaps
+ * @param maxEpochAheadMs a router's epoch is its wall clock in milliseconds when it starts; a
+ *     control message naming an epoch more than this far ahead of the receiver's wall clock is
+ *     refused, so one bogus or clock-skewed epoch cannot shadow a router's real ones for ever
+ *     (applies where the node is given a wall clock: {@link RoutingNode#useWallClock})
  */
 public record RoutingConfig(
     long helloIntervalMs,
@@ -33,7 +37,8 @@ public record RoutingConfig(
     long predicateExpiryMs,
     int hopLimit,
     double broadcastFraction,
-    int maxRouters) {
+    int maxRouters,
+    long maxEpochAheadMs) {
 
   /** The largest supported number of routers (router numbers fit 16 bits on the wire). */
   public static final int MAX_ROUTERS = 1 << 16;
@@ -80,6 +85,7 @@ public record RoutingConfig(
       throw new IllegalArgumentException(
           "maxRouters must be in 1.." + MAX_ROUTERS + ", got " + maxRouters);
     }
+    positive("maxEpochAheadMs", maxEpochAheadMs);
   }
 
   private static void positive(String knob, long value) {
@@ -106,6 +112,7 @@ public record RoutingConfig(
     b.hopLimit = hopLimit;
     b.broadcastFraction = broadcastFraction;
     b.maxRouters = maxRouters;
+    b.maxEpochAheadMs = maxEpochAheadMs;
     return b;
   }
 
@@ -121,6 +128,7 @@ public record RoutingConfig(
     private int hopLimit = 64;
     private double broadcastFraction = 0.5;
     private int maxRouters = 4_096;
+    private long maxEpochAheadMs = 24 * 3_600_000L;
 
     private Builder() {}
 
@@ -174,6 +182,11 @@ public record RoutingConfig(
       return this;
     }
 
+    public Builder maxEpochAheadMs(long v) {
+      maxEpochAheadMs = v;
+      return this;
+    }
+
     public RoutingConfig build() {
       return new RoutingConfig(
           helloIntervalMs,
@@ -185,7 +198,8 @@ public record RoutingConfig(
           predicateExpiryMs,
           hopLimit,
           broadcastFraction,
-          maxRouters);
+          maxRouters,
+          maxEpochAheadMs);
     }
   }
 }

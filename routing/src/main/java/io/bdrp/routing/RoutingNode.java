@@ -9,6 +9,7 @@ import io.bdrp.routing.ControlMessage.RouteUpdate;
 import io.bdrp.routing.ControlMessage.SeqnoRequest;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The routing state of one router: UNICAST ({@link DistanceVector}), PREDICATES ({@link
@@ -37,6 +38,8 @@ public final class RoutingNode {
   private long builtPredicates = -1;
   private long snapshots;
   private ForwardingTable table;
+  private LongSupplier wallMillis; // null: epochs are not checked against a clock
+  private long futureEpochs;
 
   public RoutingNode(
       int self, long epoch, RoutingConfig config, BloomParameters params, Clock clock) {
@@ -127,8 +130,31 @@ public final class RoutingNode {
     dv.heard(neighbour);
   }
 
-  /** Handles a control message from a neighbour. */
-  public void receive(ControlMessage m) {
+  /**
+   * Epochs are wall-clock milliseconds at start: from now on, a control message naming an epoch
+   * more than {@link RoutingConfig#maxEpochAheadMs()} ahead of {@code wallMillis} is refused and
+   * counted ({@link #futureEpochs()}). Without it (the simulator, whose epochs are counters), no
+   * epoch is refused.
+   */
+  public void useWallClock(LongSupplier wallMillis) {
+    this.wallMillis = wallMillis;
+  }
+
+  /** Control messages refused because they named an epoch too far ahead of the wall clock. */
+  public long futureEpochs() {
+    return futureEpochs;
+  }
+
+  /**
+   * Handles a control message from a neighbour.
+   *
+   * @return false if it was refused for naming an epoch too far ahead of the wall clock
+   */
+  public boolean receive(ControlMessage m) {
+    if (wallMillis != null && tooFarAhead(m, wallMillis.getAsLong() + config.maxEpochAheadMs())) {
+      futureEpochs++;
+      return false;
+    }
     switch (m) {
       case Hello h -> dv.receive(h);
       case RouteUpdate u -> dv.receive(u);
@@ -136,6 +162,24 @@ public final class RoutingNode {
       case PredicateAd a -> predicates.receive(a);
       case PredicateRequest r -> predicates.receive(r);
     }
+    return true;
+  }
+
+  private static boolean tooFarAhead(ControlMessage m, long ceiling) {
+    return switch (m) {
+      case Hello h -> h.epoch() > ceiling;
+      case RouteUpdate u -> {
+        for (ControlMessage.Route r : u.routes()) {
+          if (r.epoch() > ceiling) {
+            yield true;
+          }
+        }
+        yield false;
+      }
+      case SeqnoRequest r -> r.epoch() > ceiling;
+      case PredicateAd a -> a.epoch() > ceiling;
+      case PredicateRequest r -> false;
+    };
   }
 
   /** Runs due timers. */

@@ -216,9 +216,85 @@ class PredicateTableTest {
     table.setOwn(enc("x = 1"));
     table.receive(new PredicateAd(1, 0, 100, 50, enc("x = 7")));
     assertEquals(enc("x = 1"), table.get(0));
+    runUntil(CONFIG.helloIntervalMs()); // paced: the setOwn flood went out just now
     PredicateAd last = two.ads().get(two.ads().size() - 1);
+    assertEquals(100, last.epoch());
     assertEquals(51, last.seq());
     assertEquals(enc("x = 1"), last.predicate());
+  }
+
+  @Test
+  void anOwnAdvertisementFromALaterEpochMovesTheRouterToThatEpoch() {
+    table.setOwn(enc("x = 1"));
+    now += CONFIG.helloIntervalMs();
+    table.receive(new PredicateAd(1, 0, 5_000, 7, PredicateTableTest.enc("x = 7")));
+    PredicateAd last = two.ads().get(two.ads().size() - 1);
+    assertEquals(5_000, last.epoch(), "moved to the later epoch");
+    assertEquals(8, last.seq());
+    assertEquals(enc("x = 1"), last.predicate(), "with its own predicate");
+    table.receive(new PredicateAd(1, 0, 5_000, Long.MAX_VALUE, enc("x = 7")));
+    runUntil(2 * CONFIG.helloIntervalMs());
+    last = two.ads().get(two.ads().size() - 1);
+    assertEquals(5_001, last.epoch(), "past the last sequence number of an epoch: the next epoch");
+    assertEquals(0, last.seq());
+  }
+
+  /**
+   * A forged advertisement of router 0 with a far later epoch, held by its neighbour 1: router 0
+   * moves past it once and router 1 takes the real one, instead of the two answering each other for
+   * ever; router 1 ends up with router 0's predicate.
+   */
+  @Test
+  void aForgedOwnAdvertisementHeldByANeighbourEndsInOneExchange() {
+    PredicateTable other = new PredicateTable(1, 200, PARAMS, CONFIG, () -> now, () -> {});
+    java.util.ArrayDeque<Runnable> wire = new java.util.ArrayDeque<>();
+    int[] messages = {0};
+    Face toOther =
+        new Face() {
+          public int neighbour() {
+            return 1;
+          }
+
+          public void send(ControlMessage m) {
+            messages[0]++;
+            wire.add(() -> deliver(other, m));
+          }
+        };
+    Face toTable =
+        new Face() {
+          public int neighbour() {
+            return 0;
+          }
+
+          public void send(ControlMessage m) {
+            messages[0]++;
+            wire.add(() -> deliver(table, m));
+          }
+        };
+    table.adjacencyDown(1);
+    table.adjacencyDown(2);
+    table.setOwn(enc("x = 1"));
+    table.adjacencyUp(toOther);
+    other.adjacencyUp(toTable);
+    other.receive(new PredicateAd(9, 0, 1L << 62, 0, EncodedPredicate.empty(PARAMS)));
+    for (long t = 0; t < 20 * CONFIG.helloIntervalMs(); t += 10) {
+      now += 10;
+      table.tick();
+      other.tick();
+      while (!wire.isEmpty()) {
+        wire.poll().run();
+        assertTrue(messages[0] < 100, "the exchange ends");
+      }
+    }
+    assertEquals(enc("x = 1"), other.get(0), "router 1 holds router 0's real predicate");
+  }
+
+  private static void deliver(PredicateTable to, ControlMessage m) {
+    switch (m) {
+      case PredicateAd a -> to.receive(a);
+      case PredicateRequest r -> to.receive(r);
+      default -> {}
+    }
   }
 
   @Test

@@ -27,9 +27,21 @@ public enum ErrorCode {
   /** The receiver failed for a reason of its own. */
   INTERNAL(10, true),
   /** A neighbour's ROUTER_HELLO does not fit: other Bloom parameters, or a clashing number. */
-  INCOMPATIBLE_PEER(11, true);
+  INCOMPATIBLE_PEER(11, true),
+  /**
+   * The session's output stayed above its high water mark for longer than the receiver allows: the
+   * peer does not read what it is sent, and is disconnected.
+   */
+  SLOW_CONSUMER(12, true),
+  /** The peer did not complete a step in time: no HELLO within the handshake timeout. */
+  TIMEOUT(13, true),
+  /**
+   * A ROUTER_HELLO claims the number of a router that already has a live session with the receiver
+   * (a second process with the same number); the live session stays.
+   */
+  DUPLICATE_ROUTER(14, true);
 
-  private static final ErrorCode[] BY_NUMBER = new ErrorCode[12];
+  private static final ErrorCode[] BY_NUMBER = new ErrorCode[15];
 
   static {
     for (ErrorCode c : values()) {

@@ -16,12 +16,15 @@ import java.util.List;
  * ErrorCode#MALFORMED_FRAME}, {@link ErrorCode#UNSUPPORTED_VERSION}). The stream is never
  * resynchronised: after the first fault the decoder discards everything that follows, and {@link
  * ProtocolErrorHandler} answers with an ERROR frame and closes the channel. A peer can make it
- * buffer at most one frame of the maximum size.
+ * buffer at most one frame of the maximum size; with an {@link InboundBudget}, the partial frames
+ * of all the connections that share it hold at most its limit together.
  *
  * <p>One instance per channel; runs on the channel's event loop.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
-  private final int maxFrameBytes;
+  private int maxFrameBytes;
+  private final InboundBudget budget; // or null
+  private long reservedBytes; // of the budget, for the partial frame held now
   private boolean failed;
 
   /** A decoder with the default maximum frame size, {@link Frames#DEFAULT_MAX_FRAME_BYTES}. */
@@ -34,15 +37,39 @@ public final class FrameDecoder extends ByteToMessageDecoder {
    *     at least 2
    */
   public FrameDecoder(int maxFrameBytes) {
+    this(maxFrameBytes, null);
+  }
+
+  /**
+   * @param maxFrameBytes largest value accepted in the length field (version, type and body bytes);
+   *     at least 2
+   * @param budget where a partial frame reserves its length until it is complete, shared with the
+   *     other connections of the port; or null for none
+   */
+  public FrameDecoder(int maxFrameBytes, InboundBudget budget) {
+    checkMax(maxFrameBytes);
+    this.maxFrameBytes = maxFrameBytes;
+    this.budget = budget;
+  }
+
+  private static void checkMax(int maxFrameBytes) {
     if (maxFrameBytes < 2) {
       throw new IllegalArgumentException("maxFrameBytes " + maxFrameBytes + " is less than 2");
     }
-    this.maxFrameBytes = maxFrameBytes;
   }
 
   /** The largest value accepted in the length field. */
   public int maxFrameBytes() {
     return maxFrameBytes;
+  }
+
+  /**
+   * Changes the largest frame accepted from the next frame on: a session accepts small frames until
+   * its HELLO is accepted, then frames up to its configured maximum. Call on the channel's loop.
+   */
+  public void maxFrameBytes(int maxFrameBytes) {
+    checkMax(maxFrameBytes);
+    this.maxFrameBytes = maxFrameBytes;
   }
 
   /**
@@ -77,9 +104,43 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     int total = Frames.LENGTH_BYTES + (int) length;
     if (in.readableBytes() < total) {
+      if (budget != null && reservedBytes == 0) {
+        if (!budget.reserve(total)) {
+          failed = true;
+          in.skipBytes(in.readableBytes());
+          throw new ProtocolException(
+              ErrorCode.OVERLOADED,
+              "inbound memory budget of "
+                  + budget.limitBytes()
+                  + " bytes is spent by partial frames; cannot hold a frame of "
+                  + total
+                  + " bytes",
+              true);
+        }
+        reservedBytes = total;
+      }
       return;
     }
+    releaseReservation();
     out.add(in.retainedSlice(start, total));
     in.readerIndex(start + total);
+  }
+
+  private void releaseReservation() {
+    if (reservedBytes != 0) {
+      budget.release(reservedBytes);
+      reservedBytes = 0;
+    }
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    releaseReservation();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    releaseReservation();
+    super.channelInactive(ctx);
   }
 }

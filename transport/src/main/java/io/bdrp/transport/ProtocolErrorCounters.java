@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class ProtocolErrorCounters {
   private final EnumMap<ErrorCode, LongAdder> counts = new EnumMap<>(ErrorCode.class);
+  private final LongAdder connectionsLost = new LongAdder();
 
   /** Counters at zero. */
   public ProtocolErrorCounters() {
@@ -21,6 +22,16 @@ public final class ProtocolErrorCounters {
   /** Counts one error. */
   public void increment(ErrorCode code) {
     counts.get(code).increment();
+  }
+
+  /** Counts a connection that failed under its session (reset by the peer, broken pipe). */
+  public void connectionLost() {
+    connectionsLost.increment();
+  }
+
+  /** Connections that failed under their session so far; not protocol errors. */
+  public long connectionsLost() {
+    return connectionsLost.sum();
   }
 
   /** Errors counted with this code so far. */

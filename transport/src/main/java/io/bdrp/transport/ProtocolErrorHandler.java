@@ -3,6 +3,7 @@ package io.bdrp.transport;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.io.IOException;
 
 /**
  * The last inbound handler of every session: turns an exception into an ERROR frame to the peer and
@@ -19,6 +20,10 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  *
  * <p>One instance per channel (it remembers that the channel is closing); runs on the channel's
  * event loop. The counters may be shared.
+ *
+ * <p>An {@link IOException} (the connection reset or broken under the session) is not a protocol
+ * error: the channel is closed and the loss counted ({@link
+ * ProtocolErrorCounters#connectionsLost()}).
  */
 public final class ProtocolErrorHandler extends ChannelInboundHandlerAdapter {
   private final ProtocolErrorCounters counters;
@@ -33,12 +38,19 @@ public final class ProtocolErrorHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof IOException) {
+      // The connection failed under the session (reset by the peer, broken pipe): nothing the
+      // peer sent was wrong, and there is no one left to answer.
+      counters.connectionLost();
+      ctx.close();
+      return;
+    }
     ProtocolException e = protocolException(cause);
     counters.increment(e.code());
     if (closing) {
       return;
     }
-    if (e.code().closesSession()) {
+    if (e.closesSession()) {
       closing = true;
       FrameDecoder framing = ctx.pipeline().get(FrameDecoder.class);
       if (framing != null) {

@@ -17,6 +17,7 @@ public final class ProtocolException extends DecoderException {
   private final String reason;
   private final long correlationId;
   private final long position;
+  private final boolean closesSession;
 
   /** An error that is no answer to a request and has no position. */
   public ProtocolException(ErrorCode code, String reason) {
@@ -30,11 +31,31 @@ public final class ProtocolException extends DecoderException {
    * @param position 1-based byte position of the fault in the predicate or message, or 0
    */
   public ProtocolException(ErrorCode code, String reason, long correlationId, long position) {
+    this(code, reason, correlationId, position, code.closesSession());
+  }
+
+  /**
+   * An error that is no answer to a request and ends the session if {@code closesSession}, whatever
+   * its code does otherwise (an overload refusal in the middle of a frame leaves the stream out of
+   * step).
+   */
+  public ProtocolException(ErrorCode code, String reason, boolean closesSession) {
+    this(code, reason, 0, 0, closesSession);
+  }
+
+  private ProtocolException(
+      ErrorCode code, String reason, long correlationId, long position, boolean closesSession) {
     super(code + ": " + reason);
     this.code = code;
     this.reason = reason;
     this.correlationId = correlationId;
     this.position = position;
+    this.closesSession = closesSession;
+  }
+
+  /** Whether the session ends after this error is reported. */
+  public boolean closesSession() {
+    return closesSession;
   }
 
   /** The error code to send. */

@@ -1,0 +1,434 @@
+package io.bdrp.router;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameCodec;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.Frames;
+import io.bdrp.transport.RouterFrameCodec;
+import io.bdrp.transport.RouterHello;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.util.ResourceLeakDetector;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What a client or peer can make a router hold is bounded by its configuration, not by what the
+ * peer sends: one test per way found to exhaust or confuse a router, each with a well-behaved
+ * client or neighbour that must keep being served.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class HardeningTest {
+  private static final InetSocketAddress ANY = InetSocketAddress.createUnresolved("127.0.0.1", 0);
+  private static final BloomParameters BLOOM = BloomParameters.DEFAULT;
+  private final List<Router> routers = new ArrayList<>();
+  private final List<BdrpClient> clients = new ArrayList<>();
+  private final List<Socket> sockets = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws IOException {
+    for (Socket s : sockets) {
+      s.close();
+    }
+    clients.forEach(BdrpClient::close);
+    routers.forEach(Router::close);
+  }
+
+  /** The default limits with small water marks and short timers. */
+  private static RouterConfig.Limits limits(
+      int hostHighWater, int slowConsumerMs, int helloTimeoutMs, int maxHandshakes, int inbound) {
+    RouterConfig.Limits d = RouterConfig.Limits.DEFAULT;
+    return new RouterConfig.Limits(
+        64 * 1024,
+        d.linkHighWaterBytes(),
+        d.linkLowWaterBytes(),
+        hostHighWater,
+        hostHighWater / 2,
+        d.maxClients(),
+        d.maxDatagramBytes(),
+        d.udpReceiveBufferBytes(),
+        d.udpSendBufferBytes(),
+        helloTimeoutMs,
+        maxHandshakes,
+        slowConsumerMs,
+        inbound);
+  }
+
+  private Router start(int number, List<Integer> neighbours, RouterConfig.Limits limits)
+      throws InterruptedException {
+    List<RouterConfig.Neighbour> ns = new ArrayList<>();
+    for (int n : neighbours) {
+      ns.add(new RouterConfig.Neighbour(n, null, 1));
+    }
+    Router r =
+        Router.start(
+            new RouterConfig(
+                number,
+                System.currentTimeMillis() + number,
+                ANY,
+                ANY,
+                null,
+                ns,
+                Federation.FAST,
+                BLOOM,
+                limits,
+                "secret"));
+    routers.add(r);
+    return r;
+  }
+
+  private BdrpClient client(Router r, String name) throws Exception {
+    BdrpClient c = BdrpClient.builder().router(r.clientAddress()).name(name).connect();
+    clients.add(c);
+    return c;
+  }
+
+  private Socket open(InetSocketAddress a) throws IOException {
+    Socket s = new Socket(a.getAddress(), a.getPort());
+    s.setSoTimeout(10_000);
+    sockets.add(s);
+    return s;
+  }
+
+  private static byte[] bytes(ClientFrame f) {
+    ByteBuf b = ClientFrameCodec.encode(Unpooled.buffer().alloc(), f);
+    try {
+      return ByteBufUtil.getBytes(b);
+    } finally {
+      b.release();
+    }
+  }
+
+  private static byte[] routerBytes(Object frame) {
+    ByteBuf b = RouterFrameCodec.encode(Unpooled.buffer().alloc(), frame);
+    try {
+      return ByteBufUtil.getBytes(b);
+    } finally {
+      b.release();
+    }
+  }
+
+  private static long metric(Router r, String series) {
+    Matcher m =
+        Pattern.compile("(?m)^" + Pattern.quote(series) + " (-?\\d+)$").matcher(r.metricsText());
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  private static void assertClosed(InputStream in) throws IOException {
+    try {
+      while (in.read() != -1) {
+        // frames queued before the close
+      }
+    } catch (SocketException e) {
+      // reset by the router: closed as well
+    }
+  }
+
+  /** A subscriber on {@code r} gets a message published on {@code from}. */
+  private void served(Router from, Router r, long n) throws Exception {
+    LinkedBlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
+    BdrpClient sub = client(r, "sub-" + n);
+    sub.subscribe(Predicate.parse("n = " + n), inbox::add).get(10, TimeUnit.SECONDS);
+    BdrpClient pub = client(from, "pub-" + n);
+    Federation.await(
+        "message " + n + " delivered",
+        () -> {
+          try {
+            pub.send(Message.builder().put("n", n).build()).get(10, TimeUnit.SECONDS);
+            Message m = inbox.poll(200, TimeUnit.MILLISECONDS);
+            return m != null && m.get("n").asLong() == n;
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        });
+  }
+
+  /**
+   * A client floods PINGs and reads nothing. The router's replies fill the socket buffers, then the
+   * session's output passes its high water mark: the router stops reading the flooder (whose writes
+   * then block), serves others meanwhile, and cuts it off as a slow consumer.
+   *
+   * <p>Paranoid leak detection records a stack trace at every byte the router reads, which makes
+   * reading millions of 14-byte frames take minutes; the flood runs with sampled detection.
+   */
+  @Test
+  void aClientThatSendsPingsAndNeverReadsIsCutOffWithBoundedOutput() throws Exception {
+    ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+    ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE);
+    try {
+      floodPingsWithoutReading();
+    } finally {
+      ResourceLeakDetector.setLevel(level);
+    }
+  }
+
+  private void floodPingsWithoutReading() throws Exception {
+    int highWater = 64 * 1024;
+    Router r = start(0, List.of(), limits(highWater, 1_000, 5_000, 256, 64 << 20));
+    Socket s = open(r.clientAddress());
+    s.setReceiveBufferSize(4096);
+    OutputStream out = s.getOutputStream();
+    out.write(bytes(new ClientFrame.Hello(Frames.VERSION, "never-reads", new byte[0])));
+    byte[] ping = bytes(new ClientFrame.Ping(1));
+    byte[] pings = new byte[4096 * ping.length];
+    for (int i = 0; i + ping.length <= pings.length; i += ping.length) {
+      System.arraycopy(ping, 0, pings, i, ping.length);
+    }
+    long limit = 512L << 20;
+
+    CompletableFuture<Long> flood =
+        CompletableFuture.supplyAsync(
+            () -> {
+              long written = 0;
+              try {
+                while (written < limit) {
+                  out.write(pings);
+                  written += pings.length;
+                }
+              } catch (IOException e) {
+                // the router closed the session
+              }
+              return written;
+            });
+    // While the flood is on, the router serves others.
+    served(r, r, 1);
+
+    Federation.await(
+        "the flooder cut off as a slow consumer",
+        () ->
+            metric(r, "bdrp_connections_closed_total{port=\"clients\",reason=\"slow_consumer\"}")
+                == 1);
+    long written = flood.get(30, TimeUnit.SECONDS);
+    assertTrue(
+        written < 64L << 20,
+        "the router stopped reading the flooder: it took " + written + " bytes of PINGs");
+    assertEquals(1, metric(r, "bdrp_protocol_errors_total{code=\"slow_consumer\"}"));
+    served(r, r, 2);
+  }
+
+  @Test
+  void connectionsThatNeverSayHelloAreCappedAndTimedOut() throws Exception {
+    Router r = start(0, List.of(), limits(1 << 20, 10_000, 1_000, 4, 64 << 20));
+    List<Socket> idle = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      idle.add(open(r.clientAddress()));
+    }
+    // The router counts a connection once it is active on its loop: wait for all four.
+    Federation.await("four connections in their HELLO", () -> pending(r) == 4);
+    for (int i = 0; i < 3; i++) {
+      try (Socket extra = open(r.clientAddress())) {
+        ClientFrame f = RawFrames.readClientFrame(extra.getInputStream());
+        ClientFrame.Error e = assertInstanceOf(ClientFrame.Error.class, f);
+        assertEquals(ErrorCode.OVERLOADED.number(), e.code(), e.toString());
+        assertClosed(extra.getInputStream());
+      }
+    }
+    for (Socket s : idle) {
+      ClientFrame f = RawFrames.readClientFrame(s.getInputStream());
+      ClientFrame.Error e = assertInstanceOf(ClientFrame.Error.class, f);
+      assertEquals(ErrorCode.TIMEOUT.number(), e.code(), e.toString());
+      assertClosed(s.getInputStream());
+    }
+    assertEquals(
+        3, metric(r, "bdrp_connections_closed_total{port=\"clients\",reason=\"handshakes\"}"));
+    assertEquals(
+        4, metric(r, "bdrp_connections_closed_total{port=\"clients\",reason=\"hello_timeout\"}"));
+    served(r, r, 3);
+    // The router port has the same guard.
+    try (Socket s = open(r.routerAddress())) {
+      ClientFrame.Error e = RawFrames.firstError(s.getInputStream(), 3);
+      assertNotNull(e, "an ERROR frame");
+      assertEquals(ErrorCode.TIMEOUT.number(), e.code(), e.toString());
+    }
+  }
+
+  private static long pending(Router r) {
+    return r.loop().submit(() -> r.clientHandshakesPending()).syncUninterruptibly().getNow();
+  }
+
+  @Test
+  void aHelloTooLargeForAHandshakeIsRefusedFromItsLength() throws Exception {
+    Router r = start(0, List.of(), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
+    try (Socket s = open(r.clientAddress())) {
+      ByteBuf b = Unpooled.buffer().writeInt(60_000).writeByte(Frames.VERSION).writeByte(1);
+      s.getOutputStream().write(ByteBufUtil.getBytes(b));
+      b.release();
+      ClientFrame f = RawFrames.readClientFrame(s.getInputStream());
+      ClientFrame.Error e = assertInstanceOf(ClientFrame.Error.class, f);
+      assertEquals(ErrorCode.FRAME_TOO_LARGE.number(), e.code(), e.toString());
+    }
+  }
+
+  @Test
+  void partialFramesOfAllClientsTogetherStayWithinTheBudget() throws Exception {
+    int maxFrame = 64 * 1024;
+    Router r = start(0, List.of(), limits(1 << 20, 10_000, 5_000, 256, 2 * maxFrame + 8));
+    List<Socket> stalled = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Socket s = open(r.clientAddress());
+      s.getOutputStream()
+          .write(bytes(new ClientFrame.Hello(Frames.VERSION, "stalled-" + i, new byte[0])));
+      assertInstanceOf(ClientFrame.HelloOk.class, RawFrames.readClientFrame(s.getInputStream()));
+      // The start of a SEND of almost the largest frame, and then nothing.
+      ByteBuf b = Unpooled.buffer().writeInt(maxFrame - 8).writeByte(Frames.VERSION).writeByte(5);
+      b.writeZero(1000);
+      s.getOutputStream().write(ByteBufUtil.getBytes(b));
+      b.release();
+      stalled.add(s);
+      if (i < 2) {
+        long want = (long) (i + 1) * (maxFrame - 4);
+        Federation.await(
+            "partial frames reserved",
+            () -> metric(r, "bdrp_inbound_partial_bytes{port=\"clients\"}") == want);
+      }
+    }
+    ClientFrame.Error e = RawFrames.firstError(stalled.get(2).getInputStream(), 2);
+    assertNotNull(e, "the third partial frame is refused");
+    assertEquals(ErrorCode.OVERLOADED.number(), e.code(), e.toString());
+    assertClosed(stalled.get(2).getInputStream());
+    assertEquals(1, metric(r, "bdrp_inbound_budget_refused_total{port=\"clients\"}"));
+    served(r, r, 4);
+    stalled.get(0).close();
+    stalled.get(1).close();
+    Federation.await(
+        "reservations released when the connections end",
+        () -> metric(r, "bdrp_inbound_partial_bytes{port=\"clients\"}") == 0);
+  }
+
+  /**
+   * A neighbour (router 2 of router 0, with the token) forges router 1's advertisement with a later
+   * epoch: far beyond the clock (refused at router 0) or within the bound (router 1 moves past it).
+   * Either way the link between 0 and 1 carries no storm, and router 1's hosts are served.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1L << 62, 3_600_000L})
+  void aForgedOwnAdvertisementCausesNoStormAndNoBlackout(long epochOrAhead) throws Exception {
+    Router r0 = start(0, List.of(1, 2), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
+    Router r1 = start(1, List.of(0), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
+    r0.connect(1, r1.routerAddress());
+    Federation.await("routes", () -> r0.reachable().length == 1 && r1.reachable().length == 1);
+    long epoch =
+        epochOrAhead == 1L << 62 ? epochOrAhead : System.currentTimeMillis() + epochOrAhead;
+    Socket s = open(r0.routerAddress());
+    OutputStream out = s.getOutputStream();
+    out.write(routerBytes(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
+    out.write(
+        routerBytes(new ControlMessage.PredicateAd(2, 1, epoch, 0, EncodedPredicate.empty(BLOOM))));
+    out.flush();
+    if (epochOrAhead == 1L << 62) {
+      Federation.await(
+          "the forged epoch refused", () -> metric(r0, "bdrp_control_refused_total") == 1);
+    }
+    served(r0, r1, 5);
+    s.close();
+    // No storm: over two seconds the link carries what its timers send, no more.
+    String series = "bdrp_link_control_sent_total{neighbour=\"0\"}";
+    long before = metric(r1, series);
+    long t0 = System.nanoTime();
+    Thread.sleep(2_000);
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    long sent = metric(r1, series) - before;
+    long timers = 4 * ms / Federation.FAST.helloIntervalMs() + 10;
+    assertTrue(
+        sent <= timers, sent + " control messages in " + ms + " ms (timers: " + timers + ")");
+    served(r0, r1, 6);
+  }
+
+  @Test
+  void aSecondProcessWithALiveNeighboursNumberIsRefused() throws Exception {
+    Router r0 = start(0, List.of(1), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
+    Router r1 = start(1, List.of(0), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
+    r0.connect(1, r1.routerAddress());
+    Federation.await("routes", () -> r0.reachable().length == 1 && r1.reachable().length == 1);
+    try (Socket s = open(r1.routerAddress())) {
+      s.getOutputStream()
+          .write(routerBytes(new RouterHello(0, 99, 64, BLOOM, 0, "secret".getBytes())));
+      ClientFrame.Error e = RawFrames.firstError(s.getInputStream(), 3);
+      assertNotNull(e, "an ERROR frame");
+      assertEquals(ErrorCode.DUPLICATE_ROUTER.number(), e.code(), e.toString());
+      assertClosed(s.getInputStream());
+    }
+    assertEquals(1, metric(r1, "bdrp_link_refused_total{parameter=\"duplicate\"}"));
+    assertEquals(1, r1.reachable().length, "the genuine link stays");
+    served(r0, r1, 7);
+    served(r1, r0, 8);
+  }
+
+  /**
+   * DATA from a neighbour with D shorter than maxRouters needs (legal: D is sent up to its last
+   * non-zero word), and with hop limit 1 on its last hop, is delivered.
+   */
+  @Test
+  void shortDestinationSetsAndALastHopWithHopLimitOneAreDelivered() throws Exception {
+    Router r0 = start(0, List.of(2), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
+    LinkedBlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
+    client(r0, "sub").subscribe(Predicate.parse("x = 1"), inbox::add).get(10, TimeUnit.SECONDS);
+    try (Socket s = open(r0.routerAddress())) {
+      OutputStream out = s.getOutputStream();
+      out.write(routerBytes(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
+      for (int hopLimit : new int[] {5, 1}) {
+        ByteBuf d =
+            DataHeader.encode(
+                Unpooled.buffer().alloc(),
+                hopLimit,
+                false,
+                2,
+                hopLimit,
+                new long[] {1L}, // one word; maxRouters 64 needs one, 4096 would need 64
+                Message.builder().put("x", 1L).put("h", (long) hopLimit).build());
+        out.write(ByteBufUtil.getBytes(d));
+        d.release();
+        Message m = inbox.poll(10, TimeUnit.SECONDS);
+        assertNotNull(m, "delivered with hop limit " + hopLimit);
+        assertEquals(hopLimit, m.get("h").asLong());
+      }
+    }
+    assertEquals(0, metric(r0, "bdrp_drops_total{reason=\"hop_limit\"}"));
+  }
+
+  @Test
+  void endedSessionsLeaveNoSeriesAndResetsAreNotErrors() throws Exception {
+    Router r = start(0, List.of(), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
+    for (int i = 0; i < 20; i++) {
+      try (Socket s = open(r.clientAddress())) {
+        s.getOutputStream()
+            .write(bytes(new ClientFrame.Hello(Frames.VERSION, "churn-" + i, new byte[0])));
+        assertInstanceOf(ClientFrame.HelloOk.class, RawFrames.readClientFrame(s.getInputStream()));
+        s.setSoLinger(true, 0); // close with a reset
+      }
+    }
+    Federation.await("every session gone", () -> metric(r, "bdrp_clients") == 0);
+    String text = r.metricsText();
+    assertTrue(!text.contains("churn-"), "no series of ended sessions remain:\n" + text);
+    assertEquals(0, metric(r, "bdrp_protocol_errors_total{code=\"internal\"}"));
+  }
+}
