@@ -384,6 +384,39 @@ class HardeningTest {
   }
 
   /**
+   * A neighbour's session that carries nothing for a dead interval (here: a peer that says its
+   * ROUTER_HELLO and then nothing) is closed, and a new incarnation of that neighbour is taken.
+   */
+  @Test
+  void aSilentNeighbourSessionIsClosedAndANewIncarnationTakesItsPlace() throws Exception {
+    Router r0 = start(0, List.of(2), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
+    try (Socket s = open(r0.routerAddress())) {
+      s.getOutputStream()
+          .write(routerBytes(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
+      s.setSoTimeout((int) (4 * Federation.FAST.deadIntervalMs()));
+      assertNotNull(RawFrames.readFrame(s.getInputStream()), "the router's own hello");
+      long t0 = System.nanoTime();
+      assertClosed(s.getInputStream());
+      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      assertTrue(
+          ms >= Federation.FAST.deadIntervalMs() - Federation.FAST.helloIntervalMs(),
+          "closed after " + ms + " ms, not before a dead interval");
+    }
+    assertEquals(
+        1, metric(r0, "bdrp_connections_closed_total{port=\"routers\",reason=\"silent\"}"));
+    try (Socket s = open(r0.routerAddress())) {
+      s.getOutputStream()
+          .write(routerBytes(new RouterHello(2, 8, 64, BLOOM, 0, "secret".getBytes())));
+      s.getOutputStream().write(routerBytes(new ControlMessage.Hello(2, 8, 0)));
+      // Taken: the router answers the DV hello with its own, echoing epoch 8.
+      Federation.await(
+          "router 0 to hear the new incarnation",
+          () -> metric(r0, "bdrp_link_control_received_total{neighbour=\"2\"}") >= 1);
+      assertEquals(0, metric(r0, "bdrp_link_refused_total{parameter=\"duplicate\"}"));
+    }
+  }
+
+  /**
    * DATA from a neighbour with D shorter than maxRouters needs (legal: D is sent up to its last
    * non-zero word), and with hop limit 1 on its last hop, is delivered.
    */
