@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,6 +20,8 @@ import picocli.CommandLine.Spec;
       "Attaches to a router with a predicate and prints each delivered message on stdout as one"
           + " JSON object per line: attribute name -> string, integer, float or boolean; the body,"
           + " if any, base64 under \"$body\". Status goes to stderr.",
+      "When stdout is closed (bdrp sub ... | head -1), exits with status 0 at the next message"
+          + " it would print.",
     })
 final class SubCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -54,14 +57,24 @@ final class SubCommand implements Callable<Integer> {
     Predicate p = Predicate.parse(predicate); // a syntax error names the column, before connecting
     CountDownLatch done = new CountDownLatch(1);
     AtomicLong seen = new AtomicLong();
+    AtomicBoolean stdoutClosed = new AtomicBoolean();
     try (BdrpClient c =
         BdrpClient.builder()
             .router(Addresses.parse("--router", router))
             .name(name)
             .onMessage(
                 m -> {
+                  if (stdoutClosed.get()) {
+                    return;
+                  }
                   out.println(JsonMessages.format(m));
-                  out.flush();
+                  // The writers swallow a write's IOException (EPIPE once the reader of a pipe has
+                  // gone, as `head` does) and only remember it: ask both, and stop then.
+                  if (out.checkError() || System.out.checkError()) {
+                    stdoutClosed.set(true);
+                    done.countDown();
+                    return;
+                  }
                   if (count > 0 && seen.incrementAndGet() >= count) {
                     done.countDown();
                   }

@@ -1,24 +1,19 @@
 package io.bdrp.cli;
 
+import static io.bdrp.cli.ChildProcesses.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.BufferedReader;
+import io.bdrp.cli.ChildProcesses.Proc;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -34,83 +29,18 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(value = 110, unit = TimeUnit.SECONDS)
 class MultiProcessTest {
-  private static final Pattern LISTENING =
-      Pattern.compile(
-          "router (\\d+) listening: clients [^:]+:(\\d+), routers [^:]+:(\\d+)"
-              + ".*metrics http://[^:]+:(\\d+)/metrics");
   // The square 0-1-2-3-0 with the diagonal 0-2 (as topologies' routers-4).
   private static final int[][] EDGES = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}};
 
-  private final List<Process> started = new ArrayList<>();
-
-  /** A running process and the lines it has printed. */
-  private record Proc(Process process, List<String> out, List<String> err) {}
-
-  private Proc start(Path dir, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx256m");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(Main.class.getName());
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
-    pb.environment().put("BDRP_LOG_LEVEL", "WARN");
-    Process p = pb.start();
-    started.add(p);
-    List<String> out = new CopyOnWriteArrayList<>();
-    List<String> err = new CopyOnWriteArrayList<>();
-    pump(p.getInputStream(), out);
-    pump(p.getErrorStream(), err);
-    return new Proc(p, out, err);
-  }
-
-  private static void pump(java.io.InputStream in, List<String> into) {
-    Thread t =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                  into.add(line);
-                }
-              } catch (IOException e) {
-                // the process ended
-              }
-            });
-    t.setDaemon(true);
-    t.start();
-  }
-
-  private static void await(String what, Proc p, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!condition.getAsBoolean()) {
-      if (!p.process().isAlive() || System.nanoTime() > deadline) {
-        fail(
-            "waiting for "
-                + what
-                + (p.process().isAlive() ? ": timed out" : ": process exited")
-                + "\nstdout: "
-                + p.out()
-                + "\nstderr: "
-                + p.err());
-      }
-      Thread.sleep(20);
-    }
-  }
+  private final ChildProcesses processes = new ChildProcesses();
 
   @AfterEach
   void endEveryProcessStarted() throws InterruptedException {
-    for (Process p : started) {
-      p.destroy(); // SIGTERM to this PID only
-    }
-    for (Process p : started) {
-      if (!p.waitFor(10, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        p.waitFor(5, TimeUnit.SECONDS);
-      }
-    }
+    processes.endAll();
+  }
+
+  private Proc start(Path dir, String... args) throws IOException {
+    return processes.start(dir, args);
   }
 
   @ParameterizedTest(name = "DATA over {0}")
@@ -144,21 +74,11 @@ class MultiProcessTest {
           yaml.append("    address: \"127.0.0.1:").append(routerPort[n]).append("\"\n");
         }
       }
-      Path file = dir.resolve("router-" + r + ".yaml");
-      Files.writeString(file, yaml.toString());
-      Proc p = start(dir, "router", "--config", file.toString());
-      int rr = r;
-      await(
-          "router " + r + " to listen",
-          p,
-          () -> p.out().stream().anyMatch(l -> LISTENING.matcher(l).find()));
-      Matcher m =
-          p.out().stream().map(LISTENING::matcher).filter(Matcher::find).findFirst().orElseThrow();
-      assertEquals(rr, Integer.parseInt(m.group(1)));
-      clientPort[r] = Integer.parseInt(m.group(2));
-      routerPort[r] = Integer.parseInt(m.group(3));
-      metricsPort[r] = Integer.parseInt(m.group(4));
-      routers[r] = p;
+      ChildProcesses.Router router = processes.startRouter(dir, r, yaml.toString());
+      clientPort[r] = router.clientPort();
+      routerPort[r] = router.routerPort();
+      metricsPort[r] = router.metricsPort();
+      routers[r] = router.proc();
     }
 
     String control = " || kind = \"probe\" || kind = \"end\"";

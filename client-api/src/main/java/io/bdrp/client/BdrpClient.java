@@ -19,6 +19,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -29,9 +30,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -52,7 +57,18 @@ import java.util.function.Consumer;
  *
  * <p><b>Threads.</b> I/O runs on the client's own event-loop thread; handlers and listeners run on
  * a separate single callback thread (or the executor given to the builder), in delivery order, so a
- * slow handler never stalls the connection. Methods may be called from any thread.
+ * slow handler never stalls the connection. Methods may be called from any thread. The client's own
+ * threads are daemon threads: they never keep the JVM alive on their own, so a program that waits
+ * for messages must wait itself (on a latch, a queue, ...) until it has what it wants.
+ *
+ * <p><b>Resources.</b> {@link #close()} releases everything the client holds: the session, its
+ * event-loop thread (unless the group was {@linkplain Builder#eventLoopGroup given}) and its
+ * callback thread; called from any other thread than the client's own, it returns once those
+ * threads have ended. A {@link Builder#connect()} that fails (connection refused, connect timeout,
+ * no answer to HELLO, HELLO refused with an ERROR, the router closing the connection during the
+ * handshake, a malformed frame) has released the same before it throws, and has made no attempt to
+ * reconnect; a failed {@link Builder#connectAsync()} has released them (its threads end within
+ * moments) before its future fails.
  *
  * <p><b>Reconnection.</b> When the session breaks, the client (unless {@linkplain Builder#reconnect
  * disabled}) dials again with growing back-off, up to a few seconds, and re-registers its
@@ -123,6 +139,19 @@ public final class BdrpClient implements AutoCloseable {
   private final boolean ownGroup;
   private final ExecutorService ownCallbacks;
   private final java.util.concurrent.Executor callbacks;
+
+  /** Every thread this client has started (its own event loop and callback thread). */
+  private final List<Thread> ownThreads = new CopyOnWriteArrayList<>();
+
+  /** Set once the channel, the group and the callback executor have been told to stop. */
+  private final AtomicBoolean released = new AtomicBoolean();
+
+  /** Set once the first session has failed; the client then releases itself. */
+  private final AtomicBoolean firstFailed = new AtomicBoolean();
+
+  /** The channel of the latest connection attempt, open or not, with or without a session. */
+  private volatile Channel attempt;
+
   private final List<Subscription> subscriptions = new ArrayList<>();
   private Predicate rawPredicate; // set by setPredicate, when not using subscriptions
   private final Map<Long, CompletableFuture<Void>> pending = new HashMap<>();
@@ -130,20 +159,33 @@ public final class BdrpClient implements AutoCloseable {
   private volatile Channel channel;
   private volatile int routerNumber = -1;
   private volatile boolean closed;
-  private CompletableFuture<BdrpClient> firstConnect = new CompletableFuture<>();
+  private final CompletableFuture<BdrpClient> firstConnect = new CompletableFuture<>();
   private long backoffMs;
 
   private BdrpClient(Builder b) {
     this.options = b;
     this.ownGroup = b.group == null;
-    this.group =
-        b.group != null ? b.group : new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    if (ownGroup) {
+      ThreadFactory io = new DefaultThreadFactory("bdrp-client-io", true);
+      this.group =
+          new MultiThreadIoEventLoopGroup(
+              1,
+              r -> {
+                Thread t = io.newThread(r);
+                ownThreads.add(t);
+                return t;
+              },
+              NioIoHandler.newFactory());
+    } else {
+      this.group = b.group;
+    }
     if (b.callbackExecutor == null) {
       ownCallbacks =
           Executors.newSingleThreadExecutor(
               r -> {
                 Thread t = new Thread(r, "bdrp-client-callbacks");
                 t.setDaemon(true);
+                ownThreads.add(t);
                 return t;
               });
       callbacks = ownCallbacks;
@@ -206,7 +248,10 @@ public final class BdrpClient implements AutoCloseable {
       return this;
     }
 
-    /** How long a connection attempt may take (default 5 s). */
+    /**
+     * How long a connection attempt may take (default 5 s): the TCP connect, and then again the
+     * router's answer to HELLO.
+     */
     public Builder connectTimeout(Duration d) {
       this.connectTimeout = d;
       return this;
@@ -242,21 +287,41 @@ public final class BdrpClient implements AutoCloseable {
       return this;
     }
 
-    /** Connects; the future fails if the first session cannot be opened. */
+    /**
+     * Connects; the future fails (with an {@link IOException}, a {@link RouterException} when the
+     * router refused the HELLO) if the first session cannot be opened, after the client has
+     * released its channel and told its threads to stop.
+     */
     public CompletableFuture<BdrpClient> connectAsync() {
       BdrpClient c = new BdrpClient(this);
       c.dial();
       return c.firstConnect;
     }
 
-    /** Connects and waits for the session. */
+    /**
+     * Connects and waits for the session. When it throws, the client has closed its connection and
+     * every thread it started has ended.
+     *
+     * @throws RouterException the router refused the HELLO (bad token, version, ...)
+     * @throws IOException no session: refused, timed out, closed during the handshake
+     * @throws InterruptedException interrupted while waiting (the client is closed first)
+     */
     public BdrpClient connect() throws IOException, InterruptedException {
+      BdrpClient c = new BdrpClient(this);
+      c.dial();
+      // Safety net only: the TCP connect and the HELLO each time out by themselves.
+      long waitMs = 2 * connectTimeout.toMillis() + 5_000;
       try {
-        return connectAsync().get(connectTimeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        return c.firstConnect.get(waitMs, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.ExecutionException e) {
+        c.close();
         throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
       } catch (java.util.concurrent.TimeoutException e) {
-        throw new IOException("no session with " + router + " within the connect timeout");
+        c.close();
+        throw new IOException("no session with " + c.where() + " within " + waitMs + " ms");
+      } catch (InterruptedException e) {
+        c.close();
+        throw e;
       }
     }
   }
@@ -409,7 +474,7 @@ public final class BdrpClient implements AutoCloseable {
       last.addListener(
           w -> {
             Throwable cause = w.cause();
-            callbacks.execute(
+            settle(
                 () -> {
                   for (CompletableFuture<Void> f : written) {
                     if (cause == null) {
@@ -428,7 +493,7 @@ public final class BdrpClient implements AutoCloseable {
   private void failed(Outgoing o, Throwable e) {
     CompletableFuture<Void> w = o.written;
     if (w != null) {
-      callbacks.execute(() -> w.completeExceptionally(e));
+      settle(() -> w.completeExceptionally(e));
     } else {
       fail(o.correlation, e);
     }
@@ -483,10 +548,28 @@ public final class BdrpClient implements AutoCloseable {
     if (closed) {
       return;
     }
-    InetSocketAddress a = options.router;
-    InetSocketAddress target =
-        a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a;
-    new Bootstrap()
+    try {
+      InetSocketAddress a = options.router;
+      InetSocketAddress target =
+          a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a;
+      io.netty.channel.ChannelFuture connecting = bootstrap().connect(target);
+      attempt = connecting.channel();
+      if (released.get()) {
+        attempt.close(); // closed while this attempt was being set up
+      }
+      connecting.addListener(
+          f -> {
+            if (!f.isSuccess()) {
+              broken(f.cause());
+            }
+          });
+    } catch (RuntimeException e) {
+      broken(e);
+    }
+  }
+
+  private Bootstrap bootstrap() {
+    return new Bootstrap()
         .group(group)
         .channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
@@ -501,18 +584,10 @@ public final class BdrpClient implements AutoCloseable {
                     .addLast(new ClientFrameEncoder())
                     .addLast(new Handler());
               }
-            })
-        .connect(target)
-        .addListener(
-            f -> {
-              if (!f.isSuccess()) {
-                broken(f.cause());
-              }
             });
   }
 
   private void broken(Throwable cause) {
-    boolean again = options.reconnect && !closed && firstConnect.isDone();
     routerNumber = -1;
     List<CompletableFuture<Void>> waiting;
     synchronized (this) {
@@ -525,23 +600,81 @@ public final class BdrpClient implements AutoCloseable {
             : new IOException("session with " + where() + " lost", cause);
     waiting.forEach(w -> w.completeExceptionally(io));
     if (!firstConnect.isDone()) {
-      firstConnect.completeExceptionally(
-          new IOException("cannot connect to " + where() + ": " + cause.getMessage(), cause));
+      failFirst(
+          cause instanceof RouterException refused
+              ? refused
+              : new IOException("cannot connect to " + where() + ": " + describe(cause), cause));
       return;
     }
     if (closed) {
       return;
     }
-    callbacks.execute(() -> options.listener.disconnected(cause, again));
+    boolean again = options.reconnect;
+    callback(() -> options.listener.disconnected(cause, again));
     if (again) {
       backoffMs = Math.min(5_000, backoffMs == 0 ? 100 : backoffMs * 2);
       group.schedule(this::dial, backoffMs, TimeUnit.MILLISECONDS);
     }
   }
 
+  private static String describe(Throwable cause) {
+    String m = cause.getMessage();
+    return m != null && !m.isBlank() ? m : cause.getClass().getSimpleName();
+  }
+
+  /**
+   * The first session could not be opened: no reconnecting, the channel and the threads are
+   * released, then the connect future fails. Runs once, on whichever thread saw the failure.
+   */
+  private void failFirst(IOException e) {
+    if (!firstFailed.compareAndSet(false, true)) {
+      return;
+    }
+    closed = true;
+    release(false);
+    firstConnect.completeExceptionally(e);
+  }
+
+  /**
+   * Runs a handler or listener on the callback executor; dropped once that executor has stopped
+   * (after {@link #close()}).
+   */
+  private void callback(Runnable r) {
+    try {
+      callbacks.execute(r);
+    } catch (RejectedExecutionException e) {
+      // closed: nobody listens any more
+    }
+  }
+
+  /**
+   * Completes futures on the callback executor, or here once that executor has stopped, so that no
+   * future is left pending by a close.
+   */
+  private void settle(Runnable r) {
+    try {
+      callbacks.execute(r);
+    } catch (RejectedExecutionException e) {
+      r.run();
+    }
+  }
+
   private final class Handler extends SimpleChannelInboundHandler<ClientFrame> {
     private boolean helloDone;
     private List<Message> delivered = new ArrayList<>();
+
+    /** Why the connection is being closed, when this side closes it during the handshake. */
+    private Throwable failure;
+
+    private io.netty.util.concurrent.ScheduledFuture<?> helloTimer;
+
+    /** Ends the connection during the handshake, for a reason reported to the connect future. */
+    private void abandon(ChannelHandlerContext ctx, Throwable why) {
+      if (failure == null) {
+        failure = why;
+      }
+      ctx.close();
+    }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
@@ -554,6 +687,17 @@ public final class BdrpClient implements AutoCloseable {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+      long ms = options.connectTimeout.toMillis();
+      helloTimer =
+          ctx.executor()
+              .schedule(
+                  () -> {
+                    if (!helloDone) {
+                      abandon(ctx, new IOException("no answer to HELLO within " + ms + " ms"));
+                    }
+                  },
+                  ms,
+                  TimeUnit.MILLISECONDS);
       ctx.writeAndFlush(new ClientFrame.Hello(Frames.VERSION, options.name, options.authToken));
     }
 
@@ -561,7 +705,15 @@ public final class BdrpClient implements AutoCloseable {
     protected void channelRead0(ChannelHandlerContext ctx, ClientFrame f) {
       switch (f) {
         case ClientFrame.HelloOk ok -> {
+          if (helloDone) {
+            return;
+          }
           helloDone = true;
+          helloTimer.cancel(false);
+          if (closed) {
+            ctx.close();
+            return;
+          }
           channel = ctx.channel();
           routerNumber = ok.routerNumber();
           backoffMs = 0;
@@ -571,18 +723,26 @@ public final class BdrpClient implements AutoCloseable {
                 new ClientFrame.SetPredicate(0, p)); // re-registered after a reconnect
           }
           firstConnect.complete(BdrpClient.this);
-          callbacks.execute(() -> options.listener.connected(ok.routerNumber()));
+          callback(() -> options.listener.connected(ok.routerNumber()));
         }
         case ClientFrame.Ok ok -> complete(ok.correlationId(), null);
         case ClientFrame.Error e -> {
+          if (!helloDone) {
+            // The router refused the HELLO; it closes the connection, and so does this side.
+            abandon(
+                ctx,
+                new RouterException(
+                    e.code(), "router " + where() + " refused the session: " + e.message(), 0));
+            if (firstConnect.isDone()) { // refused on a reconnect: the listener hears of it
+              callback(() -> options.listener.error(e.code(), e.message()));
+            }
+            return;
+          }
           RouterException ex = new RouterException(e.code(), e.message(), e.position());
           if (e.correlationId() != 0 && complete(e.correlationId(), ex)) {
             return;
           }
-          if (!helloDone && !firstConnect.isDone()) {
-            firstConnect.completeExceptionally(ex);
-          }
-          callbacks.execute(() -> options.listener.error(e.code(), e.message()));
+          callback(() -> options.listener.error(e.code(), e.message()));
         }
         case ClientFrame.Deliver d -> delivered.add(d.message());
         case ClientFrame.Ping p -> ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
@@ -594,15 +754,28 @@ public final class BdrpClient implements AutoCloseable {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+      if (helloTimer != null) {
+        helloTimer.cancel(false);
+      }
       if (channel == ctx.channel()) {
         channel = null;
       }
-      broken(new IOException("session with " + where() + " closed"));
+      if (failure != null) {
+        broken(failure);
+      } else if (!helloDone) {
+        broken(new IOException("the router closed the connection during the handshake"));
+      } else {
+        broken(new IOException("session with " + where() + " closed"));
+      }
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close();
+      if (!helloDone) {
+        abandon(ctx, cause);
+      } else {
+        ctx.close();
+      }
     }
   }
 
@@ -615,9 +788,9 @@ public final class BdrpClient implements AutoCloseable {
       return false;
     }
     if (error == null) {
-      callbacks.execute(() -> f.complete(null));
+      settle(() -> f.complete(null));
     } else {
-      callbacks.execute(() -> f.completeExceptionally(error));
+      settle(() -> f.completeExceptionally(error));
     }
     return true;
   }
@@ -633,7 +806,7 @@ public final class BdrpClient implements AutoCloseable {
       subs = subscriptions.isEmpty() ? List.of() : new ArrayList<>(subscriptions);
       raw = rawPredicate != null;
     }
-    callbacks.execute(
+    callback(
         () -> {
           for (Message m : batch) {
             if (raw) {
@@ -649,23 +822,74 @@ public final class BdrpClient implements AutoCloseable {
         });
   }
 
-  /** Says goodbye, closes the session and stops the client's threads. */
+  /**
+   * Says goodbye, closes the session and stops the client's threads. Called from a thread other
+   * than the client's own, it returns when those threads have ended (or after a few seconds, if a
+   * handler does not return); called from a handler or listener, it does not wait for them. Closing
+   * again does nothing more (but waits likewise).
+   */
   @Override
   public void close() {
-    if (closed) {
+    closed = true;
+    release(true);
+    if (!ownThreads.contains(Thread.currentThread())) {
+      awaitThreads(TimeUnit.SECONDS.toNanos(5));
+    }
+  }
+
+  /**
+   * Closes the channel and tells the group and the callback executor to stop, once; never blocks on
+   * the event loop. {@code goodbye}: say BYE first to a router with a session.
+   */
+  private void release(boolean goodbye) {
+    if (!released.compareAndSet(false, true)) {
       return;
     }
-    closed = true;
-    Channel c = channel;
-    if (c != null && c.isActive()) {
-      c.writeAndFlush(new ClientFrame.Bye()).awaitUninterruptibly(1, TimeUnit.SECONDS);
-      c.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+    Channel c = attempt;
+    if (c != null) {
+      boolean session = goodbye && c == channel && c.isActive();
+      if (!c.isRegistered() || c.eventLoop().inEventLoop()) {
+        if (session) {
+          c.writeAndFlush(new ClientFrame.Bye());
+        }
+        c.close();
+      } else {
+        if (session) {
+          c.writeAndFlush(new ClientFrame.Bye()).awaitUninterruptibly(1, TimeUnit.SECONDS);
+        }
+        c.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+      }
     }
     if (ownGroup) {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
     if (ownCallbacks != null) {
       ownCallbacks.shutdown();
+    }
+  }
+
+  /** Waits, up to {@code nanos}, for the group to terminate and every own thread to end. */
+  private void awaitThreads(long nanos) {
+    long deadline = System.nanoTime() + nanos;
+    boolean interrupted = false;
+    if (ownGroup) {
+      group.terminationFuture().awaitUninterruptibly(nanos, TimeUnit.NANOSECONDS);
+    }
+    for (Thread t : ownThreads) {
+      while (t.isAlive()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        try {
+          t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -1,0 +1,84 @@
+package io.bdrp.cli;
+
+import static io.bdrp.cli.ChildProcesses.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.cli.ChildProcesses.Proc;
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bdrp sub} as a process, against a {@code bdrp router} process, on loopback. */
+@Timeout(value = 110, unit = TimeUnit.SECONDS)
+class SubCommandTest {
+  private final ChildProcesses processes = new ChildProcesses();
+
+  @AfterEach
+  void endEveryProcessStarted() throws InterruptedException {
+    processes.endAll();
+  }
+
+  /**
+   * {@code bdrp sub ... | head -1}: once the reader of its stdout has gone, sub exits with status 0
+   * at the next message it would print, rather than printing into the void for ever.
+   */
+  @Test
+  void subExitsWhenTheReaderOfItsStdoutHasGone(@TempDir Path dir) throws Exception {
+    ChildProcesses.Router router =
+        processes.startRouter(
+            dir,
+            0,
+            "router: 0\n"
+                + "listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\","
+                + " metrics: \"127.0.0.1:0\"}\n");
+    Proc sub =
+        processes.start(
+            dir,
+            false,
+            "sub",
+            "--router",
+            "127.0.0.1:" + router.clientPort(),
+            "--predicate",
+            "kind = \"tick\"");
+    await(
+        "sub to subscribe", sub, () -> sub.err().stream().anyMatch(l -> l.contains("subscribed")));
+    try (BdrpClient pub =
+        BdrpClient.builder()
+            .router("127.0.0.1", router.clientPort())
+            .name("pub")
+            .reconnect(false)
+            .connect()) {
+      pub.sendAcknowledged(tick(1)).get(10, TimeUnit.SECONDS);
+      BufferedReader stdout =
+          new BufferedReader(
+              new InputStreamReader(sub.process().getInputStream(), StandardCharsets.UTF_8));
+      String first = stdout.readLine(); // as head -1 does; bounded by the test's timeout
+      assertNotNull(first, "sub printed a line before exiting; stderr " + sub.err());
+      assertTrue(first.contains("\"n\":1"), first);
+      stdout.close(); // the pipe has no reader any more: sub's next write fails with EPIPE
+      assertTrue(sub.process().isAlive(), "sub still runs before its next write");
+
+      for (int n = 2; n <= 4; n++) {
+        pub.sendAcknowledged(tick(n)).get(10, TimeUnit.SECONDS);
+      }
+      assertTrue(
+          sub.process().waitFor(20, TimeUnit.SECONDS),
+          "sub exits once its stdout is closed; stderr " + sub.err());
+      assertEquals(0, sub.process().exitValue(), "stderr " + sub.err());
+    }
+  }
+
+  private static Message tick(long n) {
+    return Message.builder().put("kind", "tick").put("n", n).build();
+  }
+}
