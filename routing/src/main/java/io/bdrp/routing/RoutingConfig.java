@@ -43,7 +43,7 @@ public record RoutingConfig(
 
   public RoutingConfig {
     positive("helloIntervalMs", helloIntervalMs);
-    if (deadIntervalMs <= 2 * helloIntervalMs) {
+    if (!exceedsTwice(deadIntervalMs, helloIntervalMs)) {
       throw new IllegalArgumentException(
           "deadIntervalMs ("
               + deadIntervalMs
@@ -52,7 +52,7 @@ public record RoutingConfig(
               + ")");
     }
     positive("updateIntervalMs", updateIntervalMs);
-    if (routeExpiryMs <= 2 * updateIntervalMs) {
+    if (!exceedsTwice(routeExpiryMs, updateIntervalMs)) {
       throw new IllegalArgumentException(
           "routeExpiryMs ("
               + routeExpiryMs
@@ -80,6 +80,11 @@ public record RoutingConfig(
       throw new IllegalArgumentException(
           "maxRouters must be in 1.." + MAX_ROUTERS + ", got " + maxRouters);
     }
+  }
+
+  /** Whether {@code a > 2 * b} for a positive {@code b}, without overflowing {@code 2 * b}. */
+  private static boolean exceedsTwice(long a, long b) {
+    return a > b && a - b > b;
   }
 
   private static void positive(String knob, long value) {
