@@ -236,6 +236,9 @@ public record RouterConfig(
       if (node == null || !node.isIntegralNumber()) {
         throw error(path, "expected an integer" + (node == null ? ", missing" : ", got " + node));
       }
+      if (!node.canConvertToLong()) { // beyond 64 bits: asLong() would keep the low 64 only
+        throw error(path, "must be in " + min + ".." + max + ", got " + node.bigIntegerValue());
+      }
       long v = node.asLong();
       if (v < min || v > max) {
         throw error(path, "must be in " + min + ".." + max + ", got " + v);

@@ -52,6 +52,9 @@ class RouterConfigTest {
       value = {
         "router: -1 | router: must be in 0..4095, got -1",
         "router: x | router: expected an integer",
+        "router: 18446744073709551617 | router: must be in 0..4095, got 18446744073709551617",
+        "'router: 1\nrouting: {helloIntervalMs: 18446744073709551617}' | routing.helloIntervalMs: must be in 1..9223372036854775807, got 18446744073709551617",
+        "'router: 1\nrouting: {helloIntervalMs: 4611686018427387904, deadIntervalMs: 10}' | routing: deadIntervalMs (10) must exceed two hello intervals",
         "routr: 1 | routr: unknown field",
         "'router: 1\nlisten: {clients: nope}' | listen.clients: expected host:port, got 'nope'",
         "'router: 1\nlisten: {clients: \"h:99999\"}' | listen.clients: port 99999 outside",

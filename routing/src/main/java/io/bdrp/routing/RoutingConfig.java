@@ -48,7 +48,7 @@ public record RoutingConfig(
 
   public RoutingConfig {
     positive("helloIntervalMs", helloIntervalMs);
-    if (deadIntervalMs <= 2 * helloIntervalMs) {
+    if (!exceedsTwice(deadIntervalMs, helloIntervalMs)) {
       throw new IllegalArgumentException(
           "deadIntervalMs ("
               + deadIntervalMs
@@ -57,7 +57,7 @@ public record RoutingConfig(
               + ")");
     }
     positive("updateIntervalMs", updateIntervalMs);
-    if (routeExpiryMs <= 2 * updateIntervalMs) {
+    if (!exceedsTwice(routeExpiryMs, updateIntervalMs)) {
       throw new IllegalArgumentException(
           "routeExpiryMs ("
               + routeExpiryMs
@@ -86,6 +86,11 @@ public record RoutingConfig(
           "maxRouters must be in 1.." + MAX_ROUTERS + ", got " + maxRouters);
     }
     positive("maxEpochAheadMs", maxEpochAheadMs);
+  }
+
+  /** Whether {@code a > 2 * b} for a positive {@code b}, without overflowing {@code 2 * b}. */
+  private static boolean exceedsTwice(long a, long b) {
+    return a > b && a - b > b;
   }
 
   private static void positive(String knob, long value) {

@@ -1,0 +1,388 @@
+package io.bdrp.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.routing.ControlMessage;
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.UnpooledDirectByteBuf;
+import io.netty.buffer.UnpooledHeapByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Coverage-guided fuzz targets (Jazzer) for the transport's decoders. Without {@code JAZZER_FUZZ}
+ * each target runs as a plain JUnit test over the committed corpus in {@code
+ * src/test/resources/io/bdrp/transport/TransportJazzerTestInputs/<target>/}; {@code scripts/fuzz}
+ * runs them in fuzzing mode (see {@code docs/fuzzing.md}).
+ *
+ * <p>{@link #clientFrames} and {@link #routerFrames} take the input as the byte stream of one
+ * session and push it through the decoding half of the real pipeline ({@link FrameDecoder}, the
+ * frame decoder, the encoder and {@link ProtocolErrorHandler}) on an {@link EmbeddedChannel}: once
+ * in one read, once cut in two reads at a point the input chooses. Findings: an exception other
+ * than {@link ProtocolException} reaching the end of the pipeline, a buffer left unreleased, the
+ * two feeds disagreeing, a decoded frame that does not re-encode to itself, an ERROR frame that
+ * does not decode. {@link #dataHeader} takes one DATA frame and checks {@link DataHeader} on it.
+ */
+class TransportJazzerTest {
+  /** Small enough that the fuzzer reaches FRAME_TOO_LARGE with inputs of a few KiB. */
+  private static final int MAX_FRAME_BYTES = 2048;
+
+  @FuzzTest(maxDuration = "")
+  void clientFrames(byte[] input) {
+    List<String> whole = session(input, input.length, false);
+    List<String> cut = session(input, cutPoint(input), false);
+    assertEquals(whole, cut, "one read and two reads decode differently");
+  }
+
+  @FuzzTest(maxDuration = "")
+  void routerFrames(byte[] input) {
+    List<String> whole = session(input, input.length, true);
+    List<String> cut = session(input, cutPoint(input), true);
+    assertEquals(whole, cut, "one read and two reads decode differently");
+  }
+
+  @FuzzTest(maxDuration = "")
+  void dataHeader(byte[] input) {
+    TrackingAllocator alloc = new TrackingAllocator();
+    // The frame starts 5 bytes into its buffer, as a frame sliced out of a read does.
+    ByteBuf frame = alloc.heapBuffer(input.length + 5);
+    frame.writeBytes(new byte[] {9, 9, 9, 9, 9}).writeBytes(input).readerIndex(5);
+    try {
+      DataHeader h;
+      try {
+        h = new DataHeader().wrap(frame);
+      } catch (ProtocolException e) {
+        assertFalse(e.reason().isEmpty());
+        return;
+      }
+      assertEquals(5, frame.readerIndex(), "wrap moved the reader index");
+      checkData(h, frame, alloc);
+    } finally {
+      frame.release();
+      alloc.assertAllReleased();
+    }
+  }
+
+  /** Where the second feed cuts the stream: chosen by the input's last byte. */
+  private static int cutPoint(byte[] input) {
+    return input.length == 0 ? 0 : (input[input.length - 1] & 0xFF) % (input.length + 1);
+  }
+
+  /**
+   * Feeds {@code input} to a fresh session pipeline in two reads, {@code [0, cut)} and {@code [cut,
+   * end)}, and describes what came out: the frames and faults that reached the end of the decoding
+   * half, in order (frames as their re-encoding), then the ERROR frames sent back, then whether the
+   * channel closed.
+   */
+  private static List<String> session(byte[] input, int cut, boolean router) {
+    TrackingAllocator alloc = new TrackingAllocator();
+    Checker checker = new Checker();
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.config().setAllocator(alloc);
+    ch.pipeline()
+        .addLast(new FrameDecoder(MAX_FRAME_BYTES))
+        .addLast(
+            router
+                ? new RouterFrameDecoder(MAX_FRAME_BYTES, BloomParameters.DEFAULT)
+                : new ClientFrameDecoder(MAX_FRAME_BYTES))
+        .addLast(router ? new RouterFrameEncoder() : new ClientFrameEncoder())
+        .addLast(checker)
+        .addLast(new ProtocolErrorHandler(new ProtocolErrorCounters()));
+    List<ByteBuf> reads = new ArrayList<>(2);
+    List<String> out = new ArrayList<>();
+    List<String> errors = new ArrayList<>();
+    try {
+      for (int[] part : new int[][] {{0, cut}, {cut, input.length}}) {
+        if (part[1] > part[0] && ch.isOpen()) {
+          ByteBuf read = alloc.heapBuffer(part[1] - part[0]);
+          read.writeBytes(input, part[0], part[1] - part[0]);
+          reads.add(read);
+          ch.writeInbound(read);
+        }
+        describe(checker.events, out, router, alloc);
+        readErrors(ch, errors);
+      }
+      boolean closed = !ch.isOpen();
+      ch.finish();
+      describe(checker.events, out, router, alloc);
+      readErrors(ch, errors);
+      if (checker.unexpected != null) {
+        throw new AssertionError("not a ProtocolException", checker.unexpected);
+      }
+      assertTrue(errors.size() <= checker.faults, "more ERROR frames than faults");
+      if (closed) {
+        assertFalse(errors.isEmpty(), "closed without an ERROR frame");
+      }
+      out.addAll(errors);
+      out.add(closed ? "closed" : "open");
+    } finally {
+      ch.finishAndReleaseAll();
+      for (Object o : checker.events) {
+        ReferenceCountUtil.release(o);
+      }
+    }
+    for (ByteBuf read : reads) {
+      assertEquals(0, read.refCnt(), "a read buffer was not released");
+    }
+    alloc.assertAllReleased();
+    return out;
+  }
+
+  /** Describes and checks what the decoders passed on, releasing every buffer. */
+  private static void describe(
+      List<Object> events, List<String> out, boolean router, TrackingAllocator alloc) {
+    while (!events.isEmpty()) {
+      Object o = events.remove(0);
+      try {
+        if (o instanceof ProtocolException e) {
+          out.add("fault " + e.code() + " " + e.getMessage());
+        } else if (o instanceof ByteBuf data) {
+          assertTrue(router, "a client session passed on a raw buffer");
+          out.add("data " + ByteBufUtil.hexDump(data));
+          checkDataFrame(data, alloc);
+        } else if (router) {
+          out.add("frame " + hex(reencodeRouter(o, alloc)));
+        } else {
+          out.add("frame " + hex(reencodeClient((ClientFrame) o, alloc)));
+        }
+      } finally {
+        ReferenceCountUtil.release(o);
+      }
+    }
+  }
+
+  /** The ERROR frames the session wrote, decoded; every one must decode. */
+  private static void readErrors(EmbeddedChannel ch, List<String> errors) {
+    for (Object o; (o = ch.readOutbound()) != null; ) {
+      ByteBuf b = (ByteBuf) o;
+      try {
+        ClientFrame.Error e = (ClientFrame.Error) ClientFrameCodec.decode(b.duplicate());
+        assertFalse(e.message().isEmpty());
+        errors.add("error " + e.code() + " " + e.position() + " " + e.message());
+      } finally {
+        b.release();
+      }
+    }
+  }
+
+  /**
+   * Encodes a decoded client frame, decodes that and encodes it again: both encodings must be equal
+   * and as long as {@link ClientFrameCodec#encodedLength} says.
+   */
+  private static byte[] reencodeClient(ClientFrame f, TrackingAllocator alloc) {
+    byte[] once =
+        encode(alloc, ClientFrameCodec.encodedLength(f), b -> ClientFrameCodec.encode(f, b));
+    ClientFrame back = decodeClient(once, alloc);
+    assertEquals(f.getClass(), back.getClass());
+    byte[] twice =
+        encode(alloc, ClientFrameCodec.encodedLength(back), b -> ClientFrameCodec.encode(back, b));
+    assertArrayEquals(once, twice, () -> "re-encoding " + f + " is not stable");
+    return once;
+  }
+
+  private static byte[] reencodeRouter(Object f, TrackingAllocator alloc) {
+    assertTrue(
+        f instanceof RouterHello || f instanceof ControlMessage || f instanceof SessionFrame,
+        () -> "unexpected object from a router link: " + f);
+    byte[] once =
+        encode(alloc, RouterFrameCodec.encodedLength(f), b -> RouterFrameCodec.encode(f, b));
+    ByteBuf in = alloc.heapBuffer(once.length).writeBytes(once);
+    Object back;
+    try {
+      back = RouterFrameCodec.decode(in, MAX_FRAME_BYTES, BloomParameters.DEFAULT);
+    } finally {
+      in.release();
+    }
+    assertEquals(f, back);
+    byte[] twice =
+        encode(alloc, RouterFrameCodec.encodedLength(back), b -> RouterFrameCodec.encode(back, b));
+    assertArrayEquals(once, twice, () -> "re-encoding " + f + " is not stable");
+    return once;
+  }
+
+  private static ClientFrame decodeClient(byte[] bytes, TrackingAllocator alloc) {
+    ByteBuf in = alloc.heapBuffer(bytes.length).writeBytes(bytes);
+    try {
+      return ClientFrameCodec.decode(in, MAX_FRAME_BYTES);
+    } finally {
+      in.release();
+    }
+  }
+
+  private interface Writer {
+    void write(ByteBuf out);
+  }
+
+  private static byte[] encode(TrackingAllocator alloc, int length, Writer w) {
+    ByteBuf b = alloc.heapBuffer(length);
+    try {
+      w.write(b);
+      assertEquals(length, b.readableBytes(), "encodedLength differs from the bytes written");
+      return ByteBufUtil.getBytes(b);
+    } finally {
+      b.release();
+    }
+  }
+
+  /** A DATA frame a router link passed on: it must be one the flyweight accepts, or be refused. */
+  private static void checkDataFrame(ByteBuf frame, TrackingAllocator alloc) {
+    DataHeader h;
+    try {
+      h = new DataHeader().wrap(frame);
+    } catch (ProtocolException e) {
+      assertFalse(e.reason().isEmpty());
+      return;
+    }
+    checkData(h, frame, alloc);
+  }
+
+  /** Checks a frame that {@link DataHeader#wrap} accepted; releases what it allocates. */
+  private static void checkData(DataHeader h, ByteBuf frame, TrackingAllocator alloc) {
+    int length = frame.readableBytes();
+    assertEquals(length, h.messageOffset() + h.messageLength());
+    assertTrue(h.messageLength() >= 6);
+    long[] d = h.destinations();
+    assertEquals(h.isBroadcast(), d.length == 0);
+    assertTrue(d.length <= DataHeader.MAX_D_WORDS);
+    for (int r = 0; r < d.length * 64; r += 61) {
+      assertEquals((d[r >>> 6] >>> (r & 63) & 1) != 0, h.containsRouter(r));
+    }
+    assertArrayEquals(
+        Arrays.copyOf(d, DataHeader.MAX_D_WORDS),
+        h.destinationsInto(new long[DataHeader.MAX_D_WORDS]));
+    Message m = null;
+    try {
+      m = h.decodeMessage();
+    } catch (ProtocolException e) {
+      assertEquals(ErrorCode.BAD_MESSAGE, e.code(), e::getMessage);
+    }
+    // A copy for a next hop keeps the header fields and shares the message bytes.
+    ByteBuf copy = h.copyWith(alloc, h.hopLimit(), h.isBroadcast() ? null : d);
+    try {
+      assertSameData(h, new DataHeader().wrap(copy));
+    } finally {
+      copy.release();
+    }
+    if (m != null) {
+      ByteBuf again =
+          DataHeader.encode(
+              alloc,
+              h.hopLimit(),
+              h.isBroadcast(),
+              h.sourceRouter(),
+              h.messageId(),
+              h.isBroadcast() ? null : d,
+              m);
+      try {
+        DataHeader g = new DataHeader().wrap(again);
+        assertEquals(m, g.decodeMessage());
+        assertEquals(h.hopLimit(), g.hopLimit());
+        assertEquals(h.sourceRouter(), g.sourceRouter());
+        assertEquals(h.messageId(), g.messageId());
+        assertArrayEquals(d, g.destinations());
+      } finally {
+        again.release();
+      }
+    }
+    // In-place rewrites, as a router does before forwarding.
+    int hop = h.hopLimit();
+    assertEquals(hop > 0, h.decrementHopLimit());
+    assertEquals(Math.max(0, hop - 1), h.hopLimit());
+    if (d.length > 0) {
+      int r = Long.numberOfTrailingZeros(d[0]);
+      h.clearRouter(r);
+      assertFalse(h.containsRouter(r));
+    }
+  }
+
+  private static void assertSameData(DataHeader a, DataHeader b) {
+    assertNotNull(b);
+    assertEquals(a.hopLimit(), b.hopLimit());
+    assertEquals(a.flags(), b.flags());
+    assertEquals(a.sourceRouter(), b.sourceRouter());
+    assertEquals(a.messageId(), b.messageId());
+    assertArrayEquals(a.destinations(), b.destinations());
+    assertEquals(a.messageBytes(), b.messageBytes());
+  }
+
+  private static String hex(byte[] b) {
+    return ByteBufUtil.hexDump(b);
+  }
+
+  /**
+   * Sits where the session's own handler would: takes every frame the decoders pass on and every
+   * fault, in order, and passes the faults on to {@link ProtocolErrorHandler}.
+   */
+  private static final class Checker extends ChannelInboundHandlerAdapter {
+    final List<Object> events = new ArrayList<>();
+    Throwable unexpected;
+    int faults;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      events.add(msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof ProtocolException e) {
+        events.add(e);
+        faults++;
+      } else if (unexpected == null) {
+        unexpected = cause;
+      }
+      ctx.fireExceptionCaught(cause);
+    }
+  }
+
+  /**
+   * Unpooled buffers whose every allocation is remembered, so that a target can check that all of
+   * them were released (leak detection only logs, and only when the garbage collector runs).
+   */
+  static final class TrackingAllocator extends AbstractByteBufAllocator {
+    private final List<ByteBuf> made = new ArrayList<>();
+
+    TrackingAllocator() {
+      super(false);
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+      ByteBuf b = new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity);
+      made.add(b);
+      return b;
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+      ByteBuf b = new UnpooledDirectByteBuf(this, initialCapacity, maxCapacity);
+      made.add(b);
+      return b;
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+      return false;
+    }
+
+    void assertAllReleased() {
+      for (ByteBuf b : made) {
+        assertEquals(0, b.refCnt(), "a buffer was not released");
+      }
+    }
+  }
+}
