@@ -387,22 +387,32 @@ final class TestbedCommand {
                 + " kill-restart, client-churn, slow-consumer, never-reads).")
     List<String> faults;
 
-    @Option(names = "--warmup", description = "Seconds of traffic before each fault.")
+    @Option(
+        names = "--warmup",
+        description = "Seconds of traffic before each fault (default: the campaign's).")
     Integer warmup;
 
-    @Option(names = "--fault", description = "Seconds each fault lasts.")
+    @Option(names = "--fault", description = "Seconds each fault lasts (default: the campaign's).")
     Integer fault;
 
-    @Option(names = "--recovery", description = "Seconds of traffic after each heal.")
+    @Option(
+        names = "--recovery",
+        description = "Seconds of traffic after each heal (default: the campaign's).")
     Integer recovery;
 
-    @Option(names = "--settle", description = "Pause after the predicates are set (seconds).")
+    @Option(
+        names = "--settle",
+        description = "Seconds of pause after the predicates are set (default: the campaign's).")
     Integer settle;
 
-    @Option(names = "--rate", description = "Messages/s each client publishes.")
+    @Option(
+        names = "--rate",
+        description = "Messages/s each client publishes (default: the campaign's, 8).")
     Double rate;
 
-    @Option(names = "--clients-per-router", description = "Workload clients per router.")
+    @Option(
+        names = "--clients-per-router",
+        description = "Workload clients per router (default: the campaign's).")
     Integer clientsPerRouter;
 
     @Option(
@@ -445,7 +455,9 @@ final class TestbedCommand {
                 + " with the fewest links between them).")
     List<String> cut;
 
-    @Option(names = "--churn-cycles", description = "Sessions of client-churn.")
+    @Option(
+        names = "--churn-cycles",
+        description = "Sessions of client-churn (default: the campaign's).")
     Integer churnCycles;
 
     @Option(

@@ -74,6 +74,17 @@ public final class ChaosReport {
     return kib < 0 ? "-" : Long.toString(kib / 1024);
   }
 
+  /** The largest rise of a router's resident set over its warm-up peak, kB (-1: none sampled). */
+  static long growth(ChaosRun.FaultRun f) {
+    long g = -1;
+    for (int i = 0; i < f.peakRssKiB().length; i++) {
+      if (f.peakRssKiB()[i] >= 0 && f.warmupPeakRssKiB()[i] >= 0) {
+        g = Math.max(g, f.peakRssKiB()[i] - f.warmupPeakRssKiB()[i]);
+      }
+    }
+    return g;
+  }
+
   /** The summary in Markdown. */
   public static String summary(ChaosRun.Result r) {
     ChaosSpec s = r.spec();
@@ -108,9 +119,10 @@ public final class ChaosReport {
     b.append(
         "| # | fault | target | at (s) | messages | expected | missing | expected loss | loss |"
             + " loss outside fault..+dead | loss window (s from fault) | duplicates | spurious |"
-            + " exact again (s after heal) | late (max delay s) | peak RSS (MiB) | targets |\n");
+            + " exact again (s after heal) | late (max delay s) | peak RSS (MiB) | RSS growth (MiB) |"
+            + " targets |\n");
     b.append(
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|\n");
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
     int k = 0;
     for (ChaosRun.FaultRun f : r.faults()) {
       k++;
@@ -118,7 +130,7 @@ public final class ChaosReport {
         b.append(
             String.format(
                 Locale.ROOT,
-                "| %d | %s | | | | | | | | | skipped: %s | | | | | | |%n",
+                "| %d | %s | | | | | | | | | skipped: %s | | | | | | | |%n",
                 k,
                 f.fault().id(),
                 f.skipped()));
@@ -130,7 +142,7 @@ public final class ChaosReport {
           String.format(
               Locale.ROOT,
               "| %d | %s | %s | %.1f | %,d | %,d | %,d | %,d | %,d | %,d | %s | %,d | %,d | %s |"
-                  + " %,d (%s) | %s | %s |%n",
+                  + " %,d (%s) | %s | %s | %s |%n",
               k,
               f.fault().id(),
               f.target(),
@@ -148,6 +160,7 @@ public final class ChaosReport {
               a.late(),
               num(a.maxDelay()),
               mib(f.maxPeakRssKiB()),
+              mib(growth(f)),
               miss.isEmpty() ? "met" : "missed: " + String.join(", ", miss)));
     }
     b.append("\n### Peak RSS per router (MiB), warm-up peak in brackets\n\n| fault |");
