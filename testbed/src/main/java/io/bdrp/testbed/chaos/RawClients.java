@@ -404,6 +404,11 @@ public final class RawClients {
       pings.addAndGet(-pending.remaining() / 14);
     }
 
+    /** The client's name, as the router knows it. */
+    public String name() {
+      return name;
+    }
+
     /** Resets the connection and stops the client's thread. */
     public void close() throws InterruptedException {
       stop = true;
