@@ -1,5 +1,10 @@
 package io.bdrp.cli;
 
+import io.bdrp.testbed.chaos.ChaosReport;
+import io.bdrp.testbed.chaos.ChaosRun;
+import io.bdrp.testbed.chaos.ChaosSpec;
+import io.bdrp.testbed.chaos.Fault;
+import io.bdrp.testbed.chaos.Targets;
 import io.bdrp.testbed.net.Emulator;
 import io.bdrp.testbed.wan.ActiveMqWan;
 import io.bdrp.testbed.wan.BdrpWan;
@@ -44,7 +49,8 @@ import picocli.CommandLine.Spec;
       TestbedCommand.Up.class,
       TestbedCommand.Down.class,
       TestbedCommand.Status.class,
-      TestbedCommand.Run.class
+      TestbedCommand.Run.class,
+      TestbedCommand.Chaos.class
     })
 final class TestbedCommand {
   @Option(
@@ -332,6 +338,235 @@ final class TestbedCommand {
               .anyMatch(r -> r.system().equals("bdrp") && (r.duplicates() > 0 || r.spurious() > 0))
           ? 1
           : 0;
+    }
+  }
+
+  /** {@code bdrp testbed chaos}. */
+  @Command(
+      name = "chaos",
+      mixinStandardHelpOptions = true,
+      description = {
+        "A fault campaign: bdrp routers on a freshly made emulated network with cycles, the"
+            + " paper's workload flowing throughout, and faults injected one after the other, each"
+            + " after a warm-up, then healed and followed by a recovery phase: link-down,"
+            + " silent-link, partition, kill-restart, client-churn, slow-consumer, never-reads."
+            + " Campaigns: mesh-8 (the default: routers-8, every fault, about 6 minutes) and"
+            + " square-4 (routers-4, shorter phases).",
+        "For each fault it reports, from the oracle's per-message accounting: missing deliveries"
+            + " (expected loss apart), the loss window, duplicates, spurious deliveries, the time"
+            + " until delivery is exact again, and every router's peak RSS (sampled every 250 ms)."
+            + " Writes summary.md, faults.csv, faults.json, seconds.csv, rss.csv, plot.png and"
+            + " each fault's seconds.csv and router metrics to the run folder.",
+        "Exits 1 if a fault missed a target: a duplicate or spurious delivery, loss of a message"
+            + " sent outside [fault, fault + dead interval], delivery not exact by the end of the"
+            + " recovery, a router over the RSS bound, or a finding (a router that died, sessions"
+            + " it kept)."
+      })
+  static final class Chaos implements Callable<Integer> {
+    @picocli.CommandLine.ParentCommand TestbedCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Parameters(
+        paramLabel = "CAMPAIGN",
+        arity = "0..1",
+        defaultValue = "mesh-8",
+        description = "mesh-8 or square-4 (default: ${DEFAULT-VALUE}).")
+    String campaign;
+
+    @Option(
+        names = "--topology",
+        paramLabel = "FILE|NAME",
+        description = "A BRITE file or bundled topology with cycles (default: the campaign's).")
+    String topology;
+
+    @Option(
+        names = "--faults",
+        split = ",",
+        description =
+            "Faults to run, in order (default: all: link-down, silent-link, partition,"
+                + " kill-restart, client-churn, slow-consumer, never-reads).")
+    List<String> faults;
+
+    @Option(
+        names = "--warmup",
+        description = "Seconds of traffic before each fault (default: the campaign's).")
+    Integer warmup;
+
+    @Option(names = "--fault", description = "Seconds each fault lasts (default: the campaign's).")
+    Integer fault;
+
+    @Option(
+        names = "--recovery",
+        description = "Seconds of traffic after each heal (default: the campaign's).")
+    Integer recovery;
+
+    @Option(
+        names = "--settle",
+        description = "Seconds of pause after the predicates are set (default: the campaign's).")
+    Integer settle;
+
+    @Option(
+        names = "--rate",
+        description = "Messages/s each client publishes (default: the campaign's, 8).")
+    Double rate;
+
+    @Option(
+        names = "--clients-per-router",
+        description = "Workload clients per router (default: the campaign's).")
+    Integer clientsPerRouter;
+
+    @Option(
+        names = "--link-rate",
+        description = "Every link's rate, such as 256kB/s or 2mbit (default: the campaign's).")
+    String linkRate;
+
+    @Mixin LinkDelayOption linkDelay;
+
+    @Option(
+        names = "--hello-interval",
+        description = "The routers' hello interval in ms (default: the campaign's, 1000).")
+    Long hello;
+
+    @Option(
+        names = "--dead-interval",
+        description = "The routers' dead interval in ms (default: the campaign's, 3500).")
+    Long dead;
+
+    @Option(
+        names = "--link",
+        paramLabel = "A-B",
+        description =
+            "The link of link-down and silent-link (default: the busiest link on a cycle).")
+    String link;
+
+    @Option(
+        names = "--router",
+        description =
+            "The router of kill-restart, client-churn, slow-consumer and never-reads (default:"
+                + " the busiest transit router whose loss leaves the others connected).")
+    Integer router;
+
+    @Option(
+        names = "--cut",
+        paramLabel = "A-B,...",
+        split = ",",
+        description =
+            "The links the partition cuts (default: an even split into two connected halves"
+                + " with the fewest links between them).")
+    List<String> cut;
+
+    @Option(
+        names = "--churn-cycles",
+        description = "Sessions of client-churn (default: the campaign's).")
+    Integer churnCycles;
+
+    @Option(
+        names = "--rss-bound",
+        description = "MiB every router's resident set must stay under (default: the campaign's).")
+    Long rssBound;
+
+    @Option(
+        names = "--link-transport",
+        defaultValue = "tcp",
+        description = "How routers carry DATA between neighbours: tcp or udp (default: tcp).")
+    String linkTransport;
+
+    @Option(
+        names = "--server-jvm-opts",
+        defaultValue = "-Xms256m -Xmx256m",
+        description = "JVM options of the routers (default: ${DEFAULT-VALUE}).")
+    String serverJvmOptions;
+
+    @Option(names = "--out", description = "Run folder (default: runs/chaos-CAMPAIGN-DATE-TIME).")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter o = spec.commandLine().getOut();
+      ChaosSpec base = ChaosSpec.all().get(campaign);
+      if (base == null) {
+        throw new IllegalArgumentException(
+            "unknown campaign '"
+                + campaign
+                + "' (campaigns: "
+                + String.join(", ", ChaosSpec.all().keySet())
+                + ")");
+      }
+      if (!linkTransport.equals("tcp") && !linkTransport.equals("udp")) {
+        throw new IllegalArgumentException(
+            "--link-transport: expected tcp or udp, got '" + linkTransport + "'");
+      }
+      List<Fault> fs = faults == null ? base.faults() : faults.stream().map(Fault::of).toList();
+      ChaosSpec sc =
+          new ChaosSpec(
+              base.name(),
+              topology != null ? topology : base.topology(),
+              linkRate != null ? Emulator.parseRate(linkRate) : base.linkRateBits(),
+              clientsPerRouter != null ? clientsPerRouter : base.clientsPerRouter(),
+              rate != null ? rate : base.rate(),
+              base.workload(),
+              base.bodyBytes(),
+              fs,
+              warmup != null ? warmup : base.warmupSeconds(),
+              fault != null ? fault : base.faultSeconds(),
+              recovery != null ? recovery : base.recoverySeconds(),
+              settle != null ? settle : base.settleSeconds(),
+              hello != null ? hello : base.helloMillis(),
+              dead != null ? dead : base.deadMillis(),
+              churnCycles != null ? churnCycles : base.churnCycles(),
+              base.floodBytesPerSecond(),
+              base.slowReadBytesPerSecond(),
+              base.pingsPerSecond(),
+              rssBound != null ? rssBound : base.rssBoundMiB(),
+              base.seed());
+      var choices =
+          new ChaosRun.Choices(
+              link == null ? null : Targets.Link.parse(link),
+              router,
+              cut == null ? null : cut.stream().map(Targets.Link::parse).toList());
+      Path dir =
+          out != null
+              ? out
+              : Path.of(
+                  "runs",
+                  "chaos-"
+                      + campaign
+                      + "-"
+                      + java.time.LocalDateTime.now()
+                          .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
+      o.printf(
+          "== chaos %s on %s: faults %s; warm-up %d s, fault %d s, recovery %d s each%n",
+          sc.name(),
+          sc.topology(),
+          String.join(",", sc.faults().stream().map(Fault::id).toList()),
+          sc.warmupSeconds(),
+          sc.faultSeconds(),
+          sc.recoverySeconds());
+      o.flush();
+      var progress =
+          new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
+      var result =
+          ChaosRun.run(
+              sc,
+              topology(sc.topology()),
+              parent.name,
+              dir,
+              progress,
+              jvm,
+              linkTransport,
+              linkDelay.micros(),
+              choices);
+      String summary = ChaosReport.write(dir, result);
+      o.println();
+      o.print(summary);
+      o.println(
+          "Results: "
+              + dir.toAbsolutePath()
+              + " (summary.md, faults.csv, faults.json, seconds.csv, rss.csv, plot.png,"
+              + " N-FAULT/seconds.csv, router logs and metrics)");
+      o.flush();
+      return ChaosReport.targetsMet(result) ? 0 : 1;
     }
   }
 }

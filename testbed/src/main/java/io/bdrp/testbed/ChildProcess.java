@@ -97,6 +97,20 @@ public final class ChildProcess implements AutoCloseable {
     return log;
   }
 
+  /** Whether the process is still running. */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /**
+   * Ends the process with SIGKILL, as {@code kill -9} does (no shutdown hooks, nothing flushed),
+   * and waits up to 10 s for it to be gone.
+   */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(10, TimeUnit.SECONDS);
+  }
+
   /** CPU time the process has used so far, or zero when the platform does not say. */
   public Duration cpu() {
     return process.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);

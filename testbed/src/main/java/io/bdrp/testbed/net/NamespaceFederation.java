@@ -28,6 +28,8 @@ public final class NamespaceFederation implements AutoCloseable {
 
   private final Emulator.Network network;
   private final List<ChildProcess> routers = new ArrayList<>();
+  private final List<List<String>> commands = new ArrayList<>();
+  private Path dir;
 
   private NamespaceFederation(Emulator.Network network) {
     this.network = network;
@@ -81,6 +83,7 @@ public final class NamespaceFederation implements AutoCloseable {
       String linkTransport)
       throws IOException, InterruptedException {
     NamespaceFederation f = new NamespaceFederation(n);
+    f.dir = dir;
     try {
       Files.createDirectories(dir);
       for (Emulator.RouterNet r : n.routers()) {
@@ -88,6 +91,7 @@ public final class NamespaceFederation implements AutoCloseable {
         Files.writeString(config, config(n, r.router(), routingYaml, linkTransport));
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", r.namespace()));
         cmd.addAll(ChildProcess.java(jvmOptions, MAIN, "router", "--config", config.toString()));
+        f.commands.add(List.copyOf(cmd));
         f.routers.add(
             ChildProcess.start(
                 "bdrp router " + r.router(), cmd, dir.resolve("router-" + r.router() + ".log")));
@@ -115,6 +119,33 @@ public final class NamespaceFederation implements AutoCloseable {
   /** The router processes, by router number. */
   public List<ChildProcess> processes() {
     return List.copyOf(routers);
+  }
+
+  /** The process of router {@code r} now (a restart replaces it). */
+  public ChildProcess process(int r) {
+    return routers.get(r);
+  }
+
+  /** Ends router {@code r}'s process with SIGKILL ({@code kill -9}) and waits until it is gone. */
+  public void kill(int r) throws InterruptedException {
+    routers.get(r).kill();
+  }
+
+  /**
+   * Starts router {@code r} again with the same command and configuration (its log continues in the
+   * same file), after it was killed or died, and waits until it serves clients. Its epoch is the
+   * wall clock at start, so the network sees a new run of the router.
+   */
+  public ChildProcess restart(int r, Duration timeout) throws IOException, InterruptedException {
+    if (routers.get(r).isAlive()) {
+      throw new IllegalStateException("router " + r + " is still running");
+    }
+    ChildProcess p =
+        ChildProcess.start(
+            "bdrp router " + r, commands.get(r), dir.resolve("router-" + r + ".log"));
+    routers.set(r, p);
+    p.awaitPort(network.routers().get(r).address(), CLIENT_PORT, timeout);
+    return p;
   }
 
   /** Ends every router process this federation started. */

@@ -172,6 +172,81 @@ public final class Report {
     ImageIO.write(img, "png", file.toFile());
   }
 
+  /** A line of a {@link #timeline} panel; a dashed one is drawn thinner, with dashes. */
+  public record Series(String name, long[] values, boolean dashed) {}
+
+  /** A vertical line across every {@link #timeline} panel at a second, labelled at the top. */
+  public record Marker(double second, String label, Color colour) {}
+
+  /** A {@link #timeline} panel: its title, the unit of its values and its lines. */
+  public record Panel(String title, String unit, List<Series> series) {}
+
+  private static final Color[] MANY_COLOURS = {
+    new Color(0x1f77b4),
+    new Color(0xd62728),
+    new Color(0x2ca02c),
+    new Color(0x9467bd),
+    new Color(0xff7f0e),
+    new Color(0x8c564b),
+    new Color(0xe377c2),
+    new Color(0x7f7f7f),
+    new Color(0xbcbd22),
+    new Color(0x17becf)
+  };
+
+  /**
+   * Panels stacked over one time axis (seconds), each with its lines, and the markers drawn across
+   * all of them: a campaign's deliveries and its routers' memory, with the moments of its faults.
+   */
+  public static void timeline(Path file, List<Panel> panels, List<Marker> markers)
+      throws IOException {
+    int pw = 1200;
+    int ph = 340;
+    BufferedImage img =
+        new BufferedImage(pw, ph * Math.max(1, panels.size()), BufferedImage.TYPE_INT_RGB);
+    Graphics2D g = canvas(img);
+    for (int k = 0; k < panels.size(); k++) {
+      Panel p = panels.get(k);
+      int n = 1;
+      long max = 1;
+      for (Series s : p.series()) {
+        n = Math.max(n, s.values().length);
+        max = Math.max(max, max(s.values()));
+      }
+      Axes ax = axes(g, p.title(), 0, k * ph, pw, ph, n, niceCeiling(max), p.unit());
+      for (Marker m : markers) {
+        int x = ax.left + (int) ((ax.right - ax.left) * m.second() / Math.max(1, n - 1));
+        g.setColor(m.colour());
+        g.setStroke(
+            new BasicStroke(
+                1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {3f, 3f}, 0f));
+        g.drawLine(x, ax.top, x, ax.bottom);
+        if (k == 0) {
+          g.drawString(m.label(), x + 2, ax.top - 4);
+        }
+      }
+      for (int i = 0; i < p.series().size(); i++) {
+        Series s = p.series().get(i);
+        g.setColor(MANY_COLOURS[i % MANY_COLOURS.length]);
+        g.setStroke(
+            s.dashed()
+                ? new BasicStroke(
+                    1.2f,
+                    BasicStroke.CAP_BUTT,
+                    BasicStroke.JOIN_MITER,
+                    10f,
+                    new float[] {6f, 4f},
+                    0f)
+                : new BasicStroke(1.6f));
+        ax.line(g, s.values());
+        g.setStroke(new BasicStroke(1f));
+        ax.legend(g, i, s.name());
+      }
+    }
+    g.dispose();
+    ImageIO.write(img, "png", file.toFile());
+  }
+
   /** The largest value in {@code series}, at least 1 (a plot's y-axis needs a height). */
   private static long max(long[]... series) {
     long max = 1;

@@ -4,12 +4,12 @@ import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 
 /** Runs its tasks one at a time, in order, on a shared pool. */
-final class SerialExecutor implements Executor {
+public final class SerialExecutor implements Executor {
   private final Executor pool;
   private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
   private boolean running;
 
-  SerialExecutor(Executor pool) {
+  public SerialExecutor(Executor pool) {
     this.pool = pool;
   }
 

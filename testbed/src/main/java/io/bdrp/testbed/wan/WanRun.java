@@ -419,7 +419,7 @@ public final class WanRun {
    * matched against predicates not yet known everywhere. Gives up after {@link
    * #QUIET_WAIT_SECONDS}, saying so.
    */
-  private static void settleUntilQuiet(Emulator.Network net, String system, PrintStream progress)
+  public static void settleUntilQuiet(Emulator.Network net, String system, PrintStream progress)
       throws java.io.IOException, InterruptedException {
     if (net.links().isEmpty()) {
       return;
