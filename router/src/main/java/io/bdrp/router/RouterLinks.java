@@ -47,6 +47,7 @@ import org.slf4j.LoggerFactory;
 final class RouterLinks {
   private static final Logger log = LoggerFactory.getLogger(RouterLinks.class);
   private static final long REDIAL_MS = 1_000;
+  private static final int CONNECT_TIMEOUT_MS = 2_000;
 
   private final Router router;
   private final RouterConfig config;
@@ -166,7 +167,9 @@ final class RouterLinks {
         .group(router.loop())
         .channel(router.socketChannel())
         .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
+        // Short: a dial that waits behind a dead link is given up and redialled a second later,
+        // so a link that carries again is found within a few seconds, as a dead one is.
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
         .handler(initializer(l))
         .connect(Router.resolve(l.address))
         .addListener(
@@ -399,6 +402,7 @@ final class RouterLinks {
           .addListener(
               f -> {
                 if (l.session == ctx.channel()) {
+                  log.info("router {}: link to router {} down", config.router(), l.neighbour());
                   l.session = null;
                   router.udp().linkDown(l);
                   router.node().linkDown(l.neighbour());

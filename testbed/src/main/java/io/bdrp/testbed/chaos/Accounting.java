@@ -9,14 +9,19 @@ package io.bdrp.testbed.chaos;
  * <p>Expected losses:
  *
  * <ul>
- *   <li>kill-restart: messages sent by or to the killed router's hosts from the kill until each
- *       host's session was open again (on the restarted router);
+ *   <li>kill-restart: messages sent by or to the killed router's hosts from the kill until one
+ *       hello interval after each host's session was open again (on the restarted router): a router
+ *       advertises its hosts' predicates at most once per hello interval, so a host's predicate is
+ *       in force in the network within one hello interval of its session opening;
  *   <li>partition: messages sent from one half to the other while the cut was in place.
  * </ul>
  *
  * Everything else missing is loss, also a client's session that broke in another fault: that is the
  * network's doing. A loss counts as inside the target window if its message was sent from the
- * fault's injection until one dead interval later; the target is no loss outside it.
+ * fault's injection until one dead interval later, or from the heal until one dead interval later
+ * (routers notice a link that carries again as they notice one that stopped: a broken session is
+ * redialled every few seconds, and routes and predicates follow within a dead interval); the target
+ * is no loss outside it.
  *
  * <p>Delivery is <i>exact again</i> from the send time of the first message after the last message
  * (sent after the injection) that was not delivered exactly: a missing delivery of either kind, a
@@ -126,7 +131,7 @@ public final class Accounting {
    * routers' dead interval in nanoseconds.
    */
   public static Result account(
-      Ledger l, int[] routerOf, Sessions sessions, Window w, long deadNanos) {
+      Ledger l, int[] routerOf, Sessions sessions, Window w, long deadNanos, long helloNanos) {
     int first = firstAt(l, w.start());
     int last = firstAt(l, w.end());
     int seconds = (int) Math.max(1, (w.end() - w.start() + 999_999_999L) / 1_000_000_000L);
@@ -176,13 +181,13 @@ public final class Accounting {
           ps[3][sec]++;
           missingFrom = Math.min(missingFrom, t);
           missingTo = Math.max(missingTo, t);
-          if (expectedLoss(w, t, from, routerOf[from], routerOf[c], sessions, c)) {
+          if (expectedLoss(w, t, from, routerOf[from], routerOf[c], sessions, c, helloNanos)) {
             expectedLoss++;
             ps[4][sec]++;
           } else {
             lossFrom = Math.min(lossFrom, t);
             lossTo = Math.max(lossTo, t);
-            if (t < w.inject() || t > w.inject() + deadNanos) {
+            if (!inTargetWindow(w, t, deadNanos)) {
               lossOutside++;
             }
           }
@@ -275,7 +280,13 @@ public final class Accounting {
 
   /** The anomalies of window {@code w}, in send order, at most {@code limit}. */
   public static java.util.List<Anomaly> anomalies(
-      Ledger l, int[] routerOf, Sessions sessions, Window w, long deadNanos, int limit) {
+      Ledger l,
+      int[] routerOf,
+      Sessions sessions,
+      Window w,
+      long deadNanos,
+      long helloNanos,
+      int limit) {
     java.util.List<Anomaly> out = new java.util.ArrayList<>();
     int first = firstAt(l, w.start());
     int last = firstAt(l, w.end());
@@ -297,7 +308,7 @@ public final class Accounting {
           Kind kind =
               (got & Long.lowestOneBit(bits)) != 0
                   ? Kind.SPURIOUS
-                  : expectedLoss(w, t, from, routerOf[from], routerOf[c], sessions, c)
+                  : expectedLoss(w, t, from, routerOf[from], routerOf[c], sessions, c, helloNanos)
                       ? Kind.EXPECTED_LOSS
                       : Kind.LOSS;
           out.add(new Anomaly(kind, i, t, from, c, failed, 0, l.firstDeliveryAt(i)));
@@ -320,17 +331,37 @@ public final class Accounting {
     return t == Long.MAX_VALUE || t == Long.MIN_VALUE ? Double.NaN : (t - inject) / 1e9;
   }
 
+  /** Whether a loss of a message sent at {@code t} lies in the window the targets allow. */
+  static boolean inTargetWindow(Window w, long t, long deadNanos) {
+    return t >= w.inject() && t <= w.inject() + deadNanos
+        || w.heal() > w.inject() && t >= w.heal() && t <= w.heal() + deadNanos;
+  }
+
   /** Whether a missing delivery was made impossible by the fault itself. */
   static boolean expectedLoss(
-      Window w, long t, int sender, int senderRouter, int receiverRouter, Sessions s, int c) {
+      Window w,
+      long t,
+      int sender,
+      int senderRouter,
+      int receiverRouter,
+      Sessions s,
+      int c,
+      long helloNanos) {
     return switch (w.fault()) {
       case KILL_RESTART ->
           t >= w.inject()
-              && (senderRouter == w.killed() && t < s.firstUpAfter(sender, w.inject())
-                  || receiverRouter == w.killed() && t < s.firstUpAfter(c, w.inject()));
+              && (senderRouter == w.killed()
+                      && t < inForce(s.firstUpAfter(sender, w.inject()), helloNanos)
+                  || receiverRouter == w.killed()
+                      && t < inForce(s.firstUpAfter(c, w.inject()), helloNanos));
       case PARTITION ->
           t >= w.inject() && t < w.heal() && w.side()[senderRouter] != w.side()[receiverRouter];
       default -> false;
     };
+  }
+
+  /** When a host's predicate is in force after its session opened at {@code up}. */
+  private static long inForce(long up, long helloNanos) {
+    return up > Long.MAX_VALUE - helloNanos ? Long.MAX_VALUE : up + helloNanos;
   }
 }

@@ -295,7 +295,12 @@ public final class ChaosRun {
       Accounting.Window whole = new Accounting.Window(Fault.LINK_DOWN, 0, 0, 0, end, -1, null);
       long[][] perSecond =
           Accounting.account(
-                  c.ledger, c.routerOf, c.sessions, whole, spec.deadMillis() * 1_000_000L)
+                  c.ledger,
+                  c.routerOf,
+                  c.sessions,
+                  whole,
+                  spec.deadMillis() * 1_000_000L,
+                  spec.helloMillis() * 1_000_000L)
               .perSecond();
       c.rss.write(dir.resolve("rss.csv"));
       return new Result(
@@ -560,7 +565,13 @@ public final class ChaosRun {
       }
       Accounting.Window w = new Accounting.Window(fault, start, inject, heal, end, killed, side);
       Accounting.Result a =
-          Accounting.account(c.ledger, c.routerOf, c.sessions, w, c.spec.deadMillis() * 1_000_000L);
+          Accounting.account(
+              c.ledger,
+              c.routerOf,
+              c.sessions,
+              w,
+              c.spec.deadMillis() * 1_000_000L,
+              c.spec.helloMillis() * 1_000_000L);
       int breaks = 0;
       for (int j = 0; j < c.routerOf.length; j++) {
         if (c.routerOf[j] != killed) {
@@ -587,6 +598,7 @@ public final class ChaosRun {
               c.sessions,
               w,
               c.spec.deadMillis() * 1_000_000L,
+              c.spec.helloMillis() * 1_000_000L,
               ANOMALIES_LISTED),
           null);
     }
@@ -646,7 +658,8 @@ public final class ChaosRun {
             c.routerOf,
             c.sessions,
             new Accounting.Window(f, p.start, p.inject, p.heal, p.end, p.killed, p.side),
-            spec.deadMillis() * 1_000_000L);
+            spec.deadMillis() * 1_000_000L,
+            spec.helloMillis() * 1_000_000L);
     c.log(
         "%s done; so far (deliveries in flight may still arrive): %,d missing (%,d expected"
             + " loss), %,d duplicates, %,d spurious%s",

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 class AccountingTest {
   private static final long S = 1_000_000_000L;
   private static final long DEAD = 3_500_000_000L;
+  private static final long HELLO = 1_000_000_000L;
 
   /** Four clients: 0 and 2 on router 0, 1 and 3 on router 1. */
   private static final int[] ROUTER_OF = {0, 1, 0, 1};
@@ -36,8 +37,11 @@ class AccountingTest {
     l.received(warm, 1);
     l.add(0, to(1), 10 * S + 500_000_000); // for the dead router's host: expected loss
     l.add(2, to(0), 11 * S); // between two live hosts, inside the dead interval: loss
-    l.add(0, to(1), 22 * S); // after the host is back: loss outside the window
-    int dup = l.add(1, to(0, 2), 23 * S);
+    l.add(0, to(1), 21 * S + 500_000_000); // host back, its predicate not yet in force: expected
+    l.add(
+        0, to(1), 22 * S); // host back a hello interval ago: loss, in the dead interval of the heal
+    l.add(2, to(0), 24 * S); // between two live hosts, long after the heal: loss outside
+    int dup = l.add(1, to(0, 2), 24 * S + 100_000_000);
     l.received(dup, 0);
     l.received(dup, 2);
     l.received(dup, 0); // a duplicate
@@ -47,36 +51,38 @@ class AccountingTest {
     int fine = l.add(2, to(1), 25 * S);
     l.received(fine, 1);
 
-    Accounting.Result a = Accounting.account(l, ROUTER_OF, s, w, DEAD);
-    assertEquals(7, a.messages());
-    assertEquals(9, a.expected());
-    assertEquals(3, a.missing());
-    assertEquals(1, a.expectedLoss());
-    assertEquals(2, a.loss());
+    Accounting.Result a = Accounting.account(l, ROUTER_OF, s, w, DEAD, HELLO);
+    assertEquals(9, a.messages());
+    assertEquals(11, a.expected());
+    assertEquals(5, a.missing());
+    assertEquals(2, a.expectedLoss());
+    assertEquals(3, a.loss());
     assertEquals(1, a.lossOutsideWindow());
     assertEquals(1, a.duplicates());
     assertEquals(1, a.spurious());
     assertEquals(0.5, a.missingFrom(), 1e-9);
-    assertEquals(12.0, a.missingTo(), 1e-9);
+    assertEquals(14.0, a.missingTo(), 1e-9);
     assertEquals(1.0, a.lossFrom(), 1e-9);
-    assertEquals(12.0, a.lossTo(), 1e-9);
+    assertEquals(14.0, a.lossTo(), 1e-9);
     assertEquals(5.0, a.exactAfterHeal(), 1e-9, "from the message after the spurious one");
     assertEquals(15.0, a.exactAfterInject(), 1e-9);
     assertFalse(a.exactThroughout());
-    assertEquals(7, java.util.Arrays.stream(a.perSecond()[0]).sum(), "input per second");
+    assertEquals(9, java.util.Arrays.stream(a.perSecond()[0]).sum(), "input per second");
     assertEquals(1, a.perSecond()[4][5], "the expected loss in second 5 of the window");
 
-    List<Accounting.Anomaly> an = Accounting.anomalies(l, ROUTER_OF, s, w, DEAD, 100);
+    List<Accounting.Anomaly> an = Accounting.anomalies(l, ROUTER_OF, s, w, DEAD, HELLO, 100);
     assertEquals(
         List.of(
+            Accounting.Kind.EXPECTED_LOSS,
+            Accounting.Kind.LOSS,
             Accounting.Kind.EXPECTED_LOSS,
             Accounting.Kind.LOSS,
             Accounting.Kind.LOSS,
             Accounting.Kind.DUPLICATE,
             Accounting.Kind.SPURIOUS),
         an.stream().map(Accounting.Anomaly::kind).toList());
-    assertEquals(3, an.get(4).to(), "the spurious delivery went to client 3");
-    assertEquals(0, an.get(3).to(), "the duplicate went to client 0");
+    assertEquals(3, an.get(6).to(), "the spurious delivery went to client 3");
+    assertEquals(0, an.get(5).to(), "the duplicate went to client 0");
   }
 
   @Test
@@ -87,16 +93,17 @@ class AccountingTest {
     var w = new Accounting.Window(Fault.PARTITION, 0, 10 * S, 20 * S, 30 * S, -1, side);
     l.add(0, to(1), 12 * S); // across, while cut: expected loss
     l.add(0, to(2), 13 * S); // same side: loss
-    l.add(0, to(1), 21 * S); // across, after the heal: loss
-    int last = l.add(0, to(2), 22 * S);
+    l.add(0, to(1), 21 * S); // across, after the heal: loss, within a dead interval of it
+    l.add(0, to(1), 24 * S); // across, a dead interval after the heal: loss outside
+    int last = l.add(0, to(2), 25 * S);
     l.received(last, 2);
 
-    Accounting.Result a = Accounting.account(l, ROUTER_OF, s, w, DEAD);
-    assertEquals(3, a.missing());
+    Accounting.Result a = Accounting.account(l, ROUTER_OF, s, w, DEAD, HELLO);
+    assertEquals(4, a.missing());
     assertEquals(1, a.expectedLoss());
-    assertEquals(2, a.loss());
-    assertEquals(1, a.lossOutsideWindow(), "the loss 11 s after the cut");
-    assertEquals(2.0, a.exactAfterHeal(), 1e-9);
+    assertEquals(3, a.loss());
+    assertEquals(1, a.lossOutsideWindow(), "the loss 4 s after the heal");
+    assertEquals(5.0, a.exactAfterHeal(), 1e-9);
   }
 
   @Test
@@ -107,14 +114,14 @@ class AccountingTest {
     int ok = l.add(0, to(1), 11 * S);
     l.received(ok, 1);
     l.add(0, to(1), 29 * S);
-    Accounting.Result never = Accounting.account(l, new int[] {0, 1}, s, w, DEAD);
+    Accounting.Result never = Accounting.account(l, new int[] {0, 1}, s, w, DEAD, HELLO);
     assertFalse(never.exactAgain());
     assertTrue(Double.isNaN(never.exactAfterHeal()));
 
     Ledger clean = new Ledger(2, System.nanoTime());
     int m = clean.add(0, to(1), 11 * S);
     clean.received(m, 1);
-    Accounting.Result throughout = Accounting.account(clean, new int[] {0, 1}, s, w, DEAD);
+    Accounting.Result throughout = Accounting.account(clean, new int[] {0, 1}, s, w, DEAD, HELLO);
     assertTrue(throughout.exactThroughout());
     assertEquals(-10.0, throughout.exactAfterHeal(), 1e-9, "exact from the injection on");
     assertEquals(0, throughout.missing());
@@ -129,7 +136,7 @@ class AccountingTest {
     l.received(in, 1);
     l.add(0, to(1), 31 * S); // after it, missing
     var w = new Accounting.Window(Fault.SILENT_LINK, 5 * S, 10 * S, 20 * S, 30 * S, -1, null);
-    Accounting.Result a = Accounting.account(l, new int[] {0, 1}, s, w, DEAD);
+    Accounting.Result a = Accounting.account(l, new int[] {0, 1}, s, w, DEAD, HELLO);
     assertEquals(1, a.messages());
     assertEquals(0, a.missing());
     assertTrue(a.exactThroughout());
