@@ -18,10 +18,10 @@ package io.bdrp.testbed.chaos;
  *
  * Everything else missing is loss, also a client's session that broke in another fault: that is the
  * network's doing. A loss counts as inside the target window if its message was sent from the
- * fault's injection until one dead interval later, or from the heal until one dead interval later
- * (routers notice a link that carries again as they notice one that stopped: a broken session is
- * redialled every few seconds, and routes and predicates follow within a dead interval); the target
- * is no loss outside it.
+ * fault's injection until one dead interval and one hello interval later, or as long from the heal:
+ * a router notices a silent neighbour within a dead interval, and a link that carries again as soon
+ * (a broken session is redialled every few seconds); its routes and advertisements react within a
+ * hello interval after that. The target is no loss outside it.
  *
  * <p>Delivery is <i>exact again</i> from the send time of the first message after the last message
  * (sent after the injection) that was not delivered exactly: a missing delivery of either kind, a
@@ -187,7 +187,7 @@ public final class Accounting {
           } else {
             lossFrom = Math.min(lossFrom, t);
             lossTo = Math.max(lossTo, t);
-            if (!inTargetWindow(w, t, deadNanos)) {
+            if (!inTargetWindow(w, t, deadNanos, helloNanos)) {
               lossOutside++;
             }
           }
@@ -331,10 +331,15 @@ public final class Accounting {
     return t == Long.MAX_VALUE || t == Long.MIN_VALUE ? Double.NaN : (t - inject) / 1e9;
   }
 
-  /** Whether a loss of a message sent at {@code t} lies in the window the targets allow. */
-  static boolean inTargetWindow(Window w, long t, long deadNanos) {
-    return t >= w.inject() && t <= w.inject() + deadNanos
-        || w.heal() > w.inject() && t >= w.heal() && t <= w.heal() + deadNanos;
+  /**
+   * Whether a loss of a message sent at {@code t} lies in the window the targets allow: a dead
+   * interval from the injection or the heal (detection), and one hello interval more (the routes'
+   * and advertisements' reaction to it).
+   */
+  static boolean inTargetWindow(Window w, long t, long deadNanos, long helloNanos) {
+    long span = deadNanos + helloNanos;
+    return t >= w.inject() && t <= w.inject() + span
+        || w.heal() > w.inject() && t >= w.heal() && t <= w.heal() + span;
   }
 
   /** Whether a missing delivery was made impossible by the fault itself. */

@@ -34,7 +34,7 @@ public final class ChaosReport {
       out.add("spurious");
     }
     if (a.lossOutsideWindow() > 0) {
-      out.add("loss outside fault..+dead");
+      out.add("loss outside fault..+dead+hello");
     }
     if (!a.exactAgain()) {
       out.add("not exact by the end");
@@ -118,7 +118,7 @@ public final class ChaosReport {
             s.rssBoundMiB()));
     b.append(
         "| # | fault | target | at (s) | messages | expected | missing | expected loss | loss |"
-            + " loss outside fault..+dead | loss window (s from fault) | duplicates | spurious |"
+            + " loss outside fault..+dead+hello | loss window (s from fault) | duplicates | spurious |"
             + " exact again (s after heal) | late (max delay s) | peak RSS (MiB) | RSS growth (MiB) |"
             + " targets |\n");
     b.append(
@@ -247,7 +247,8 @@ public final class ChaosReport {
             + " messages whose last delivery came more than a dead interval after they were sent."
             + " Targets:"
             + " no duplicate, no spurious delivery, no loss outside [fault, fault + dead"
-            + " interval], exact again by the end of the recovery, every router under the RSS"
+            + " interval + hello interval] and the same after the heal, exact again by the end of"
+            + " the recovery, every router under the RSS"
             + " bound, no finding.\n");
     return b.toString();
   }
