@@ -535,6 +535,7 @@ public final class ChaosRun {
     RawClients.BadClientResult badClient;
     long badClientExpected;
     long badClientRouterDrops = -1;
+    long hostDropsAtInject = -1;
     String skipped;
 
     static Pending skipped(Fault f, String why) {
@@ -730,6 +731,7 @@ public final class ChaosRun {
       case SLOW_CONSUMER, NEVER_READS -> {
         boolean slow = p.fault == Fault.SLOW_CONSUMER;
         String name = slow ? "chaos-slow" : "chaos-never-reads";
+        p.hostDropsAtInject = hostDropsTotal(c, router);
         live.bad =
             slow
                 ? RawClients.BadClient.slow(
@@ -797,6 +799,12 @@ public final class ChaosRun {
         }
         if (live.bad != null) {
           p.badClientRouterDrops = hostDrops(c, router, live.bad.name());
+          if (p.badClientRouterDrops < 0 && p.hostDropsAtInject >= 0) {
+            // The router ended the session (a slow consumer) and removed its series: its drops
+            // are the router's drops to hosts since the injection (other hosts keep up).
+            long now = hostDropsTotal(c, router);
+            p.badClientRouterDrops = now < 0 ? -1 : now - p.hostDropsAtInject;
+          }
           live.bad.close();
           p.badClient = live.bad.result();
           long flood = live.flood == null ? 0 : live.flood.sent();
@@ -1056,6 +1064,20 @@ public final class ChaosRun {
       }
     }
     return found ? sum : -1;
+  }
+
+  /** {@code bdrp_drops_total{reason="host"}} of {@code router}, or -1 if it does not answer. */
+  private static long hostDropsTotal(Campaign c, int router) {
+    String m = metrics(c, router);
+    if (m == null) {
+      return -1;
+    }
+    for (String line : m.split("\n")) {
+      if (line.startsWith("bdrp_drops_total{reason=\"host\"}")) {
+        return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
+      }
+    }
+    return -1;
   }
 
   private static void saveMetrics(Campaign c, Path dir) throws IOException {
