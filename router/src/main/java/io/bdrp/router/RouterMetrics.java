@@ -105,7 +105,8 @@ final class RouterMetrics {
       registry.gauge(
           "bdrp_drops_total",
           "Data-plane drops by reason: hop_limit and not_on_tree count packets, no_route and"
-              + " unknown_router routers of D, link copies, host deliveries, bad_message packets.",
+              + " unknown_router routers of D, link copies, host deliveries, bad_message and"
+              + " duplicate (broadcasts taken already) packets.",
           () -> dp.drops(d),
           "reason",
           d.name().toLowerCase(Locale.ROOT));

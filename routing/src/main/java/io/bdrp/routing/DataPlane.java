@@ -130,7 +130,12 @@ public final class DataPlane<M> {
     /** A delivery that the output did not queue: host gone, or above its high water mark. */
     HOST,
     /** A message that does not decode, at a router of its D (one per packet). */
-    BAD_MESSAGE
+    BAD_MESSAGE,
+    /**
+     * A broadcast this router has already taken, arriving again by another branch of its source's
+     * tree while routes change (one per packet).
+     */
+    DUPLICATE
   }
 
   private static final Drop[] DROPS = Drop.values();
@@ -149,6 +154,7 @@ public final class DataPlane<M> {
   private boolean destinationsClear = true;
   private final long[] transitD;
   private final Partition partition;
+  private final BroadcastWindow broadcasts;
   private int[] hosts = new int[16];
   private int hostCount;
   private final IntConsumer collectHost = this::collectHost;
@@ -192,6 +198,7 @@ public final class DataPlane<M> {
     this.destinations = new long[words];
     this.transitD = new long[words];
     this.partition = new Partition(words, 8);
+    this.broadcasts = new BroadcastWindow(config.maxRouters());
   }
 
   /** Words of every destination set here: {@code ceil(maxRouters / 64)}. */
@@ -216,6 +223,9 @@ public final class DataPlane<M> {
     long t1 = nanoClock.getAsLong();
     destinationSum += inD;
     out.published(id, destinations, inD, partition.broadcast(), t1 - t0);
+    if (partition.broadcast()) {
+      broadcasts.first(self, id); // a copy that comes back to its source is not delivered twice
+    }
     sendCopies(self, id, hopLimit, payload);
     deliverCollected(id, payload);
     countDrops(id);
@@ -269,6 +279,10 @@ public final class DataPlane<M> {
     ForwardingTable routes = node.routes();
     if (p.isBroadcast()) {
       routes.broadcast(p.sourceRouter(), from, limit, partition);
+      if (partition.local() && !broadcasts.first(p.sourceRouter(), id)) {
+        drop(id, Drop.DUPLICATE, 1);
+        return;
+      }
     } else {
       int n = p.destinationWords();
       int common = Math.min(n, words);

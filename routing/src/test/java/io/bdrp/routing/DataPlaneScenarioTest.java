@@ -178,6 +178,35 @@ class DataPlaneScenarioTest {
     }
   }
 
+  /**
+   * A broadcast that reaches a router twice — once from its old parent on the source's tree and
+   * once from its new one, as while routes change — is delivered and forwarded once; the second
+   * copy is counted as a duplicate.
+   */
+  @Test
+  void aBroadcastTakenTwiceIsDeliveredAndForwardedOnce() {
+    //   0 - 1 - 2
+    DataNet net =
+        new DataNet(DataNet.testConfig(64).broadcastFraction(ALWAYS).build())
+            .router(0)
+            .router(1)
+            .router(2)
+            .link(0, 1)
+            .link(1, 2);
+    int at1 = net.host(1, "a = 1");
+    int at2 = net.host(2, "a = 1");
+    net.converge();
+    long id = 7;
+    Header h = new Header(9, 0, id, null);
+    net.inject(1, 0, h, Payload.of(message("a", 1)));
+    net.inject(1, 0, h, Payload.of(message("a", 1)));
+    net.expectDelivered(at1, id);
+    net.expectDelivered(at2, id);
+    assertEquals(1, net.copies(1, 2).size(), "forwarded once");
+    net.expectOnlyDrops(1, Map.of(Drop.DUPLICATE, 1L));
+    net.expectOnlyDrops(2, Map.of());
+  }
+
   @Test
   void routersOfDThatAreUnknownOrUnreachableAreCountedAndTheRestIsForwarded() {
     //   0 - 10 - 70
