@@ -107,7 +107,11 @@ public final class Router implements AutoCloseable {
     LinkOutput output =
         new LinkOutput(
             this, links.byNumber, clients.hosts, batches, config.limits().maxDatagramBytes());
-    this.dataPlane = new DataPlane<>(node, output, System::nanoTime);
+    // Message ids of a run start above those of any earlier run of this router number (the epoch
+    // grows with the wall clock; 64 ids per millisecond of the previous run): a receiver's
+    // broadcast window (DataPlane.Drop.DUPLICATE) then never takes a new id for an old one.
+    this.dataPlane =
+        new DataPlane<>(node, output, System::nanoTime, Math.min(config.epoch(), 1L << 41) << 6);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
   }
 

@@ -18,10 +18,11 @@ package io.bdrp.testbed.chaos;
  *
  * Everything else missing is loss, also a client's session that broke in another fault: that is the
  * network's doing. A loss counts as inside the target window if its message was sent from the
- * fault's injection until one dead interval and one hello interval later, or as long from the heal:
- * a router notices a silent neighbour within a dead interval, and a link that carries again as soon
- * (a broken session is redialled every few seconds); its routes and advertisements react within a
- * hello interval after that. The target is no loss outside it.
+ * fault's injection (less {@link #IN_FLIGHT_NANOS}: messages in flight when it struck) until one
+ * dead interval and one hello interval later, or as long from the heal: a router notices a silent
+ * neighbour within a dead interval, and a link that carries again as soon (a broken session is
+ * redialled every few seconds); its routes and advertisements react within a hello interval after
+ * that. The target is no loss outside it.
  *
  * <p>Delivery is <i>exact again</i> from the send time of the first message after the last message
  * (sent after the injection) that was not delivered exactly: a missing delivery of either kind, a
@@ -338,9 +339,16 @@ public final class Accounting {
    */
   static boolean inTargetWindow(Window w, long t, long deadNanos, long helloNanos) {
     long span = deadNanos + helloNanos;
-    return t >= w.inject() && t <= w.inject() + span
-        || w.heal() > w.inject() && t >= w.heal() && t <= w.heal() + span;
+    return t >= w.inject() - IN_FLIGHT_NANOS && t <= w.inject() + span
+        || w.heal() > w.inject() && t >= w.heal() - IN_FLIGHT_NANOS && t <= w.heal() + span;
   }
+
+  /**
+   * How long before a fault a message may have been sent and still be in flight when it strikes
+   * (inside a router that is killed, on a link that goes down): more than the testbed's delivery
+   * times, which are milliseconds.
+   */
+  static final long IN_FLIGHT_NANOS = 250_000_000L;
 
   /** Whether a missing delivery was made impossible by the fault itself. */
   static boolean expectedLoss(
