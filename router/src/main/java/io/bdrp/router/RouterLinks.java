@@ -93,12 +93,22 @@ final class RouterLinks {
     for (RouterConfig.Neighbour n : config.neighbours()) {
       Link l = byNumber[n.router()];
       if (l != null && l.session != null && l.session.isActive() && silent(l)) {
-        closeSilent(l);
+        closeSilent(l, l.session); // its close listener detaches it and redials
       }
     }
   }
 
-  private void closeSilent(Link l) {
+  /**
+   * The link has no session any more: UDP and the routing state are told. The caller closes the
+   * session's channel, whose close listener then finds it detached already.
+   */
+  private void detach(Link l) {
+    l.session = null;
+    router.udp().linkDown(l);
+    router.node().linkDown(l.neighbour());
+  }
+
+  private void closeSilent(Link l, Channel session) {
     router.metrics().connectionsClosed("routers", "silent").inc();
     log.info(
         "router {}: nothing heard from router {} for {} ms: closing its session{}",
@@ -106,7 +116,7 @@ final class RouterLinks {
         l.neighbour(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - l.lastReadNanos),
         l.dialledByUs ? " (redialling)" : "");
-    l.session.close();
+    session.close();
   }
 
   Link get(int neighbour) {
@@ -351,12 +361,8 @@ final class RouterLinks {
       if (l.session != null && l.session.isActive() && silent(l)) {
         // Nothing heard on the live session for a dead interval: it is dead, whatever TCP says.
         Channel old = l.session;
-        closeSilent(l);
-        if (l.session == old) { // its close listener has not run yet
-          l.session = null;
-          router.udp().linkDown(l);
-          router.node().linkDown(l.neighbour());
-        }
+        detach(l);
+        closeSilent(l, old);
       }
       if (l.session != null && l.session.isActive() && h.epoch() != l.peerEpoch) {
         // Another process claims the number of a neighbour that has a live session here (a
@@ -386,9 +392,8 @@ final class RouterLinks {
           return;
         }
         Channel old = l.session;
-        l.session = null;
+        detach(l);
         old.close();
-        router.node().linkDown(l.neighbour());
       }
       link = l;
       l.session = ctx.channel();
@@ -403,9 +408,7 @@ final class RouterLinks {
               f -> {
                 if (l.session == ctx.channel()) {
                   log.info("router {}: link to router {} down", config.router(), l.neighbour());
-                  l.session = null;
-                  router.udp().linkDown(l);
-                  router.node().linkDown(l.neighbour());
+                  detach(l);
                   router.rearm();
                   if (l.dialledByUs) {
                     redialLater(l);
