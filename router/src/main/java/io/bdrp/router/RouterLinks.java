@@ -407,7 +407,9 @@ final class RouterLinks {
           .addListener(
               f -> {
                 if (l.session == ctx.channel()) {
-                  log.info("router {}: link to router {} down", config.router(), l.neighbour());
+                  if (!router.closed()) { // not every link of a router that stops
+                    log.info("router {}: link to router {} down", config.router(), l.neighbour());
+                  }
                   detach(l);
                   router.rearm();
                   if (l.dialledByUs) {
