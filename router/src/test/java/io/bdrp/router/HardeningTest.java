@@ -113,9 +113,22 @@ class HardeningTest {
   }
 
   private Socket open(InetSocketAddress a) throws IOException {
-    Socket s = new Socket(a.getAddress(), a.getPort());
-    s.setSoTimeout(10_000);
+    return open(a, 0);
+  }
+
+  /**
+   * A socket to {@code a}; with {@code receiveBufferBytes > 0}, that receive buffer is set before
+   * the connection is made, so the window offered in the handshake fits it (shrinking the buffer of
+   * an established connection makes loopback TCP drop segments and back off for seconds).
+   */
+  private Socket open(InetSocketAddress a, int receiveBufferBytes) throws IOException {
+    Socket s = new Socket();
     sockets.add(s);
+    if (receiveBufferBytes > 0) {
+      s.setReceiveBufferSize(receiveBufferBytes);
+    }
+    s.connect(a, 10_000);
+    s.setSoTimeout(10_000);
     return s;
   }
 
@@ -194,8 +207,7 @@ class HardeningTest {
   private void floodPingsWithoutReading() throws Exception {
     int highWater = 64 * 1024;
     Router r = start(0, List.of(), limits(highWater, 1_000, 5_000, 256, 64 << 20));
-    Socket s = open(r.clientAddress());
-    s.setReceiveBufferSize(4096);
+    Socket s = open(r.clientAddress(), 4096);
     OutputStream out = s.getOutputStream();
     out.write(bytes(new ClientFrame.Hello(Frames.VERSION, "never-reads", new byte[0])));
     byte[] ping = bytes(new ClientFrame.Ping(1));
