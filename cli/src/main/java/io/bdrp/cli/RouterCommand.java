@@ -36,6 +36,15 @@ final class RouterCommand implements Callable<Integer> {
   @Option(names = "--epoch", description = "Overrides epoch (default: the wall clock in ms).")
   Long epoch;
 
+  @Option(
+      names = "--fast-path",
+      paramLabel = "jvm|ebpf",
+      description =
+          "Overrides fastPath: where transit DATA from UDP links is forwarded, in the JVM or in the"
+              + " kernel by the eBPF sidecar (needs root; without it the router logs why and"
+              + " forwards in the JVM).")
+  String fastPath;
+
   /** The file's configuration with the flags applied. */
   RouterConfig effective() throws java.io.IOException {
     RouterConfig c = RouterConfig.load(config);
@@ -50,7 +59,17 @@ final class RouterCommand implements Callable<Integer> {
         c.routing(),
         c.bloom(),
         c.limits(),
-        c.routerToken());
+        c.routerToken(),
+        fastPath == null ? c.fastPath() : fastPath(fastPath));
+  }
+
+  private static RouterConfig.FastPath fastPath(String v) {
+    return switch (v.toLowerCase(java.util.Locale.ROOT)) {
+      case "jvm" -> RouterConfig.FastPath.JVM;
+      case "ebpf" -> RouterConfig.FastPath.EBPF;
+      default ->
+          throw new IllegalArgumentException("--fast-path: expected jvm or ebpf, got '" + v + "'");
+    };
   }
 
   @Override

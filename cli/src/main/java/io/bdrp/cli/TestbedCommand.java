@@ -212,6 +212,24 @@ final class TestbedCommand {
     String linkTransport;
 
     @Option(
+        names = "--fast-path",
+        defaultValue = "jvm",
+        description =
+            "Where bdrp's routers forward transit DATA that arrives by UDP: jvm, or ebpf (in the"
+                + " kernel, at TC ingress; needs --link-transport udp and root; a router that cannot"
+                + " load it says why in its log and forwards in the JVM) (default:"
+                + " ${DEFAULT-VALUE}).")
+    String fastPath;
+
+    @Option(
+        names = "--broadcast-fraction",
+        description =
+            "bdrp's routing.broadcastFraction: a message for more than this fraction of the"
+                + " routers is broadcast along the source's tree instead of forwarded by D; above 1,"
+                + " never (default: the router's).")
+    Double broadcastFraction;
+
+    @Option(
         names = "--server-jvm-opts",
         defaultValue = "-Xms512m -Xmx512m",
         description = "JVM options of routers and brokers (default: ${DEFAULT-VALUE}).")
@@ -297,7 +315,7 @@ final class TestbedCommand {
         for (String s : systems) {
           WanSystem sys =
               switch (s) {
-                case "bdrp" -> new BdrpWan(jvm, linkTransport);
+                case "bdrp" -> new BdrpWan(jvm, linkTransport, fastPath, broadcastFraction);
                 case "activemq" -> new ActiveMqWan(jvm);
                 default ->
                     throw new IllegalArgumentException(

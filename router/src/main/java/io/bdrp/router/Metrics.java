@@ -99,6 +99,14 @@ public final class Metrics {
     }
   }
 
+  /**
+   * A counter kept elsewhere (in the kernel, say), read from {@code value} each time the metrics
+   * are rendered; {@code value} never decreases.
+   */
+  public synchronized void counter(String name, String help, LongSupplier value, String... labels) {
+    family(name, help, "counter").series.add(new Series(labels(labels), value));
+  }
+
   /** A gauge read from {@code value} each time the metrics are rendered. */
   public synchronized void gauge(String name, String help, LongSupplier value, String... labels) {
     family(name, help, "gauge").series.add(new Series(labels(labels), value));

@@ -65,6 +65,7 @@ public final class Router implements AutoCloseable {
   private final RouterLinks links;
   private final UdpLinks udp;
   private final DataPlane<MessageBytes> dataPlane;
+  private final KernelFastPath kernel;
   private Channel clientServer;
   private Channel routerServer;
   private Channel metricsServer;
@@ -113,6 +114,7 @@ public final class Router implements AutoCloseable {
     this.dataPlane =
         new DataPlane<>(node, output, System::nanoTime, Math.min(config.epoch(), 1L << 41) << 6);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
+    this.kernel = new KernelFastPath(this);
   }
 
   /**
@@ -165,6 +167,15 @@ public final class Router implements AutoCloseable {
     return udp;
   }
 
+  RouterLinks links() {
+    return links;
+  }
+
+  /** The kernel fast path's state (on the loop). */
+  KernelFastPath kernel() {
+    return kernel;
+  }
+
   boolean closed() {
     return closed;
   }
@@ -201,6 +212,7 @@ public final class Router implements AutoCloseable {
               config.metricsListen(),
               MetricsHttp.initializer(() -> metrics.registry().render()));
     }
+    loop.submit(kernel::start).syncUninterruptibly(); // its log line comes before "listening"
     loop.execute(
         () -> {
           links.start();
@@ -369,6 +381,7 @@ public final class Router implements AutoCloseable {
 
   /** Arms the timer for the routing state's next deadline (after anything that may move it). */
   void rearm() {
+    kernel.sync();
     long deadline = node.nextDeadlineMillis();
     if (deadline == Long.MAX_VALUE || closed) {
       return;
@@ -396,6 +409,9 @@ public final class Router implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    if (!loop.isShuttingDown()) {
+      loop.submit(kernel::close).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 

@@ -37,6 +37,8 @@ import java.util.Set;
  * @param bloom Bloom parameters; every router of a network must use the same
  * @param limits queue and size limits
  * @param routerToken shared secret that neighbouring routers present in their hello, or null
+ * @param fastPath where transit DATA from UDP links is forwarded: in the JVM, or in the kernel by
+ *     the eBPF sidecar when it can run (otherwise the router says why and forwards in the JVM)
  */
 public record RouterConfig(
     int router,
@@ -49,7 +51,19 @@ public record RouterConfig(
     RoutingConfig routing,
     BloomParameters bloom,
     Limits limits,
-    String routerToken) {
+    String routerToken,
+    FastPath fastPath) {
+
+  /** Where transit DATA arriving over UDP is forwarded. */
+  public enum FastPath {
+    /** In the router's JVM, like everything else. */
+    JVM,
+    /**
+     * In the kernel, by a TC ingress eBPF program the router loads and keeps in sync (see
+     * docs/router.md); the JVM when the program cannot be loaded.
+     */
+    EBPF
+  }
 
   /** How DATA travels on a link; control (hellos, routes, advertisements) always uses TCP. */
   public enum LinkTransport {
@@ -142,6 +156,52 @@ public record RouterConfig(
 
   public RouterConfig {
     neighbours = List.copyOf(neighbours);
+    java.util.Objects.requireNonNull(fastPath, "fastPath");
+  }
+
+  /** A configuration that forwards in the JVM. */
+  public RouterConfig(
+      int router,
+      long epoch,
+      InetSocketAddress clientListen,
+      InetSocketAddress routerListen,
+      InetSocketAddress metricsListen,
+      InetSocketAddress udpListen,
+      List<Neighbour> neighbours,
+      RoutingConfig routing,
+      BloomParameters bloom,
+      Limits limits,
+      String routerToken) {
+    this(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        FastPath.JVM);
+  }
+
+  /** This configuration with {@code fastPath}. */
+  public RouterConfig withFastPath(FastPath fastPath) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath);
   }
 
   /** A configuration whose UDP socket, if any, takes the defaults. */
@@ -285,7 +345,8 @@ public record RouterConfig(
           "routing",
           "bloom",
           "limits",
-          "auth");
+          "auth",
+          "fastPath");
       JsonNode listen = root.path("listen");
       if (!listen.isMissingNode()) {
         known(listen, "listen", "clients", "routers", "metrics", "udp");
@@ -383,8 +444,30 @@ public record RouterConfig(
           token = t.asText();
         }
       }
+      FastPath fastPath = FastPath.JVM;
+      JsonNode fp = root.get("fastPath");
+      if (fp != null && !fp.isNull()) {
+        String v = fp.isTextual() ? fp.asText().toLowerCase(java.util.Locale.ROOT) : "";
+        fastPath =
+            switch (v) {
+              case "jvm" -> FastPath.JVM;
+              case "ebpf" -> FastPath.EBPF;
+              default -> throw error("fastPath", "expected jvm or ebpf, got " + fp);
+            };
+      }
       return new RouterConfig(
-          router, epoch, clients, routers, metrics, udp, neighbours, routing, bloom, limits, token);
+          router,
+          epoch,
+          clients,
+          routers,
+          metrics,
+          udp,
+          neighbours,
+          routing,
+          bloom,
+          limits,
+          token,
+          fastPath);
     }
 
     RoutingConfig routing(JsonNode r) {

@@ -45,6 +45,7 @@ final class UdpLinks {
   private final RouterConfig config;
   private Channel channel;
   private final Map<InetSocketAddress, Link> bySender = new HashMap<>();
+  private long generation; // counts link changes, for the kernel fast path's tables
 
   private static final int SOL_SOCKET = 1;
   private static final IntegerUnixChannelOption SO_RCVBUFFORCE =
@@ -131,6 +132,7 @@ final class UdpLinks {
    */
   void linkUp(Link l, InetSocketAddress remote, int udpPort) {
     linkDown(l);
+    generation++;
     boolean wanted = l.config.transport() == RouterConfig.LinkTransport.UDP;
     if (udpPort == 0 || channel == null) {
       if (wanted) {
@@ -151,11 +153,17 @@ final class UdpLinks {
 
   /** The TCP session of {@code l} is gone: no more DATA by UDP either way until it is back. */
   void linkDown(Link l) {
+    generation++;
     if (l.udpPeer != null) {
       bySender.remove(l.udpPeer, l);
     }
     l.udpPeer = null;
     l.udpOut = false;
+  }
+
+  /** Increases whenever a link comes up or goes down. */
+  long generation() {
+    return generation;
   }
 
   /** The socket, or null when no neighbour uses UDP. */

@@ -146,6 +146,20 @@ public final class ForwardingTable {
     return router >= 0 && router < nextHop.length ? nextHop[router] : -1;
   }
 
+  /** The neighbours that are next hops or broadcast children in this snapshot, ascending. */
+  public int[] nextHops() {
+    return neighbours.clone();
+  }
+
+  /**
+   * The routers whose next hop is {@code neighbour}, one bit each ({@link #words()} words; bit r of
+   * word r / 64 = router r); all zero when it is no router's next hop.
+   */
+  public long[] behind(int neighbour) {
+    int i = Arrays.binarySearch(neighbours, neighbour);
+    return i < 0 ? new long[words] : behind[i].clone();
+  }
+
   /** The number of routers this router has a route to, itself excluded. */
   public int reachableCount() {
     return reachableCount;

@@ -29,6 +29,8 @@ import java.util.function.Consumer;
 public final class BdrpWan implements WanSystem {
   private final List<String> jvmOptions;
   private final String linkTransport;
+  private final String fastPath;
+  private final Double broadcastFraction;
   private NamespaceFederation federation;
   private Path dir;
   private int routers;
@@ -41,12 +43,48 @@ public final class BdrpWan implements WanSystem {
    * tcp} or {@code udp}).
    */
   public BdrpWan(List<String> jvmOptions, String linkTransport) {
+    this(jvmOptions, linkTransport, "jvm", null);
+  }
+
+  /**
+   * As {@link #BdrpWan(List, String)}, with the routers' {@code fastPath} ({@code jvm} or {@code
+   * ebpf}: transit DATA from UDP links forwarded in the kernel, which needs {@code udp} links) and
+   * {@code routing.broadcastFraction} (null: the default; above 1, messages always go by D).
+   */
+  public BdrpWan(
+      List<String> jvmOptions, String linkTransport, String fastPath, Double broadcastFraction) {
+    if (broadcastFraction != null && !(broadcastFraction > 0)) {
+      throw new IllegalArgumentException(
+          "--broadcast-fraction must be positive, got " + broadcastFraction);
+    }
     if (!linkTransport.equals("tcp") && !linkTransport.equals("udp")) {
       throw new IllegalArgumentException(
           "--link-transport: expected tcp or udp, got '" + linkTransport + "'");
     }
+    if (!fastPath.equals("jvm") && !fastPath.equals("ebpf")) {
+      throw new IllegalArgumentException(
+          "--fast-path: expected jvm or ebpf, got '" + fastPath + "'");
+    }
+    if (fastPath.equals("ebpf") && !linkTransport.equals("udp")) {
+      throw new IllegalArgumentException(
+          "--fast-path ebpf forwards DATA that arrives by UDP: it needs --link-transport udp");
+    }
     this.jvmOptions = List.copyOf(jvmOptions);
     this.linkTransport = linkTransport;
+    this.fastPath = fastPath;
+    this.broadcastFraction = broadcastFraction;
+  }
+
+  /** What the routers' YAML gets beside their addresses and links, or null. */
+  private String extraYaml() {
+    StringBuilder y = new StringBuilder();
+    if (!fastPath.equals("jvm")) {
+      y.append("fastPath: ").append(fastPath).append('\n');
+    }
+    if (broadcastFraction != null) {
+      y.append("routing:\n  broadcastFraction: ").append(broadcastFraction).append('\n');
+    }
+    return y.isEmpty() ? null : y.toString();
   }
 
   @Override
@@ -58,7 +96,7 @@ public final class BdrpWan implements WanSystem {
   public void start(Emulator.Network net, Path dir, int diameter) throws Exception {
     this.dir = dir;
     this.routers = net.routers().size();
-    federation = NamespaceFederation.start(net, dir, jvmOptions, null, linkTransport);
+    federation = NamespaceFederation.start(net, dir, jvmOptions, extraYaml(), linkTransport);
     io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     callbacks = Executors.newFixedThreadPool(2);
   }

@@ -1,0 +1,44 @@
+package io.bdrp.router.fastpath;
+
+import java.util.Locale;
+
+/**
+ * What the TC program did with each DATA datagram for this router's UDP port, in the order of
+ * {@code enum fp_counter} in {@code sidecar/src/main/c/fastpath.h}. "Up" means passed to the
+ * router's socket as it came, for the JVM to handle.
+ */
+public enum FastPathCounter {
+  /** Split in the kernel: every copy sent, the original dropped; the JVM never saw it. */
+  SPLIT,
+  /** Split in the kernel, and one copy up with D = {this router} for local delivery. */
+  SPLIT_LOCAL,
+  /** Up: the router has not written a table yet. */
+  UP_NO_TABLE,
+  /** Up: a header the program does not vouch for (the router checks and counts it). */
+  UP_MALFORMED,
+  /** Up: broadcasts are forwarded by the router (its duplicate window sees each one). */
+  UP_BROADCAST,
+  /** Up: hop limit 1 or less (the router counts the drop and delivers locally). */
+  UP_HOP_LIMIT,
+  /** Up: not from a neighbour's address and UDP port. */
+  UP_UNKNOWN_SENDER,
+  /** Up: D wider than the table, or naming routers past maxRouters. */
+  UP_WIDE,
+  /** Up: some copy goes to a neighbour whose DATA goes over TCP. */
+  UP_TCP_HOP,
+  /** Up: D names a router without a route. */
+  UP_NO_ROUTE,
+  /** Up: the kernel has no Ethernet address for a next hop yet. */
+  UP_NO_NEIGH,
+  /** Up: D is this router alone, nothing to forward. */
+  UP_LOCAL_ONLY,
+  /** A copy the kernel could not send, or a rewrite that failed. */
+  REDIRECT_FAILED,
+  /** Up: IP options or fragments. */
+  UP_FRAGMENT;
+
+  /** The label value in the metrics: the name in lower case. */
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}
