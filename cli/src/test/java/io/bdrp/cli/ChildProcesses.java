@@ -59,7 +59,18 @@ final class ChildProcesses {
    * collectStdout} is false (the caller then reads {@code process().getInputStream()}).
    */
   Proc start(Path dir, boolean collectStdout, String... args) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(command(args)).directory(dir.toFile());
+    return start(dir, collectStdout, List.of(), args);
+  }
+
+  /**
+   * As {@link #start(Path, boolean, String...)}, with {@code prefix} before the java command (such
+   * as a {@code setpriv} invocation that runs it with fewer capabilities).
+   */
+  Proc start(Path dir, boolean collectStdout, List<String> prefix, String... args)
+      throws IOException {
+    List<String> cmd = new ArrayList<>(prefix);
+    cmd.addAll(command(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
     pb.environment().put("BDRP_LOG_LEVEL", "WARN");
     Process p = pb.start();
     started.add(p);

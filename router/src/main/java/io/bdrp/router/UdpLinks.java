@@ -53,20 +53,6 @@ final class UdpLinks {
   private static final IntegerUnixChannelOption SO_SNDBUFFORCE =
       new IntegerUnixChannelOption("SO_SNDBUFFORCE", SOL_SOCKET, 32);
 
-  /** Whether this process runs with user id 0 (Linux), read from /proc/self/status. */
-  private static boolean runsAsRoot() {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-        if (line.startsWith("Uid:")) {
-          return line.substring(4).trim().split("\\s+")[1].equals("0"); // the effective id
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // not Linux
-    }
-    return false;
-  }
-
   UdpLinks(Router router) {
     this.router = router;
     this.config = router.config();
@@ -91,9 +77,9 @@ final class UdpLinks {
                 ChannelOption.WRITE_BUFFER_WATER_MARK,
                 new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()))
             .handler(new Receiver());
-    if (router.epoll() && runsAsRoot()) {
-      // Datagrams have no flow control: a burst that outruns the loop is held here or lost. Root
-      // gets the sizes asked for even beyond net.core.rmem_max / wmem_max.
+    if (router.epoll() && Capabilities.has(Capabilities.NET_ADMIN)) {
+      // Datagrams have no flow control: a burst that outruns the loop is held here or lost. With
+      // CAP_NET_ADMIN the sizes asked for hold even beyond net.core.rmem_max / wmem_max.
       b.option(SO_RCVBUFFORCE, limits.udpReceiveBufferBytes())
           .option(SO_SNDBUFFORCE, limits.udpSendBufferBytes());
     }

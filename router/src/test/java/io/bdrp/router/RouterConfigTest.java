@@ -35,6 +35,15 @@ class RouterConfigTest {
     assertEquals(BloomParameters.DEFAULT, c.bloom());
     assertEquals(RouterConfig.Limits.DEFAULT, c.limits());
     assertEquals("change-me", c.routerToken());
+    assertEquals(RouterConfig.FastPath.JVM, c.fastPath());
+  }
+
+  @Test
+  void theFastPathIsChosenInTheFile() {
+    assertEquals(RouterConfig.FastPath.JVM, RouterConfig.parse("router: 1", "t").fastPath());
+    assertEquals(
+        RouterConfig.FastPath.EBPF,
+        RouterConfig.parse("router: 1\nfastPath: eBPF", "t").fastPath());
   }
 
   @Test
@@ -70,6 +79,7 @@ class RouterConfigTest {
         "'router: 1\nlimits: {linkHighWaterBytes: 2048, linkLowWaterBytes: 4096}' | limits.linkLowWaterBytes: must be in 0..2048",
         "'- 1\n- 2' | expected a mapping at the top level",
         "'router: [1' | not valid YAML",
+        "'router: 1\nfastPath: xdp' | fastPath: expected jvm or ebpf, got \"xdp\"",
       })
   void errorsNameTheField(String yaml, String expected) {
     RouterConfig.ConfigException e =

@@ -1,8 +1,7 @@
 package io.bdrp.router.fastpath;
 
+import io.bdrp.router.Capabilities;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -54,26 +53,19 @@ public final class EbpfFastPath implements AutoCloseable {
 
   /** Null when the process may load and attach TC programs; otherwise what it lacks. */
   private static String missingCapabilities() {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-        if (line.startsWith("CapEff:")) {
-          long eff = Long.parseUnsignedLong(line.substring(7).trim(), 16);
-          boolean netAdmin = (eff & (1L << 12)) != 0;
-          boolean sysAdmin = (eff & (1L << 21)) != 0;
-          boolean bpf = (eff & (1L << 39)) != 0;
-          if (netAdmin && (bpf || sysAdmin)) {
-            return null;
-          }
-          return "the process lacks "
-              + (netAdmin ? "" : "CAP_NET_ADMIN" + (bpf || sysAdmin ? "" : " and "))
-              + (bpf || sysAdmin ? "" : "CAP_BPF")
-              + " (run the router as root, or grant them)";
-        }
-      }
-      return "no CapEff line in /proc/self/status";
-    } catch (IOException | RuntimeException e) {
-      return "cannot read the process's capabilities: " + e.getMessage();
+    long eff = Capabilities.effective();
+    if (eff == -1) {
+      return "cannot read the process's capabilities from /proc/self/status";
     }
+    boolean netAdmin = (eff & (1L << Capabilities.NET_ADMIN)) != 0;
+    boolean bpf =
+        (eff & (1L << Capabilities.BPF)) != 0 || (eff & (1L << Capabilities.SYS_ADMIN)) != 0;
+    if (netAdmin && bpf) {
+      return null;
+    }
+    return "the process lacks "
+        + (netAdmin ? "CAP_BPF" : bpf ? "CAP_NET_ADMIN" : "CAP_NET_ADMIN and CAP_BPF")
+        + " (run the router as root, or grant them)";
   }
 
   /** Whether the fast path can be loaded in this process. */

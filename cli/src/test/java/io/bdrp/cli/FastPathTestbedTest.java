@@ -1,0 +1,137 @@
+package io.bdrp.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.bdrp.router.fastpath.EbpfFastPath;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+/**
+ * The kernel fast path against the JVM path on the emulated network: the same scenario with UDP
+ * links and every message forwarded by D, once with {@code --fast-path jvm} and once with {@code
+ * --fast-path ebpf}. Both deliver exactly what the oracle expects (nothing missing, duplicated or
+ * spurious) for the same traffic, and in the eBPF run the routers' counters show the transit
+ * traffic was split in the kernel. ci-4 is the CI scenario; fig45-8 runs on a random (Waxman)
+ * 8-router topology, shortened.
+ *
+ * <p>Needs root and the sidecar library (CI has both: there it fails without them).
+ */
+class FastPathTestbedTest {
+  @BeforeAll
+  static void needsTheFastPath() {
+    String why =
+        !"root".equals(System.getProperty("user.name"))
+            ? "network namespaces need root"
+            : EbpfFastPath.isAvailable() ? null : EbpfFastPath.unavailabilityReason();
+    if (why != null) {
+      if (System.getenv("CI") != null) {
+        fail("the kernel fast path cannot be tested: " + why);
+      }
+      Assumptions.abort(why);
+    }
+  }
+
+  private record Accounting(long input, long ideal, long output) {}
+
+  private static Accounting run(Path dir, String scenario, String fastPath, String... extra)
+      throws IOException {
+    StringWriter out = new StringWriter();
+    CommandLine cl = Main.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(out, true));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "testbed",
+                "run",
+                scenario,
+                "--name",
+                "f" + (ProcessHandle.current().pid() % 1000),
+                "--link-transport",
+                "udp",
+                "--broadcast-fraction",
+                "2",
+                "--fast-path",
+                fastPath,
+                "--out",
+                dir.toString()));
+    args.addAll(List.of(extra));
+    int code = cl.execute(args.toArray(String[]::new));
+    assertEquals(0, code, out::toString);
+    List<String> lines = Files.readAllLines(dir.resolve("bdrp").resolve("seconds.csv"));
+    long input = 0;
+    long ideal = 0;
+    long output = 0;
+    for (String l : lines.subList(1, lines.size())) {
+      String[] f = l.split(",");
+      input += Long.parseLong(f[1]);
+      ideal += Long.parseLong(f[2]);
+      output += Long.parseLong(f[3]);
+      assertEquals("0", f[4], () -> fastPath + ": undelivered in second " + f[0] + ":\n" + out);
+      assertEquals("0", f[5], () -> fastPath + ": duplicates in second " + f[0]);
+      assertEquals("0", f[6], () -> fastPath + ": spurious in second " + f[0]);
+    }
+    assertEquals(ideal, output, fastPath + ": every expected delivery arrived, nothing else did");
+    assertTrue(ideal > 0, "the workload has receivers");
+    return new Accounting(input, ideal, output);
+  }
+
+  /** The sum over routers of {@code series} in the metrics they had at the end of the run. */
+  private static long metric(Path dir, String series) throws IOException {
+    Pattern p = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\d+)$");
+    long sum = 0;
+    try (var files = Files.list(dir.resolve("bdrp"))) {
+      for (Path f : files.filter(f -> f.toString().endsWith(".metrics")).toList()) {
+        Matcher m = p.matcher(Files.readString(f));
+        while (m.find()) {
+          sum += Long.parseLong(m.group(1));
+        }
+      }
+    }
+    return sum;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"ci-4", "fig45-8"})
+  @Timeout(600)
+  void theKernelPathDeliversExactlyWhatTheJvmPathDoes(String scenario, @TempDir Path dir)
+      throws Exception {
+    String[] shorter =
+        scenario.equals("ci-4")
+            ? new String[] {"--seconds", "15"}
+            : new String[] {"--seconds", "15", "--start-rate", "2", "--end-rate", "2"};
+    Accounting jvm = run(dir.resolve("jvm"), scenario, "jvm", shorter);
+    Accounting ebpf = run(dir.resolve("ebpf"), scenario, "ebpf", shorter);
+    // The workload is seeded: both runs offer the same messages to the same predicates.
+    assertEquals(jvm.input, ebpf.input, "the same traffic");
+    assertEquals(jvm.ideal, ebpf.ideal, "the same oracle");
+    assertEquals(
+        0,
+        metric(dir.resolve("jvm"), "bdrp_fastpath_packets_total{result=\"split\"}"),
+        "no fast path in the JVM run");
+    long split =
+        metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"split\"}")
+            + metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"split_local\"}");
+    assertTrue(split > 0, "transit DATA was split in the kernel: " + split);
+    assertEquals(
+        0,
+        metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"redirect_failed\"}"),
+        "every copy the kernel made was sent");
+  }
+}
