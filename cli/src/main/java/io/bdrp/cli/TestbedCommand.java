@@ -50,7 +50,8 @@ import picocli.CommandLine.Spec;
       TestbedCommand.Down.class,
       TestbedCommand.Status.class,
       TestbedCommand.Run.class,
-      TestbedCommand.Chaos.class
+      TestbedCommand.Chaos.class,
+      TestbedCommand.Transit.class
     })
 final class TestbedCommand {
   @Option(
@@ -490,6 +491,21 @@ final class TestbedCommand {
     String linkTransport;
 
     @Option(
+        names = "--fast-path",
+        defaultValue = "jvm",
+        description =
+            "Where routers forward transit DATA that arrives by UDP: jvm, or ebpf (the kernel fast"
+                + " path; needs --link-transport udp) (default: ${DEFAULT-VALUE}).")
+    String fastPath;
+
+    @Option(
+        names = "--broadcast-fraction",
+        description =
+            "The routers' routing.broadcastFraction; above 1, every message goes by D (default:"
+                + " the router's).")
+    Double broadcastFraction;
+
+    @Option(
         names = "--server-jvm-opts",
         defaultValue = "-Xms256m -Xmx256m",
         description = "JVM options of the routers (default: ${DEFAULT-VALUE}).")
@@ -537,11 +553,25 @@ final class TestbedCommand {
               base.pingsPerSecond(),
               rssBound != null ? rssBound : base.rssBoundMiB(),
               base.seed());
+      if (!fastPath.equals("jvm") && !fastPath.equals("ebpf")) {
+        throw new IllegalArgumentException(
+            "--fast-path: expected jvm or ebpf, got '" + fastPath + "'");
+      }
+      if (fastPath.equals("ebpf") && !linkTransport.equals("udp")) {
+        throw new IllegalArgumentException(
+            "--fast-path ebpf forwards DATA that arrives by UDP: it needs --link-transport udp");
+      }
+      if (broadcastFraction != null && !(broadcastFraction > 0)) {
+        throw new IllegalArgumentException(
+            "--broadcast-fraction must be positive, got " + broadcastFraction);
+      }
       var choices =
           new ChaosRun.Choices(
               link == null ? null : Targets.Link.parse(link),
               router,
-              cut == null ? null : cut.stream().map(Targets.Link::parse).toList());
+              cut == null ? null : cut.stream().map(Targets.Link::parse).toList(),
+              fastPath,
+              broadcastFraction);
       Path dir =
           out != null
               ? out
@@ -585,6 +615,172 @@ final class TestbedCommand {
               + " N-FAULT/seconds.csv, router logs and metrics)");
       o.flush();
       return ChaosReport.targetsMet(result) ? 0 : 1;
+    }
+  }
+
+  /** {@code bdrp testbed transit}. */
+  @Command(
+      name = "transit",
+      mixinStandardHelpOptions = true,
+      description = {
+        "How fast one transit router forwards, in the JVM and in the kernel (fastPath: ebpf):"
+            + " router 0 - router 1 - sinks in namespaces over unshaped UDP links. A C blaster in"
+            + " router 0's namespace offers router 1 DATA datagrams for the sinks at each rate;"
+            + " the copies reaching the sinks' interfaces are counted. Prints, per path and rate,"
+            + " the loss and the CPU time per packet (the whole machine's, and router 1's JVM's),"
+            + " and the highest rate each path forwards without loss. Needs root and the kernel"
+            + " fast path.",
+        "Writes transit.csv and summary.md to the run folder."
+      })
+  static final class Transit implements Callable<Integer> {
+    @picocli.CommandLine.ParentCommand TestbedCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--fan-out",
+        defaultValue = "1",
+        description = "Sinks behind router 1; each packet is split this many ways (default: 1).")
+    int fanOut;
+
+    @Option(
+        names = "--rates",
+        split = ",",
+        defaultValue = "10000,20000,40000,80000,120000,160000,240000",
+        description = "Packets per second offered, in turn (default: ${DEFAULT-VALUE}).")
+    double[] rates;
+
+    @Option(names = "--seconds", defaultValue = "4", description = "Each rate's duration (s).")
+    double seconds;
+
+    @Option(
+        names = "--body",
+        defaultValue = "100",
+        description = "Message body bytes (default: ${DEFAULT-VALUE}).")
+    int body;
+
+    @Option(
+        names = "--paths",
+        split = ",",
+        defaultValue = "jvm,ebpf",
+        description = "Paths to measure, in order (default: ${DEFAULT-VALUE}).")
+    List<String> paths;
+
+    @Option(
+        names = "--server-jvm-opts",
+        defaultValue = "-Xms512m -Xmx512m",
+        description = "JVM options of the routers (default: ${DEFAULT-VALUE}).")
+    String serverJvmOptions;
+
+    @Option(names = "--out", description = "Run folder (default: runs/transit-DATE-TIME).")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      if (fanOut < 1 || fanOut > 60) {
+        throw new IllegalArgumentException("--fan-out must be 1..60, got " + fanOut);
+      }
+      for (String p : paths) {
+        if (!p.equals("jvm") && !p.equals("ebpf")) {
+          throw new IllegalArgumentException("--paths: expected jvm or ebpf, got '" + p + "'");
+        }
+      }
+      if (paths.contains("ebpf") && !io.bdrp.router.fastpath.EbpfFastPath.isAvailable()) {
+        throw new IllegalStateException(
+            "the kernel fast path is not available here: "
+                + io.bdrp.router.fastpath.EbpfFastPath.unavailabilityReason());
+      }
+      PrintWriter o = spec.commandLine().getOut();
+      Path dir =
+          out != null
+              ? out
+              : Path.of(
+                  "runs",
+                  "transit-"
+                      + java.time.LocalDateTime.now()
+                          .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      java.nio.file.Files.createDirectories(dir);
+      List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
+      var progress =
+          new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
+      List<io.bdrp.testbed.net.TransitBench.Point> all = new ArrayList<>();
+      List<io.bdrp.testbed.net.TransitBench.Latency> latencies = new ArrayList<>();
+      for (String p : paths) {
+        o.printf("== %s, fan-out %d%n", p, fanOut);
+        o.flush();
+        var r =
+            io.bdrp.testbed.net.TransitBench.run(
+                parent.name, p, fanOut, rates, seconds, body, true, jvm, dir.resolve(p), progress);
+        all.addAll(r.points());
+        latencies.addAll(r.latencies());
+      }
+      StringBuilder csv =
+          new StringBuilder(
+              "path,fan_out,offered_pps,sent,delivered,seconds,loss_percent,"
+                  + "machine_cpu_us_per_packet,transit_core_cpu_us_per_packet,"
+                  + "transit_jvm_cpu_us_per_packet\n");
+      for (var pt : all) {
+        csv.append(
+            String.format(
+                java.util.Locale.ROOT,
+                "%s,%d,%.0f,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f%n",
+                pt.fastPath(),
+                pt.fanOut(),
+                pt.offered(),
+                pt.sent(),
+                pt.delivered(),
+                pt.seconds(),
+                pt.lossPercent(),
+                pt.machineMicrosPerPacket(),
+                pt.transitCoreMicrosPerPacket(),
+                pt.transitJvmMicrosPerPacket()));
+      }
+      java.nio.file.Files.writeString(dir.resolve("transit.csv"), csv);
+      StringBuilder md = new StringBuilder();
+      md.append(
+          "| path | highest rate without loss (pkt/s, ≤ 0.1 % lost) | machine CPU µs/pkt there |"
+              + " router 1's core µs/pkt there | router 1's JVM µs/pkt there |\n"
+              + "|---|---:|---:|---:|---:|\n");
+      for (String p : paths) {
+        io.bdrp.testbed.net.TransitBench.Point best = null;
+        for (var pt : all) {
+          if (pt.fastPath().equals(p)
+              && pt.lossPercent() <= 0.1
+              && (best == null || pt.sent() / pt.seconds() > best.sent() / best.seconds())) {
+            best = pt;
+          }
+        }
+        md.append(
+            best == null
+                ? "| " + p + " | none | | | |\n"
+                : String.format(
+                    java.util.Locale.ROOT,
+                    "| %s | %,.0f | %.2f | %.2f | %.2f |%n",
+                    p,
+                    best.sent() / best.seconds(),
+                    best.machineMicrosPerPacket(),
+                    best.transitCoreMicrosPerPacket(),
+                    best.transitJvmMicrosPerPacket()));
+      }
+      md.append(
+              "\n| one-way latency across router 1 | probes arrived | p50 µs | p90 µs | p99 µs |\n")
+          .append("|---|---:|---:|---:|---:|\n");
+      for (var l : latencies) {
+        md.append(
+            String.format(
+                java.util.Locale.ROOT,
+                "| %s | %d of %d | %.1f | %.1f | %.1f |%n",
+                l.what(),
+                l.received(),
+                l.sent(),
+                l.p50(),
+                l.p90(),
+                l.p99()));
+      }
+      java.nio.file.Files.writeString(dir.resolve("summary.md"), md);
+      o.println();
+      o.print(md);
+      o.println("Results: " + dir.toAbsolutePath() + " (transit.csv, summary.md)");
+      return 0;
     }
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.EthernetFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -234,66 +235,22 @@ class TcProgramTest {
 
   /** An Ethernet frame from neighbour 0 (on link 0) to this router's UDP port. */
   private static byte[] packet(byte[] payload, int sourcePort, int destPort) {
-    int udpLen = 8 + payload.length;
-    ByteBuffer b = ByteBuffer.allocate(14 + 20 + udpLen);
-    b.put(macBytes(mac("r", 0))).put(macBytes(mac("p", 0))).putShort((short) 0x0800);
-    byte[] src = addr(peerAddress(0));
-    byte[] dst = addr(routerAddress(0));
-    int ipAt = b.position();
-    b.put((byte) 0x45)
-        .put((byte) 0)
-        .putShort((short) (20 + udpLen))
-        .putShort((short) 1)
-        .putShort((short) 0x4000)
-        .put((byte) 64)
-        .put((byte) 17)
-        .putShort((short) 0)
-        .put(src)
-        .put(dst);
-    b.putShort(ipAt + 10, (short) checksum(b.array(), ipAt, 20, 0));
-    int udpAt = b.position();
-    b.putShort((short) sourcePort)
-        .putShort((short) destPort)
-        .putShort((short) udpLen)
-        .putShort((short) 0)
-        .put(payload);
-    long pseudo = sum(src, 0, 4) + sum(dst, 0, 4) + 17 + udpLen;
-    int c = checksum(b.array(), udpAt, udpLen, pseudo);
-    b.putShort(udpAt + 6, (short) (c == 0 ? 0xffff : c));
-    return b.array();
-  }
-
-  private static byte[] macBytes(String mac) {
-    byte[] m = new byte[6];
-    String[] parts = mac.split(":");
-    for (int i = 0; i < 6; i++) {
-      m[i] = (byte) Integer.parseInt(parts[i], 16);
-    }
-    return m;
-  }
-
-  private static byte[] addr(String a) {
     try {
-      return InetAddress.getByName(a).getAddress();
+      return EthernetFrames.udp(
+          macBytes(mac("r", 0)),
+          macBytes(mac("p", 0)),
+          v4(peerAddress(0)),
+          sourcePort,
+          v4(routerAddress(0)),
+          destPort,
+          payload);
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private static long sum(byte[] b, int at, int len) {
-    long s = 0;
-    for (int i = 0; i < len; i += 2) {
-      s += ((b[at + i] & 0xff) << 8) | (i + 1 < len ? b[at + i + 1] & 0xff : 0);
-    }
-    return s;
-  }
-
-  private static int checksum(byte[] b, int at, int len, long seed) {
-    long s = seed + sum(b, at, len);
-    while ((s >> 16) != 0) {
-      s = (s & 0xffff) + (s >> 16);
-    }
-    return (int) (~s & 0xffff);
+  private static byte[] macBytes(String mac) {
+    return EthernetFrames.mac(mac);
   }
 
   // ---- running it ----

@@ -49,9 +49,34 @@ import java.util.concurrent.locks.LockSupport;
 public final class ChaosRun {
   private ChaosRun() {}
 
-  /** Where the faults strike; null fields are chosen from the topology ({@link Targets}). */
-  public record Choices(Targets.Link link, Integer router, List<Targets.Link> cut) {
+  /**
+   * Where the faults strike; null fields are chosen from the topology ({@link Targets}). {@code
+   * fastPath} is the routers' ({@code jvm} or {@code ebpf}) and {@code broadcastFraction} their
+   * routing.broadcastFraction (null: the default).
+   */
+  public record Choices(
+      Targets.Link link,
+      Integer router,
+      List<Targets.Link> cut,
+      String fastPath,
+      Double broadcastFraction) {
     public static final Choices AUTO = new Choices(null, null, null);
+
+    public Choices(Targets.Link link, Integer router, List<Targets.Link> cut) {
+      this(link, router, cut, "jvm", null);
+    }
+
+    /** What the routers' YAML gets beside the campaign's routing timers. */
+    String yaml(ChaosSpec spec) {
+      String y = spec.routingYaml();
+      if (broadcastFraction != null) {
+        y += "  broadcastFraction: " + broadcastFraction + "\n";
+      }
+      if (fastPath != null && !fastPath.equals("jvm")) {
+        y += "fastPath: " + fastPath + "\n";
+      }
+      return y;
+    }
   }
 
   /**
@@ -233,7 +258,7 @@ public final class ChaosRun {
           "targets: link %s (on a cycle), router %d (transit), partition %s",
           link, router, cut.describe());
       c.federation =
-          NamespaceFederation.start(net, dir, jvmOptions, spec.routingYaml(), linkTransport);
+          NamespaceFederation.start(net, dir, jvmOptions, choices.yaml(spec), linkTransport);
       List<String> pids = new ArrayList<>();
       for (ChildProcess p : c.federation.processes()) {
         pids.add(Long.toString(p.pid()));

@@ -1,15 +1,10 @@
 package io.bdrp.testbed.net;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +32,6 @@ import java.util.concurrent.TimeUnit;
 public final class Delayer {
   private static final String SOURCE = "bdrp-delayer.c";
   private static final String PREFIX = "bdrp-delayer-";
-  private static final Path BIN = Path.of("/run/bdrp-testbed", "bin");
   private static final String PACKAGES = "apt-get install gcc libnetfilter-queue-dev iptables";
 
   /** The largest delay the program takes, 10 s. */
@@ -73,66 +67,21 @@ public final class Delayer {
 
   /** The compiled delayer, compiled now if it is missing or its source has changed. */
   static Path binary() throws IOException {
-    byte[] source;
-    try (InputStream in = Delayer.class.getResourceAsStream(SOURCE)) {
-      if (in == null) {
-        throw new IOException("the delayer's source " + SOURCE + " is missing from the class path");
-      }
-      source = in.readAllBytes();
-    }
-    Path binary = BIN.resolve(PREFIX + hash(source));
-    if (Files.isExecutable(binary)) {
-      return binary;
-    }
-    if (!Shell.onPath("cc")) {
-      throw new IOException(
-          "link delay builds a small C program and needs a C compiler (cc) and libnetfilter_queue;"
-              + " Debian: "
-              + PACKAGES);
-    }
-    Files.createDirectories(BIN);
-    Path src = Files.createTempFile(BIN, PREFIX, ".c");
-    Path out = Files.createTempFile(BIN, PREFIX, ".tmp");
     try {
-      Files.write(src, source);
-      try {
-        Shell.run("cc", "-O2", "-Wall", "-o", out.toString(), src.toString(), "-lnetfilter_queue");
-      } catch (IOException e) {
-        String m = e.getMessage();
-        if (m.contains("libnetfilter_queue")) {
-          throw new IOException(
-              "link delay needs libnetfilter_queue's headers and library; Debian: " + PACKAGES);
-        }
-        throw new IOException("cannot compile the delayer: " + m);
+      return CPrograms.binary(SOURCE, PREFIX, PACKAGES, "-lnetfilter_queue");
+    } catch (IOException e) {
+      String m = e.getMessage();
+      if (m != null && m.contains("libnetfilter_queue")) {
+        throw new IOException(
+            "link delay needs libnetfilter_queue's headers and library; Debian: " + PACKAGES);
       }
-      Files.move(out, binary, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      // Older builds: a delayer still running from one keeps its file until it ends.
-      try (var old = Files.newDirectoryStream(BIN, PREFIX + "????????????")) {
-        for (Path f : old) {
-          if (!f.equals(binary)) {
-            Files.deleteIfExists(f);
-          }
-        }
-      }
-    } finally {
-      Files.deleteIfExists(src);
-      Files.deleteIfExists(out);
-    }
-    return binary;
-  }
-
-  private static String hash(byte[] source) {
-    try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(source);
-      return HexFormat.of().formatHex(d, 0, 6);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
+      throw new IOException("cannot build the link delayer: " + m, e);
     }
   }
 
   /** Where the delayer of {@code namespace} writes its messages and, when it ends, its counters. */
   public static Path log(String namespace) {
-    return BIN.getParent().resolve(namespace + ".delayer.log");
+    return Path.of("/run/bdrp-testbed").resolve(namespace + ".delayer.log");
   }
 
   /**

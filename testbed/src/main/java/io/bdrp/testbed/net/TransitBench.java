@@ -1,0 +1,518 @@
+package io.bdrp.testbed.net;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.testbed.ChildProcess;
+import io.bdrp.topologies.Edge;
+import io.bdrp.topologies.Node;
+import io.bdrp.topologies.Topology;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.EthernetFrames;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * How fast one transit router forwards: router 0 — router 1 — routers 2.. (one sink, or several for
+ * fan-out) in namespaces over unshaped links, the routers real {@code bdrp router} processes with
+ * UDP links. A C blaster in router 0's namespace sends DATA datagrams for the sinks "from" router
+ * 0's UDP socket out of its link at a fixed rate, faster than a router JVM could; router 1 only
+ * splits and forwards them; the sinks drop them before their socket (iptables), and the copies that
+ * arrive on their interfaces are counted. Each rate runs with router 1 forwarding in the JVM and in
+ * the kernel ({@code fastPath: ebpf}); the machine's CPU time and router 1's JVM CPU time per
+ * packet are measured over the same seconds.
+ */
+public final class TransitBench {
+  private static final String BLAST_PACKAGES = "apt-get install gcc";
+  private static final long UNSHAPED = 10_000_000_000L; // 10 Gbit/s: the HTB root never limits
+
+  /** One rate on one path. */
+  public record Point(
+      String fastPath,
+      int fanOut,
+      double offered,
+      long sent,
+      long delivered,
+      double seconds,
+      double machineCpuSeconds,
+      double transitCoreCpuSeconds,
+      double transitJvmCpuSeconds) {
+    /** Packets (each with {@code fanOut} copies) that did not reach every sink. */
+    public double lossPercent() {
+      return sent == 0 ? 0 : 100.0 * (sent - delivered) / sent;
+    }
+
+    /**
+     * Machine CPU time per packet sent, in microseconds: every process and the kernel (routers,
+     * sinks, the blaster's system calls), less the blaster's user time (its pacing loop).
+     */
+    public double machineMicrosPerPacket() {
+      return sent == 0 ? 0 : 1e6 * machineCpuSeconds / sent;
+    }
+
+    /**
+     * CPU 1's busy time per packet sent, in microseconds: router 1's core (its JVM, and the
+     * kernel's receive processing steered there, the fast path's included), when pinned.
+     */
+    public double transitCoreMicrosPerPacket() {
+      return sent == 0 ? 0 : 1e6 * transitCoreCpuSeconds / sent;
+    }
+
+    /** Router 1's JVM CPU time per packet sent, in microseconds. */
+    public double transitJvmMicrosPerPacket() {
+      return sent == 0 ? 0 : 1e6 * transitJvmCpuSeconds / sent;
+    }
+  }
+
+  /** One-way latency of single packets across router 1, in microseconds. */
+  public record Latency(String what, int sent, int received, double p50, double p90, double p99) {
+    static Latency parse(String what, String line) throws IOException {
+      Matcher m =
+          Pattern.compile(
+                  "received (\\d+) of (\\d+); min [0-9.]+ p50 ([0-9.]+) p90 ([0-9.]+) p99 ([0-9.]+)")
+              .matcher(line);
+      if (!m.find()) {
+        throw new IOException(what + ": unexpected probe output: " + line);
+      }
+      return new Latency(
+          what,
+          Integer.parseInt(m.group(2)),
+          Integer.parseInt(m.group(1)),
+          Double.parseDouble(m.group(3)),
+          Double.parseDouble(m.group(4)),
+          Double.parseDouble(m.group(5)));
+    }
+  }
+
+  /**
+   * A path's points and latencies (the router's hop, and, if asked, the kernel's IP forwarding).
+   */
+  public record Result(List<Point> points, List<Latency> latencies) {}
+
+  /** Probes per latency round, one every {@link #PROBE_INTERVAL_US}. */
+  static final int PROBES = 500;
+
+  /** Rounds of each latency measurement; the median of the rounds is reported. */
+  static final int LATENCY_ROUNDS = 3;
+
+  /** Per statistic, the median over rounds; probes counted over all of them. */
+  static Latency median(List<Latency> rounds) {
+    double[] p50 = rounds.stream().mapToDouble(Latency::p50).sorted().toArray();
+    double[] p90 = rounds.stream().mapToDouble(Latency::p90).sorted().toArray();
+    double[] p99 = rounds.stream().mapToDouble(Latency::p99).sorted().toArray();
+    int mid = rounds.size() / 2;
+    return new Latency(
+        rounds.get(0).what(),
+        rounds.stream().mapToInt(Latency::sent).sum(),
+        rounds.stream().mapToInt(Latency::received).sum(),
+        p50[mid],
+        p90[mid],
+        p99[mid]);
+  }
+
+  static final int PROBE_INTERVAL_US = 2000;
+
+  /** Where the probe's sequence number goes: the DATA header's message id (offset 10). */
+  private static final int SEQ_OFFSET = EthernetFrames.HEADERS + 10;
+
+  private TransitBench() {}
+
+  /** The line topology (fan-out 1) or the star around router 1 (fan-out k). */
+  static Topology topology(int fanOut) {
+    List<Node> nodes = new ArrayList<>();
+    List<Edge> edges = new ArrayList<>();
+    for (int i = 0; i < fanOut + 2; i++) {
+      nodes.add(new Node(i, i, 0, 0, 0, 0, Node.ROUTER));
+    }
+    edges.add(edge(0, 0, 1));
+    for (int k = 0; k < fanOut; k++) {
+      edges.add(edge(k + 1, 1, k + 2));
+    }
+    return Topology.of(List.of(), nodes, edges);
+  }
+
+  private static Edge edge(int id, int a, int b) {
+    return new Edge(id, a, b, 1, 0, 10_000, 0, 0, Edge.ROUTER_LINK, Edge.Direction.UNDIRECTED);
+  }
+
+  /**
+   * Runs {@code rates} (packets per second offered) for {@code seconds} each on a fresh network
+   * named {@code name} with router 1 forwarding as {@code fastPath} says; files go under {@code
+   * dir}.
+   */
+  public static Result run(
+      String name,
+      String fastPath,
+      int fanOut,
+      double[] rates,
+      double seconds,
+      int bodyBytes,
+      boolean ipForwarding,
+      List<String> jvmOptions,
+      Path dir,
+      PrintStream progress)
+      throws IOException, InterruptedException {
+    Path blast = CPrograms.binary("bdrp-blast.c", "bdrp-blast-", BLAST_PACKAGES);
+    Path probe = CPrograms.binary("bdrp-probe.c", "bdrp-probe-", BLAST_PACKAGES);
+    List<Latency> latencies = new ArrayList<>();
+    Emulator.Network n = Emulator.plan(topology(fanOut), name, UNSHAPED);
+    Emulator.up(n);
+    List<Point> points = new ArrayList<>();
+    try (NamespaceFederation f =
+        NamespaceFederation.start(
+            n,
+            dir,
+            jvmOptions,
+            "fastPath: " + fastPath + "\nrouting:\n  broadcastFraction: 2\n",
+            "udp")) {
+      awaitRoutes(f, fanOut);
+      for (int k = 0; k < fanOut; k++) {
+        String ns = Emulator.namespace(name, k + 2);
+        Shell.run(
+            "ip",
+            "netns",
+            "exec",
+            ns,
+            "iptables-legacy",
+            "-w",
+            "-A",
+            "INPUT",
+            "-p",
+            "udp",
+            "--dport",
+            Integer.toString(NamespaceFederation.ROUTER_PORT),
+            "-j",
+            "DROP");
+      }
+      Emulator.LinkNet in = n.links().get(0); // 0 - 1
+      boolean pinned = Runtime.getRuntime().availableProcessors() >= 2;
+      if (pinned) {
+        // Router 1 gets CPU 1 to itself (its JVM, and its receive processing steered there with
+        // RPS); the blaster runs on CPU 0. Without RPS the whole kernel path of a packet would run
+        // in the blaster's system call, on its CPU.
+        Shell.run("taskset", "-a", "-p", "-c", "1", Long.toString(f.process(1).pid()));
+        Shell.run(
+            "ip",
+            "netns",
+            "exec",
+            Emulator.namespace(name, 1),
+            "sh",
+            "-c",
+            "echo 2 > /sys/class/net/" + in.devB() + "/queues/rx-0/rps_cpus");
+      }
+      byte[] data = frame(n, in, fanOut, bodyBytes);
+      String frame = HexFormat.of().formatHex(data);
+      ChildProcess transit = f.process(1);
+      // Latency first, on the idle network: single packets, one at a time, the router's hop and
+      // (if asked) the kernel's IP forwarding across the same router, in alternating rounds.
+      List<Latency> hops = new ArrayList<>();
+      List<Latency> ips = new ArrayList<>();
+      byte[] ipData = ipForwarding ? ipFrame(n, in, data.length) : null;
+      for (int round = 0; round < LATENCY_ROUNDS; round++) {
+        hops.add(probe(probe, n, data, fastPath + " transit hop"));
+        if (ipForwarding) {
+          ips.add(probe(probe, n, ipData, "kernel IP forwarding"));
+        }
+      }
+      latencies.add(median(hops));
+      progress.printf(Locale.ROOT, "%s%n", describe(median(hops)));
+      if (ipForwarding) {
+        latencies.add(median(ips));
+        progress.printf(Locale.ROOT, "%s%n", describe(median(ips)));
+      }
+      for (double rate : rates) {
+        long rx0 = sinkPackets(n, fanOut);
+        double cpu0 = machineCpuSeconds();
+        double core0 = cpuSeconds("cpu1");
+        double jvm0 = processCpuSeconds(transit.pid());
+        List<String> cmd = new ArrayList<>();
+        if (pinned) {
+          cmd.addAll(List.of("taskset", "-c", "0"));
+        }
+        cmd.addAll(
+            List.of(
+                "ip",
+                "netns",
+                "exec",
+                Emulator.namespace(name, 0),
+                blast.toString(),
+                in.devA(),
+                frame,
+                Double.toString(rate),
+                Double.toString(seconds)));
+        String out = Shell.run(cmd);
+        long rx = settle(n, fanOut) - rx0;
+        double cpu = machineCpuSeconds() - cpu0;
+        double core = cpuSeconds("cpu1") - core0;
+        double jvm = processCpuSeconds(transit.pid()) - jvm0;
+        Matcher m =
+            Pattern.compile("sent (\\d+) in ([0-9.]+) s, .* user CPU ([0-9.]+) s").matcher(out);
+        if (!m.find()) {
+          throw new IOException("unexpected blaster output: " + out);
+        }
+        long sent = Long.parseLong(m.group(1));
+        Point p =
+            new Point(
+                fastPath,
+                fanOut,
+                rate,
+                sent,
+                Math.min(sent, rx / fanOut),
+                Double.parseDouble(m.group(2)),
+                cpu - Double.parseDouble(m.group(3)),
+                pinned ? core : Double.NaN,
+                jvm);
+        points.add(p);
+        progress.printf(
+            Locale.ROOT,
+            "%s fan-out %d: offered %,8.0f pkt/s  sent %,9d  delivered %,9d  loss %6.2f%%"
+                + "  CPU/pkt: machine %6.2f us, router 1's core %6.2f us, its JVM %6.2f us%n",
+            fastPath,
+            fanOut,
+            rate,
+            sent,
+            p.delivered(),
+            p.lossPercent(),
+            p.machineMicrosPerPacket(),
+            p.transitCoreMicrosPerPacket(),
+            p.transitJvmMicrosPerPacket());
+      }
+      Files.writeString(dir.resolve("router-1.metrics"), metrics(f, 1));
+    } finally {
+      Emulator.down(name);
+    }
+    return new Result(points, latencies);
+  }
+
+  static String describe(Latency l) {
+    return String.format(
+        Locale.ROOT,
+        "%s: %d of %d probes arrived; one-way latency p50 %.1f us, p90 %.1f us, p99 %.1f us"
+            + " (median of "
+            + LATENCY_ROUNDS
+            + " rounds)",
+        l.what(),
+        l.received(),
+        l.sent(),
+        l.p50(),
+        l.p90(),
+        l.p99());
+  }
+
+  /**
+   * Sends {@link #PROBES} copies of {@code frame} (its UDP checksum zeroed, a sequence number
+   * written into each) from router 0's namespace and times each until it arrives at the first
+   * sink's interface.
+   */
+  private static Latency probe(Path probe, Emulator.Network n, byte[] frame, String what)
+      throws IOException {
+    byte[] f = frame.clone();
+    f[EthernetFrames.HEADERS - 2] = 0; // UDP checksum: none, so that the number can change
+    f[EthernetFrames.HEADERS - 1] = 0;
+    Emulator.LinkNet in = n.links().get(0);
+    Emulator.LinkNet out = n.links().get(1); // 1 - 2
+    String line =
+        Shell.run(
+            probe.toString(),
+            "/var/run/netns/" + Emulator.namespace(n.name(), 0),
+            in.devA(),
+            "/var/run/netns/" + Emulator.namespace(n.name(), 2),
+            out.devB(),
+            HexFormat.of().formatHex(f),
+            Integer.toString(SEQ_OFFSET),
+            Integer.toString(PROBES),
+            Integer.toString(PROBE_INTERVAL_US));
+    return Latency.parse(what, line);
+  }
+
+  /**
+   * A plain UDP datagram as long as the DATA frame, from router 0's address on its link to the
+   * first sink's, for router 1's kernel to forward by IP (its namespace forwards while this runs).
+   */
+  private static byte[] ipFrame(Emulator.Network n, Emulator.LinkNet in, int length)
+      throws IOException {
+    Shell.run(
+        "ip",
+        "netns",
+        "exec",
+        Emulator.namespace(n.name(), 1),
+        "sysctl",
+        "-q",
+        "-w",
+        "net.ipv4.ip_forward=1");
+    Emulator.LinkNet out = n.links().get(1);
+    return EthernetFrames.udp(
+        EthernetFrames.mac(mac(Emulator.namespace(n.name(), 1), in.devB())),
+        EthernetFrames.mac(mac(Emulator.namespace(n.name(), 0), in.devA())),
+        (Inet4Address) InetAddress.getByName(in.addressA()),
+        9,
+        (Inet4Address) InetAddress.getByName(out.addressB()),
+        9,
+        new byte[length - EthernetFrames.HEADERS]);
+  }
+
+  /** Waits until router 1 has a route to every other router and router 0 to the sinks. */
+  private static void awaitRoutes(NamespaceFederation f, int fanOut)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    String want = "bdrp_unicast_routes " + (fanOut + 1);
+    String last = "no answer yet";
+    while (true) {
+      try {
+        if (metrics(f, 1).contains(want) && metrics(f, 0).contains(want)) {
+          return;
+        }
+        last = "routes still missing";
+      } catch (IOException e) {
+        last = "metrics: " + e; // the endpoint may not answer at once
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException("the routers did not converge within 60 s (" + last + ")");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private static String metrics(NamespaceFederation f, int r) throws IOException {
+    var a = f.metricsAddress(r);
+    try {
+      return HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://" + a.getHostString() + ":" + a.getPort() + "/metrics"))
+                  .timeout(Duration.ofSeconds(5))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+  }
+
+  /** The DATA datagram router 0 would send router 1 for every sink, as an Ethernet frame. */
+  private static byte[] frame(Emulator.Network n, Emulator.LinkNet in, int fanOut, int body)
+      throws IOException {
+    long[] d = new long[1];
+    for (int k = 0; k < fanOut; k++) {
+      d[0] |= 1L << (k + 2);
+    }
+    Message m = Message.builder().put("bench", "transit").body(new byte[body]).build();
+    ByteBuf b = DataHeader.encode(UnpooledByteBufAllocator.DEFAULT, 64, false, 0, 1, d, m);
+    byte[] payload;
+    try {
+      payload = ByteBufUtil.getBytes(b);
+    } finally {
+      b.release();
+    }
+    return EthernetFrames.udp(
+        EthernetFrames.mac(mac(Emulator.namespace(n.name(), 1), in.devB())),
+        EthernetFrames.mac(mac(Emulator.namespace(n.name(), 0), in.devA())),
+        (Inet4Address) InetAddress.getByName(in.addressA()),
+        NamespaceFederation.ROUTER_PORT,
+        (Inet4Address) InetAddress.getByName(in.addressB()),
+        NamespaceFederation.ROUTER_PORT,
+        payload);
+  }
+
+  private static String mac(String ns, String dev) throws IOException {
+    Matcher m =
+        Pattern.compile("link/ether ([0-9a-f:]{17})")
+            .matcher(Shell.run("ip", "-n", ns, "link", "show", "dev", dev));
+    if (!m.find()) {
+      throw new IOException("no Ethernet address on " + dev + " in " + ns);
+    }
+    return m.group(1);
+  }
+
+  /** Packets received by the sinks' interfaces of their links to router 1. */
+  private static long sinkPackets(Emulator.Network n, int fanOut) throws IOException {
+    long sum = 0;
+    for (int k = 0; k < fanOut; k++) {
+      Emulator.LinkNet l = n.links().get(k + 1); // 1 - (k + 2)
+      String out =
+          Shell.run(
+              "ip",
+              "-n",
+              Emulator.namespace(n.name(), k + 2),
+              "-s",
+              "link",
+              "show",
+              "dev",
+              l.devB());
+      Matcher m = Pattern.compile("RX:[^\\n]*\\n\\s*(\\d+)\\s+(\\d+)").matcher(out);
+      if (!m.find()) {
+        throw new IOException("no RX counters in: " + out);
+      }
+      sum += Long.parseLong(m.group(2));
+    }
+    return sum;
+  }
+
+  /** The sinks' count once it stops moving (the last copies drained), within 3 s. */
+  private static long settle(Emulator.Network n, int fanOut)
+      throws IOException, InterruptedException {
+    long last = sinkPackets(n, fanOut);
+    long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+    while (System.nanoTime() < deadline) {
+      Thread.sleep(200);
+      long now = sinkPackets(n, fanOut);
+      if (now == last) {
+        return now;
+      }
+      last = now;
+    }
+    return last;
+  }
+
+  /** CPU time the whole machine spent busy (all CPUs, all modes but idle and iowait), in s. */
+  static double machineCpuSeconds() throws IOException {
+    return cpuSeconds("cpu");
+  }
+
+  /** Busy time of {@code cpu} ({@code cpu}: all, {@code cpuN}: CPU N) from /proc/stat, in s. */
+  static double cpuSeconds(String cpu) throws IOException {
+    String[] f = null;
+    for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+      if (line.startsWith(cpu + " ")) {
+        f = line.trim().split("\\s+");
+        break;
+      }
+    }
+    if (f == null) {
+      throw new IOException("no " + cpu + " line in /proc/stat");
+    }
+    long busy = 0;
+    for (int i = 1; i < f.length && i <= 8; i++) {
+      if (i != 4 && i != 5) { // idle, iowait
+        busy += Long.parseLong(f[i]);
+      }
+    }
+    return busy / 100.0; // USER_HZ
+  }
+
+  /** User and system CPU time of process {@code pid}, in s. */
+  static double processCpuSeconds(long pid) throws IOException {
+    String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+  }
+}
