@@ -223,7 +223,8 @@ static long scan_word(__u32 w, void *data)
 		__u64 part = dw & t->n[i].mask[w];
 		if (part) {
 			if (!t->n[i].ifindex) {
-				c->verdict = FP_UP_TCP_HOP;
+				c->verdict = t->n[i].flags & FP_NEIGH_NO_L2 ? FP_UP_NO_NEIGH
+									   : FP_UP_TCP_HOP;
 				return 1;
 			}
 			c->targets |= 1U << i;
@@ -431,8 +432,11 @@ int bdrp_ingress(struct __sk_buff *skb)
 	s->sport = udp.source;
 	s->dport = udp.dest;
 	bpf_loop(FP_MAX_NEIGH, copy_to, &copy, 0);
-	if (copy.verdict != FP_COUNTERS)
-		return TC_ACT_SHOT; /* a rewrite failed half-way: nothing sane is left to pass up */
+	if (copy.verdict != FP_COUNTERS) {
+		/* A rewrite failed half-way: nothing sane is left to pass up. */
+		count(FP_REDIRECT_FAILED);
+		return TC_ACT_SHOT;
+	}
 	if (!scan.local) {
 		count(FP_SPLIT);
 		return TC_ACT_SHOT;

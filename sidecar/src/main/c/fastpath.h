@@ -28,6 +28,9 @@
 /* The smallest message (MessageCodec): a frame has at least this many bytes after D. */
 #define FP_MIN_MESSAGE 6
 
+/* A UDP link whose neighbour's Ethernet address is not known yet (ifindex is 0 meanwhile). */
+#define FP_NEIGH_NO_L2 1
+
 /* One neighbour of this router. Addresses and ports in network byte order. */
 struct fp_neigh {
 	__u32 ip;        /* the neighbour's address: where its copies go, where its DATA comes from */
@@ -38,7 +41,7 @@ struct fp_neigh {
 			  * send its copies; 0 when it goes over TCP (packets that need it go up) */
 	__u8 smac[6];    /* this router's Ethernet address on that interface */
 	__u8 dmac[6];    /* the neighbour's, from the kernel's neighbour table */
-	__u32 pad;
+	__u32 flags;     /* FP_NEIGH_* */
 	/* Routers whose next hop is this neighbour, as D's words lie in a frame: word w big-endian,
 	 * bit j of its value = router 64w + j. */
 	__u64 mask[FP_MAX_WORDS];
@@ -75,7 +78,7 @@ enum fp_counter {
 	FP_UP_WIDE,            /* D wider than the table, or naming routers past maxRouters */
 	FP_UP_TCP_HOP,         /* some copy goes to a neighbour reached over TCP */
 	FP_UP_NO_ROUTE,        /* D names a router without a route */
-	FP_UP_NO_NEIGH,        /* reserved (was: no L2 address for a next hop) */
+	FP_UP_NO_NEIGH,        /* a next hop's Ethernet address is not known yet */
 	FP_UP_LOCAL_ONLY,      /* D = {this router}: nothing to forward */
 	FP_REDIRECT_FAILED,    /* a copy the kernel could not send */
 	FP_UP_FRAGMENT,        /* IP options or fragments */

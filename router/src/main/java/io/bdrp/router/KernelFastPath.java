@@ -181,6 +181,7 @@ final class KernelFastPath {
             ifindex,
             hop != null ? hop.localMac : new byte[6],
             hop != null ? hop.mac : new byte[6],
+            l.udpOut && hop == null,
             behind);
         if (hop != null) {
           interfaces.add(hop.ifindex);
@@ -188,7 +189,7 @@ final class KernelFastPath {
       } else if (nonZero(behind)) {
         // Reached over TCP: a packet with routers behind it goes up.
         Inet4Address any = anyAddress();
-        table.neighbour(n, any, 0, any, 0, new byte[6], new byte[6], behind);
+        table.neighbour(n, any, 0, any, 0, new byte[6], new byte[6], false, behind);
       }
     }
     try {

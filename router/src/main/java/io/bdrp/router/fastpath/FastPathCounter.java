@@ -28,7 +28,7 @@ public enum FastPathCounter {
   UP_TCP_HOP,
   /** Up: D names a router without a route. */
   UP_NO_ROUTE,
-  /** Up: the kernel has no Ethernet address for a next hop yet. */
+  /** Up: the router has no Ethernet address for a next hop yet (not in the ARP table). */
   UP_NO_NEIGH,
   /** Up: D is this router alone, nothing to forward. */
   UP_LOCAL_ONLY,

@@ -66,6 +66,8 @@ public final class FastPathTable {
    *     (packets with routers behind it then go up)
    * @param localMac this router's Ethernet address on that interface (6 bytes; zeros on loopback)
    * @param mac the neighbour's Ethernet address (6 bytes; zeros on loopback)
+   * @param noL2 DATA to it goes by UDP but its Ethernet address is not known yet ({@code ifindex}
+   *     is 0 meanwhile, and packets that need it go up counted as {@code UP_NO_NEIGH})
    * @param behind the routers whose next hop it is, one bit each, at most {@link #MAX_WORDS} words
    */
   public FastPathTable neighbour(
@@ -76,6 +78,7 @@ public final class FastPathTable {
       int ifindex,
       byte[] localMac,
       byte[] mac,
+      boolean noL2,
       long[] behind) {
     if (localMac.length != 6 || mac.length != 6) {
       throw new IllegalArgumentException("Ethernet addresses have 6 bytes");
@@ -91,6 +94,7 @@ public final class FastPathTable {
     b.putInt(at + 12, ifindex);
     b.put(at + 16, localMac);
     b.put(at + 22, mac);
+    b.putInt(at + 28, noL2 ? 1 : 0);
     for (int w = 0; w < Math.min(behind.length, words); w++) {
       b.putLong(at + 32 + 8 * w, Long.reverseBytes(behind[w]));
     }

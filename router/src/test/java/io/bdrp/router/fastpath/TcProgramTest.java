@@ -214,6 +214,7 @@ class TcProgramTest {
           kernel ? ifindex[i] : 0,
           macBytes(mac("r", i)),
           macBytes(mac("p", i)),
+          false,
           behind[i]);
     }
     return t;
@@ -434,6 +435,36 @@ class TcProgramTest {
     assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
     assertArrayEquals(in, r.out);
     assertOnly(r.counters, FastPathCounter.UP_TCP_HOP);
+  }
+
+  @Test
+  void aNextHopWithoutAnEthernetAddressYetSendsThePacketUp() throws Exception {
+    FastPathTable t = new FastPathTable(++generation, SELF, 64, ROUTER_PORT);
+    t.neighbour(
+        0,
+        v4(peerAddress(0)),
+        PEER_PORT,
+        v4(routerAddress(0)),
+        ifindex[0],
+        macBytes(mac("r", 0)),
+        macBytes(mac("p", 0)),
+        false,
+        set(0));
+    t.neighbour(
+        2,
+        v4(peerAddress(1)),
+        PEER_PORT,
+        v4(routerAddress(1)),
+        0,
+        new byte[6],
+        new byte[6],
+        true,
+        set(2));
+    byte[] in = packet(frame(5, false, set(2)), PEER_PORT, ROUTER_PORT);
+    Run r = run(t, in);
+    assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+    assertArrayEquals(in, r.out);
+    assertOnly(r.counters, FastPathCounter.UP_NO_NEIGH);
   }
 
   @Test
