@@ -409,7 +409,10 @@ public final class Router implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    if (!loop.isShuttingDown()) {
+    // The kernel fast path's filters are removed before the loop ends (they would outlive it).
+    if (loop.inEventLoop()) {
+      kernel.close();
+    } else if (!loop.isShuttingDown()) {
       loop.submit(kernel::close).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

@@ -1,0 +1,73 @@
+package io.bdrp.router.fastpath;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The table's bytes as {@code struct fp_table} lays them out: host-order numbers little-endian,
+ * addresses, ports and D's words as they lie in a packet. (The C side reads them in TcProgramTest;
+ * this pins the layout where no kernel is needed.)
+ */
+class FastPathTableTest {
+  private static Inet4Address v4(String a) throws Exception {
+    return (Inet4Address) InetAddress.getByName(a);
+  }
+
+  @Test
+  void headerAndNeighbourFieldsSitWhereTheProgramReadsThem() throws Exception {
+    FastPathTable t = new FastPathTable(7, 70, 100, 7500);
+    long[] behind = {1L << 3, 1L << (99 - 64)};
+    byte[] mac = {2, 0, 0, 0, 0, 1};
+    byte[] peerMac = {2, 0, 0, 0, 0, 2};
+    t.neighbour(3, v4("10.0.0.2"), 7600, v4("10.0.0.1"), 12, mac, peerMac, false, behind);
+    byte[] b = t.bytes();
+    assertEquals(FastPathTable.BYTES, b.length);
+    ByteBuffer le = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer be = ByteBuffer.wrap(b).order(ByteOrder.BIG_ENDIAN);
+    assertEquals(7, le.getLong(0), "generation");
+    assertEquals(70, le.getInt(8), "self");
+    assertEquals(2, le.getInt(12), "words for 100 routers");
+    assertEquals((1L << 36) - 1, be.getLong(16), "routers 64..99 of the last word");
+    assertEquals(1L << 6, be.getLong(24), "router 70 is bit 6 of word 1");
+    assertEquals(7500, be.getShort(32) & 0xffff, "UDP port in network order");
+    assertEquals(1, le.getInt(36), "one neighbour");
+    int n = 40;
+    assertArrayEquals(new byte[] {10, 0, 0, 2}, Arrays.copyOfRange(b, n, n + 4));
+    assertArrayEquals(new byte[] {10, 0, 0, 1}, Arrays.copyOfRange(b, n + 4, n + 8));
+    assertEquals(7600, be.getShort(n + 8) & 0xffff);
+    assertEquals(3, le.getShort(n + 10));
+    assertEquals(12, le.getInt(n + 12), "ifindex");
+    assertArrayEquals(mac, Arrays.copyOfRange(b, n + 16, n + 22));
+    assertArrayEquals(peerMac, Arrays.copyOfRange(b, n + 22, n + 28));
+    assertEquals(0, le.getInt(n + 28), "flags");
+    assertEquals(1L << 3, be.getLong(n + 32), "D word 0 as it lies in a packet");
+    assertEquals(1L << 35, be.getLong(n + 40), "D word 1");
+  }
+
+  @Test
+  void outOfRangeArgumentsAreRefused() throws Exception {
+    assertThrows(IllegalArgumentException.class, () -> new FastPathTable(1, 0, 4097, 7500));
+    assertThrows(IllegalArgumentException.class, () -> new FastPathTable(1, 8, 8, 7500));
+    assertThrows(IllegalArgumentException.class, () -> new FastPathTable(0, 0, 8, 7500));
+    assertThrows(IllegalArgumentException.class, () -> new FastPathTable(1, 0, 8, 0));
+    FastPathTable t = new FastPathTable(1, 0, 8, 7500);
+    Inet4Address a = v4("10.0.0.1");
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> t.neighbour(1, a, 1, a, 1, new byte[5], new byte[6], false, new long[1]));
+    for (int i = 0; i < FastPathTable.MAX_NEIGHBOURS; i++) {
+      t.neighbour(i + 1, a, 1, a, 1, new byte[6], new byte[6], false, new long[1]);
+    }
+    assertThrows(
+        IllegalStateException.class,
+        () -> t.neighbour(40, a, 1, a, 1, new byte[6], new byte[6], false, new long[1]));
+  }
+}
