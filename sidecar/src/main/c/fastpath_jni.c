@@ -31,10 +31,9 @@ struct fastpath {
 	struct bdrp_tc_bpf *skel;
 	int router;
 	int ncpus;
-	__u64 generation;
 };
 
-static char libbpf_last[512];
+static __thread char libbpf_last[512]; /* per thread: routers of one JVM load on their own loops */
 
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {

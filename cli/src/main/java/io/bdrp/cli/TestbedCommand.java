@@ -65,6 +65,18 @@ final class TestbedCommand {
     return TopoCommand.read(source).topology();
   }
 
+  /** {@code out}, or {@code runs/NAME-DATE-TIME} when none was given. */
+  static Path runFolder(Path out, String name) {
+    return out != null
+        ? out
+        : Path.of(
+            "runs",
+            name
+                + "-"
+                + java.time.LocalDateTime.now()
+                    .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+  }
+
   /** {@code bdrp testbed up}. */
   @Command(
       name = "up",
@@ -293,16 +305,7 @@ final class TestbedCommand {
                 ? "the file's edge delays"
                 : Emulator.delay(delayMicros));
       }
-      Path dir =
-          out != null
-              ? out
-              : Path.of(
-                  "runs",
-                  "testbed-"
-                      + scenario
-                      + "-"
-                      + java.time.LocalDateTime.now()
-                          .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      Path dir = runFolder(out, "testbed-" + scenario);
       List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
       List<WanRun.Result> results = new ArrayList<>();
       Map<String, List<WanRun.Result>> byScenario = new LinkedHashMap<>();
@@ -526,10 +529,7 @@ final class TestbedCommand {
                 + String.join(", ", ChaosSpec.all().keySet())
                 + ")");
       }
-      if (!linkTransport.equals("tcp") && !linkTransport.equals("udp")) {
-        throw new IllegalArgumentException(
-            "--link-transport: expected tcp or udp, got '" + linkTransport + "'");
-      }
+      io.bdrp.testbed.wan.BdrpWan.checkOptions(linkTransport, fastPath, broadcastFraction);
       List<Fault> fs = faults == null ? base.faults() : faults.stream().map(Fault::of).toList();
       ChaosSpec sc =
           new ChaosSpec(
@@ -553,18 +553,6 @@ final class TestbedCommand {
               base.pingsPerSecond(),
               rssBound != null ? rssBound : base.rssBoundMiB(),
               base.seed());
-      if (!fastPath.equals("jvm") && !fastPath.equals("ebpf")) {
-        throw new IllegalArgumentException(
-            "--fast-path: expected jvm or ebpf, got '" + fastPath + "'");
-      }
-      if (fastPath.equals("ebpf") && !linkTransport.equals("udp")) {
-        throw new IllegalArgumentException(
-            "--fast-path ebpf forwards DATA that arrives by UDP: it needs --link-transport udp");
-      }
-      if (broadcastFraction != null && !(broadcastFraction > 0)) {
-        throw new IllegalArgumentException(
-            "--broadcast-fraction must be positive, got " + broadcastFraction);
-      }
       var choices =
           new ChaosRun.Choices(
               link == null ? null : Targets.Link.parse(link),
@@ -572,16 +560,7 @@ final class TestbedCommand {
               cut == null ? null : cut.stream().map(Targets.Link::parse).toList(),
               fastPath,
               broadcastFraction);
-      Path dir =
-          out != null
-              ? out
-              : Path.of(
-                  "runs",
-                  "chaos-"
-                      + campaign
-                      + "-"
-                      + java.time.LocalDateTime.now()
-                          .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      Path dir = runFolder(out, "chaos-" + campaign);
       List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
       o.printf(
           "== chaos %s on %s: faults %s; warm-up %d s, fault %d s, recovery %d s each%n",
@@ -690,14 +669,7 @@ final class TestbedCommand {
                 + io.bdrp.router.fastpath.EbpfFastPath.unavailabilityReason());
       }
       PrintWriter o = spec.commandLine().getOut();
-      Path dir =
-          out != null
-              ? out
-              : Path.of(
-                  "runs",
-                  "transit-"
-                      + java.time.LocalDateTime.now()
-                          .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      Path dir = runFolder(out, "transit");
       java.nio.file.Files.createDirectories(dir);
       List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
       var progress =

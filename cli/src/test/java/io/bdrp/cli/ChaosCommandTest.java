@@ -3,10 +3,8 @@ package io.bdrp.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.bdrp.router.fastpath.EbpfFastPath;
 import io.bdrp.testbed.net.Emulator;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -17,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,12 +49,8 @@ class ChaosCommandTest {
         "network namespaces need root; run as root to test the fault campaign");
     assumeTrue(ipNetnsWorks(), "'ip netns list' does not work here (iproute2 missing?)");
     boolean ebpf = links.startsWith("udp");
-    if (ebpf && !EbpfFastPath.isAvailable()) {
-      String why = "kernel fast path unavailable: " + EbpfFastPath.unavailabilityReason();
-      if (System.getenv("CI") != null) {
-        fail(why);
-      }
-      Assumptions.abort(why);
+    if (ebpf) {
+      TestbedTests.requireFastPath();
     }
     StringWriter out = new StringWriter();
     CommandLine cl = Main.commandLine();

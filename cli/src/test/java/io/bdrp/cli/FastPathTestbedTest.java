@@ -2,9 +2,7 @@ package io.bdrp.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import io.bdrp.router.fastpath.EbpfFastPath;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -14,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,22 +32,11 @@ import picocli.CommandLine;
 class FastPathTestbedTest {
   @BeforeAll
   static void needsTheFastPath() {
-    String why =
-        !"root".equals(System.getProperty("user.name"))
-            ? "network namespaces need root"
-            : EbpfFastPath.isAvailable() ? null : EbpfFastPath.unavailabilityReason();
-    if (why != null) {
-      if (System.getenv("CI") != null) {
-        fail("the kernel fast path cannot be tested: " + why);
-      }
-      Assumptions.abort(why);
-    }
+    TestbedTests.requireFastPath();
   }
 
-  private record Accounting(long input, long ideal, long output) {}
-
-  private static Accounting run(Path dir, String scenario, String fastPath, String... extra)
-      throws IOException {
+  private static TestbedTests.Totals run(
+      Path dir, String scenario, String fastPath, String... extra) throws IOException {
     StringWriter out = new StringWriter();
     CommandLine cl = Main.commandLine();
     cl.setOut(new PrintWriter(out, true));
@@ -74,22 +60,13 @@ class FastPathTestbedTest {
     args.addAll(List.of(extra));
     int code = cl.execute(args.toArray(String[]::new));
     assertEquals(0, code, out::toString);
-    List<String> lines = Files.readAllLines(dir.resolve("bdrp").resolve("seconds.csv"));
-    long input = 0;
-    long ideal = 0;
-    long output = 0;
-    for (String l : lines.subList(1, lines.size())) {
-      String[] f = l.split(",");
-      input += Long.parseLong(f[1]);
-      ideal += Long.parseLong(f[2]);
-      output += Long.parseLong(f[3]);
-      assertEquals("0", f[4], () -> fastPath + ": undelivered in second " + f[0] + ":\n" + out);
-      assertEquals("0", f[5], () -> fastPath + ": duplicates in second " + f[0]);
-      assertEquals("0", f[6], () -> fastPath + ": spurious in second " + f[0]);
-    }
-    assertEquals(ideal, output, fastPath + ": every expected delivery arrived, nothing else did");
-    assertTrue(ideal > 0, "the workload has receivers");
-    return new Accounting(input, ideal, output);
+    TestbedTests.Totals t =
+        TestbedTests.exactSeconds(
+            dir.resolve("bdrp").resolve("seconds.csv"), fastPath, out::toString);
+    assertEquals(
+        t.ideal(), t.output(), fastPath + ": every expected delivery arrived, nothing else did");
+    assertTrue(t.ideal() > 0, "the workload has receivers");
+    return t;
   }
 
   /** The sum over routers of {@code series} in the metrics they had at the end of the run. */
@@ -116,11 +93,11 @@ class FastPathTestbedTest {
         scenario.equals("ci-4")
             ? new String[] {"--seconds", "15"}
             : new String[] {"--seconds", "15", "--start-rate", "2", "--end-rate", "2"};
-    Accounting jvm = run(dir.resolve("jvm"), scenario, "jvm", shorter);
-    Accounting ebpf = run(dir.resolve("ebpf"), scenario, "ebpf", shorter);
+    TestbedTests.Totals jvm = run(dir.resolve("jvm"), scenario, "jvm", shorter);
+    TestbedTests.Totals ebpf = run(dir.resolve("ebpf"), scenario, "ebpf", shorter);
     // The workload is seeded: both runs offer the same messages to the same predicates.
-    assertEquals(jvm.input, ebpf.input, "the same traffic");
-    assertEquals(jvm.ideal, ebpf.ideal, "the same oracle");
+    assertEquals(jvm.input(), ebpf.input(), "the same traffic");
+    assertEquals(jvm.ideal(), ebpf.ideal(), "the same oracle");
     assertEquals(
         0,
         metric(dir.resolve("jvm"), "bdrp_fastpath_packets_total{result=\"split\"}"),

@@ -45,19 +45,12 @@ class TestbedRunTest {
             "--out",
             dir.toString());
     assertEquals(0, code, out::toString);
-    List<String> lines = Files.readAllLines(dir.resolve("bdrp").resolve("seconds.csv"));
-    long input = 0;
-    long ideal = 0;
-    long output = 0;
-    for (String l : lines.subList(1, lines.size())) {
-      String[] f = l.split(",");
-      input += Long.parseLong(f[1]);
-      ideal += Long.parseLong(f[2]);
-      output += Long.parseLong(f[3]);
-      assertEquals("0", f[4], () -> "undelivered in second " + f[0] + ":\n" + out);
-      assertEquals("0", f[5], () -> "duplicates in second " + f[0]);
-      assertEquals("0", f[6], () -> "spurious in second " + f[0]);
-    }
+    TestbedTests.Totals t =
+        TestbedTests.exactSeconds(
+            dir.resolve("bdrp").resolve("seconds.csv"), "bdrp", out::toString);
+    long input = t.input();
+    long ideal = t.ideal();
+    long output = t.output();
     assertTrue(input > 15 * 20 * 5 / 2, "the clients sent their Poisson traffic: " + input);
     assertTrue(ideal > 0, "the workload has receivers");
     assertEquals(ideal, output, "every expected delivery arrived, nothing else did");

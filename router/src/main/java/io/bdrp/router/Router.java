@@ -202,6 +202,9 @@ public final class Router implements AutoCloseable {
   }
 
   private void bind() throws InterruptedException {
+    // First: a filter an earlier run of this router left in the kernel (kill -9) forwards with that
+    // run's routes until it is removed.
+    loop.submit(kernel::start).syncUninterruptibly();
     clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer());
     udp.bind(); // before the router port: every hello this router sends announces its UDP port
     routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null));
@@ -212,7 +215,6 @@ public final class Router implements AutoCloseable {
               config.metricsListen(),
               MetricsHttp.initializer(() -> metrics.registry().render()));
     }
-    loop.submit(kernel::start).syncUninterruptibly(); // its log line comes before "listening"
     loop.execute(
         () -> {
           links.start();

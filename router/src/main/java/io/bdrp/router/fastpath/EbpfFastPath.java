@@ -110,11 +110,6 @@ public final class EbpfFastPath implements AutoCloseable {
     return id;
   }
 
-  /** The id of router {@code router}'s program on {@code ifindex}, or 0 when none is attached. */
-  public static int attachedProgram(int router, int ifindex) throws IOException {
-    return EbpfNative.attachedProgram(router, ifindex);
-  }
-
   /** Attaches the program at TC ingress of {@code ifindex}, once. */
   public void attach(int ifindex) throws IOException {
     if (attached.contains(ifindex)) {

@@ -53,10 +53,18 @@ public final class BdrpWan implements WanSystem {
    */
   public BdrpWan(
       List<String> jvmOptions, String linkTransport, String fastPath, Double broadcastFraction) {
-    if (broadcastFraction != null && !(broadcastFraction > 0)) {
-      throw new IllegalArgumentException(
-          "--broadcast-fraction must be positive, got " + broadcastFraction);
-    }
+    checkOptions(linkTransport, fastPath, broadcastFraction);
+    this.jvmOptions = List.copyOf(jvmOptions);
+    this.linkTransport = linkTransport;
+    this.fastPath = fastPath;
+    this.broadcastFraction = broadcastFraction;
+  }
+
+  /**
+   * Checks the options that shape bdrp's routers on the testbed ({@code --link-transport}, {@code
+   * --fast-path}, {@code --broadcast-fraction}), naming the option at fault.
+   */
+  public static void checkOptions(String linkTransport, String fastPath, Double broadcastFraction) {
     if (!linkTransport.equals("tcp") && !linkTransport.equals("udp")) {
       throw new IllegalArgumentException(
           "--link-transport: expected tcp or udp, got '" + linkTransport + "'");
@@ -69,10 +77,10 @@ public final class BdrpWan implements WanSystem {
       throw new IllegalArgumentException(
           "--fast-path ebpf forwards DATA that arrives by UDP: it needs --link-transport udp");
     }
-    this.jvmOptions = List.copyOf(jvmOptions);
-    this.linkTransport = linkTransport;
-    this.fastPath = fastPath;
-    this.broadcastFraction = broadcastFraction;
+    if (broadcastFraction != null && !(broadcastFraction > 0)) {
+      throw new IllegalArgumentException(
+          "--broadcast-fraction must be positive, got " + broadcastFraction);
+    }
   }
 
   /** What the routers' YAML gets beside their addresses and links, or null. */
