@@ -56,19 +56,10 @@ class TestbedRunTest {
     assertEquals(ideal, output, "every expected delivery arrived, nothing else did");
     assertTrue(Files.size(dir.resolve("plot.png")) > 1000, "a plot was drawn");
     // The peer ran on the same network and load: same messages, same expected deliveries.
-    List<String> peer = Files.readAllLines(dir.resolve("activemq").resolve("seconds.csv"));
-    long peerInput = 0;
-    long peerIdeal = 0;
-    long peerOutput = 0;
-    for (String l : peer.subList(1, peer.size())) {
-      String[] f = l.split(",");
-      peerInput += Long.parseLong(f[1]);
-      peerIdeal += Long.parseLong(f[2]);
-      peerOutput += Long.parseLong(f[3]);
-    }
-    assertEquals(input, peerInput, "the peer got the same traffic");
-    assertEquals(ideal, peerIdeal, "the same oracle");
-    assertTrue(peerOutput > 0, "the peer delivered: " + peerOutput);
+    TestbedTests.Totals peer = TestbedTests.totals(dir.resolve("activemq").resolve("seconds.csv"));
+    assertEquals(input, peer.input(), "the peer got the same traffic");
+    assertEquals(ideal, peer.ideal(), "the same oracle");
+    assertTrue(peer.output() > 0, "the peer delivered: " + peer.output());
     assertTrue(Files.readString(dir.resolve("summary.md")).contains("| activemq | ci-4 |"));
     assertTrue(Files.readString(dir.resolve("summary.md")).contains("| bdrp | ci-4 |"));
     assertEquals(List.of(), io.bdrp.testbed.net.Emulator.namespaces(name), "network removed");
