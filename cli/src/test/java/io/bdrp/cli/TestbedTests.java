@@ -41,20 +41,30 @@ final class TestbedTests {
    * duplicate or spurious delivery; {@code context} is shown with a failure.
    */
   static Totals exactSeconds(Path csv, String label, Supplier<String> context) throws IOException {
-    List<String> lines = Files.readAllLines(csv);
-    long input = 0;
-    long ideal = 0;
-    long output = 0;
-    for (String l : lines.subList(1, lines.size())) {
-      String[] f = l.split(",");
-      input += Long.parseLong(f[1]);
-      ideal += Long.parseLong(f[2]);
-      output += Long.parseLong(f[3]);
+    for (String[] f : seconds(csv)) {
       assertEquals(
           "0", f[4], () -> label + ": undelivered in second " + f[0] + ":\n" + context.get());
       assertEquals("0", f[5], () -> label + ": duplicates in second " + f[0]);
       assertEquals("0", f[6], () -> label + ": spurious in second " + f[0]);
     }
+    return totals(csv);
+  }
+
+  /** The totals of a system's {@code seconds.csv}. */
+  static Totals totals(Path csv) throws IOException {
+    long input = 0;
+    long ideal = 0;
+    long output = 0;
+    for (String[] f : seconds(csv)) {
+      input += Long.parseLong(f[1]);
+      ideal += Long.parseLong(f[2]);
+      output += Long.parseLong(f[3]);
+    }
     return new Totals(input, ideal, output);
+  }
+
+  private static List<String[]> seconds(Path csv) throws IOException {
+    List<String> lines = Files.readAllLines(csv);
+    return lines.subList(1, lines.size()).stream().map(l -> l.split(",")).toList();
   }
 }
