@@ -27,4 +27,3 @@ clang -O2 -g -Wall -target bpf -D__TARGET_ARCH_x86 ${multiarch:+-I/usr/include/$
 bpftool gen skeleton "$work/bdrp_tc.bpf.o" name bdrp_tc_bpf >"$work/bdrp_tc.skel.h"
 cc -O2 -g -Wall -fPIC -shared -I"$work" -I"$src" -I"$jdk/include" -I"$jdk/include/linux" \
   "$src/fastpath_jni.c" -o "$out/libbdrp_fastpath.so" -lbpf -lelf -lz
-echo "sidecar: built $out/libbdrp_fastpath.so" >&2
