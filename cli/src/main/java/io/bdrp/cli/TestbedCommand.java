@@ -674,81 +674,15 @@ final class TestbedCommand {
       List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
       var progress =
           new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
-      List<io.bdrp.testbed.net.TransitBench.Point> all = new ArrayList<>();
-      List<io.bdrp.testbed.net.TransitBench.Latency> latencies = new ArrayList<>();
+      List<io.bdrp.testbed.net.TransitBench.Result> results = new ArrayList<>();
       for (String p : paths) {
         o.printf("== %s, fan-out %d%n", p, fanOut);
         o.flush();
-        var r =
+        results.add(
             io.bdrp.testbed.net.TransitBench.run(
-                parent.name, p, fanOut, rates, seconds, body, true, jvm, dir.resolve(p), progress);
-        all.addAll(r.points());
-        latencies.addAll(r.latencies());
+                parent.name, p, fanOut, rates, seconds, body, jvm, dir.resolve(p), progress));
       }
-      StringBuilder csv =
-          new StringBuilder(
-              "path,fan_out,offered_pps,sent,delivered,seconds,loss_percent,"
-                  + "machine_cpu_us_per_packet,transit_core_cpu_us_per_packet,"
-                  + "transit_jvm_cpu_us_per_packet\n");
-      for (var pt : all) {
-        csv.append(
-            String.format(
-                java.util.Locale.ROOT,
-                "%s,%d,%.0f,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f%n",
-                pt.fastPath(),
-                pt.fanOut(),
-                pt.offered(),
-                pt.sent(),
-                pt.delivered(),
-                pt.seconds(),
-                pt.lossPercent(),
-                pt.machineMicrosPerPacket(),
-                pt.transitCoreMicrosPerPacket(),
-                pt.transitJvmMicrosPerPacket()));
-      }
-      java.nio.file.Files.writeString(dir.resolve("transit.csv"), csv);
-      StringBuilder md = new StringBuilder();
-      md.append(
-          "| path | highest rate without loss (pkt/s, ≤ 0.1 % lost) | machine CPU µs/pkt there |"
-              + " router 1's core µs/pkt there | router 1's JVM µs/pkt there |\n"
-              + "|---|---:|---:|---:|---:|\n");
-      for (String p : paths) {
-        io.bdrp.testbed.net.TransitBench.Point best = null;
-        for (var pt : all) {
-          if (pt.fastPath().equals(p)
-              && pt.lossPercent() <= 0.1
-              && (best == null || pt.sent() / pt.seconds() > best.sent() / best.seconds())) {
-            best = pt;
-          }
-        }
-        md.append(
-            best == null
-                ? "| " + p + " | none | | | |\n"
-                : String.format(
-                    java.util.Locale.ROOT,
-                    "| %s | %,.0f | %.2f | %.2f | %.2f |%n",
-                    p,
-                    best.sent() / best.seconds(),
-                    best.machineMicrosPerPacket(),
-                    best.transitCoreMicrosPerPacket(),
-                    best.transitJvmMicrosPerPacket()));
-      }
-      md.append(
-              "\n| one-way latency across router 1 | probes arrived | p50 µs | p90 µs | p99 µs |\n")
-          .append("|---|---:|---:|---:|---:|\n");
-      for (var l : latencies) {
-        md.append(
-            String.format(
-                java.util.Locale.ROOT,
-                "| %s | %d of %d | %.1f | %.1f | %.1f |%n",
-                l.what(),
-                l.received(),
-                l.sent(),
-                l.p50(),
-                l.p90(),
-                l.p99()));
-      }
-      java.nio.file.Files.writeString(dir.resolve("summary.md"), md);
+      String md = io.bdrp.testbed.net.TransitBench.writeReport(dir, results);
       o.println();
       o.print(md);
       o.println("Results: " + dir.toAbsolutePath() + " (transit.csv, summary.md)");

@@ -138,6 +138,16 @@ class FailedConnectTest {
     return rest;
   }
 
+  /**
+   * Reads the client's HELLO off {@code s} and answers it with {@code reply}; the HELLO's bytes.
+   */
+  private static byte[] answerHello(java.net.Socket s, ClientFrame reply) throws IOException {
+    byte[] hello = readFrame(s.getInputStream());
+    s.getOutputStream().write(encode(reply));
+    s.getOutputStream().flush();
+    return hello;
+  }
+
   private static byte[] encode(ClientFrame f) {
     ByteBuf b = ClientFrameCodec.encode(Unpooled.buffer().alloc(), f);
     try {
@@ -178,14 +188,11 @@ class FailedConnectTest {
           server.accepted.thenAcceptAsync(
               s -> {
                 try {
-                  byte[] hello = readFrame(s.getInputStream());
+                  byte[] hello =
+                      answerHello(
+                          s,
+                          new ClientFrame.Error(0, ErrorCode.NOT_AUTHORIZED, "token refused", 0));
                   assertTrue(hello.length > 2, "a HELLO frame");
-                  s.getOutputStream()
-                      .write(
-                          encode(
-                              new ClientFrame.Error(
-                                  0, ErrorCode.NOT_AUTHORIZED, "token refused", 0)));
-                  s.getOutputStream().flush();
                   // The server does not close: the client must close its side itself.
                   assertClosedByClient(s);
                 } catch (IOException x) {
@@ -248,11 +255,7 @@ class FailedConnectTest {
       server.accepted.thenAccept(
           s -> {
             try {
-              readFrame(s.getInputStream());
-              s.getOutputStream()
-                  .write(
-                      encode(
-                          new ClientFrame.Error(0, ErrorCode.UNSUPPORTED_VERSION, "too new", 0)));
+              answerHello(s, new ClientFrame.Error(0, ErrorCode.UNSUPPORTED_VERSION, "too new", 0));
             } catch (IOException x) {
               // the assertions below say what went wrong
             }
@@ -276,9 +279,7 @@ class FailedConnectTest {
       server.accepted.thenAccept(
           s -> {
             try {
-              readFrame(s.getInputStream());
-              s.getOutputStream()
-                  .write(encode(new ClientFrame.Error(0, ErrorCode.NOT_AUTHORIZED, "no", 0)));
+              answerHello(s, new ClientFrame.Error(0, ErrorCode.NOT_AUTHORIZED, "no", 0));
             } catch (IOException x) {
               // the assertions below say what went wrong
             }
@@ -300,10 +301,7 @@ class FailedConnectTest {
           server.accepted.thenApplyAsync(
               s -> {
                 try {
-                  readFrame(s.getInputStream()); // HELLO
-                  s.getOutputStream()
-                      .write(encode(new ClientFrame.HelloOk(Frames.VERSION, 3, "fake")));
-                  s.getOutputStream().flush();
+                  answerHello(s, new ClientFrame.HelloOk(Frames.VERSION, 3, "fake"));
                   byte[] bye = readFrame(s.getInputStream());
                   assertClosedByClient(s);
                   return ClientFrameCodec.clientType(bye[1] & 0xFF).name();

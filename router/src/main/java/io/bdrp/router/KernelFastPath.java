@@ -4,14 +4,21 @@ import io.bdrp.router.fastpath.EbpfFastPath;
 import io.bdrp.router.fastpath.FastPathCounter;
 import io.bdrp.router.fastpath.FastPathTable;
 import io.bdrp.routing.ForwardingTable;
+import io.bdrp.transport.EthernetFrames;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,16 +98,6 @@ final class KernelFastPath {
     registerMetrics();
   }
 
-  /** Whether the program is loaded. */
-  boolean active() {
-    return fp != null;
-  }
-
-  /** The loaded program, or null. */
-  EbpfFastPath program() {
-    return fp;
-  }
-
   /** Removes this router number's filters left on any interface by an earlier run (kill -9). */
   private void removeStale() {
     try {
@@ -150,6 +147,7 @@ final class KernelFastPath {
     FastPathTable table =
         new FastPathTable(++generation, config.router(), config.routing().maxRouters(), port);
     List<Integer> interfaces = new ArrayList<>();
+    Map<String, byte[]> arp = arpTable();
     for (int n : neighbours) {
       Link l = router.links().get(n);
       if (l == null || l.session == null) {
@@ -168,7 +166,7 @@ final class KernelFastPath {
       if (udp) {
         // Its datagrams arrive on this interface (the program is attached there) and are known
         // by the sender check, also when DATA to it goes over TCP.
-        Hop hop = hopTo(local, peer.getAddress());
+        Hop hop = hopTo(local, peer.getAddress(), arp);
         if (hop == null) {
           incomplete = true;
         }
@@ -194,8 +192,7 @@ final class KernelFastPath {
     }
     try {
       for (int ifindex : interfaces) {
-        if (ifindex > 0 && !fp.interfaces().contains(ifindex)) {
-          fp.attach(ifindex);
+        if (fp.attach(ifindex)) {
           log.info("router {}: kernel fast path attached to {}", config.router(), nameOf(ifindex));
         }
       }
@@ -233,7 +230,7 @@ final class KernelFastPath {
    * The hop to {@code neighbour} over the interface that holds {@code local}, or null when it is
    * not known yet (no entry in the kernel's neighbour table) or the interface is not Ethernet.
    */
-  private Hop hopTo(InetAddress local, InetAddress neighbour) {
+  private Hop hopTo(InetAddress local, InetAddress neighbour, Map<String, byte[]> arp) {
     try {
       NetworkInterface nif = NetworkInterface.getByInetAddress(local);
       if (nif == null) {
@@ -249,44 +246,41 @@ final class KernelFastPath {
             "interface " + nif.getName() + " is not Ethernet: the fast path does not serve it");
         return null;
       }
-      byte[] mac = neighbourMac(neighbour, nif.getName());
+      byte[] mac = arp.get(neighbour.getHostAddress() + " " + nif.getName());
       return mac == null ? null : new Hop(nif.getIndex(), localMac, mac);
     } catch (SocketException e) {
       return null;
     }
   }
 
-  /** The Ethernet address of {@code ip} on {@code device} in the kernel's ARP table, or null. */
-  static byte[] neighbourMac(InetAddress ip, String device) {
+  /**
+   * The kernel's ARP table: complete entries' Ethernet addresses by {@code "ADDRESS DEVICE"}; empty
+   * when it cannot be read.
+   */
+  private static Map<String, byte[]> arpTable() {
+    Map<String, byte[]> table = new HashMap<>();
     try {
-      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(ARP))) {
+      for (String line : Files.readAllLines(Path.of(ARP))) {
         String[] c = line.trim().split("\\s+");
         // IP address, HW type, Flags, HW address, Mask, Device; flag 0x2: complete
-        if (c.length >= 6
-            && c[0].equals(ip.getHostAddress())
-            && c[5].equals(device)
-            && (Integer.decode(c[2]) & 0x2) != 0) {
-          String[] hex = c[3].split(":");
-          if (hex.length != 6) {
-            return null;
+        try {
+          if (c.length >= 6 && (Integer.decode(c[2]) & 0x2) != 0) {
+            table.put(c[0] + " " + c[5], EthernetFrames.mac(c[3]));
           }
-          byte[] mac = new byte[6];
-          for (int k = 0; k < 6; k++) {
-            mac[k] = (byte) Integer.parseInt(hex[k], 16);
-          }
-          return mac;
+        } catch (IllegalArgumentException e) {
+          // the header line, or an address that is not Ethernet
         }
       }
-    } catch (IOException | RuntimeException e) {
-      // no such table: unknown
+    } catch (IOException e) {
+      // no such table: nothing known
     }
-    return null;
+    return table;
   }
 
   /** The calling thread's network namespace's ARP table (a router's threads share one). */
   private static final String ARP = "/proc/thread-self/net/arp";
 
-  private final java.util.Set<String> warned = new java.util.HashSet<>();
+  private final Set<String> warned = new HashSet<>();
 
   private void warnOnce(String key, String message) {
     if (warned.add(key)) {
@@ -328,7 +322,7 @@ final class KernelFastPath {
     }
   }
 
-  private synchronized void refresh() {
+  private void refresh() {
     long now = System.nanoTime();
     if (fp == null || now - countersReadAt < 50_000_000L) {
       return;
@@ -343,18 +337,18 @@ final class KernelFastPath {
     }
   }
 
-  private synchronized long counter(FastPathCounter c) {
+  private long counter(FastPathCounter c) {
     refresh();
     return counters[c.ordinal()];
   }
 
-  private synchronized long forwarded(int i) {
+  private long forwarded(int i) {
     refresh();
     return forwarded[i];
   }
 
   /** Detaches and unloads the program (the router stops). */
-  synchronized void close() {
+  void close() {
     if (fp == null) {
       return;
     }

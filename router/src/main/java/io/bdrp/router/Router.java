@@ -171,11 +171,6 @@ public final class Router implements AutoCloseable {
     return links;
   }
 
-  /** The kernel fast path's state (on the loop). */
-  KernelFastPath kernel() {
-    return kernel;
-  }
-
   boolean closed() {
     return closed;
   }

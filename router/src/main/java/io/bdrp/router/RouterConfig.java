@@ -187,23 +187,6 @@ public record RouterConfig(
         FastPath.JVM);
   }
 
-  /** This configuration with {@code fastPath}. */
-  public RouterConfig withFastPath(FastPath fastPath) {
-    return new RouterConfig(
-        router,
-        epoch,
-        clientListen,
-        routerListen,
-        metricsListen,
-        udpListen,
-        neighbours,
-        routing,
-        bloom,
-        limits,
-        routerToken,
-        fastPath);
-  }
-
   /** A configuration whose UDP socket, if any, takes the defaults. */
   public RouterConfig(
       int router,

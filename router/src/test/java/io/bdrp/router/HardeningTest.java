@@ -12,11 +12,9 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.Frames;
-import io.bdrp.transport.RouterFrameCodec;
 import io.bdrp.transport.RouterHello;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -132,24 +130,6 @@ class HardeningTest {
     return s;
   }
 
-  private static byte[] bytes(ClientFrame f) {
-    ByteBuf b = ClientFrameCodec.encode(Unpooled.buffer().alloc(), f);
-    try {
-      return ByteBufUtil.getBytes(b);
-    } finally {
-      b.release();
-    }
-  }
-
-  private static byte[] routerBytes(Object frame) {
-    ByteBuf b = RouterFrameCodec.encode(Unpooled.buffer().alloc(), frame);
-    try {
-      return ByteBufUtil.getBytes(b);
-    } finally {
-      b.release();
-    }
-  }
-
   private static long metric(Router r, String series) {
     Matcher m =
         Pattern.compile("(?m)^" + Pattern.quote(series) + " (-?\\d+)$").matcher(r.metricsText());
@@ -209,8 +189,8 @@ class HardeningTest {
     Router r = start(0, List.of(), limits(highWater, 1_000, 5_000, 256, 64 << 20));
     Socket s = open(r.clientAddress(), 4096);
     OutputStream out = s.getOutputStream();
-    out.write(bytes(new ClientFrame.Hello(Frames.VERSION, "never-reads", new byte[0])));
-    byte[] ping = bytes(new ClientFrame.Ping(1));
+    out.write(RawFrames.client(new ClientFrame.Hello(Frames.VERSION, "never-reads", new byte[0])));
+    byte[] ping = RawFrames.client(new ClientFrame.Ping(1));
     byte[] pings = new byte[4096 * ping.length];
     for (int i = 0; i + ping.length <= pings.length; i += ping.length) {
       System.arraycopy(ping, 0, pings, i, ping.length);
@@ -308,7 +288,8 @@ class HardeningTest {
     for (int i = 0; i < 3; i++) {
       Socket s = open(r.clientAddress());
       s.getOutputStream()
-          .write(bytes(new ClientFrame.Hello(Frames.VERSION, "stalled-" + i, new byte[0])));
+          .write(
+              RawFrames.client(new ClientFrame.Hello(Frames.VERSION, "stalled-" + i, new byte[0])));
       assertInstanceOf(ClientFrame.HelloOk.class, RawFrames.readClientFrame(s.getInputStream()));
       // The start of a SEND of almost the largest frame, and then nothing.
       ByteBuf b = Unpooled.buffer().writeInt(maxFrame - 8).writeByte(Frames.VERSION).writeByte(5);
@@ -352,9 +333,10 @@ class HardeningTest {
         epochOrAhead == 1L << 62 ? epochOrAhead : System.currentTimeMillis() + epochOrAhead;
     Socket s = open(r0.routerAddress());
     OutputStream out = s.getOutputStream();
-    out.write(routerBytes(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
+    out.write(RawFrames.router(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
     out.write(
-        routerBytes(new ControlMessage.PredicateAd(2, 1, epoch, 0, EncodedPredicate.empty(BLOOM))));
+        RawFrames.router(
+            new ControlMessage.PredicateAd(2, 1, epoch, 0, EncodedPredicate.empty(BLOOM))));
     out.flush();
     if (epochOrAhead == 1L << 62) {
       Federation.await(
@@ -383,7 +365,7 @@ class HardeningTest {
     Federation.await("routes", () -> r0.reachable().length == 1 && r1.reachable().length == 1);
     try (Socket s = open(r1.routerAddress())) {
       s.getOutputStream()
-          .write(routerBytes(new RouterHello(0, 99, 64, BLOOM, 0, "secret".getBytes())));
+          .write(RawFrames.router(new RouterHello(0, 99, 64, BLOOM, 0, "secret".getBytes())));
       ClientFrame.Error e = RawFrames.firstError(s.getInputStream(), 3);
       assertNotNull(e, "an ERROR frame");
       assertEquals(ErrorCode.DUPLICATE_ROUTER.number(), e.code(), e.toString());
@@ -404,7 +386,7 @@ class HardeningTest {
     Router r0 = start(0, List.of(2), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
     try (Socket s = open(r0.routerAddress())) {
       s.getOutputStream()
-          .write(routerBytes(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
+          .write(RawFrames.router(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
       s.setSoTimeout((int) (4 * Federation.FAST.deadIntervalMs()));
       assertNotNull(RawFrames.readFrame(s.getInputStream()), "the router's own hello");
       long t0 = System.nanoTime();
@@ -418,8 +400,8 @@ class HardeningTest {
         1, metric(r0, "bdrp_connections_closed_total{port=\"routers\",reason=\"silent\"}"));
     try (Socket s = open(r0.routerAddress())) {
       s.getOutputStream()
-          .write(routerBytes(new RouterHello(2, 8, 64, BLOOM, 0, "secret".getBytes())));
-      s.getOutputStream().write(routerBytes(new ControlMessage.Hello(2, 8, 0)));
+          .write(RawFrames.router(new RouterHello(2, 8, 64, BLOOM, 0, "secret".getBytes())));
+      s.getOutputStream().write(RawFrames.router(new ControlMessage.Hello(2, 8, 0)));
       // Taken: the router answers the DV hello with its own, echoing epoch 8.
       Federation.await(
           "router 0 to hear the new incarnation",
@@ -439,7 +421,7 @@ class HardeningTest {
     client(r0, "sub").subscribe(Predicate.parse("x = 1"), inbox::add).get(10, TimeUnit.SECONDS);
     try (Socket s = open(r0.routerAddress())) {
       OutputStream out = s.getOutputStream();
-      out.write(routerBytes(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
+      out.write(RawFrames.router(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
       for (int hopLimit : new int[] {5, 1}) {
         ByteBuf d =
             DataHeader.encode(
@@ -466,7 +448,8 @@ class HardeningTest {
     for (int i = 0; i < 20; i++) {
       try (Socket s = open(r.clientAddress())) {
         s.getOutputStream()
-            .write(bytes(new ClientFrame.Hello(Frames.VERSION, "churn-" + i, new byte[0])));
+            .write(
+                RawFrames.client(new ClientFrame.Hello(Frames.VERSION, "churn-" + i, new byte[0])));
         assertInstanceOf(ClientFrame.HelloOk.class, RawFrames.readClientFrame(s.getInputStream()));
         s.setSoLinger(true, 0); // close with a reset
       }

@@ -8,11 +8,7 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ErrorCode;
-import io.bdrp.transport.RouterFrameCodec;
 import io.bdrp.transport.RouterHello;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
@@ -84,9 +80,7 @@ class HelloChecksTest {
     ClientFrame.Error e = null;
     try (Socket s = new Socket("127.0.0.1", r.routerAddress().getPort())) {
       s.setSoTimeout(10_000);
-      ByteBuf b = RouterFrameCodec.encode(Unpooled.buffer().alloc(), hello);
-      s.getOutputStream().write(ByteBufUtil.getBytes(b));
-      b.release();
+      s.getOutputStream().write(RawFrames.router(hello));
       s.getOutputStream().flush();
       // The router greets first with its own hello; then comes the refusal, then the close.
       e = RawFrames.firstError(s.getInputStream(), 3);

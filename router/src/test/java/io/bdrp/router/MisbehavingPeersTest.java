@@ -9,7 +9,6 @@ import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.Frames;
 import io.bdrp.transport.RouterFrameCodec;
@@ -78,15 +77,6 @@ class MisbehavingPeersTest {
     assertTrue(m != null && m.get("n").asLong() == n, "the good client got message " + n);
   }
 
-  private static byte[] bytes(ClientFrame f) {
-    ByteBuf b = ClientFrameCodec.encode(Unpooled.buffer().alloc(), f);
-    try {
-      return ByteBufUtil.getBytes(b);
-    } finally {
-      b.release();
-    }
-  }
-
   private static Socket open(InetSocketAddress a) throws IOException {
     Socket s = new Socket(a.getAddress(), a.getPort());
     s.setSoTimeout(10_000);
@@ -145,7 +135,7 @@ class MisbehavingPeersTest {
   void aFrameBeforeHelloIsAProtocolViolation() throws Exception {
     try (Socket s = open(router.clientAddress())) {
       s.getOutputStream()
-          .write(bytes(new ClientFrame.Send(7, Message.builder().put("x", 1L).build())));
+          .write(RawFrames.client(new ClientFrame.Send(7, Message.builder().put("x", 1L).build())));
       s.getOutputStream().flush();
       expectError(s.getInputStream(), ErrorCode.PROTOCOL_VIOLATION);
       assertClosed(s.getInputStream());
@@ -158,7 +148,8 @@ class MisbehavingPeersTest {
     try (Socket s = open(router.clientAddress())) {
       OutputStream out = s.getOutputStream();
       InputStream in = s.getInputStream();
-      out.write(bytes(new ClientFrame.Hello(Frames.VERSION, "bad-predicate", new byte[0])));
+      out.write(
+          RawFrames.client(new ClientFrame.Hello(Frames.VERSION, "bad-predicate", new byte[0])));
       assertInstanceOf(ClientFrame.HelloOk.class, read(in));
       // A SET_PREDICATE whose predicate bytes are nonsense: correlation id 42, then 0xFF...
       byte[] body = {0, 0, 0, 0, 0, 0, 0, 42, (byte) 0xff, (byte) 0xff, (byte) 0xff};
@@ -168,7 +159,7 @@ class MisbehavingPeersTest {
       frame.release();
       ClientFrame.Error e = expectError(in, ErrorCode.BAD_PREDICATE);
       assertEquals(42, e.correlationId(), "the error answers request 42");
-      out.write(bytes(new ClientFrame.Ping(5)));
+      out.write(RawFrames.client(new ClientFrame.Ping(5)));
       assertEquals(new ClientFrame.Pong(5), read(in), "the session goes on");
     }
     goodClientStillServed(4);
@@ -177,7 +168,8 @@ class MisbehavingPeersTest {
   @Test
   void aPeerThatStopsMidFrameDoesNotHoldUpOthers() throws Exception {
     try (Socket s = open(router.clientAddress())) {
-      byte[] hello = bytes(new ClientFrame.Hello(Frames.VERSION, "stalled", new byte[0]));
+      byte[] hello =
+          RawFrames.client(new ClientFrame.Hello(Frames.VERSION, "stalled", new byte[0]));
       s.getOutputStream().write(hello, 0, hello.length / 2); // and then nothing
       s.getOutputStream().flush();
       goodClientStillServed(5);
@@ -221,9 +213,7 @@ class MisbehavingPeersTest {
             new RouterHello(9, 5, 64, BloomParameters.DEFAULT, 0, "secret".getBytes()),
             new RouterHello(1, 5, 64, BloomParameters.DEFAULT, 0, "wrong".getBytes()))) {
       try (Socket s = open(router.routerAddress())) {
-        ByteBuf b = RouterFrameCodec.encode(Unpooled.buffer().alloc(), h);
-        s.getOutputStream().write(ByteBufUtil.getBytes(b));
-        b.release();
+        s.getOutputStream().write(RawFrames.router(h));
         s.getOutputStream().flush();
         // The router greets first with its own hello; then comes the refusal.
         ClientFrame.Error e = RawFrames.firstError(s.getInputStream(), 3);

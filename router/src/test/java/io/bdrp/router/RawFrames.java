@@ -4,16 +4,39 @@ import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.FrameType;
 import io.bdrp.transport.Frames;
+import io.bdrp.transport.RouterFrameCodec;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 
-/** Reading a router's frames off a plain socket, for tests that play a misbehaving peer. */
+/**
+ * Writing frames to and reading a router's frames off a plain socket, for tests that play a
+ * misbehaving peer.
+ */
 final class RawFrames {
   private RawFrames() {}
+
+  /** The bytes of a client frame, length field included. */
+  static byte[] client(ClientFrame f) {
+    return bytes(ClientFrameCodec.encode(Unpooled.buffer().alloc(), f));
+  }
+
+  /** The bytes of a router frame, length field included. */
+  static byte[] router(Object frame) {
+    return bytes(RouterFrameCodec.encode(Unpooled.buffer().alloc(), frame));
+  }
+
+  private static byte[] bytes(ByteBuf b) {
+    try {
+      return ByteBufUtil.getBytes(b);
+    } finally {
+      b.release();
+    }
+  }
 
   /** Reads one whole frame, length field included, or returns null at the end of the stream. */
   static ByteBuf readFrame(InputStream stream) throws IOException {

@@ -110,18 +110,17 @@ public final class EbpfFastPath implements AutoCloseable {
     return id;
   }
 
-  /** Attaches the program at TC ingress of {@code ifindex}, once. */
-  public void attach(int ifindex) throws IOException {
+  /**
+   * Attaches the program at TC ingress of {@code ifindex}, once; true when it was attached now,
+   * false when it was already.
+   */
+  public boolean attach(int ifindex) throws IOException {
     if (attached.contains(ifindex)) {
-      return;
+      return false;
     }
     EbpfNative.attach(handle(), ifindex);
     attached.add(ifindex);
-  }
-
-  /** Interfaces the program is attached to. */
-  public Set<Integer> interfaces() {
-    return Set.copyOf(attached);
+    return true;
   }
 
   /** The kernel's id of this program. */

@@ -212,8 +212,8 @@ class TcProgramTest {
           PEER_PORT,
           v4(routerAddress(i)),
           kernel ? ifindex[i] : 0,
-          macBytes(mac("r", i)),
-          macBytes(mac("p", i)),
+          EthernetFrames.mac(mac("r", i)),
+          EthernetFrames.mac(mac("p", i)),
           false,
           behind[i]);
     }
@@ -238,8 +238,8 @@ class TcProgramTest {
   private static byte[] packet(byte[] payload, int sourcePort, int destPort) {
     try {
       return EthernetFrames.udp(
-          macBytes(mac("r", 0)),
-          macBytes(mac("p", 0)),
+          EthernetFrames.mac(mac("r", 0)),
+          EthernetFrames.mac(mac("p", 0)),
           v4(peerAddress(0)),
           sourcePort,
           v4(routerAddress(0)),
@@ -248,10 +248,6 @@ class TcProgramTest {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static byte[] macBytes(String mac) {
-    return EthernetFrames.mac(mac);
   }
 
   // ---- running it ----
@@ -446,8 +442,8 @@ class TcProgramTest {
         PEER_PORT,
         v4(routerAddress(0)),
         ifindex[0],
-        macBytes(mac("r", 0)),
-        macBytes(mac("p", 0)),
+        EthernetFrames.mac(mac("r", 0)),
+        EthernetFrames.mac(mac("p", 0)),
         false,
         set(0));
     t.neighbour(

@@ -17,10 +17,6 @@ import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -28,8 +24,10 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,14 +66,11 @@ public final class ChaosRun {
 
     /** What the routers' YAML gets beside the campaign's routing timers. */
     String yaml(ChaosSpec spec) {
-      String y = spec.routingYaml();
+      Map<String, Object> routing = new LinkedHashMap<>(spec.routing());
       if (broadcastFraction != null) {
-        y += "  broadcastFraction: " + broadcastFraction + "\n";
+        routing.put("broadcastFraction", broadcastFraction);
       }
-      if (fastPath != null && !fastPath.equals("jvm")) {
-        y += "fastPath: " + fastPath + "\n";
-      }
-      return y;
+      return NamespaceFederation.routerYaml(routing, fastPath);
     }
   }
 
@@ -1026,18 +1021,9 @@ public final class ChaosRun {
 
   // ---- metrics ----
 
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
-
   private static String metrics(Campaign c, int r) {
-    InetSocketAddress a = c.federation.metricsAddress(r);
-    URI uri =
-        URI.create("http://" + a.getAddress().getHostAddress() + ":" + a.getPort() + "/metrics");
     try {
-      return HTTP.send(
-              HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-              HttpResponse.BodyHandlers.ofString())
-          .body();
+      return c.federation.metrics(r);
     } catch (IOException e) {
       return null;
     } catch (InterruptedException e) {

@@ -71,13 +71,12 @@ public record ChaosSpec(
 
   private static final long MBYTE_PER_S = 8_000_000L;
 
-  /** The routers' routing section, as YAML, with this campaign's timers. */
-  public String routingYaml() {
-    return "routing:\n  helloIntervalMs: "
-        + helloMillis
-        + "\n  deadIntervalMs: "
-        + deadMillis
-        + "\n";
+  /** The routers' routing entries for this campaign's timers. */
+  public Map<String, Object> routing() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("helloIntervalMs", helloMillis);
+    m.put("deadIntervalMs", deadMillis);
+    return m;
   }
 
   /** Built-in campaigns by name; the first is the default. */

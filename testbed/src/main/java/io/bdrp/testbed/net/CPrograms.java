@@ -18,7 +18,10 @@ import java.util.List;
  * the old binary removed.
  */
 final class CPrograms {
-  private static final Path BIN = Path.of("/run/bdrp-testbed", "bin");
+  /** Where the testbed keeps its run-time files (the helpers' binaries and logs). */
+  static final Path DIR = Path.of("/run/bdrp-testbed");
+
+  private static final Path BIN = DIR.resolve("bin");
 
   private CPrograms() {}
 

@@ -81,7 +81,7 @@ public final class Delayer {
 
   /** Where the delayer of {@code namespace} writes its messages and, when it ends, its counters. */
   public static Path log(String namespace) {
-    return Path.of("/run/bdrp-testbed").resolve(namespace + ".delayer.log");
+    return CPrograms.DIR.resolve(namespace + ".delayer.log");
   }
 
   /**

@@ -3,11 +3,16 @@ package io.bdrp.testbed.net;
 import io.bdrp.testbed.ChildProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * bdrp routers on an emulated network: one {@code bdrp router} process in each router's namespace,
@@ -114,6 +119,36 @@ public final class NamespaceFederation implements AutoCloseable {
   /** Where router {@code r}'s metrics are served. */
   public InetSocketAddress metricsAddress(int r) {
     return new InetSocketAddress(network.routers().get(r).address(), METRICS_PORT);
+  }
+
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+
+  /** Router {@code r}'s metrics now, in the Prometheus text format. */
+  public String metrics(int r) throws IOException, InterruptedException {
+    InetSocketAddress a = metricsAddress(r);
+    URI uri =
+        URI.create("http://" + a.getAddress().getHostAddress() + ":" + a.getPort() + "/metrics");
+    return HTTP.send(
+            HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  /**
+   * What the routers' YAML gets beside their addresses and links: {@code routing} entries (in
+   * order) and, unless it is {@code jvm} or null, {@code fastPath}; null when there is nothing.
+   */
+  public static String routerYaml(Map<String, ?> routing, String fastPath) {
+    StringBuilder y = new StringBuilder();
+    if (!routing.isEmpty()) {
+      y.append("routing:\n");
+      routing.forEach((k, v) -> y.append("  ").append(k).append(": ").append(v).append('\n'));
+    }
+    if (fastPath != null && !fastPath.equals("jvm")) {
+      y.append("fastPath: ").append(fastPath).append('\n');
+    }
+    return y.isEmpty() ? null : y.toString();
   }
 
   /** The router processes, by router number. */

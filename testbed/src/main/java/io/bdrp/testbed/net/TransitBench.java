@@ -14,10 +14,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -100,10 +97,8 @@ public final class TransitBench {
     }
   }
 
-  /**
-   * A path's points and latencies (the router's hop, and, if asked, the kernel's IP forwarding).
-   */
-  public record Result(List<Point> points, List<Latency> latencies) {}
+  /** A path's points and latencies (the router's hop, and the kernel's IP forwarding across it). */
+  public record Result(String fastPath, List<Point> points, List<Latency> latencies) {}
 
   /** Probes per latency round, one every {@link #PROBE_INTERVAL_US}. */
   static final int PROBES = 500;
@@ -163,7 +158,6 @@ public final class TransitBench {
       double[] rates,
       double seconds,
       int bodyBytes,
-      boolean ipForwarding,
       List<String> jvmOptions,
       Path dir,
       PrintStream progress)
@@ -179,7 +173,8 @@ public final class TransitBench {
             n,
             dir,
             jvmOptions,
-            "fastPath: " + fastPath + "\nrouting:\n  broadcastFraction: 2\n",
+            // Every packet goes by D: transit routers split it rather than pass a broadcast up.
+            NamespaceFederation.routerYaml(Map.of("broadcastFraction", 2), fastPath),
             "udp")) {
       awaitRoutes(f, fanOut);
       for (int k = 0; k < fanOut; k++) {
@@ -220,27 +215,23 @@ public final class TransitBench {
       String frame = HexFormat.of().formatHex(data);
       ChildProcess transit = f.process(1);
       // Latency first, on the idle network: single packets, one at a time, the router's hop and
-      // (if asked) the kernel's IP forwarding across the same router, in alternating rounds.
+      // the kernel's IP forwarding across the same router, in alternating rounds.
       List<Latency> hops = new ArrayList<>();
       List<Latency> ips = new ArrayList<>();
-      byte[] ipData = ipForwarding ? ipFrame(n, in, data.length) : null;
+      byte[] ipData = ipFrame(n, in, data.length);
       for (int round = 0; round < LATENCY_ROUNDS; round++) {
         hops.add(probe(probe, n, data, fastPath + " transit hop"));
-        if (ipForwarding) {
-          ips.add(probe(probe, n, ipData, "kernel IP forwarding"));
-        }
+        ips.add(probe(probe, n, ipData, "kernel IP forwarding"));
       }
-      latencies.add(median(hops));
-      progress.printf(Locale.ROOT, "%s%n", describe(median(hops)));
-      if (ipForwarding) {
-        latencies.add(median(ips));
-        progress.printf(Locale.ROOT, "%s%n", describe(median(ips)));
+      for (Latency l : List.of(median(hops), median(ips))) {
+        latencies.add(l);
+        progress.printf(Locale.ROOT, "%s%n", describe(l));
       }
       for (double rate : rates) {
         long rx0 = sinkPackets(n, fanOut);
         double cpu0 = machineCpuSeconds();
         double core0 = cpuSeconds("cpu1");
-        double jvm0 = processCpuSeconds(transit.pid());
+        double jvm0 = transit.cpu().toNanos() / 1e9;
         List<String> cmd = new ArrayList<>();
         if (pinned) {
           cmd.addAll(List.of("taskset", "-c", "0"));
@@ -260,7 +251,7 @@ public final class TransitBench {
         long rx = settle(n, fanOut) - rx0;
         double cpu = machineCpuSeconds() - cpu0;
         double core = cpuSeconds("cpu1") - core0;
-        double jvm = processCpuSeconds(transit.pid()) - jvm0;
+        double jvm = transit.cpu().toNanos() / 1e9 - jvm0;
         Matcher m =
             Pattern.compile("sent (\\d+) in ([0-9.]+) s, .* user CPU ([0-9.]+) s").matcher(out);
         if (!m.find()) {
@@ -293,11 +284,82 @@ public final class TransitBench {
             p.transitCoreMicrosPerPacket(),
             p.transitJvmMicrosPerPacket());
       }
-      Files.writeString(dir.resolve("router-1.metrics"), metrics(f, 1));
+      Files.writeString(dir.resolve("router-1.metrics"), f.metrics(1));
     } finally {
       Emulator.down(name);
     }
-    return new Result(points, latencies);
+    return new Result(fastPath, points, latencies);
+  }
+
+  /**
+   * Writes {@code transit.csv} (every rate of every path) and {@code summary.md} (each path's
+   * highest rate without loss and its CPU there, and the latencies) to {@code dir}; returns the
+   * summary.
+   */
+  public static String writeReport(Path dir, List<Result> results) throws IOException {
+    StringBuilder csv =
+        new StringBuilder(
+            "path,fan_out,offered_pps,sent,delivered,seconds,loss_percent,"
+                + "machine_cpu_us_per_packet,transit_core_cpu_us_per_packet,"
+                + "transit_jvm_cpu_us_per_packet\n");
+    StringBuilder md =
+        new StringBuilder(
+            "| path | highest rate without loss (pkt/s, ≤ 0.1 % lost) | machine CPU µs/pkt there |"
+                + " router 1's core µs/pkt there | router 1's JVM µs/pkt there |\n"
+                + "|---|---:|---:|---:|---:|\n");
+    for (Result r : results) {
+      Point best = null;
+      for (Point pt : r.points()) {
+        csv.append(
+            String.format(
+                Locale.ROOT,
+                "%s,%d,%.0f,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f%n",
+                pt.fastPath(),
+                pt.fanOut(),
+                pt.offered(),
+                pt.sent(),
+                pt.delivered(),
+                pt.seconds(),
+                pt.lossPercent(),
+                pt.machineMicrosPerPacket(),
+                pt.transitCoreMicrosPerPacket(),
+                pt.transitJvmMicrosPerPacket()));
+        if (pt.lossPercent() <= 0.1
+            && (best == null || pt.sent() / pt.seconds() > best.sent() / best.seconds())) {
+          best = pt;
+        }
+      }
+      md.append(
+          best == null
+              ? "| " + r.fastPath() + " | none | | | |\n"
+              : String.format(
+                  Locale.ROOT,
+                  "| %s | %,.0f | %.2f | %.2f | %.2f |%n",
+                  r.fastPath(),
+                  best.sent() / best.seconds(),
+                  best.machineMicrosPerPacket(),
+                  best.transitCoreMicrosPerPacket(),
+                  best.transitJvmMicrosPerPacket()));
+    }
+    md.append("\n| one-way latency across router 1 | probes arrived | p50 µs | p90 µs | p99 µs |\n")
+        .append("|---|---:|---:|---:|---:|\n");
+    for (Result r : results) {
+      for (Latency l : r.latencies()) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %d of %d | %.1f | %.1f | %.1f |%n",
+                l.what(),
+                l.received(),
+                l.sent(),
+                l.p50(),
+                l.p90(),
+                l.p99()));
+      }
+    }
+    Files.writeString(dir.resolve("transit.csv"), csv);
+    Files.writeString(dir.resolve("summary.md"), md);
+    return md.toString();
   }
 
   static String describe(Latency l) {
@@ -375,7 +437,7 @@ public final class TransitBench {
     String last = "no answer yet";
     while (true) {
       try {
-        if (metrics(f, 1).contains(want) && metrics(f, 0).contains(want)) {
+        if (f.metrics(1).contains(want) && f.metrics(0).contains(want)) {
           return;
         }
         last = "routes still missing";
@@ -386,25 +448,6 @@ public final class TransitBench {
         throw new IOException("the routers did not converge within 60 s (" + last + ")");
       }
       Thread.sleep(100);
-    }
-  }
-
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-  private static String metrics(NamespaceFederation f, int r) throws IOException {
-    var a = f.metricsAddress(r);
-    try {
-      return HTTP.send(
-              HttpRequest.newBuilder(
-                      URI.create("http://" + a.getHostString() + ":" + a.getPort() + "/metrics"))
-                  .timeout(Duration.ofSeconds(5))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString())
-          .body();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException(e);
     }
   }
 
@@ -507,12 +550,5 @@ public final class TransitBench {
       }
     }
     return busy / 100.0; // USER_HZ
-  }
-
-  /** User and system CPU time of process {@code pid}, in s. */
-  static double processCpuSeconds(long pid) throws IOException {
-    String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
   }
 }

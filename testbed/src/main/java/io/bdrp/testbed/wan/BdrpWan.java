@@ -10,16 +10,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -83,18 +78,6 @@ public final class BdrpWan implements WanSystem {
     }
   }
 
-  /** What the routers' YAML gets beside their addresses and links, or null. */
-  private String extraYaml() {
-    StringBuilder y = new StringBuilder();
-    if (!fastPath.equals("jvm")) {
-      y.append("fastPath: ").append(fastPath).append('\n');
-    }
-    if (broadcastFraction != null) {
-      y.append("routing:\n  broadcastFraction: ").append(broadcastFraction).append('\n');
-    }
-    return y.isEmpty() ? null : y.toString();
-  }
-
   @Override
   public String name() {
     return "bdrp";
@@ -104,7 +87,17 @@ public final class BdrpWan implements WanSystem {
   public void start(Emulator.Network net, Path dir, int diameter) throws Exception {
     this.dir = dir;
     this.routers = net.routers().size();
-    federation = NamespaceFederation.start(net, dir, jvmOptions, extraYaml(), linkTransport);
+    federation =
+        NamespaceFederation.start(
+            net,
+            dir,
+            jvmOptions,
+            NamespaceFederation.routerYaml(
+                broadcastFraction == null
+                    ? Map.of()
+                    : Map.of("broadcastFraction", broadcastFraction),
+                fastPath),
+            linkTransport);
     io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     callbacks = Executors.newFixedThreadPool(2);
   }
@@ -164,18 +157,9 @@ public final class BdrpWan implements WanSystem {
    * beside its log: per-link copies and drops, drops by reason, UDP counters.
    */
   private void saveMetrics() {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     for (int r = 0; r < routers; r++) {
-      InetSocketAddress a = federation.metricsAddress(r);
-      URI uri =
-          URI.create("http://" + a.getAddress().getHostAddress() + ":" + a.getPort() + "/metrics");
       try {
-        String body =
-            http.send(
-                    HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString())
-                .body();
-        Files.writeString(dir.resolve("router-" + r + ".metrics"), body);
+        Files.writeString(dir.resolve("router-" + r + ".metrics"), federation.metrics(r));
       } catch (IOException e) {
         System.err.println("bdrp: router " + r + "'s metrics not saved: " + e.getMessage());
       } catch (InterruptedException e) {
