@@ -10,6 +10,7 @@ import io.bdrp.transport.ProtocolException;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -20,6 +21,8 @@ import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.ServerSocketChannel;
@@ -66,6 +69,14 @@ public final class Router implements AutoCloseable {
   private final UdpLinks udp;
   private final DataPlane<MessageBytes> dataPlane;
   private final KernelFastPath kernel;
+
+  /**
+   * Every channel of this router (listening, accepted, dialled, UDP), closed one by one before the
+   * loop stops: the group's shutdown alone has been seen to leave a connection open (its close
+   * deferred to a task the terminating loop then refused), and a client would never notice.
+   */
+  private final ChannelGroup channels;
+
   private Channel clientServer;
   private Channel routerServer;
   private Channel metricsServer;
@@ -91,6 +102,7 @@ public final class Router implements AutoCloseable {
         new MultiThreadIoEventLoopGroup(
             1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     this.loop = group.next();
+    this.channels = new DefaultChannelGroup("router " + config.router(), loop);
     this.node =
         new RoutingNode(
             config.router(),
@@ -236,13 +248,30 @@ public final class Router implements AutoCloseable {
             .channel(serverChannel())
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(init);
+            .childHandler(tracked(init));
     var f = b.bind(resolve(address)).await();
     if (!f.isSuccess()) {
       throw new IllegalStateException(
           field + ": cannot listen on " + address + ": " + f.cause().getMessage(), f.cause());
     }
+    channels.add(f.channel());
     return f.channel();
+  }
+
+  /** {@code init}, once the channel is among those {@link #close()} closes. */
+  <C extends Channel> ChannelInitializer<C> tracked(ChannelHandler init) {
+    return new ChannelInitializer<>() {
+      @Override
+      protected void initChannel(C ch) {
+        channels.add(ch);
+        ch.pipeline().addLast(init);
+      }
+    };
+  }
+
+  /** Adds a channel to those {@link #close()} closes. */
+  void track(Channel ch) {
+    channels.add(ch);
   }
 
   // ---- DATA from neighbours ----
@@ -411,6 +440,10 @@ public final class Router implements AutoCloseable {
       kernel.close();
     } else if (!loop.isShuttingDown()) {
       loop.submit(kernel::close).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+    var closing = channels.close();
+    if (!loop.inEventLoop()) {
+      closing.awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }

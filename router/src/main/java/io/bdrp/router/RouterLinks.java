@@ -180,7 +180,7 @@ final class RouterLinks {
         // Short: a dial that waits behind a dead link is given up and redialled a second later,
         // so a link that carries again is found within a few seconds, as a dead one is.
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
-        .handler(initializer(l))
+        .handler(router.tracked(initializer(l)))
         .connect(Router.resolve(l.address))
         .addListener(
             f -> {

@@ -99,6 +99,7 @@ final class UdpLinks {
           "listen.udp: cannot bind UDP " + at + ": " + f.cause().getMessage(), f.cause());
     }
     channel = f.channel();
+    router.track(channel);
   }
 
   /** The bound UDP port, or 0 if there is no socket. */
