@@ -75,6 +75,15 @@ final class SimCommand implements Callable<Integer> {
   int hostsPerRouter;
 
   @Option(
+      names = "--names",
+      defaultValue = "12,8",
+      split = ",",
+      description =
+          "String and integer attribute names of the workload: fewer names, more matches"
+              + " (default: ${DEFAULT-VALUE}, the paper's; the testbed's fig7 runs use 24,16).")
+  int[] names;
+
+  @Option(
       names = "--messages",
       defaultValue = "1000",
       description = "Messages published after convergence (default: ${DEFAULT-VALUE}).")
@@ -103,6 +112,13 @@ final class SimCommand implements Callable<Integer> {
   double limitSeconds;
 
   @Option(
+      names = "--update-pacing-ms",
+      description =
+          "routing.updatePacingMs: non-urgent route updates go out at most once per this"
+              + " interval (default: the router's, 100; 0 sends every change at once).")
+  Long updatePacingMs;
+
+  @Option(
       names = "--seed",
       defaultValue = "1",
       description = "Seed of the generator and the workload (default: ${DEFAULT-VALUE}).")
@@ -118,6 +134,14 @@ final class SimCommand implements Callable<Integer> {
     }
   }
 
+  private WorkloadSpec workload() {
+    if (names.length != 2 || names[0] < 0 || names[1] < 0 || names[0] + names[1] == 0) {
+      throw new IllegalArgumentException(
+          "--names takes two counts, string names and integer names, such as 12,8");
+    }
+    return WorkloadSpec.PAPER.withNames(names[0], names[1]);
+  }
+
   @Override
   public Integer call() throws IOException {
     PrintWriter o = spec.commandLine().getOut();
@@ -125,6 +149,9 @@ final class SimCommand implements Callable<Integer> {
     RoutingConfig routing = RoutingConfig.DEFAULT;
     if (t.nodeCount() > routing.maxRouters()) {
       routing = routing.toBuilder().maxRouters(t.nodeCount()).build();
+    }
+    if (updatePacingMs != null) {
+      routing = routing.toBuilder().updatePacingMs(updatePacingMs).build();
     }
     Simulator.Options options =
         Simulator.Options.defaults().withRouting(routing).withBloom(bloom.parameters());
@@ -135,21 +162,24 @@ final class SimCommand implements Callable<Integer> {
       options = options.withLatency(latencyMs, false);
     }
     o.printf(
-        "bdrp sim: %d routers, %d links, diameter %d, %s; hello %d ms, update %d ms; Bloom M=%d"
-            + " k=%d%n",
+        "bdrp sim: %d routers, %d links, diameter %d, %s; hello %d ms, update %d ms, pacing %d"
+            + " ms; Bloom M=%d k=%d; workload names %d,%d%n",
         t.nodeCount(),
         t.edgeCount(),
         t.diameter(),
         latencyMs == null ? "link delays from the file" : latencyMs + " ms links",
         routing.helloIntervalMs(),
         routing.updateIntervalMs(),
+        routing.updatePacingMs(),
         options.bloom().bits(),
-        options.bloom().hashes());
+        options.bloom().hashes(),
+        names[0],
+        names[1]);
     o.flush();
 
     long wallStart = System.nanoTime();
     Simulator sim = new Simulator(t, options);
-    WorkloadGenerator g = new WorkloadGenerator(WorkloadSpec.PAPER, seed);
+    WorkloadGenerator g = new WorkloadGenerator(workload(), seed);
     int host = 0;
     for (int r = 0; r < t.nodeCount(); r++) {
       for (int i = 0; i < hostsPerRouter; i++) {
@@ -179,6 +209,8 @@ final class SimCommand implements Callable<Integer> {
     long bytes = 0;
     long maxBytes = 0;
     long msgs = 0;
+    long adBytes = 0;
+    long ads = 0;
     long routes = 0;
     long entries = 0;
     long filterBytes = 0;
@@ -187,6 +219,8 @@ final class SimCommand implements Callable<Integer> {
       bytes += sim.controlBytes(r);
       maxBytes = Math.max(maxBytes, sim.controlBytes(r));
       msgs += sim.controlMessages(r);
+      adBytes += sim.advertisementBytes(r);
+      ads += sim.advertisements(r);
       RoutingNode node = sim.node(r);
       routes += node.unicast().reachable().length;
       entries += node.predicates().size();
@@ -213,6 +247,10 @@ final class SimCommand implements Callable<Integer> {
     o.printf(
         "  control traffic until quiet: %,.0f bytes per router (max %,d), %,.0f messages per router%n",
         bytes / (double) n, maxBytes, msgs / (double) n);
+    o.printf(
+        "  of which advertisements (PREDICATE_AD): %,.0f bytes per router, %,.0f messages per"
+            + " router%n",
+        adBytes / (double) n, ads / (double) n);
     o.printf(
         "  UNICAST: %.1f routes per router; shortest-path spot check: %d wrong metrics%n",
         routes / (double) n, wrongRoutes);

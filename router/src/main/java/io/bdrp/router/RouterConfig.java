@@ -464,6 +464,7 @@ public record RouterConfig(
           "helloIntervalMs",
           "deadIntervalMs",
           "updateIntervalMs",
+          "updatePacingMs",
           "routeExpiryMs",
           "sourceGcMs",
           "seqnoRequestHops",
@@ -479,6 +480,7 @@ public record RouterConfig(
           case "helloIntervalMs" -> b.helloIntervalMs(integer(v, p, 1, Long.MAX_VALUE));
           case "deadIntervalMs" -> b.deadIntervalMs(integer(v, p, 1, Long.MAX_VALUE));
           case "updateIntervalMs" -> b.updateIntervalMs(integer(v, p, 1, Long.MAX_VALUE));
+          case "updatePacingMs" -> b.updatePacingMs(integer(v, p, 0, Long.MAX_VALUE));
           case "routeExpiryMs" -> b.routeExpiryMs(integer(v, p, 1, Long.MAX_VALUE));
           case "sourceGcMs" -> b.sourceGcMs(integer(v, p, 1, Long.MAX_VALUE));
           case "seqnoRequestHops" -> b.seqnoRequestHops((int) integer(v, p, 1, 255));

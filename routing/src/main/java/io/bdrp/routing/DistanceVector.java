@@ -56,9 +56,10 @@ import java.util.TreeMap;
  * numbers are better and, at equal sequence numbers, smaller metrics are. An advertised finite
  * route (s, m) is <em>feasible</em> iff there is no FD, or s is newer than FD.seq, or s equals
  * FD.seq and m &lt; FD.metric. The router selects, among the feasible, unexpired routes from up
- * neighbours, the one with the smallest candidate metric (ties keep the current route, else the
- * smallest neighbour number), and never an unfeasible one. Selecting a finite route (s, M) lowers
- * FD to (s, M) if that is better.
+ * neighbours, the one with the smallest candidate metric (ties go to the smallest neighbour number,
+ * whatever the order routes arrived in: the trees of shortest paths that the routers' choices form
+ * then agree as far as the ties allow, so that fewer copies of a message cross one router), and
+ * never an unfeasible one. Selecting a finite route (s, M) lowers FD to (s, M) if that is better.
  *
  * <p><b>Why no loop can form, even during convergence.</b> Order (seq, metric) pairs as above and
  * write FD(x) for x's feasibility distance towards d; FD(x) only ever gets better, and it is at
@@ -81,14 +82,18 @@ import java.util.TreeMap;
  * <h2>Updates</h2>
  *
  * When the selected route to d changes (next hop, metric or seq, or d becomes unreachable) the
- * router sends a triggered update to every up neighbour; triggered updates of one call are batched
- * into one message per neighbour. Every {@code updateIntervalMs} it sends each up neighbour its
- * full table. Split horizon with poisoned reverse: the route to d sent to the neighbour that is the
- * next hop for d carries metric INFINITY and {@code viaReceiver = true}, which also tells that
- * neighbour it is our parent in the tree of shortest paths towards d ({@link #children}). A
- * destination that becomes unreachable is advertised as a retraction (INFINITY with its last seq)
- * for {@code routeExpiryMs}, then no longer mentioned. A route not refreshed for {@code
- * routeExpiryMs} expires.
+ * router sends a triggered update to every up neighbour. Urgent changes (d became unreachable, or
+ * its route has a newer sequence number than the one last advertised) go at once; the others are
+ * paced, in RFC 8966's spirit: they go out at most once per {@code updatePacingMs}, all that
+ * gathered meanwhile in one batch (an isolated change still goes at once). What is sent is the
+ * selection at sending time, never worse than FD, so the loop-freedom argument below holds whatever
+ * the delay. The changes of one call go out as one message per neighbour. Every {@code
+ * updateIntervalMs} it sends each up neighbour its full table. Split horizon with poisoned reverse:
+ * the route to d sent to the neighbour that is the next hop for d carries metric INFINITY and
+ * {@code viaReceiver = true}, which also tells that neighbour it is our parent in the tree of
+ * shortest paths towards d ({@link #children}). A destination that becomes unreachable is
+ * advertised as a retraction (INFINITY with its last seq) for {@code routeExpiryMs}, then no longer
+ * mentioned. A route not refreshed for {@code routeExpiryMs} expires.
  *
  * <h2>Sequence-number requests</h2>
  *
@@ -157,6 +162,12 @@ public final class DistanceVector {
 
   private final int[] dirty;
   private int dirtyCount;
+
+  /** Destinations whose non-urgent change waits for the next paced flush ({@link #finish}). */
+  private final int[] paced;
+
+  private int pacedCount;
+  private long lastPacedFlush = Long.MIN_VALUE;
   private boolean changed;
   private long version;
 
@@ -183,6 +194,7 @@ public final class DistanceVector {
     this.epoch = epoch;
     this.dests = new Dest[config.maxRouters()];
     this.dirty = new int[config.maxRouters()];
+    this.paced = new int[config.maxRouters()];
     long now = clock.nowMillis();
     this.holdDownUntil = now + config.deadIntervalMs() + config.helloIntervalMs();
     this.nextSweepAt = now + config.helloIntervalMs();
@@ -463,7 +475,16 @@ public final class DistanceVector {
         t = Math.min(t, nbr.nextUpdateAt);
       }
     }
+    if (pacedCount > 0) {
+      t = Math.min(t, nextPacedFlush());
+    }
     return t;
+  }
+
+  private long nextPacedFlush() {
+    return lastPacedFlush == Long.MIN_VALUE
+        ? Long.MIN_VALUE
+        : lastPacedFlush + config.updatePacingMs();
   }
 
   private void sweep(long now) {
@@ -502,7 +523,12 @@ public final class DistanceVector {
           }
         }
       }
-      if (dd.count == 0 && dd.selected == null && !dd.hasFd && !dd.retracting && !dd.dirty) {
+      if (dd.count == 0
+          && dd.selected == null
+          && !dd.hasFd
+          && !dd.retracting
+          && !dd.dirty
+          && !dd.paced) {
         dests[d] = null;
       }
     }
@@ -691,11 +717,7 @@ public final class DistanceVector {
         if (c >= INF || expired(e, now) || !feasible(dd, e)) {
           continue;
         }
-        if (best == null
-            || c < bestCand
-            || (c == bestCand
-                && e != best
-                && (e == dd.selected || (best != dd.selected && e.nbr.id < best.nbr.id)))) {
+        if (best == null || c < bestCand || (c == bestCand && e.nbr.id < best.nbr.id)) {
           best = e;
           bestCand = c;
         }
@@ -810,9 +832,56 @@ public final class DistanceVector {
     }
   }
 
-  /** Ends every public mutator: sends the batched updates and tells the listener. */
+  /**
+   * Whether a change of dd goes out at once rather than with the next paced flush: a route that
+   * became unreachable (its retraction), and a newer sequence number than the one last advertised
+   * (an answer to a sequence-number request, which routers without a feasible route wait for).
+   * Better or worse metrics, new next hops and first routes are paced.
+   */
+  private boolean urgent(Dest dd) {
+    if (config.updatePacingMs() == 0) {
+      return true;
+    }
+    long e;
+    int s;
+    if (dd.destination == self) {
+      e = epoch;
+      s = seqno;
+    } else if (dd.selected == null) {
+      return true;
+    } else {
+      e = dd.selEpoch;
+      s = dd.selSeqno;
+    }
+    return dd.hasAdv && compareSeq(e, s, dd.advEpoch, dd.advSeqno) > 0;
+  }
+
+  /**
+   * Ends every public mutator: sends the urgent changes at once and the others paced (at most one
+   * paced flush per {@link RoutingConfig#updatePacingMs()}: a burst of changes, such as a cold
+   * start where each router learns the network a few destinations at a time, goes out in a few
+   * batched updates instead of one per change), and tells the listener.
+   */
   private void finish() {
     long now = clock.nowMillis();
+    int urgentCount = 0;
+    for (int i = 0; i < dirtyCount; i++) {
+      Dest dd = dests[dirty[i]];
+      if (dd == null) {
+        continue;
+      }
+      if (urgent(dd)) {
+        dirty[urgentCount++] = dd.destination; // dd.dirty stays set until the end: in this update
+      } else {
+        dd.dirty = false;
+        if (!dd.paced) {
+          dd.paced = true;
+          paced[pacedCount++] = dd.destination;
+        }
+      }
+    }
+    dirtyCount = 0;
+    boolean flush = pacedCount > 0 && now >= nextPacedFlush();
     for (Nbr nbr : links.values()) {
       if (!nbr.up) {
         continue;
@@ -823,34 +892,51 @@ public final class DistanceVector {
         nbr.nextUpdateAt = now + config.updateIntervalMs();
         for (Dest dd : dests) {
           if (dd != null) {
-            Route r = advert(dd, nbr, now);
-            if (r != null) {
-              routes.add(r);
-            }
+            addAdvert(routes, dd, nbr, now);
           }
         }
       } else {
-        for (int i = 0; i < dirtyCount; i++) {
-          Dest dd = dests[dirty[i]];
-          Route r = dd == null ? null : advert(dd, nbr, now);
-          if (r != null) {
-            routes.add(r);
+        for (int i = 0; i < urgentCount; i++) {
+          addAdvert(routes, dests[dirty[i]], nbr, now);
+        }
+        if (flush) {
+          for (int i = 0; i < pacedCount; i++) {
+            Dest dd = dests[paced[i]];
+            if (dd != null && !dd.dirty) { // not sent as urgent just above
+              addAdvert(routes, dd, nbr, now);
+            }
           }
         }
       }
       send(nbr, routes);
     }
-    for (int i = 0; i < dirtyCount; i++) {
-      Dest dd = dests[dirty[i]];
-      if (dd != null) {
-        dd.dirty = false;
-      }
+    for (int i = 0; i < urgentCount; i++) {
+      dests[dirty[i]].dirty = false;
     }
-    dirtyCount = 0;
+    if (flush) {
+      for (int i = 0; i < pacedCount; i++) {
+        Dest dd = dests[paced[i]];
+        if (dd != null) {
+          dd.paced = false;
+        }
+      }
+      pacedCount = 0;
+      lastPacedFlush = now;
+    }
     if (changed) {
       changed = false;
       version++;
       listener.routesChanged();
+    }
+  }
+
+  private void addAdvert(List<Route> routes, Dest dd, Nbr nbr, long now) {
+    Route r = advert(dd, nbr, now);
+    if (r != null) {
+      routes.add(r);
+      dd.hasAdv = true;
+      dd.advEpoch = r.epoch();
+      dd.advSeqno = r.seqno();
     }
   }
 
@@ -914,6 +1000,11 @@ public final class DistanceVector {
     int reqSeqno;
 
     boolean dirty;
+    boolean paced; // in the paced list
+
+    boolean hasAdv; // some update has carried a route to it: of (advEpoch, advSeqno)
+    long advEpoch;
+    int advSeqno;
 
     Dest(int destination) {
       this.destination = destination;

@@ -10,6 +10,10 @@ package io.bdrp.routing;
  *     so one lost hello does not break an adjacency
  * @param updateIntervalMs every router sends its full route table to each neighbour this often, in
  *     addition to triggered updates
+ * @param updatePacingMs triggered updates that are not urgent (a better or worse metric, a new next
+ *     hop, a first route) go out at most once per this interval, batched; urgent ones (a
+ *     retraction, a newer sequence number) go at once. 0: every change at once. Below the hello
+ *     interval; by default 100 ms, or a quarter of the hello interval if that is less
  * @param routeExpiryMs a route not refreshed for this long is retracted; more than two update
  *     intervals
  * @param sourceGcMs feasibility distances of a destination without any route are forgotten after
@@ -31,6 +35,7 @@ public record RoutingConfig(
     long helloIntervalMs,
     long deadIntervalMs,
     long updateIntervalMs,
+    long updatePacingMs,
     long routeExpiryMs,
     long sourceGcMs,
     int seqnoRequestHops,
@@ -57,6 +62,13 @@ public record RoutingConfig(
               + ")");
     }
     positive("updateIntervalMs", updateIntervalMs);
+    if (updatePacingMs < 0 || updatePacingMs >= helloIntervalMs) {
+      throw new IllegalArgumentException(
+          "updatePacingMs must be in 0.."
+              + (helloIntervalMs - 1)
+              + " (below helloIntervalMs), got "
+              + updatePacingMs);
+    }
     if (!exceedsTwice(routeExpiryMs, updateIntervalMs)) {
       throw new IllegalArgumentException(
           "routeExpiryMs ("
@@ -110,6 +122,7 @@ public record RoutingConfig(
     b.helloIntervalMs = helloIntervalMs;
     b.deadIntervalMs = deadIntervalMs;
     b.updateIntervalMs = updateIntervalMs;
+    b.updatePacingMs = updatePacingMs;
     b.routeExpiryMs = routeExpiryMs;
     b.sourceGcMs = sourceGcMs;
     b.seqnoRequestHops = seqnoRequestHops;
@@ -126,6 +139,7 @@ public record RoutingConfig(
     private long helloIntervalMs = 1_000;
     private long deadIntervalMs = 3_500;
     private long updateIntervalMs = 4_000;
+    private Long updatePacingMs; // null: the default, which depends on helloIntervalMs
     private long routeExpiryMs = 14_000;
     private long sourceGcMs = 180_000;
     private int seqnoRequestHops = 64;
@@ -149,6 +163,11 @@ public record RoutingConfig(
 
     public Builder updateIntervalMs(long v) {
       updateIntervalMs = v;
+      return this;
+    }
+
+    public Builder updatePacingMs(long v) {
+      updatePacingMs = v;
       return this;
     }
 
@@ -197,6 +216,7 @@ public record RoutingConfig(
           helloIntervalMs,
           deadIntervalMs,
           updateIntervalMs,
+          updatePacingMs != null ? updatePacingMs : Math.min(100, helloIntervalMs / 4),
           routeExpiryMs,
           sourceGcMs,
           seqnoRequestHops,

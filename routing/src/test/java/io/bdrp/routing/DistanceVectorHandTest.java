@@ -274,6 +274,88 @@ class DistanceVectorHandTest {
   }
 
   @Test
+  void nonUrgentChangesArePacedAndRetractionsGoAtOnce() {
+    long[] now = {1};
+    List<String> toTwo = new ArrayList<>();
+    DistanceVector a =
+        new DistanceVector(
+            0,
+            10,
+            CONFIG,
+            () -> now[0],
+            new DistanceVector.Listener() {
+              @Override
+              public void adjacencyUp(int n) {}
+
+              @Override
+              public void adjacencyDown(int n) {}
+
+              @Override
+              public void routesChanged() {}
+            });
+    a.addLink(
+        new Face() {
+          @Override
+          public int neighbour() {
+            return 1;
+          }
+
+          @Override
+          public void send(ControlMessage m) {}
+        },
+        1);
+    a.addLink(
+        new Face() {
+          @Override
+          public int neighbour() {
+            return 2;
+          }
+
+          @Override
+          public void send(ControlMessage m) {
+            if (m instanceof RouteUpdate u) {
+              List<String> routes = new ArrayList<>();
+              for (Route r : u.routes()) {
+                routes.add(
+                    r.destination() + (r.metric() == Route.INFINITY ? ":inf" : ":" + r.metric()));
+              }
+              toTwo.add(String.join(" ", routes));
+            }
+          }
+        },
+        1);
+    a.receive(new Hello(1, 20, 10));
+    a.receive(new Hello(2, 30, 10));
+    assertTrue(a.isUp(1) && a.isUp(2));
+    toTwo.clear();
+    long pacing = CONFIG.updatePacingMs();
+    assertTrue(pacing > 0, "the hand test's configuration paces");
+
+    a.receive(new RouteUpdate(1, List.of(new Route(5, 1, 1, 1, false))));
+    assertEquals(List.of("5:2"), toTwo, "an isolated change goes at once");
+    a.receive(new RouteUpdate(1, List.of(new Route(6, 1, 1, 1, false))));
+    a.receive(new RouteUpdate(1, List.of(new Route(7, 1, 1, 3, false))));
+    assertEquals(List.of("5:2"), toTwo, "changes within the pacing interval wait");
+    assertEquals(now[0] + pacing, a.nextDeadlineMillis());
+    now[0] += pacing - 1;
+    a.tick();
+    assertEquals(List.of("5:2"), toTwo);
+    now[0] += 1;
+    a.tick();
+    assertEquals(List.of("5:2", "6:2 7:4"), toTwo, "one batch with every change gathered");
+
+    a.receive(new RouteUpdate(1, List.of(new Route(7, 1, 1, 1, false))));
+    assertEquals(2, toTwo.size(), "a better metric is not urgent");
+    a.receive(new RouteUpdate(1, List.of(new Route(6, 1, 1, Route.INFINITY, false))));
+    assertEquals("6:inf", toTwo.get(2), "a lost route's retraction goes at once");
+    a.receive(new RouteUpdate(1, List.of(new Route(5, 1, 2, 4, false))));
+    assertEquals("5:5", toTwo.get(3), "a newer sequence number goes at once");
+    now[0] += pacing;
+    a.tick();
+    assertEquals(List.of("5:2", "6:2 7:4", "6:inf", "5:5", "7:2"), toTwo);
+  }
+
+  @Test
   void invalidLinksAreRefused() {
     DistanceVector.Listener quiet =
         new DistanceVector.Listener() {

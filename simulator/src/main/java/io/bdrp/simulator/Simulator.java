@@ -173,6 +173,8 @@ public final class Simulator {
 
   private final long[] controlBytes;
   private final long[] controlMessages;
+  private final long[] adBytes;
+  private final long[] adMessages;
   private final long[] dataBytes;
   private final long[] dataCopies;
   private long events;
@@ -210,6 +212,8 @@ public final class Simulator {
     seenPredicates = new long[n];
     controlBytes = new long[n];
     controlMessages = new long[n];
+    adBytes = new long[n];
+    adMessages = new long[n];
     dataBytes = new long[n];
     dataCopies = new long[n];
     neighbours = new int[n][];
@@ -286,6 +290,16 @@ public final class Simulator {
   /** Control messages router {@code r} has sent. */
   public long controlMessages(int r) {
     return controlMessages[r];
+  }
+
+  /** Of {@link #controlBytes}, the bytes of the PREDICATE_AD frames (advertisements). */
+  public long advertisementBytes(int r) {
+    return adBytes[r];
+  }
+
+  /** Of {@link #controlMessages}, the PREDICATE_AD frames (advertisements). */
+  public long advertisements(int r) {
+    return adMessages[r];
   }
 
   /** Bytes of the DATA frames router {@code r} has sent, framed as on a router link. */
@@ -525,8 +539,13 @@ public final class Simulator {
       if (incarnation[self] != inc) {
         return;
       }
-      controlBytes[self] += RouterFrameCodec.encodedLength(message);
+      int bytes = RouterFrameCodec.encodedLength(message);
+      controlBytes[self] += bytes;
       controlMessages[self]++;
+      if (message instanceof ControlMessage.PredicateAd) {
+        adBytes[self] += bytes;
+        adMessages[self]++;
+      }
       for (ControlObserver o : controlObservers) {
         o.sent(self, neighbour, message);
       }

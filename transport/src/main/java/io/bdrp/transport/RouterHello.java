@@ -33,9 +33,10 @@ public record RouterHello(
     byte[] authToken) {
   /**
    * The router-link protocol revision this code speaks. 2: the hello carries {@code maxRouters} and
-   * the UDP port, and DATA may travel in datagrams.
+   * the UDP port, and DATA may travel in datagrams. 3: a PREDICATE_AD's filters are each a list of
+   * positions or a bitmap, whichever is shorter.
    */
-  public static final int PROTOCOL = 2;
+  public static final int PROTOCOL = 3;
 
   /** Most routers a network can number: D holds at most {@link DataHeader#MAX_D_WORDS} words. */
   public static final int MAX_ROUTERS = DataHeader.MAX_D_WORDS * 64;

@@ -33,7 +33,7 @@ class RouterFrameGoldenTest {
     return Stream.of(
         Arguments.of(
             new RouterHello(7, 5, 1024, BloomParameters.DEFAULT, 7401, new byte[0]),
-            "00000019 01 20 | 0002 | 0007 | 0000000000000005 | 00000400 | 0800 | 02 | 1ce9"
+            "00000019 01 20 | 0003 | 0007 | 0000000000000005 | 00000400 | 0800 | 02 | 1ce9"
                 + " | 0000"),
         Arguments.of(
             new ControlMessage.Hello(1, 5, 6),
@@ -52,8 +52,8 @@ class RouterFrameGoldenTest {
             "00000014 01 23 | 0001 | 0002 | 0000000000000005 | 00000008 | 0040"),
         Arguments.of(
             new ControlMessage.PredicateAd(1, 2, 5, 9, FILTER_11),
-            "00000023 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
-                + " | 0040 01 0001 0000000000000011"),
+            "0000001e 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+                + " | 0040 01 0001 04 00 03"),
         Arguments.of(new ControlMessage.PredicateRequest(1, 2), "00000006 01 25 | 0001 | 0002"),
         Arguments.of(
             new ClientFrame.Error(0, ErrorCode.INCOMPATIBLE_PEER, "M", 0),

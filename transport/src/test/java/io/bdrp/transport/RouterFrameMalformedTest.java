@@ -112,8 +112,8 @@ class RouterFrameMalformedTest {
   void advertisementWithOtherBloomParameters() {
     // The golden PREDICATE_AD uses M=64 k=1; this link expects the defaults.
     expectFatal(
-        "00000023 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
-            + " | 0040 01 0001 0000000000000011",
+        "0000001e 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+            + " | 0040 01 0001 04 00 03",
         ErrorCode.INCOMPATIBLE_PEER);
   }
 

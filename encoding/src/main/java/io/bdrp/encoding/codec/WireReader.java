@@ -98,6 +98,32 @@ final class WireReader {
     }
   }
 
+  /**
+   * An unsigned LEB128 varint of at most 3 bytes and at most {@code max} (below 2^21); a redundant
+   * trailing zero group is refused, so every value has one encoding.
+   */
+  int varint(int max, String what) {
+    int at = offset();
+    int v = 0;
+    for (int shift = 0; ; shift += 7) {
+      if (shift == 21) {
+        throw error(at, what + ": varint longer than 3 bytes");
+      }
+      int b = u8();
+      v |= (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        if (b == 0 && shift > 0) {
+          throw error(at, what + ": varint with a redundant zero byte (not canonical)");
+        }
+        break;
+      }
+    }
+    if (v > max) {
+      throw error(at, what + " " + v + " exceeds " + max);
+    }
+    return v;
+  }
+
   int u8() {
     require(1);
     return buf.get(pos++) & 0xFF;

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 class EncodedPredicateCodecTest {
   private static final BloomParameters P64 = new BloomParameters(64, 1);
 
-  // M = 64 (00 40), k = 1 (01), two filters (00 02): 0x...01 then 0x...02, each one u64.
-  private static final String TWO_FILTERS =
-      "0040" + "01" + "0002" + "0000000000000001" + "0000000000000002";
+  // M = 64 (00 40), k = 1 (01), two filters (00 02): {bit 0} then {bit 1}, each a list of one
+  // position (head 02 = 2 x 1), the first position written as itself.
+  private static final String TWO_FILTERS = "0040" + "01" + "0002" + "02" + "00" + "02" + "01";
 
   @Test
   void goldenVector() {
@@ -38,12 +38,47 @@ class EncodedPredicateCodecTest {
     assertEquals(
         "0064" + "02" + "0000",
         Hex.hex(EncodedPredicateCodec.toBytes(EncodedPredicate.empty(p100))));
-    // M = 100 takes two words; word 0 first.
-    String hex = "0064" + "02" + "0001" + "0000000000000005" + "0000000000000001";
+    // M = 100: bits 0, 2 and 64 (word 0 = 5, word 1 = 1): gaps 0, 1 (2 - 0 - 1), 61 (64 - 2 - 1).
+    String hex = "0064" + "02" + "0001" + "06" + "00" + "01" + "3d";
     EncodedPredicate p = EncodedPredicateCodec.decode(Hex.buffer(hex));
     assertEquals(p100, p.parameters());
     assertEquals(5L, p.filter(0)[0]);
     assertEquals(1L, p.filter(0)[1]);
+    assertEquals(hex, Hex.hex(EncodedPredicateCodec.toBytes(p)));
+  }
+
+  @Test
+  void aFilterTakesTheShorterOfItsTwoForms() {
+    // M = 64: a bitmap is 1 + 8 bytes. Eight bits 0..7 as a list: head 10 and eight zero gaps, 9
+    // bytes, as long as the bitmap: the list. Nine bits 0..8: 10 bytes as a list, so the bitmap.
+    EncodedPredicate eight = EncodedPredicate.ofFilters(P64, List.of(new long[] {0xFFL}));
+    assertEquals(
+        "0040" + "01" + "0001" + "10" + "0000000000000000",
+        Hex.hex(EncodedPredicateCodec.toBytes(eight)));
+    EncodedPredicate nine = EncodedPredicate.ofFilters(P64, List.of(new long[] {0x1FFL}));
+    assertEquals(
+        "0040" + "01" + "0001" + "01" + "00000000000001ff",
+        Hex.hex(EncodedPredicateCodec.toBytes(nine)));
+    assertEquals(
+        nine,
+        EncodedPredicateCodec.decode(Hex.buffer(Hex.hex(EncodedPredicateCodec.toBytes(nine)))));
+    // M = 2048, the default: position 2047 is a two-byte gap (ff 0f), the whole filter 4 bytes
+    // instead of the bitmap's 257.
+    long[] f = BloomParameters.DEFAULT.newFilter();
+    f[31] = 1L << 63;
+    EncodedPredicate high = EncodedPredicate.ofFilters(BloomParameters.DEFAULT, List.of(f));
+    assertEquals(
+        "0800" + "02" + "0001" + "02" + "ff0f", Hex.hex(EncodedPredicateCodec.toBytes(high)));
+  }
+
+  @Test
+  void anAdvertisementIsSizedByTheBitsItSets() {
+    // Twenty conjunctions of one to five constraints (k = 2): at most 10 bits in a filter.
+    RandomModel r = new RandomModel(7);
+    EncodedPredicate e = new Encoder(BloomParameters.DEFAULT).encode(r.predicate(20, 5));
+    int bitmaps = 5 + e.size() * (1 + BloomParameters.DEFAULT.words() * Long.BYTES);
+    int bytes = EncodedPredicateCodec.encodedLength(e);
+    assertTrue(bytes * 8 <= bitmaps, bytes + " bytes against " + bitmaps + " as bitmaps");
   }
 
   @Property(tries = 500)
@@ -66,21 +101,39 @@ class EncodedPredicateCodecTest {
     assertError("0020" + "01" + "0000", 0, "bloom bits (M) must be between 64 and 8192, got 32");
     assertError("0040" + "00" + "0000", 2, "bloom hashes (k) must be between 1 and 32, got 0");
     assertError(
-        "0040" + "01" + "0003" + "0000000000000001",
-        3,
-        "truncated: 3 filters need at least 24 bytes, 8 remain");
+        "0040" + "01" + "0003" + "0200", 3, "truncated: 3 filters need at least 3 bytes, 2 remain");
     assertError(
-        "0040" + "01" + "0002" + "0000000000000002" + "0000000000000001",
-        13,
+        "0040" + "01" + "0002" + "0201" + "0200",
+        7,
         "filter 1 is not greater than the one before it (order or repeat)");
     assertError(
-        "0040" + "01" + "0002" + "0000000000000002" + "0000000000000002",
-        13,
+        "0040" + "01" + "0002" + "0201" + "0201",
+        7,
         "filter 1 is not greater than the one before it (order or repeat)");
+    // Position 64 in a 64-bit filter.
     assertError(
-        "0064" + "02" + "0001" + "0000000000000000" + "0000001000000000",
+        "0040" + "01" + "0001" + "02" + "40", 6, "filter 0 has a position at or beyond M = 64");
+    assertError(
+        "0064" + "02" + "0001" + "01" + "0000000000000000" + "0000001000000000",
         5,
         "filter 0 has bits set at or beyond M = 100");
+    assertError(
+        "0040" + "01" + "0001" + "01" + "0000000000000001",
+        5,
+        "filter 0 is a bitmap, but its list of positions is no longer (not canonical)");
+    // Ten positions (head 20): 11 bytes, longer than the 9-byte bitmap.
+    assertError(
+        "0040" + "01" + "0001" + "14" + "00000000000000000000",
+        5,
+        "filter 0 is a list of positions longer than its bitmap (not canonical)");
+    assertError("0040" + "01" + "0001" + "03", 5, "filter 0 has an unknown form (head 3)");
+    assertError(
+        "0040" + "01" + "0001" + "8200" + "00",
+        5,
+        "filter 0 head: varint with a redundant zero byte (not canonical)");
+    assertError(
+        "0040" + "01" + "0001" + "ffffff01", 5, "filter 0 head: varint longer than 3 bytes");
+    assertError("0040" + "01" + "0001" + "8201", 5, "filter 0 head 130 exceeds 128");
   }
 
   @Test
