@@ -210,6 +210,7 @@ final class SimCommand implements Callable<Integer> {
     long maxBytes = 0;
     long msgs = 0;
     long adBytes = 0;
+    long adBitmapBytes = 0;
     long ads = 0;
     long routes = 0;
     long entries = 0;
@@ -220,6 +221,7 @@ final class SimCommand implements Callable<Integer> {
       maxBytes = Math.max(maxBytes, sim.controlBytes(r));
       msgs += sim.controlMessages(r);
       adBytes += sim.advertisementBytes(r);
+      adBitmapBytes += sim.advertisementBitmapBytes(r);
       ads += sim.advertisements(r);
       RoutingNode node = sim.node(r);
       routes += node.unicast().reachable().length;
@@ -248,9 +250,9 @@ final class SimCommand implements Callable<Integer> {
         "  control traffic until quiet: %,.0f bytes per router (max %,d), %,.0f messages per router%n",
         bytes / (double) n, maxBytes, msgs / (double) n);
     o.printf(
-        "  of which advertisements (PREDICATE_AD): %,.0f bytes per router, %,.0f messages per"
-            + " router%n",
-        adBytes / (double) n, ads / (double) n);
+        "  of which advertisements (PREDICATE_AD, PREDICATE_BATCH): %,.0f bytes per router (%,.0f with every"
+            + " filter an M-bit bitmap), %,.0f messages per router%n",
+        adBytes / (double) n, adBitmapBytes / (double) n, ads / (double) n);
     o.printf(
         "  UNICAST: %.1f routes per router; shortest-path spot check: %d wrong metrics%n",
         routes / (double) n, wrongRoutes);

@@ -72,6 +72,22 @@ public sealed interface ControlMessage {
     }
   }
 
+  /**
+   * Several advertisements in one message: what a router had queued for one neighbour when its
+   * paced flush came (each ad as a {@link PredicateAd} of the same sender, at most one per origin).
+   */
+  record PredicateBatch(int sender, List<PredicateAd> ads) implements ControlMessage {
+    public PredicateBatch {
+      ads = List.copyOf(ads);
+      for (PredicateAd a : ads) {
+        if (a.sender() != sender) {
+          throw new IllegalArgumentException(
+              "an advertisement from " + a.sender() + " in a batch from " + sender);
+        }
+      }
+    }
+  }
+
   /** Asks a neighbour for the advertisement it holds for {@code origin}, if any. */
   record PredicateRequest(int sender, int origin) implements ControlMessage {}
 }

@@ -5,8 +5,12 @@ import io.bdrp.encoding.bloom.EncodedIndex;
 import io.bdrp.encoding.bloom.EncodedMatcher;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.ControlMessage.PredicateAd;
+import io.bdrp.routing.ControlMessage.PredicateBatch;
 import io.bdrp.routing.ControlMessage.PredicateRequest;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntUnaryOperator;
@@ -25,6 +29,10 @@ import java.util.function.Supplier;
  *       passed on to every other neighbour with an adjacency; an equal one is ignored; an older one
  *       is answered with the newer one held, so the neighbour catches up.
  *   <li>On a new adjacency the two sides send each other everything they hold.
+ *   <li>What a router owes a neighbour waits in that neighbour's queue, at most one advertisement
+ *       per origin (a newer version replaces one not yet sent), and goes out at most once per
+ *       {@link RoutingConfig#updatePacingMs()}, batched ({@link ControlMessage.PredicateBatch}); a
+ *       lone advertisement still goes at once.
  *   <li>An origin that has had no route for {@link RoutingConfig#predicateExpiryMs()} is dropped.
  *       When an origin has a route but its advertisement is missing, the advertisement is asked for
  *       from the next hop towards it. Both are checked once every hello interval.
@@ -70,7 +78,29 @@ public final class PredicateTable {
   private final Listener listener;
   private final EncodedMatcher matcher;
   private final Map<Integer, Entry> entries = new HashMap<>();
-  private final TreeMap<Integer, Face> adjacent = new TreeMap<>();
+
+  /** A neighbour with an adjacency, and the advertisements queued for it. */
+  private static final class Peer {
+    final Face face;
+
+    /** At most one per origin, the newest: a newer version replaces one not yet sent. */
+    final LinkedHashMap<Integer, Entry> queued = new LinkedHashMap<>();
+
+    long lastFlush = Long.MIN_VALUE;
+
+    Peer(Face face) {
+      this.face = face;
+    }
+
+    long nextFlush(long pacing) {
+      return lastFlush == Long.MIN_VALUE ? Long.MIN_VALUE : lastFlush + pacing;
+    }
+  }
+
+  /** Most advertisements in one {@link PredicateBatch}, so that a frame stays well within 1 MiB. */
+  static final int MAX_BATCH = 64;
+
+  private final TreeMap<Integer, Peer> adjacent = new TreeMap<>();
   private final Map<Integer, Long> unreachableSince = new HashMap<>();
   private final Map<Integer, Long> requestedAt = new HashMap<>();
   private IntUnaryOperator nextHop = r -> -1;
@@ -170,10 +200,12 @@ public final class PredicateTable {
 
   /** A neighbour's adjacency came up: send it every advertisement held. */
   public void adjacencyUp(Face face) {
-    adjacent.put(face.neighbour(), face);
+    Peer p = new Peer(face);
+    adjacent.put(face.neighbour(), p);
     for (Map.Entry<Integer, Entry> en : new TreeMap<>(entries).entrySet()) {
-      send(face, en.getKey(), en.getValue());
+      p.queued.put(en.getKey(), en.getValue());
     }
+    flushIfDue(p);
   }
 
   /** A neighbour's adjacency went down. */
@@ -201,7 +233,7 @@ public final class PredicateTable {
       return;
     }
     int hop = nextHop.applyAsInt(origin);
-    Face f = hop < 0 ? null : adjacent.get(hop);
+    Peer f = hop < 0 ? null : adjacent.get(hop);
     if (f == null) {
       return;
     }
@@ -211,7 +243,7 @@ public final class PredicateTable {
       return;
     }
     requestedAt.put(origin, now);
-    f.send(new PredicateRequest(self, origin));
+    f.face.send(new PredicateRequest(self, origin));
   }
 
   /** Handles an advertisement from a neighbour. */
@@ -279,6 +311,9 @@ public final class PredicateTable {
     if (ownPending && now >= nextOwnFlood) {
       floodOwn();
     }
+    for (Peer p : adjacent.values()) {
+      flushIfDue(p);
+    }
     if (now < nextScan) {
       return;
     }
@@ -314,25 +349,71 @@ public final class PredicateTable {
 
   /** When {@link #tick()} next has work. */
   public long nextDeadlineMillis() {
-    return ownPending ? Math.min(nextScan, nextOwnFlood) : nextScan;
+    long t = ownPending ? Math.min(nextScan, nextOwnFlood) : nextScan;
+    for (Peer p : adjacent.values()) {
+      if (!p.queued.isEmpty()) {
+        t = Math.min(t, p.nextFlush(config.updatePacingMs()));
+      }
+    }
+    return t;
+  }
+
+  /** Advertisements queued for neighbours, not yet sent. */
+  public int queued() {
+    int n = 0;
+    for (Peer p : adjacent.values()) {
+      n += p.queued.size();
+    }
+    return n;
   }
 
   private void reply(int neighbour, int origin, Entry e) {
-    Face f = adjacent.get(neighbour);
-    if (f != null) {
-      send(f, origin, e);
+    Peer p = adjacent.get(neighbour);
+    if (p != null) {
+      send(p, origin, e);
     }
   }
 
   private void flood(int origin, Entry e, int except) {
-    for (Face f : adjacent.values()) {
-      if (f.neighbour() != except) {
-        send(f, origin, e);
+    for (Peer p : adjacent.values()) {
+      if (p.face.neighbour() != except) {
+        send(p, origin, e);
       }
     }
   }
 
-  private void send(Face f, int origin, Entry e) {
-    f.send(new PredicateAd(self, origin, e.epoch, e.seq, e.predicate));
+  /**
+   * Queues {@code e} for the neighbour (replacing an older version of the origin not yet sent) and
+   * sends the queue if its pacing allows: at most one message per {@link
+   * RoutingConfig#updatePacingMs()} per neighbour, holding everything queued meanwhile (a lone
+   * advertisement still goes at once). A cold start or a burst of changes then costs a few batches
+   * per link instead of one message per origin, and an advertisement superseded within the interval
+   * is never sent.
+   */
+  private void send(Peer p, int origin, Entry e) {
+    p.queued.put(origin, e);
+    flushIfDue(p);
+  }
+
+  private void flushIfDue(Peer p) {
+    if (p.queued.isEmpty() || clock.nowMillis() < p.nextFlush(config.updatePacingMs())) {
+      return;
+    }
+    p.lastFlush = clock.nowMillis();
+    List<PredicateAd> batch = new ArrayList<>(Math.min(p.queued.size(), MAX_BATCH));
+    for (Map.Entry<Integer, Entry> en : p.queued.entrySet()) {
+      Entry e = en.getValue();
+      batch.add(new PredicateAd(self, en.getKey(), e.epoch, e.seq, e.predicate));
+      if (batch.size() == MAX_BATCH) {
+        p.face.send(new PredicateBatch(self, batch));
+        batch.clear();
+      }
+    }
+    p.queued.clear();
+    if (batch.size() == 1) {
+      p.face.send(batch.get(0));
+    } else if (!batch.isEmpty()) {
+      p.face.send(new PredicateBatch(self, batch));
+    }
   }
 }

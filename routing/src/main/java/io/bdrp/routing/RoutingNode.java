@@ -4,6 +4,7 @@ import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.routing.ControlMessage.Hello;
 import io.bdrp.routing.ControlMessage.PredicateAd;
+import io.bdrp.routing.ControlMessage.PredicateBatch;
 import io.bdrp.routing.ControlMessage.PredicateRequest;
 import io.bdrp.routing.ControlMessage.RouteUpdate;
 import io.bdrp.routing.ControlMessage.SeqnoRequest;
@@ -160,6 +161,11 @@ public final class RoutingNode {
       case RouteUpdate u -> dv.receive(u);
       case SeqnoRequest r -> dv.receive(r);
       case PredicateAd a -> predicates.receive(a);
+      case PredicateBatch b -> {
+        for (PredicateAd a : b.ads()) {
+          predicates.receive(a);
+        }
+      }
       case PredicateRequest r -> predicates.receive(r);
     }
     return true;
@@ -178,6 +184,14 @@ public final class RoutingNode {
       }
       case SeqnoRequest r -> r.epoch() > ceiling;
       case PredicateAd a -> a.epoch() > ceiling;
+      case PredicateBatch b -> {
+        for (PredicateAd a : b.ads()) {
+          if (a.epoch() > ceiling) {
+            yield true;
+          }
+        }
+        yield false;
+      }
       case PredicateRequest r -> false;
     };
   }

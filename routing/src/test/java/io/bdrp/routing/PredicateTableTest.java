@@ -19,7 +19,13 @@ import org.junit.jupiter.api.Test;
 class PredicateTableTest {
   private static final BloomParameters PARAMS = new BloomParameters(128, 2);
   private static final Encoder ENCODER = new Encoder(PARAMS);
-  private static final RoutingConfig CONFIG = RoutingConfig.builder().maxRouters(64).build();
+
+  /** Every advertisement goes at once (no pacing): the flooding rules alone. */
+  private static final RoutingConfig CONFIG =
+      RoutingConfig.builder().maxRouters(64).updatePacingMs(0).build();
+
+  private static final RoutingConfig PACED =
+      RoutingConfig.builder().maxRouters(64).updatePacingMs(100).build();
 
   /** A face that records what is sent on it. */
   private static final class Recorder implements Face {
@@ -45,6 +51,8 @@ class PredicateTableTest {
       for (ControlMessage m : sent) {
         if (m instanceof PredicateAd a) {
           out.add(a);
+        } else if (m instanceof ControlMessage.PredicateBatch b) {
+          out.addAll(b.ads());
         }
       }
       return out;
@@ -144,6 +152,30 @@ class PredicateTableTest {
     table.receive(new PredicateAd(1, 5, 7, 40, enc("y = 1")));
     table.receive(new PredicateAd(1, 5, 8, 1, enc("y = 9")));
     assertEquals(enc("y = 9"), table.get(5), "epoch 8 seq 1 is newer than epoch 7 seq 40");
+  }
+
+  @Test
+  void advertisementsWithinThePacingIntervalGoOutAsOneBatchWithTheNewestVersionOnly() {
+    PredicateTable paced = new PredicateTable(0, 100, PARAMS, PACED, () -> now, () -> {});
+    Recorder three = new Recorder(3);
+    Recorder four = new Recorder(4);
+    paced.adjacencyUp(three); // its own (empty) advertisement goes at once
+    paced.adjacencyUp(four);
+    assertEquals(1, three.sent.size());
+    paced.receive(new PredicateAd(4, 5, 7, 1, enc("y = 1")));
+    paced.receive(new PredicateAd(4, 6, 7, 1, enc("z = 1")));
+    paced.receive(new PredicateAd(4, 5, 7, 2, enc("y = 2")));
+    assertEquals(1, three.sent.size(), "held until the pacing interval has passed");
+    assertEquals(2, paced.queued(), "one per origin: the second version of 5 replaced the first");
+    assertEquals(PACED.updatePacingMs(), paced.nextDeadlineMillis());
+    now = PACED.updatePacingMs();
+    paced.tick();
+    assertEquals(2, three.sent.size());
+    ControlMessage.PredicateBatch batch = (ControlMessage.PredicateBatch) three.sent.get(1);
+    assertEquals(List.of(5, 6), batch.ads().stream().map(PredicateAd::origin).toList());
+    assertEquals(2, batch.ads().get(0).seq(), "the version of 5 that replaced the queued one");
+    assertEquals(0, paced.queued());
+    assertTrue(four.ads().stream().allMatch(a -> a.origin() == 0), "nothing sent back");
   }
 
   @Test

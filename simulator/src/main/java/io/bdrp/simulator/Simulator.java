@@ -3,6 +3,7 @@ package io.bdrp.simulator;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.routing.Clock;
 import io.bdrp.routing.ControlMessage;
@@ -175,6 +176,7 @@ public final class Simulator {
   private final long[] controlMessages;
   private final long[] adBytes;
   private final long[] adMessages;
+  private final long[] adBitmapBytes;
   private final long[] dataBytes;
   private final long[] dataCopies;
   private long events;
@@ -214,6 +216,7 @@ public final class Simulator {
     controlMessages = new long[n];
     adBytes = new long[n];
     adMessages = new long[n];
+    adBitmapBytes = new long[n];
     dataBytes = new long[n];
     dataCopies = new long[n];
     neighbours = new int[n][];
@@ -292,12 +295,20 @@ public final class Simulator {
     return controlMessages[r];
   }
 
-  /** Of {@link #controlBytes}, the bytes of the PREDICATE_AD frames (advertisements). */
+  /** Of {@link #controlBytes}, the bytes of the PREDICATE_AD and PREDICATE_BATCH frames. */
   public long advertisementBytes(int r) {
     return adBytes[r];
   }
 
-  /** Of {@link #controlMessages}, the PREDICATE_AD frames (advertisements). */
+  /**
+   * What {@link #advertisementBytes} would have been with every filter sent as an M-bit bitmap
+   * (router-link protocol 2), for comparison.
+   */
+  public long advertisementBitmapBytes(int r) {
+    return adBitmapBytes[r];
+  }
+
+  /** Of {@link #controlMessages}, the PREDICATE_AD and PREDICATE_BATCH frames. */
   public long advertisements(int r) {
     return adMessages[r];
   }
@@ -542,9 +553,20 @@ public final class Simulator {
       int bytes = RouterFrameCodec.encodedLength(message);
       controlBytes[self] += bytes;
       controlMessages[self]++;
-      if (message instanceof ControlMessage.PredicateAd) {
+      List<ControlMessage.PredicateAd> ads =
+          switch (message) {
+            case ControlMessage.PredicateAd ad -> List.of(ad);
+            case ControlMessage.PredicateBatch b -> b.ads();
+            default -> List.of();
+          };
+      if (!ads.isEmpty()) {
         adBytes[self] += bytes;
         adMessages[self]++;
+        adBitmapBytes[self] += bytes;
+        for (ControlMessage.PredicateAd ad : ads) {
+          adBitmapBytes[self] +=
+              5 + ad.predicate().byteSize() - EncodedPredicateCodec.encodedLength(ad.predicate());
+        }
       }
       for (ControlObserver o : controlObservers) {
         o.sent(self, neighbour, message);

@@ -179,6 +179,17 @@ public final class FrameReader {
    */
   public <T> T rest(
       Function<ByteBuffer, T> decoder, ErrorCode code, String what, long correlationId) {
+    T value = part(decoder, code, what, correlationId);
+    requireEnd();
+    return value;
+  }
+
+  /**
+   * As {@link #rest}, for a value that need not end the frame: reads it from the remaining bytes
+   * and moves past what it used.
+   */
+  public <T> T part(
+      Function<ByteBuffer, T> decoder, ErrorCode code, String what, long correlationId) {
     int start = buf.readerIndex();
     int n = remaining();
     ByteBuffer nio = buf.nioBuffer(start, n);
@@ -191,7 +202,6 @@ public final class FrameReader {
           code, "bad " + what + ": " + e.getMessage(), correlationId, e.offset() + 1L);
     }
     buf.readerIndex(start + nio.position() - nioStart);
-    requireEnd();
     return value;
   }
 }

@@ -40,7 +40,9 @@ public enum FrameType {
   /** Router to router: {@code ControlMessage.PredicateRequest}. */
   PREDICATE_REQUEST(0x25),
   /** Router to router: a message with its destination set; see {@link DataHeader}. */
-  DATA(0x26);
+  DATA(0x26),
+  /** Router to router: several advertisements ({@code ControlMessage.PredicateBatch}). */
+  PREDICATE_BATCH(0x27);
 
   private static final FrameType[] BY_NUMBER = new FrameType[256];
 

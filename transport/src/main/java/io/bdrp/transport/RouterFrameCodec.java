@@ -23,6 +23,8 @@ import java.util.List;
  *  SEQNO_REQUEST     | sender u16 | destination u16 | epoch i64 | seqno i32 | hopCount u16 |
  *  PREDICATE_AD      | sender u16 | origin u16 | epoch i64 | seq i64 | EncodedPredicateCodec ... |
  *  PREDICATE_REQUEST | sender u16 | origin u16 |
+ *  PREDICATE_BATCH   | sender u16 | count u16 | count x (origin u16 | epoch i64 | seq i64 |
+ *                      EncodedPredicateCodec ...) |
  *  ROUTER_HELLO      | protocol u16 | router u16 | epoch i64 | maxRouters u32 | M u16 | k u8 |
  *                    | udpPort u16 | tokenLen u16 | token |
  * </pre>
@@ -49,6 +51,7 @@ public final class RouterFrameCodec {
       case ControlMessage.RouteUpdate u -> FrameType.ROUTE_UPDATE;
       case ControlMessage.SeqnoRequest s -> FrameType.SEQNO_REQUEST;
       case ControlMessage.PredicateAd a -> FrameType.PREDICATE_AD;
+      case ControlMessage.PredicateBatch b -> FrameType.PREDICATE_BATCH;
       case ControlMessage.PredicateRequest r -> FrameType.PREDICATE_REQUEST;
     };
   }
@@ -63,6 +66,13 @@ public final class RouterFrameCodec {
           case ControlMessage.SeqnoRequest s -> 2 + 2 + 8 + 4 + 2;
           case ControlMessage.PredicateAd a ->
               2 + 2 + 8 + 8 + EncodedPredicateCodec.encodedLength(a.predicate());
+          case ControlMessage.PredicateBatch b -> {
+            int n = 2 + 2;
+            for (ControlMessage.PredicateAd a : b.ads()) {
+              n += 2 + 8 + 8 + EncodedPredicateCodec.encodedLength(a.predicate());
+            }
+            yield n;
+          }
           case ControlMessage.PredicateRequest r -> 2 + 2;
           case SessionFrame s -> ClientFrameCodec.encodedLength(s) - Frames.PREFIX_BYTES;
           default -> throw new IllegalArgumentException("not a router-link frame: " + frame);
@@ -146,15 +156,12 @@ public final class RouterFrameCodec {
         out.writeInt(s.seqno());
         out.writeShort(Frames.checkU16("hopCount", s.hopCount()));
       }
-      case ControlMessage.PredicateAd a -> {
-        out.writeShort(Frames.checkU16("origin", a.origin()));
-        out.writeLong(a.epoch());
-        out.writeLong(a.seq());
-        Frames.writeVia(
-            out,
-            a.predicate(),
-            EncodedPredicateCodec.encodedLength(a.predicate()),
-            EncodedPredicateCodec::encode);
+      case ControlMessage.PredicateAd a -> writeAd(out, a);
+      case ControlMessage.PredicateBatch b -> {
+        out.writeShort(Frames.checkU16("count", b.ads().size()));
+        for (ControlMessage.PredicateAd a : b.ads()) {
+          writeAd(out, a);
+        }
       }
       case ControlMessage.PredicateRequest r ->
           out.writeShort(Frames.checkU16("origin", r.origin()));
@@ -259,34 +266,56 @@ public final class RouterFrameCodec {
           }
           case SEQNO_REQUEST ->
               new ControlMessage.SeqnoRequest(r.u16(), r.u16(), r.i64(), r.i32(), r.u16());
-          case PREDICATE_AD -> {
+          case PREDICATE_AD -> readAd(r, r.u16(), expected);
+          case PREDICATE_BATCH -> {
             int sender = r.u16();
-            int origin = r.u16();
-            long epoch = r.i64();
-            long seq = r.i64();
-            EncodedPredicate p =
-                r.rest(
-                    EncodedPredicateCodec::decode,
-                    ErrorCode.MALFORMED_FRAME,
-                    "encoded predicate",
-                    0);
-            if (expected != null && !p.parameters().equals(expected)) {
-              throw new ProtocolException(
-                  ErrorCode.INCOMPATIBLE_PEER,
-                  "advertisement of router "
-                      + origin
-                      + " uses "
-                      + p.parameters()
-                      + ", this network uses "
-                      + expected);
+            int countAt = r.offset();
+            int count = r.u16();
+            // origin, epoch, seq and at least the 5 bytes of an empty encoded predicate each
+            r.requireItems(countAt, count, "advertisements", 2 + 8 + 8 + 5, 0);
+            List<ControlMessage.PredicateAd> ads = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+              ads.add(readAd(r, sender, expected));
             }
-            yield new ControlMessage.PredicateAd(sender, origin, epoch, seq, p);
+            yield new ControlMessage.PredicateBatch(sender, ads);
           }
           case PREDICATE_REQUEST -> new ControlMessage.PredicateRequest(r.u16(), r.u16());
           default -> ClientFrameCodec.decodeSession(type, r);
         };
     r.requireEnd();
     return f;
+  }
+
+  private static void writeAd(ByteBuf out, ControlMessage.PredicateAd a) {
+    out.writeShort(Frames.checkU16("origin", a.origin()));
+    out.writeLong(a.epoch());
+    out.writeLong(a.seq());
+    Frames.writeVia(
+        out,
+        a.predicate(),
+        EncodedPredicateCodec.encodedLength(a.predicate()),
+        EncodedPredicateCodec::encode);
+  }
+
+  /** origin, epoch, seq and an encoded predicate of the network's parameters (if given). */
+  private static ControlMessage.PredicateAd readAd(
+      FrameReader r, int sender, BloomParameters expected) {
+    int origin = r.u16();
+    long epoch = r.i64();
+    long seq = r.i64();
+    EncodedPredicate p =
+        r.part(EncodedPredicateCodec::decode, ErrorCode.MALFORMED_FRAME, "encoded predicate", 0);
+    if (expected != null && !p.parameters().equals(expected)) {
+      throw new ProtocolException(
+          ErrorCode.INCOMPATIBLE_PEER,
+          "advertisement of router "
+              + origin
+              + " uses "
+              + p.parameters()
+              + ", this network uses "
+              + expected);
+    }
+    return new ControlMessage.PredicateAd(sender, origin, epoch, seq, p);
   }
 
   private static BloomParameters bloom(FrameReader r) {

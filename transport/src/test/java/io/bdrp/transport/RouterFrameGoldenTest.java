@@ -54,6 +54,16 @@ class RouterFrameGoldenTest {
             new ControlMessage.PredicateAd(1, 2, 5, 9, FILTER_11),
             "0000001e 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
                 + " | 0040 01 0001 04 00 03"),
+        Arguments.of(
+            new ControlMessage.PredicateBatch(
+                1,
+                List.of(
+                    new ControlMessage.PredicateAd(1, 2, 5, 9, FILTER_11),
+                    new ControlMessage.PredicateAd(
+                        1, 3, 6, 1, EncodedPredicate.empty(new BloomParameters(64, 1))))),
+            "00000037 01 27 | 0001 | 0002"
+                + " | 0002 | 0000000000000005 | 0000000000000009 | 0040 01 0001 04 00 03"
+                + " | 0003 | 0000000000000006 | 0000000000000001 | 0040 01 0000"),
         Arguments.of(new ControlMessage.PredicateRequest(1, 2), "00000006 01 25 | 0001 | 0002"),
         Arguments.of(
             new ClientFrame.Error(0, ErrorCode.INCOMPATIBLE_PEER, "M", 0),
