@@ -277,52 +277,21 @@ class DistanceVectorHandTest {
   void nonUrgentChangesArePacedAndRetractionsGoAtOnce() {
     long[] now = {1};
     List<String> toTwo = new ArrayList<>();
-    DistanceVector a =
-        new DistanceVector(
-            0,
-            10,
-            CONFIG,
-            () -> now[0],
-            new DistanceVector.Listener() {
-              @Override
-              public void adjacencyUp(int n) {}
-
-              @Override
-              public void adjacencyDown(int n) {}
-
-              @Override
-              public void routesChanged() {}
-            });
+    DistanceVector a = new DistanceVector(0, 10, CONFIG, () -> now[0], TestFaces.QUIET);
+    a.addLink(TestFaces.face(1, m -> {}), 1);
     a.addLink(
-        new Face() {
-          @Override
-          public int neighbour() {
-            return 1;
-          }
-
-          @Override
-          public void send(ControlMessage m) {}
-        },
-        1);
-    a.addLink(
-        new Face() {
-          @Override
-          public int neighbour() {
-            return 2;
-          }
-
-          @Override
-          public void send(ControlMessage m) {
-            if (m instanceof RouteUpdate u) {
-              List<String> routes = new ArrayList<>();
-              for (Route r : u.routes()) {
-                routes.add(
-                    r.destination() + (r.metric() == Route.INFINITY ? ":inf" : ":" + r.metric()));
+        TestFaces.face(
+            2,
+            m -> {
+              if (m instanceof RouteUpdate u) {
+                List<String> routes = new ArrayList<>();
+                for (Route r : u.routes()) {
+                  routes.add(
+                      r.destination() + (r.metric() == Route.INFINITY ? ":inf" : ":" + r.metric()));
+                }
+                toTwo.add(String.join(" ", routes));
               }
-              toTwo.add(String.join(" ", routes));
-            }
-          }
-        },
+            }),
         1);
     a.receive(new Hello(1, 20, 10));
     a.receive(new Hello(2, 30, 10));

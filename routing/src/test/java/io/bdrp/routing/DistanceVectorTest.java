@@ -718,37 +718,9 @@ class DistanceVectorTest {
     RoutingConfig config = DvNetwork.testConfig(1_024);
     long[] now = {0};
     int[] sent = {0};
-    DistanceVector dv =
-        new DistanceVector(
-            0,
-            1,
-            config,
-            () -> now[0],
-            new DistanceVector.Listener() {
-              @Override
-              public void adjacencyUp(int n) {}
-
-              @Override
-              public void adjacencyDown(int n) {}
-
-              @Override
-              public void routesChanged() {}
-            });
+    DistanceVector dv = new DistanceVector(0, 1, config, () -> now[0], TestFaces.QUIET);
     for (int nb = 1; nb <= 4; nb++) {
-      int id = nb;
-      dv.addLink(
-          new Face() {
-            @Override
-            public int neighbour() {
-              return id;
-            }
-
-            @Override
-            public void send(ControlMessage m) {
-              sent[0]++;
-            }
-          },
-          nb);
+      dv.addLink(TestFaces.face(nb, m -> sent[0]++), nb);
       dv.receive(new Hello(nb, 100 + nb, 1));
     }
     for (int round = 0; round < 3; round++) {
