@@ -159,35 +159,7 @@ public record RouterConfig(
     java.util.Objects.requireNonNull(fastPath, "fastPath");
   }
 
-  /** A configuration that forwards in the JVM. */
-  public RouterConfig(
-      int router,
-      long epoch,
-      InetSocketAddress clientListen,
-      InetSocketAddress routerListen,
-      InetSocketAddress metricsListen,
-      InetSocketAddress udpListen,
-      List<Neighbour> neighbours,
-      RoutingConfig routing,
-      BloomParameters bloom,
-      Limits limits,
-      String routerToken) {
-    this(
-        router,
-        epoch,
-        clientListen,
-        routerListen,
-        metricsListen,
-        udpListen,
-        neighbours,
-        routing,
-        bloom,
-        limits,
-        routerToken,
-        FastPath.JVM);
-  }
-
-  /** A configuration whose UDP socket, if any, takes the defaults. */
+  /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */
   public RouterConfig(
       int router,
       long epoch,
@@ -210,7 +182,8 @@ public record RouterConfig(
         routing,
         bloom,
         limits,
-        routerToken);
+        routerToken,
+        FastPath.JVM);
   }
 
   /** Whether some neighbour's DATA travels over UDP (the router then binds a UDP socket). */

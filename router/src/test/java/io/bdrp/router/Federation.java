@@ -62,7 +62,6 @@ final class Federation implements AutoCloseable {
                     any,
                     any,
                     null,
-                    null,
                     ns,
                     FAST,
                     BloomParameters.DEFAULT,

@@ -167,7 +167,7 @@ public final class DistanceVector {
   private final int[] paced;
 
   private int pacedCount;
-  private long lastPacedFlush = Long.MIN_VALUE;
+  private final Pacer pacer;
   private boolean changed;
   private long version;
 
@@ -195,6 +195,7 @@ public final class DistanceVector {
     this.dests = new Dest[config.maxRouters()];
     this.dirty = new int[config.maxRouters()];
     this.paced = new int[config.maxRouters()];
+    this.pacer = new Pacer(config.updatePacingMs());
     long now = clock.nowMillis();
     this.holdDownUntil = now + config.deadIntervalMs() + config.helloIntervalMs();
     this.nextSweepAt = now + config.helloIntervalMs();
@@ -476,15 +477,9 @@ public final class DistanceVector {
       }
     }
     if (pacedCount > 0) {
-      t = Math.min(t, nextPacedFlush());
+      t = Math.min(t, pacer.next());
     }
     return t;
-  }
-
-  private long nextPacedFlush() {
-    return lastPacedFlush == Long.MIN_VALUE
-        ? Long.MIN_VALUE
-        : lastPacedFlush + config.updatePacingMs();
   }
 
   private void sweep(long now) {
@@ -881,7 +876,7 @@ public final class DistanceVector {
       }
     }
     dirtyCount = 0;
-    boolean flush = pacedCount > 0 && now >= nextPacedFlush();
+    boolean flush = pacedCount > 0 && pacer.due(now);
     for (Nbr nbr : links.values()) {
       if (!nbr.up) {
         continue;
@@ -921,7 +916,7 @@ public final class DistanceVector {
         }
       }
       pacedCount = 0;
-      lastPacedFlush = now;
+      pacer.sent(now);
     }
     if (changed) {
       changed = false;

@@ -86,18 +86,19 @@ public final class PredicateTable {
     /** At most one per origin, the newest: a newer version replaces one not yet sent. */
     final LinkedHashMap<Integer, Entry> queued = new LinkedHashMap<>();
 
-    long lastFlush = Long.MIN_VALUE;
+    final Pacer pacer;
 
-    Peer(Face face) {
+    Peer(Face face, long pacingMs) {
       this.face = face;
-    }
-
-    long nextFlush(long pacing) {
-      return lastFlush == Long.MIN_VALUE ? Long.MIN_VALUE : lastFlush + pacing;
+      this.pacer = new Pacer(pacingMs);
     }
   }
 
-  /** Most advertisements in one {@link PredicateBatch}, so that a frame stays well within 1 MiB. */
+  /**
+   * Most advertisements in one {@link PredicateBatch}: a batch is no larger than 64 of the
+   * advertisements a router would otherwise send one by one (a few kB each with compact filters),
+   * far below the 1 MiB frame limit.
+   */
   static final int MAX_BATCH = 64;
 
   private final TreeMap<Integer, Peer> adjacent = new TreeMap<>();
@@ -200,7 +201,7 @@ public final class PredicateTable {
 
   /** A neighbour's adjacency came up: send it every advertisement held. */
   public void adjacencyUp(Face face) {
-    Peer p = new Peer(face);
+    Peer p = new Peer(face, config.updatePacingMs());
     adjacent.put(face.neighbour(), p);
     for (Map.Entry<Integer, Entry> en : new TreeMap<>(entries).entrySet()) {
       p.queued.put(en.getKey(), en.getValue());
@@ -352,7 +353,7 @@ public final class PredicateTable {
     long t = ownPending ? Math.min(nextScan, nextOwnFlood) : nextScan;
     for (Peer p : adjacent.values()) {
       if (!p.queued.isEmpty()) {
-        t = Math.min(t, p.nextFlush(config.updatePacingMs()));
+        t = Math.min(t, p.pacer.next());
       }
     }
     return t;
@@ -396,10 +397,11 @@ public final class PredicateTable {
   }
 
   private void flushIfDue(Peer p) {
-    if (p.queued.isEmpty() || clock.nowMillis() < p.nextFlush(config.updatePacingMs())) {
+    long now = clock.nowMillis();
+    if (p.queued.isEmpty() || !p.pacer.due(now)) {
       return;
     }
-    p.lastFlush = clock.nowMillis();
+    p.pacer.sent(now);
     List<PredicateAd> batch = new ArrayList<>(Math.min(p.queued.size(), MAX_BATCH));
     for (Map.Entry<Integer, Entry> en : p.queued.entrySet()) {
       Entry e = en.getValue();

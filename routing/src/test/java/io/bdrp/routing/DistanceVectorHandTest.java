@@ -326,28 +326,9 @@ class DistanceVectorHandTest {
 
   @Test
   void invalidLinksAreRefused() {
-    DistanceVector.Listener quiet =
-        new DistanceVector.Listener() {
-          @Override
-          public void adjacencyUp(int n) {}
-
-          @Override
-          public void adjacencyDown(int n) {}
-
-          @Override
-          public void routesChanged() {}
-        };
+    DistanceVector.Listener quiet = TestFaces.QUIET;
     DistanceVector a = new DistanceVector(0, 1, CONFIG, () -> 0, quiet);
-    Face self =
-        new Face() {
-          @Override
-          public int neighbour() {
-            return 0;
-          }
-
-          @Override
-          public void send(ControlMessage m) {}
-        };
+    Face self = TestFaces.face(0, m -> {});
     assertThrows(IllegalArgumentException.class, () -> a.addLink(self, 1));
     assertThrows(
         IllegalArgumentException.class,

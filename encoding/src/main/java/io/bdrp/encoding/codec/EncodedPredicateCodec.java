@@ -72,32 +72,41 @@ public final class EncodedPredicateCodec {
 
   /** The bytes of a filter as a list of positions. */
   private static int listLength(long[] f) {
-    int n = 0;
-    int bytes = 0;
+    return list(f, null);
+  }
+
+  /**
+   * A filter as the list of its positions: the head (2 x n) and the gaps, written to {@code out}
+   * unless it is null; returns the bytes they take.
+   */
+  private static int list(long[] f, ByteBuffer out) {
+    int n = Filters.bitCount(f);
+    int bytes = varint(out, 2 * n);
     int prev = -1;
     for (int w = 0; w < f.length; w++) {
       long word = f[w];
       while (word != 0) {
         int pos = w * 64 + Long.numberOfTrailingZeros(word);
         word &= word - 1;
-        bytes += varintLength(pos - prev - 1);
+        bytes += varint(out, pos - prev - 1);
         prev = pos;
-        n++;
       }
     }
-    return varintLength(2 * n) + bytes;
+    return bytes;
   }
 
-  static int varintLength(int v) {
-    return v < 1 << 7 ? 1 : v < 1 << 14 ? 2 : 3;
-  }
-
-  private static void putVarint(ByteBuffer b, int v) {
-    while (v >= 0x80) {
-      b.put((byte) (v | 0x80));
-      v >>>= 7;
+  /** Writes {@code v} as a varint to {@code out} unless it is null; returns its length. */
+  private static int varint(ByteBuffer out, int v) {
+    int n = 1;
+    for (; v >= 0x80; v >>>= 7, n++) {
+      if (out != null) {
+        out.put((byte) (v | 0x80));
+      }
     }
-    b.put((byte) v);
+    if (out != null) {
+      out.put((byte) v);
+    }
+    return n;
   }
 
   /**
@@ -122,19 +131,9 @@ public final class EncodedPredicateCodec {
     for (int i = 0; i < p.size(); i++) {
       long[] f = p.filter(i);
       if (listLength(f) <= bitmapLength(words)) {
-        putVarint(b, 2 * Filters.bitCount(f));
-        int prev = -1;
-        for (int w = 0; w < words; w++) {
-          long word = f[w];
-          while (word != 0) {
-            int pos = w * 64 + Long.numberOfTrailingZeros(word);
-            word &= word - 1;
-            putVarint(b, pos - prev - 1);
-            prev = pos;
-          }
-        }
+        list(f, b);
       } else {
-        putVarint(b, BITMAP);
+        varint(b, BITMAP);
         for (long w : f) {
           b.putLong(w);
         }
