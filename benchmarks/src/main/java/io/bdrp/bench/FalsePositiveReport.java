@@ -1,21 +1,22 @@
 package io.bdrp.bench;
 
 import io.bdrp.encoding.Conjunction;
-import io.bdrp.encoding.Constraint;
 import io.bdrp.encoding.Message;
-import io.bdrp.encoding.Op;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.encoding.Value;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.encoding.bloom.EncodedIndex;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.bloom.Encoder;
+import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import io.bdrp.workload.WorkloadGenerator;
 import io.bdrp.workload.WorkloadSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Measures the false-positive rate of the encoding on the paper's workload: of the routers an
@@ -79,96 +80,137 @@ public final class FalsePositiveReport {
         "Client replication %.4f, router replication %.4f%n%n",
         hostDeliveries / (double) messages / (routers * hostsPerRouter),
         trueDestinations / (double) messages / routers);
-    System.out.println("| M | k | filters/router | |D| / routers | false positives in D |");
-    System.out.println("|---:|---:|---:|---:|---:|");
+    System.out.println(
+        "| categories | M | k | filters/router | ad bytes/router | message bits set"
+            + " | |D| / routers | false positives in D |");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
     int[][] configs = {
-      {128, 2}, {128, 3}, {128, 4}, {192, 3}, {192, 4}, {192, 6}, {256, 3}, {256, 4}, {256, 6},
-      {512, 3}, {512, 4}, {512, 6}, {1024, 2}, {1024, 3}, {2048, 2}
+      {256, 4}, {512, 3}, {1024, 2}, {1024, 3}, {2048, 1}, {2048, 2}, {2048, 3}, {2048, 4},
+      {4096, 2}, {8192, 1}
     };
-    long catInD = 0;
-    long catFalse = 0;
+    for (CategoryScheme scheme : CategoryScheme.values()) {
+      report(scheme, hosts, stream, truth, routers, messages);
+      for (int[] c : configs) {
+        report(new BloomParameters(c[0], c[1], scheme), hosts, stream, truth, routers, messages);
+      }
+    }
+  }
+
+  /** The row of exact category matching, without Bloom filters: categorisation alone. */
+  private static void report(
+      CategoryScheme scheme,
+      List<List<Predicate>> hosts,
+      List<Message> stream,
+      boolean[][] truth,
+      int routers,
+      int messages) {
+    Encoder enc = new Encoder(BloomParameters.DEFAULT.withCategories(scheme));
+    List<List<long[]>> alternatives = new ArrayList<>(routers);
+    for (List<Predicate> ps : hosts) {
+      List<long[]> all = new ArrayList<>();
+      for (Predicate p : ps) {
+        for (Conjunction c : p.conjunctions()) {
+          all.addAll(enc.categories(c));
+        }
+      }
+      alternatives.add(all);
+    }
+    long inD = 0;
+    long falseInD = 0;
+    long categories = 0;
     for (int i = 0; i < messages; i++) {
+      Set<Long> mine = new HashSet<>();
+      enc.categories(stream.get(i), mine::add);
+      categories += mine.size();
       for (int r = 0; r < routers; r++) {
-        if (categoriesMatch(hosts.get(r), stream.get(i))) {
-          catInD++;
+        boolean in = false;
+        for (long[] alt : alternatives.get(r)) {
+          boolean all = true;
+          for (long c : alt) {
+            if (!mine.contains(c)) {
+              all = false;
+              break;
+            }
+          }
+          if (all) {
+            in = true;
+            break;
+          }
+        }
+        if (in) {
+          inD++;
           if (!truth[i][r]) {
-            catFalse++;
+            falseInD++;
           }
         } else if (truth[i][r]) {
-          throw new IllegalStateException("categorisation lost a match at router " + r);
+          throw new IllegalStateException(
+              "categorisation (" + scheme.configName() + ") lost a match at router " + r);
         }
       }
     }
     System.out.printf(
-        "| categories | - | - | %.4f | %.4f |%n",
-        catInD / (double) messages / routers, catInD == 0 ? 0.0 : catFalse / (double) catInD);
-    for (int[] c : configs) {
-      BloomParameters params = new BloomParameters(c[0], c[1]);
-      Encoder enc = new Encoder(params);
-      Map<Integer, EncodedPredicate> table = new HashMap<>();
-      long filters = 0;
-      for (int r = 0; r < routers; r++) {
-        EncodedPredicate agg = enc.encode(Predicate.or(hosts.get(r)));
-        table.put(r, agg);
-        filters += agg.size();
-      }
-      EncodedIndex index = EncodedIndex.build(params, table);
-      long inD = 0;
-      long falseInD = 0;
-      long missed = 0;
-      long[] d = new long[index.routerWords()];
-      for (int i = 0; i < messages; i++) {
-        java.util.Arrays.fill(d, 0);
-        index.match(enc.encode(stream.get(i)), d);
-        for (int r = 0; r < routers; r++) {
-          boolean in = (d[r >>> 6] & (1L << r)) != 0;
-          if (in) {
-            inD++;
-            if (!truth[i][r]) {
-              falseInD++;
-            }
-          } else if (truth[i][r]) {
-            missed++;
-          }
-        }
-      }
-      if (missed != 0) {
-        throw new IllegalStateException("false negatives: " + missed + " with " + params);
-      }
-      System.out.printf(
-          "| %d | %d | %.1f | %.4f | %.4f |%n",
-          c[0],
-          c[1],
-          filters / (double) routers,
-          inD / (double) messages / routers,
-          inD == 0 ? 0.0 : falseInD / (double) inD);
-    }
+        "| %s | - | - | - | - | %.1f categories | %.4f | %.4f |%n",
+        scheme.configName(),
+        categories / (double) messages,
+        inD / (double) messages / routers,
+        inD == 0 ? 0.0 : falseInD / (double) inD);
   }
 
-  /**
-   * Whether the message's categories include all categories of some conjunction of some host: an
-   * equality constraint needs an attribute of that name with an equal value, any other typed
-   * constraint an attribute of that name and type, exists any attribute of that name.
-   */
-  private static boolean categoriesMatch(List<Predicate> hosts, Message m) {
-    for (Predicate p : hosts) {
-      for (Conjunction c : p.conjunctions()) {
-        boolean all = true;
-        for (Constraint k : c.constraints()) {
-          Value v = m.get(k.name());
-          if (v == null
-              || (k.op() != Op.EXISTS && !k.value().type().comparableWith(v.type()))
-              || (k.op() == Op.EQ && !k.value().sameValue(v))) {
-            all = false;
-            break;
+  private static void report(
+      BloomParameters params,
+      List<List<Predicate>> hosts,
+      List<Message> stream,
+      boolean[][] truth,
+      int routers,
+      int messages) {
+    Encoder enc = new Encoder(params);
+    Map<Integer, EncodedPredicate> table = new HashMap<>();
+    long filters = 0;
+    long adBytes = 0;
+    for (int r = 0; r < routers; r++) {
+      EncodedPredicate agg = enc.encode(Predicate.or(hosts.get(r)));
+      table.put(r, agg);
+      filters += agg.size();
+      adBytes += EncodedPredicateCodec.encodedLength(agg);
+    }
+    EncodedIndex index = EncodedIndex.build(params, table);
+    long inD = 0;
+    long falseInD = 0;
+    long missed = 0;
+    long bits = 0;
+    long[] d = new long[index.routerWords()];
+    for (int i = 0; i < messages; i++) {
+      java.util.Arrays.fill(d, 0);
+      long[] f = enc.encode(stream.get(i));
+      for (long w : f) {
+        bits += Long.bitCount(w);
+      }
+      index.match(f, d);
+      for (int r = 0; r < routers; r++) {
+        boolean in = (d[r >>> 6] & (1L << r)) != 0;
+        if (in) {
+          inD++;
+          if (!truth[i][r]) {
+            falseInD++;
           }
-        }
-        if (all) {
-          return true;
+        } else if (truth[i][r]) {
+          missed++;
         }
       }
     }
-    return false;
+    if (missed != 0) {
+      throw new IllegalStateException("false negatives: " + missed + " with " + params);
+    }
+    System.out.printf(
+        "| %s | %d | %d | %.1f | %.0f | %.1f%% | %.4f | %.4f |%n",
+        params.categories().configName(),
+        params.bits(),
+        params.hashes(),
+        filters / (double) routers,
+        adBytes / (double) routers,
+        100.0 * bits / messages / params.bits(),
+        inD / (double) messages / routers,
+        inD == 0 ? 0.0 : falseInD / (double) inD);
   }
 
   private static int arg(String[] args, int i, int dflt) {

@@ -10,8 +10,9 @@ package io.bdrp.encoding.bloom;
  *
  * @param bits M, the number of bits of a filter, 64 to 8192
  * @param hashes k, the number of bit positions set per category, 1 to 32
+ * @param categories the categories messages and constraints are given ({@link CategoryScheme})
  */
-public record BloomParameters(int bits, int hashes) {
+public record BloomParameters(int bits, int hashes, CategoryScheme categories) {
   /** The parameters every component uses unless configured otherwise. */
   public static final BloomParameters DEFAULT = new BloomParameters(2048, 2);
 
@@ -19,7 +20,15 @@ public record BloomParameters(int bits, int hashes) {
   public static final int MAX_BITS = 8192;
   public static final int MAX_HASHES = 32;
 
+  /** M and k with the default categories, {@link CategoryScheme#SHARP}. */
+  public BloomParameters(int bits, int hashes) {
+    this(bits, hashes, CategoryScheme.SHARP);
+  }
+
   public BloomParameters {
+    if (categories == null) {
+      throw new IllegalArgumentException("a category scheme is required");
+    }
     String why = bitsProblem(bits);
     if (why == null) {
       why = hashesProblem(hashes);
@@ -41,6 +50,11 @@ public record BloomParameters(int bits, int hashes) {
     return hashes < 1 || hashes > MAX_HASHES
         ? "bloom hashes (k) must be between 1 and " + MAX_HASHES + ", got " + hashes
         : null;
+  }
+
+  /** These parameters with another category scheme. */
+  public BloomParameters withCategories(CategoryScheme scheme) {
+    return new BloomParameters(bits, hashes, scheme);
   }
 
   /** Number of 64-bit words of a filter. */

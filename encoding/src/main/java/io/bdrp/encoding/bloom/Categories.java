@@ -89,6 +89,91 @@ public final class Categories {
   }
 
   /**
+   * Buckets into which a string's character pairs are hashed, per attribute name: a message sets at
+   * most this many pair categories for a string, however long.
+   */
+  public static final int PAIR_BUCKETS = 64;
+
+  /** Levels of magnitude buckets: a level-l bucket spans 2^l consecutive {@link #cell cells}. */
+  static final int[] MAGNITUDE_LEVELS = {0, 2, 4, 6, 8};
+
+  /** Number of cells; cells of non-negative numbers start at half of it. */
+  static final int CELLS = 512;
+
+  /**
+   * Hash of the category "the string value of {@code name} starts with the {@code length} chars of
+   * {@code s}" (length 2 or 3, at most {@code s.length()}).
+   */
+  public static long prefix(String name, String s, int length) {
+    long h = name(step(step(SEED, 3), length), name);
+    for (int i = 0; i < length; i++) {
+      h = step(h, s.charAt(i));
+    }
+    return fmix(h);
+  }
+
+  /**
+   * Hash of the category "the string value of {@code name} ends with the last {@code length} chars
+   * of {@code s}".
+   */
+  public static long suffix(String name, String s, int length) {
+    long h = name(step(step(SEED, 4), length), name);
+    for (int i = s.length() - length; i < s.length(); i++) {
+      h = step(h, s.charAt(i));
+    }
+    return fmix(h);
+  }
+
+  /** The bucket, in [0, {@link #PAIR_BUCKETS}), of the character pair (a, b). */
+  public static int pairBucket(char a, char b) {
+    return (int) (fmix(((long) a << 16 | b) * C1) >>> 58);
+  }
+
+  /** Hash of the category "the string value of {@code name} has a char pair in bucket b". */
+  public static long pair(String name, int bucket) {
+    return fmix(step(name(step(SEED, 5), name), bucket));
+  }
+
+  /**
+   * The magnitude cell of an integer, in [8, 504): 0 to 3 each have a cell, every larger
+   * power-of-two range [2^e, 2^(e+1)) is split into four cells by the two bits after its leading
+   * one, and negative numbers mirror the non-negative ones below cell 256. Cells are ordered as the
+   * numbers are: {@code a <= b} implies {@code cell(a) <= cell(b)}.
+   */
+  public static int cell(long v) {
+    if (v < 0) {
+      return CELLS - 1 - cell(~v);
+    }
+    if (v < 4) {
+      return CELLS / 2 + (int) v;
+    }
+    int e = 63 - Long.numberOfLeadingZeros(v);
+    return CELLS / 2 + 4 * (e - 1) + (int) ((v >>> (e - 2)) & 3);
+  }
+
+  /**
+   * The cell of a finite double: that of its floor, clamped to the range of a long (floor and clamp
+   * keep the order, so ranges over mixed integers and doubles are covered).
+   */
+  public static int cell(double d) {
+    if (d >= TWO_POW_63) {
+      return cell(Long.MAX_VALUE);
+    }
+    if (d < -TWO_POW_63) {
+      return cell(Long.MIN_VALUE);
+    }
+    return cell((long) Math.floor(d));
+  }
+
+  /**
+   * Hash of the category "the number {@code name} lies in bucket {@code index} of level {@code
+   * level}".
+   */
+  public static long magnitude(String name, int level, int index) {
+    return fmix(step(step(name(step(SEED, 6), name), level), index));
+  }
+
+  /**
    * Sets the k bits of a category in {@code filter}. Positions come from double hashing of the
    * category hash (h1 + i·h2, i = 0..k-1), each mapped into [0, M) by a multiply-high.
    */

@@ -1,6 +1,7 @@
 package io.bdrp.encoding.codec;
 
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.bloom.Filters;
 import java.nio.ByteBuffer;
@@ -11,16 +12,20 @@ import java.nio.ByteOrder;
  * aggregate predicate. Big-endian, whatever the byte order set on the buffer.
  *
  * <pre>
- *  +----------+--------+--------------+----------------------------------------------+
- *  | bits u16 | k u8   | count u16    | count filters, ascending                     |
- *  +----------+--------+--------------+----------------------------------------------+
- *    M: 64..8192  1..32   0..65535
+ *  +----------+--------+------------+-----------+-----------------------------------+
+ *  | bits u16 | k u8   | scheme u8  | count u16 | count filters, ascending          |
+ *  +----------+--------+------------+-----------+-----------------------------------+
+ *    M: 64..8192  1..32  categories:   0..65535
+ *                        0 paper, 1 sharp
  *
- *  filter, as a list of the positions of its set bits (head = 2 x n):
+ *  filter, as a list of the positions of its set bits (head = 2 x n, n >= 0):
  *  +-------------+---------------------------------------------------------------+
- *  | head varint | n gaps, varint: the first position, then each position minus   |
- *  |             | the one before it minus 1 (positions ascending, all below M)  |
+ *  | head varint | n gaps, Rice-coded with r = floor(log2(floor(M / n))), packed  |
+ *  |             | most significant bit first, the last byte padded with 0 bits  |
  *  +-------------+---------------------------------------------------------------+
+ *  gap: the first position, then each position minus the one before it minus 1
+ *  (positions ascending, all below M); a gap g is q = g >> r one-bits, a zero bit,
+ *  then the r low bits of g, most significant first
  *  filter, as a bitmap (head = 1):
  *  +-------------+--------------------------------------------------------------+
  *  | head varint | ceil(M/64) x u64, word 0 first; bit b is bit (b mod 64) of   |
@@ -50,49 +55,84 @@ public final class EncodedPredicateCodec {
   /** The head of a filter in bitmap form. */
   private static final int BITMAP = 1;
 
+  /** Bytes before the first filter: M, k, the category scheme and the count. */
+  private static final int HEADER_BYTES = 6;
+
   private EncodedPredicateCodec() {}
 
   /** Exact number of bytes {@link #encode} writes. */
   public static int encodedLength(EncodedPredicate p) {
-    int n = 5;
+    int n = HEADER_BYTES;
     for (int i = 0; i < p.size(); i++) {
-      n += filterLength(p.filter(i), p.parameters().words());
+      n += filterLength(p.filter(i), p.parameters().bits());
     }
     return n;
   }
 
-  /** The bytes of one filter in its shorter form. */
-  static int filterLength(long[] f, int words) {
-    return Math.min(listLength(f), bitmapLength(words));
+  /** The bytes of one filter of M = {@code bits} in its shorter form. */
+  static int filterLength(long[] f, int bits) {
+    return Math.min(list(f, bits, null), bitmapLength(words(bits)));
+  }
+
+  private static int words(int bits) {
+    return (bits + 63) >>> 6;
   }
 
   private static int bitmapLength(int words) {
     return 1 + words * Long.BYTES;
   }
 
-  /** The bytes of a filter as a list of positions. */
-  private static int listLength(long[] f) {
-    return list(f, null);
+  /** The Rice parameter of a list of n positions below M: floor(log2(floor(M / n))). */
+  static int riceParameter(int bits, int n) {
+    return 31 - Integer.numberOfLeadingZeros(Math.max(1, bits / Math.max(1, n)));
   }
 
   /**
-   * A filter as the list of its positions: the head (2 x n) and the gaps, written to {@code out}
-   * unless it is null; returns the bytes they take.
+   * A filter as the list of its positions: the head (2 x n) and the Rice-coded gaps, written to
+   * {@code out} unless it is null; returns the bytes they take.
    */
-  private static int list(long[] f, ByteBuffer out) {
+  private static int list(long[] f, int bits, ByteBuffer out) {
     int n = Filters.bitCount(f);
     int bytes = varint(out, 2 * n);
+    int r = riceParameter(bits, n);
+    long acc = 0; // pending bits, right-aligned
+    int pending = 0;
+    long total = 0;
     int prev = -1;
     for (int w = 0; w < f.length; w++) {
       long word = f[w];
       while (word != 0) {
         int pos = w * 64 + Long.numberOfTrailingZeros(word);
         word &= word - 1;
-        bytes += varint(out, pos - prev - 1);
+        int gap = pos - prev - 1;
         prev = pos;
+        int q = gap >>> r;
+        total += q + 1 + r;
+        if (out == null) {
+          continue;
+        }
+        for (int i = 0; i <= q; i++) {
+          acc = acc << 1 | (i < q ? 1 : 0);
+          if (++pending == 8) {
+            out.put((byte) acc);
+            acc = 0;
+            pending = 0;
+          }
+        }
+        for (int b = r - 1; b >= 0; b--) {
+          acc = acc << 1 | ((gap >>> b) & 1);
+          if (++pending == 8) {
+            out.put((byte) acc);
+            acc = 0;
+            pending = 0;
+          }
+        }
       }
     }
-    return bytes;
+    if (out != null && pending > 0) {
+      out.put((byte) (acc << (8 - pending)));
+    }
+    return bytes + (int) ((total + 7) >>> 3);
   }
 
   /** Writes {@code v} as a varint to {@code out} unless it is null; returns its length. */
@@ -127,11 +167,13 @@ public final class EncodedPredicateCodec {
     ByteBuffer b = out.duplicate().order(ByteOrder.BIG_ENDIAN);
     b.putShort((short) p.parameters().bits());
     b.put((byte) p.parameters().hashes());
+    b.put((byte) p.parameters().categories().wireId());
     b.putShort((short) p.size());
+    int bits = p.parameters().bits();
     for (int i = 0; i < p.size(); i++) {
       long[] f = p.filter(i);
-      if (listLength(f) <= bitmapLength(words)) {
-        list(f, b);
+      if (list(f, bits, null) <= bitmapLength(words)) {
+        list(f, bits, b);
       } else {
         varint(b, BITMAP);
         for (long w : f) {
@@ -164,7 +206,13 @@ public final class EncodedPredicateCodec {
     if (why != null) {
       throw WireReader.error(kAt, why);
     }
-    BloomParameters params = new BloomParameters(bits, k);
+    int schemeAt = r.offset();
+    int schemeId = r.u8();
+    CategoryScheme scheme = CategoryScheme.ofWireId(schemeId);
+    if (scheme == null) {
+      throw WireReader.error(schemeAt, "unknown category scheme " + schemeId);
+    }
+    BloomParameters params = new BloomParameters(bits, k, scheme);
     int words = params.words();
     int countAt = r.offset();
     int count = r.u16();
@@ -185,7 +233,7 @@ public final class EncodedPredicateCodec {
           throw WireReader.error(
               filterAt, "filter " + i + " has bits set at or beyond M = " + bits);
         }
-        if (listLength(f) <= bitmapLength(words)) {
+        if (list(f, bits, null) <= bitmapLength(words)) {
           throw WireReader.error(
               filterAt,
               "filter "
@@ -197,17 +245,8 @@ public final class EncodedPredicateCodec {
             filterAt, "filter " + i + " has an unknown form (head " + head + ")");
       } else {
         int n = head >>> 1;
-        r.requireItems(filterAt, n, "positions", 1, 0);
-        int pos = -1;
-        for (int j = 0; j < n; j++) {
-          int gapAt = r.offset();
-          pos += 1 + r.varint(bits, "a position gap");
-          if (pos >= bits) {
-            throw WireReader.error(
-                gapAt, "filter " + i + " has a position at or beyond M = " + bits);
-          }
-          f[pos >>> 6] |= 1L << pos;
-        }
+        r.requireItems(filterAt, (n + 7) / 8, "bytes of positions", 1, 0);
+        readPositions(r, i, n, bits, f);
         if (r.offset() - filterAt > bitmapLength(words)) {
           throw WireReader.error(
               filterAt,
@@ -229,6 +268,51 @@ public final class EncodedPredicateCodec {
   }
 
   /**
+   * Reads n Rice-coded gaps into {@code f} (cleared), checking that every position is below M and
+   * that the padding bits are zero.
+   */
+  private static void readPositions(WireReader r, int i, int n, int bits, long[] f) {
+    int rice = riceParameter(bits, n);
+    int cur = 0; // current byte
+    int left = 0; // unread bits in cur
+    int pos = -1;
+    for (int j = 0; j < n; j++) {
+      int gapAt = r.offset();
+      long gap = 0;
+      while (true) {
+        if (left == 0) {
+          cur = r.u8();
+          left = 8;
+        }
+        int bit = (cur >>> --left) & 1;
+        if (bit == 0) {
+          break;
+        }
+        gap += 1L << rice;
+        if (pos + 1 + gap >= bits) {
+          throw WireReader.error(gapAt, "filter " + i + " has a position at or beyond M = " + bits);
+        }
+      }
+      for (int b = 0; b < rice; b++) {
+        if (left == 0) {
+          cur = r.u8();
+          left = 8;
+        }
+        gap |= (long) ((cur >>> --left) & 1) << (rice - 1 - b);
+      }
+      pos += 1 + (int) Math.min(gap, bits);
+      if (pos >= bits) {
+        throw WireReader.error(gapAt, "filter " + i + " has a position at or beyond M = " + bits);
+      }
+      f[pos >>> 6] |= 1L << pos;
+    }
+    if (left > 0 && (cur & ((1 << left) - 1)) != 0) {
+      throw WireReader.error(
+          r.offset() - 1, "filter " + i + " has non-zero padding bits (not canonical)");
+    }
+  }
+
+  /**
    * As {@link #decode(ByteBuffer)}, and fails unless the filters were made with {@code expected}:
    * filters of other parameters cannot be matched against this router's messages.
    */
@@ -243,10 +327,14 @@ public final class EncodedPredicateCodec {
               + p.parameters().bits()
               + " k="
               + p.parameters().hashes()
+              + " categories "
+              + p.parameters().categories().configName()
               + ", this network uses M="
               + expected.bits()
               + " k="
-              + expected.hashes());
+              + expected.hashes()
+              + " categories "
+              + expected.categories().configName());
     }
     return p;
   }

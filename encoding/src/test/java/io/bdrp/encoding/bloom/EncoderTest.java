@@ -34,6 +34,7 @@ class EncoderTest {
 
   @Test
   void categoriesFollowThePaper() {
+    Encoder enc = new Encoder(BloomParameters.DEFAULT.withCategories(CategoryScheme.PAPER));
     // The predicate's filter is exactly {$stock=XYZ, ∃#price}.
     long[] expected = BloomParameters.DEFAULT.newFilter();
     Categories.add(
@@ -49,6 +50,28 @@ class EncoderTest {
     Categories.add(msg, Categories.existence('$', "stock"), BloomParameters.DEFAULT);
     Categories.add(msg, Categories.equality("stock", Value.of("XYZ")), BloomParameters.DEFAULT);
     assertArrayEquals(msg, enc.encode(Message.builder().put("stock", "XYZ").build()));
+  }
+
+  @Test
+  void sharpCategoriesNarrowPrefixesAndRanges() {
+    Predicate prefix = single(Constraint.of("s", Op.PREFIX, Value.of("mar")));
+    Predicate below = single(Constraint.of("n", Op.LT, Value.of(37)));
+    Message market = Message.builder().put("s", "market").put("n", 36).build();
+    Message minister = Message.builder().put("s", "minister").put("n", 64).build();
+    // Under the paper's categories both predicates only ask for the attribute: both messages match.
+    Encoder paper = new Encoder(BloomParameters.DEFAULT.withCategories(CategoryScheme.PAPER));
+    for (Predicate p : List.of(prefix, below)) {
+      assertTrue(paper.encode(p).matches(paper.encode(market)));
+      assertTrue(paper.encode(p).matches(paper.encode(minister)));
+    }
+    // Sharp: "minister" does not start with "mar", and 64 is not in a bucket that covers x < 37.
+    Encoder sharp = new Encoder(BloomParameters.DEFAULT);
+    for (Predicate p : List.of(prefix, below)) {
+      assertTrue(sharp.encode(p).matches(sharp.encode(market)), p::toString);
+      assertFalse(sharp.encode(p).matches(sharp.encode(minister)), p::toString);
+    }
+    // x < 37 alone is covered by three buckets: negatives, [0, 32) and [32, 40).
+    assertEquals(3, sharp.encode(below).size());
   }
 
   @Test
