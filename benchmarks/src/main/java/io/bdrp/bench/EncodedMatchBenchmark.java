@@ -2,6 +2,7 @@ package io.bdrp.bench;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.encoding.bloom.EncodedIndex;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.bloom.Encoder;
@@ -44,6 +45,10 @@ public class EncodedMatchBenchmark {
   @Param({"256/4", "512/3", "1024/2", "2048/2"})
   public String bloom;
 
+  /** Category scheme: sharp (the default) or paper. */
+  @Param({"sharp", "paper"})
+  public String categories;
+
   @Param({"1000"})
   public int routers;
 
@@ -69,7 +74,9 @@ public class EncodedMatchBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     String[] mk = bloom.split("/");
-    BloomParameters params = new BloomParameters(Integer.parseInt(mk[0]), Integer.parseInt(mk[1]));
+    BloomParameters params =
+        new BloomParameters(
+            Integer.parseInt(mk[0]), Integer.parseInt(mk[1]), CategoryScheme.parse(categories));
     encoder = new Encoder(params);
     WorkloadGenerator g = new WorkloadGenerator(WorkloadSpec.PAPER.withNames(names, names), 7);
     Map<Integer, EncodedPredicate> table = new HashMap<>();

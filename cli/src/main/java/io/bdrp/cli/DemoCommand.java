@@ -126,7 +126,7 @@ public final class DemoCommand implements Callable<Integer> {
             .maxRouters(Math.max(64, n))
             .build();
     o.printf(
-        "bdrp demo: %s (%d routers, %d links), %d hosts, %,d messages, Bloom M=%d k=%d, seed %d%n",
+        "bdrp demo: %s (%d routers, %d links), %d hosts, %,d messages, Bloom M=%d k=%d %s categories, seed %d%n",
         topology,
         n,
         t.edgeCount(),
@@ -134,6 +134,7 @@ public final class DemoCommand implements Callable<Integer> {
         messages,
         bloom.parameters().bits(),
         bloom.parameters().hashes(),
+        bloom.parameters().categories().configName(),
         seed);
     o.flush();
 

@@ -51,7 +51,7 @@ public final class PredicateCommand implements Callable<Integer> {
     EncodedPredicate encoded = new Encoder(params).encode(p);
     out.println(p);
     out.printf(
-        "%d conjunction%s; %d bytes as a predicate; %d Bloom filter%s (M=%d, k=%d), %d bytes encoded%n",
+        "%d conjunction%s; %d bytes as a predicate; %d Bloom filter%s (M=%d, k=%d, %s categories), %d bytes encoded%n",
         p.size(),
         p.size() == 1 ? "" : "s",
         PredicateCodec.encodedLength(p),
@@ -59,6 +59,7 @@ public final class PredicateCommand implements Callable<Integer> {
         encoded.size() == 1 ? "" : "s",
         params.bits(),
         params.hashes(),
+        params.categories().configName(),
         EncodedPredicateCodec.encodedLength(encoded));
     out.flush();
     return 0;

@@ -163,7 +163,7 @@ final class SimCommand implements Callable<Integer> {
     }
     o.printf(
         "bdrp sim: %d routers, %d links, diameter %d, %s; hello %d ms, update %d ms, pacing %d"
-            + " ms; Bloom M=%d k=%d; workload names %d,%d%n",
+            + " ms; Bloom M=%d k=%d, %s categories; workload names %d,%d%n",
         t.nodeCount(),
         t.edgeCount(),
         t.diameter(),
@@ -173,6 +173,7 @@ final class SimCommand implements Callable<Integer> {
         routing.updatePacingMs(),
         options.bloom().bits(),
         options.bloom().hashes(),
+        options.bloom().categories().configName(),
         names[0],
         names[1]);
     o.flush();
@@ -250,7 +251,7 @@ final class SimCommand implements Callable<Integer> {
         "  control traffic until quiet: %,.0f bytes per router (max %,d), %,.0f messages per router%n",
         bytes / (double) n, maxBytes, msgs / (double) n);
     o.printf(
-        "  of which advertisements (PREDICATE_AD, PREDICATE_BATCH): %,.0f bytes per router (%,.0f with every"
+        "  of which advertisements (PREDICATE_AD, PREDICATE_DELTA, PREDICATE_BATCH): %,.0f bytes per router (%,.0f with every"
             + " filter an M-bit bitmap), %,.0f messages per router%n",
         adBytes / (double) n, adBitmapBytes / (double) n, ads / (double) n);
     o.printf(

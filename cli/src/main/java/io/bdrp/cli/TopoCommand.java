@@ -400,6 +400,7 @@ final class TopoCommand {
       line(y, "bloom:", "must be the same on every router of the network");
       y.append("  bits: ").append(bp.bits()).append('\n');
       y.append("  hashes: ").append(bp.hashes()).append('\n');
+      y.append("  categories: ").append(bp.categories().configName()).append('\n');
       if (token != null) {
         line(y, "auth:", "neighbours must present the same token");
         y.append("  routerToken: ").append(quoted(token)).append('\n');
@@ -469,7 +470,10 @@ final class TopoCommand {
           .append(bp.bits())
           .append(" bits, ")
           .append(bp.hashes())
-          .append(withToken ? " hashes) and the same router token" : " hashes) and no token")
+          .append(" hashes, ")
+          .append(bp.categories().configName())
+          .append(
+              withToken ? " categories) and the same router token" : " categories) and no token")
           .append("; a neighbour that differs in either is refused.\n\n");
       m.append("## What to run where\n");
       for (Map.Entry<String, List<HostsFile.Placement>> h : byHost.entrySet()) {

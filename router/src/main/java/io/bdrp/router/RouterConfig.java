@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.routing.RoutingConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -363,7 +364,7 @@ public record RouterConfig(
       BloomParameters bloom = BloomParameters.DEFAULT;
       JsonNode b = root.get("bloom");
       if (b != null) {
-        known(b, "bloom", "bits", "hashes");
+        known(b, "bloom", "bits", "hashes", "categories");
         int bits =
             (int)
                 integer(
@@ -372,8 +373,17 @@ public record RouterConfig(
                     BloomParameters.MIN_BITS,
                     BloomParameters.MAX_BITS);
         int hashes = (int) integer(b.get("hashes"), "bloom.hashes", 1, BloomParameters.MAX_HASHES);
+        CategoryScheme categories = CategoryScheme.SHARP;
+        JsonNode c = b.get("categories");
+        if (c != null) {
+          try {
+            categories = CategoryScheme.parse(c.asText());
+          } catch (IllegalArgumentException e) {
+            throw error("bloom.categories", e.getMessage());
+          }
+        }
         try {
-          bloom = new BloomParameters(bits, hashes);
+          bloom = new BloomParameters(bits, hashes, categories);
         } catch (IllegalArgumentException e) {
           throw error("bloom", e.getMessage());
         }

@@ -61,6 +61,14 @@ final class RouterMetrics {
         "bdrp_predicate_rejected_total",
         "Advertisements refused (other Bloom parameters, router number out of range).",
         () -> node.predicates().rejected());
+    m.gauge(
+        "bdrp_predicate_deltas_sent_total",
+        "Advertisements sent as the change from the version the neighbour held.",
+        () -> node.predicates().deltasSent());
+    m.gauge(
+        "bdrp_predicate_resyncs_total",
+        "Changes received for a version not held, answered by asking for the whole advertisement.",
+        () -> node.predicates().resyncs());
     m.gauge("bdrp_local_hosts", "Hosts with a predicate.", () -> node.local().hostCount());
     m.gauge(
         "bdrp_connections_lost_total",

@@ -66,20 +66,56 @@ public sealed interface ControlMessage {
    * newest version per origin and passes a newer one on to its other neighbours.
    */
   record PredicateAd(int sender, int origin, long epoch, long seq, EncodedPredicate predicate)
-      implements ControlMessage {
+      implements Advertisement {
     public PredicateAd {
       Objects.requireNonNull(predicate, "predicate");
     }
   }
 
+  /** A version of a router's encoded predicate, whole ({@link PredicateAd}) or as a change. */
+  sealed interface Advertisement extends ControlMessage permits PredicateAd, PredicateDelta {
+    int sender();
+
+    int origin();
+
+    long epoch();
+
+    long seq();
+  }
+
+  /**
+   * Version (epoch, seq) of router {@code origin}'s encoded predicate, as the change from version
+   * (epoch, baseSeq): the filters {@code removed} from it and those {@code added}. Sent to a
+   * neighbour known to hold the base version; one that does not asks for the whole advertisement
+   * ({@link PredicateRequest}).
+   */
+  record PredicateDelta(
+      int sender,
+      int origin,
+      long epoch,
+      long baseSeq,
+      long seq,
+      EncodedPredicate removed,
+      EncodedPredicate added)
+      implements Advertisement {
+    public PredicateDelta {
+      Objects.requireNonNull(removed, "removed");
+      Objects.requireNonNull(added, "added");
+      if (baseSeq >= seq) {
+        throw new IllegalArgumentException(
+            "a change from version " + baseSeq + " to " + seq + " does not go forward");
+      }
+    }
+  }
+
   /**
    * Several advertisements in one message: what a router had queued for one neighbour when its
-   * paced flush came (each ad as a {@link PredicateAd} of the same sender, at most one per origin).
+   * paced flush came (of the same sender, at most one per origin).
    */
-  record PredicateBatch(int sender, List<PredicateAd> ads) implements ControlMessage {
+  record PredicateBatch(int sender, List<Advertisement> ads) implements ControlMessage {
     public PredicateBatch {
       ads = List.copyOf(ads);
-      for (PredicateAd a : ads) {
+      for (Advertisement a : ads) {
         if (a.sender() != sender) {
           throw new IllegalArgumentException(
               "an advertisement from " + a.sender() + " in a batch from " + sender);

@@ -4,8 +4,11 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedIndex;
 import io.bdrp.encoding.bloom.EncodedMatcher;
 import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.encoding.codec.EncodedPredicateCodec;
+import io.bdrp.routing.ControlMessage.Advertisement;
 import io.bdrp.routing.ControlMessage.PredicateAd;
 import io.bdrp.routing.ControlMessage.PredicateBatch;
+import io.bdrp.routing.ControlMessage.PredicateDelta;
 import io.bdrp.routing.ControlMessage.PredicateRequest;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,6 +36,11 @@ import java.util.function.Supplier;
  *       per origin (a newer version replaces one not yet sent), and goes out at most once per
  *       {@link RoutingConfig#updatePacingMs()}, batched ({@link ControlMessage.PredicateBatch}); a
  *       lone advertisement still goes at once.
+ *   <li>A router remembers, per neighbour and origin, the version the neighbour holds (the last it
+ *       sent it or received from it). A newer version of the same epoch goes as the change from
+ *       that one ({@link PredicateDelta}: the filters removed and added) when that is shorter. A
+ *       neighbour that does not hold the change's base version asks for the whole advertisement
+ *       ({@link PredicateRequest}), and the answer is whole.
  *   <li>An origin that has had no route for {@link RoutingConfig#predicateExpiryMs()} is dropped.
  *       When an origin has a route but its advertisement is missing, the advertisement is asked for
  *       from the next hop towards it. Both are checked once every hello interval.
@@ -86,11 +94,18 @@ public final class PredicateTable {
     /** At most one per origin, the newest: a newer version replaces one not yet sent. */
     final LinkedHashMap<Integer, Entry> queued = new LinkedHashMap<>();
 
+    /**
+     * Per origin, the version the neighbour holds: the last sent to it or received from it (an
+     * array indexed by router number: a map would cost ten times the memory at 10,000 routers).
+     */
+    final Entry[] held;
+
     final Pacer pacer;
 
-    Peer(Face face, long pacingMs) {
+    Peer(Face face, long pacingMs, int maxRouters) {
       this.face = face;
       this.pacer = new Pacer(pacingMs);
+      this.held = new Entry[maxRouters];
     }
   }
 
@@ -111,6 +126,8 @@ public final class PredicateTable {
   private long nextOwnFlood = Long.MIN_VALUE; // own advertisement not flooded before this
   private boolean ownPending;
   private long rejected;
+  private long deltasSent;
+  private long resyncs;
 
   public PredicateTable(
       int self,
@@ -143,6 +160,16 @@ public final class PredicateTable {
   /** Advertisements refused (wrong Bloom parameters, router number out of range). */
   public long rejected() {
     return rejected;
+  }
+
+  /** Advertisements sent as the change from the version the neighbour held. */
+  public long deltasSent() {
+    return deltasSent;
+  }
+
+  /** Changes received whose base version was not held, answered by asking for the whole. */
+  public long resyncs() {
+    return resyncs;
   }
 
   /** The total size of the filters held, in bytes. */
@@ -201,7 +228,7 @@ public final class PredicateTable {
 
   /** A neighbour's adjacency came up: send it every advertisement held. */
   public void adjacencyUp(Face face) {
-    Peer p = new Peer(face, config.updatePacingMs());
+    Peer p = new Peer(face, config.updatePacingMs(), config.maxRouters());
     adjacent.put(face.neighbour(), p);
     for (Map.Entry<Integer, Entry> en : new TreeMap<>(entries).entrySet()) {
       p.queued.put(en.getKey(), en.getValue());
@@ -258,43 +285,114 @@ public final class PredicateTable {
       rejected++;
       return;
     }
+    Entry e = new Entry(ad.epoch(), ad.seq(), ad.predicate());
+    Peer from = adjacent.get(ad.sender());
+    if (from != null) {
+      from.held[origin] = e;
+    }
+    accept(ad.sender(), origin, e);
+  }
+
+  /**
+   * Handles a change from a neighbour: applied to the version held when that is its base, else
+   * answered with a request for the whole advertisement.
+   */
+  public void receive(PredicateDelta d) {
+    int origin = d.origin();
+    if (origin < 0
+        || origin >= config.maxRouters()
+        || !d.removed().parameters().equals(matcher.parameters())
+        || !d.added().parameters().equals(matcher.parameters())) {
+      rejected++;
+      return;
+    }
+    Peer from = adjacent.get(d.sender());
+    Entry cur = entries.get(origin);
+    int c = cur == null ? -1 : cur.compareVersion(d.epoch(), d.seq());
+    if (origin != self && c < 0) {
+      EncodedPredicate p =
+          cur != null && cur.compareVersion(d.epoch(), d.baseSeq()) == 0
+              ? cur.predicate.apply(d.removed(), d.added())
+              : null;
+      if (p == null) {
+        resyncs++;
+        if (from != null) {
+          from.held[origin] = null;
+          from.face.send(new PredicateRequest(self, origin));
+        }
+        return;
+      }
+      Entry e = new Entry(d.epoch(), d.seq(), p);
+      if (from != null) {
+        from.held[origin] = e;
+      }
+      accept(d.sender(), origin, e);
+      return;
+    }
+    // Not newer than what is held, or about this router itself: only the version matters. The
+    // neighbour's content is known only when it is the version held here.
+    if (from != null) {
+      if (c == 0) {
+        from.held[origin] = cur;
+      } else {
+        from.held[origin] = null;
+      }
+    }
+    accept(d.sender(), origin, new Entry(d.epoch(), d.seq(), null));
+  }
+
+  /**
+   * A version of {@code origin} from neighbour {@code sender}: kept and passed on when newer than
+   * the one held, answered with the one held when older. {@code e.predicate} is null only when the
+   * version is not newer or is about this router (its content is then never used).
+   */
+  private void accept(int sender, int origin, Entry ad) {
     Entry cur = entries.get(origin);
     if (origin == self) {
-      if (cur.compareVersion(ad.epoch(), ad.seq()) < 0) {
+      if (cur.compareVersion(ad.epoch, ad.seq) < 0) {
         // Someone holds a newer version of this router's advertisement than it has: move past it
         // so that the current one replaces it everywhere.
-        boolean lastSeq = ad.seq() == Long.MAX_VALUE;
-        ownEpoch = lastSeq ? ad.epoch() + 1 : ad.epoch();
-        ownSeq = lastSeq ? 0 : ad.seq() + 1;
+        boolean lastSeq = ad.seq == Long.MAX_VALUE;
+        ownEpoch = lastSeq ? ad.epoch + 1 : ad.epoch;
+        ownSeq = lastSeq ? 0 : ad.seq + 1;
         entries.put(self, new Entry(ownEpoch, ownSeq, cur.predicate));
         advertiseOwn();
-      } else if (cur.compareVersion(ad.epoch(), ad.seq()) > 0) {
-        reply(ad.sender(), origin, cur);
+      } else if (cur.compareVersion(ad.epoch, ad.seq) > 0) {
+        reply(sender, origin, cur);
       }
       return;
     }
-    int c = cur == null ? -1 : cur.compareVersion(ad.epoch(), ad.seq());
+    int c = cur == null ? -1 : cur.compareVersion(ad.epoch, ad.seq);
     if (c > 0) {
-      reply(ad.sender(), origin, cur);
+      reply(sender, origin, cur);
       return;
     }
     if (c == 0) {
       return;
     }
-    Entry e = new Entry(ad.epoch(), ad.seq(), ad.predicate());
+    Entry e = ad;
     entries.put(origin, e);
     requestedAt.remove(origin);
     if (nextHop.applyAsInt(origin) < 0) {
       unreachableSince.putIfAbsent(origin, clock.nowMillis());
     }
-    if (matcher.put(origin, ad.predicate())) {
+    if (matcher.put(origin, e.predicate)) {
       listener.predicatesChanged();
     }
-    flood(origin, e, ad.sender());
+    flood(origin, e, sender);
   }
 
-  /** Handles a request from a neighbour: answer with the advertisement held, if any. */
+  /**
+   * Handles a request from a neighbour: answer with the whole advertisement held, if any (the
+   * neighbour is taken to hold no version of it).
+   */
   public void receive(PredicateRequest req) {
+    Peer p = adjacent.get(req.sender());
+    if (p != null) {
+      if (req.origin() >= 0 && req.origin() < p.held.length) {
+        p.held[req.origin()] = null;
+      }
+    }
     Entry e = entries.get(req.origin());
     if (e != null) {
       reply(req.sender(), req.origin(), e);
@@ -402,10 +500,12 @@ public final class PredicateTable {
       return;
     }
     p.pacer.sent(now);
-    List<PredicateAd> batch = new ArrayList<>(Math.min(p.queued.size(), MAX_BATCH));
+    List<Advertisement> batch = new ArrayList<>(Math.min(p.queued.size(), MAX_BATCH));
     for (Map.Entry<Integer, Entry> en : p.queued.entrySet()) {
+      int origin = en.getKey();
       Entry e = en.getValue();
-      batch.add(new PredicateAd(self, en.getKey(), e.epoch, e.seq, e.predicate));
+      batch.add(advertisement(origin, e, p.held[origin]));
+      p.held[origin] = e;
       if (batch.size() == MAX_BATCH) {
         p.face.send(new PredicateBatch(self, batch));
         batch.clear();
@@ -417,5 +517,25 @@ public final class PredicateTable {
     } else if (!batch.isEmpty()) {
       p.face.send(new PredicateBatch(self, batch));
     }
+  }
+
+  /**
+   * Version {@code e} of {@code origin} for a neighbour that holds {@code held} (or nothing): the
+   * change from {@code held} when that is of the same epoch, older, and the change is shorter on
+   * the wire than the whole.
+   */
+  private Advertisement advertisement(int origin, Entry e, Entry held) {
+    if (held != null && held.epoch == e.epoch && held.seq < e.seq) {
+      EncodedPredicate removed = held.predicate.minus(e.predicate);
+      EncodedPredicate added = e.predicate.minus(held.predicate);
+      if (Long.BYTES
+              + EncodedPredicateCodec.encodedLength(removed)
+              + EncodedPredicateCodec.encodedLength(added)
+          < EncodedPredicateCodec.encodedLength(e.predicate)) {
+        deltasSent++;
+        return new PredicateDelta(self, origin, e.epoch, held.seq, e.seq, removed, added);
+      }
+    }
+    return new PredicateAd(self, origin, e.epoch, e.seq, e.predicate);
   }
 }

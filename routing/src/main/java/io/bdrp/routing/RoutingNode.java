@@ -161,9 +161,13 @@ public final class RoutingNode {
       case RouteUpdate u -> dv.receive(u);
       case SeqnoRequest r -> dv.receive(r);
       case PredicateAd a -> predicates.receive(a);
+      case ControlMessage.PredicateDelta d -> predicates.receive(d);
       case PredicateBatch b -> {
-        for (PredicateAd a : b.ads()) {
-          predicates.receive(a);
+        for (ControlMessage.Advertisement a : b.ads()) {
+          switch (a) {
+            case PredicateAd ad -> predicates.receive(ad);
+            case ControlMessage.PredicateDelta d -> predicates.receive(d);
+          }
         }
       }
       case PredicateRequest r -> predicates.receive(r);
@@ -183,9 +187,9 @@ public final class RoutingNode {
         yield false;
       }
       case SeqnoRequest r -> r.epoch() > ceiling;
-      case PredicateAd a -> a.epoch() > ceiling;
+      case ControlMessage.Advertisement a -> a.epoch() > ceiling;
       case PredicateBatch b -> {
-        for (PredicateAd a : b.ads()) {
+        for (ControlMessage.Advertisement a : b.ads()) {
           if (a.epoch() > ceiling) {
             yield true;
           }

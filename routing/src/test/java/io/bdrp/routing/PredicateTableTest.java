@@ -1,6 +1,7 @@
 package io.bdrp.routing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,9 +10,12 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.bloom.Encoder;
 import io.bdrp.routing.ControlMessage.PredicateAd;
+import io.bdrp.routing.ControlMessage.PredicateDelta;
 import io.bdrp.routing.ControlMessage.PredicateRequest;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,13 +50,42 @@ class PredicateTableTest {
       sent.add(m);
     }
 
+    /** Versions this neighbour holds that it was not sent (it sent them to the table). */
+    final Map<Integer, PredicateAd> heldBefore = new HashMap<>();
+
+    /**
+     * The advertisements sent, in order, a change rebuilt as the whole version it makes of the one
+     * the neighbour held (which must be the change's base).
+     */
     List<PredicateAd> ads() {
       List<PredicateAd> out = new ArrayList<>();
+      Map<Integer, PredicateAd> held = new HashMap<>(heldBefore);
       for (ControlMessage m : sent) {
-        if (m instanceof PredicateAd a) {
-          out.add(a);
-        } else if (m instanceof ControlMessage.PredicateBatch b) {
-          out.addAll(b.ads());
+        List<ControlMessage.Advertisement> all =
+            switch (m) {
+              case ControlMessage.Advertisement a -> List.of(a);
+              case ControlMessage.PredicateBatch b -> b.ads();
+              default -> List.of();
+            };
+        for (ControlMessage.Advertisement a : all) {
+          PredicateAd whole =
+              switch (a) {
+                case PredicateAd ad -> ad;
+                case PredicateDelta d -> {
+                  PredicateAd base = held.get(d.origin());
+                  assertTrue(
+                      base != null && base.epoch() == d.epoch() && base.seq() == d.baseSeq(),
+                      () -> "a change from a version the neighbour does not hold: " + d);
+                  yield new PredicateAd(
+                      d.sender(),
+                      d.origin(),
+                      d.epoch(),
+                      d.seq(),
+                      base.predicate().apply(d.removed(), d.added()));
+                }
+              };
+          held.put(whole.origin(), whole);
+          out.add(whole);
         }
       }
       return out;
@@ -138,6 +171,73 @@ class PredicateTableTest {
     assertEquals(2, two.ads().size());
   }
 
+  /** The disjunction of {@code x = i} for each i: consecutive sets differ in a few filters. */
+  private static EncodedPredicate equalities(int... values) {
+    StringBuilder p = new StringBuilder();
+    for (int v : values) {
+      p.append(p.isEmpty() ? "" : " || ").append("x = ").append(v);
+    }
+    return enc(p.toString());
+  }
+
+  @Test
+  void aNewVersionGoesAsTheChangeFromTheOneTheNeighbourHolds() {
+    table.setOwn(equalities(1, 2, 3, 4, 5, 6, 7, 8));
+    now += CONFIG.helloIntervalMs();
+    table.setOwn(equalities(1, 2, 3, 4, 5, 6, 7, 9));
+    ControlMessage last = one.sent.get(one.sent.size() - 1);
+    PredicateDelta d = assertInstanceOf(PredicateDelta.class, last);
+    assertEquals(1, d.baseSeq());
+    assertEquals(2, d.seq());
+    assertEquals(equalities(8), d.removed());
+    assertEquals(equalities(9), d.added());
+    // Rebuilt on the neighbour's side, it is the whole new version.
+    assertEquals(equalities(1, 2, 3, 4, 5, 6, 7, 9), one.ads().get(1).predicate());
+    assertEquals(2, table.deltasSent(), "one per neighbour");
+  }
+
+  @Test
+  void aReceivedChangeIsAppliedToTheVersionHeldAndPassedOn() {
+    table.receive(new PredicateAd(1, 5, 7, 1, equalities(1, 2, 3)));
+    table.receive(new PredicateDelta(1, 5, 7, 1, 2, equalities(3), equalities(4)));
+    assertEquals(equalities(1, 2, 4), table.get(5));
+    assertEquals(2, changes);
+    // Passed on to the other neighbour, which gets the whole first version then the change.
+    List<PredicateAd> toTwo = two.ads();
+    assertEquals(equalities(1, 2, 4), toTwo.get(toTwo.size() - 1).predicate());
+    assertTrue(one.ads().isEmpty(), "not sent back");
+  }
+
+  @Test
+  void aChangeFromAVersionNotHeldIsAnsweredWithARequestForTheWhole() {
+    table.receive(new PredicateAd(1, 5, 7, 1, equalities(1, 2, 3)));
+    // Base 2, but version 1 is held: ask for the whole, change nothing.
+    table.receive(new PredicateDelta(1, 5, 7, 2, 3, equalities(3), equalities(4)));
+    assertEquals(equalities(1, 2, 3), table.get(5));
+    assertEquals(1, table.resyncs());
+    assertEquals(new PredicateRequest(0, 5), one.sent.get(one.sent.size() - 1));
+    // A change whose removed filter is not in the base version is refused the same way.
+    table.receive(new PredicateDelta(1, 5, 7, 1, 2, equalities(9), equalities(4)));
+    assertEquals(2, table.resyncs());
+    assertEquals(equalities(1, 2, 3), table.get(5));
+    // The whole answer is taken.
+    table.receive(new PredicateAd(1, 5, 7, 3, equalities(1, 2, 4)));
+    assertEquals(equalities(1, 2, 4), table.get(5));
+  }
+
+  @Test
+  void aRequestMakesTheAnswerWhole() {
+    table.setOwn(equalities(1, 2, 3, 4, 5, 6, 7, 8));
+    // Version 2 waits for the hello interval; neighbour 1 holds version 1 and asks.
+    table.setOwn(equalities(1, 2, 3, 4, 5, 6, 7, 9));
+    one.sent.clear();
+    table.receive(new PredicateRequest(1, 0));
+    PredicateAd whole =
+        assertInstanceOf(
+            PredicateAd.class, one.sent.get(0), "the neighbour said it lacks the base");
+    assertEquals(2, whole.seq());
+  }
+
   @Test
   void anOlderAdvertisementIsAnsweredWithTheNewerOne() {
     table.receive(new PredicateAd(1, 5, 7, 3, enc("y = 3")));
@@ -172,7 +272,8 @@ class PredicateTableTest {
     paced.tick();
     assertEquals(2, three.sent.size());
     ControlMessage.PredicateBatch batch = (ControlMessage.PredicateBatch) three.sent.get(1);
-    assertEquals(List.of(5, 6), batch.ads().stream().map(PredicateAd::origin).toList());
+    assertEquals(
+        List.of(5, 6), batch.ads().stream().map(ControlMessage.Advertisement::origin).toList());
     assertEquals(2, batch.ads().get(0).seq(), "the version of 5 that replaced the queued one");
     assertEquals(0, paced.queued());
     assertTrue(four.ads().stream().allMatch(a -> a.origin() == 0), "nothing sent back");
@@ -324,6 +425,7 @@ class PredicateTableTest {
   private static void deliver(PredicateTable to, ControlMessage m) {
     switch (m) {
       case PredicateAd a -> to.receive(a);
+      case PredicateDelta d -> to.receive(d);
       case PredicateRequest r -> to.receive(r);
       default -> {}
     }

@@ -3,6 +3,7 @@ package io.bdrp.simulator;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.routing.Clock;
@@ -295,7 +296,10 @@ public final class Simulator {
     return controlMessages[r];
   }
 
-  /** Of {@link #controlBytes}, the bytes of the PREDICATE_AD and PREDICATE_BATCH frames. */
+  /**
+   * Of {@link #controlBytes}, the bytes of the PREDICATE_AD, PREDICATE_DELTA and PREDICATE_BATCH
+   * frames.
+   */
   public long advertisementBytes(int r) {
     return adBytes[r];
   }
@@ -308,7 +312,7 @@ public final class Simulator {
     return adBitmapBytes[r];
   }
 
-  /** Of {@link #controlMessages}, the PREDICATE_AD and PREDICATE_BATCH frames. */
+  /** Of {@link #controlMessages}, the PREDICATE_AD, PREDICATE_DELTA and PREDICATE_BATCH frames. */
   public long advertisements(int r) {
     return adMessages[r];
   }
@@ -553,9 +557,9 @@ public final class Simulator {
       int bytes = RouterFrameCodec.encodedLength(message);
       controlBytes[self] += bytes;
       controlMessages[self]++;
-      List<ControlMessage.PredicateAd> ads =
+      List<ControlMessage.Advertisement> ads =
           switch (message) {
-            case ControlMessage.PredicateAd ad -> List.of(ad);
+            case ControlMessage.Advertisement ad -> List.of(ad);
             case ControlMessage.PredicateBatch b -> b.ads();
             default -> List.of();
           };
@@ -563,9 +567,8 @@ public final class Simulator {
         adBytes[self] += bytes;
         adMessages[self]++;
         adBitmapBytes[self] += bytes;
-        for (ControlMessage.PredicateAd ad : ads) {
-          adBitmapBytes[self] +=
-              5 + ad.predicate().byteSize() - EncodedPredicateCodec.encodedLength(ad.predicate());
+        for (ControlMessage.Advertisement a : ads) {
+          adBitmapBytes[self] += bitmapExtra(a);
         }
       }
       for (ControlObserver o : controlObservers) {
@@ -579,6 +582,26 @@ public final class Simulator {
             touched(neighbour);
           });
     }
+  }
+
+  /**
+   * What an advertisement would have taken more, or less, as a whole advertisement with every
+   * filter an M-bit bitmap after a 5-byte header (router-link protocol 2): a change counts as the
+   * whole version it stands for.
+   */
+  private long bitmapExtra(ControlMessage.Advertisement a) {
+    return switch (a) {
+      case ControlMessage.PredicateAd ad ->
+          5 + ad.predicate().byteSize() - EncodedPredicateCodec.encodedLength(ad.predicate());
+      case ControlMessage.PredicateDelta d -> {
+        EncodedPredicate whole = nodes[a.sender()].predicates().get(d.origin());
+        yield 5
+            + (whole == null ? 0 : whole.byteSize())
+            - Long.BYTES
+            - EncodedPredicateCodec.encodedLength(d.removed())
+            - EncodedPredicateCodec.encodedLength(d.added());
+      }
+    };
   }
 
   /**

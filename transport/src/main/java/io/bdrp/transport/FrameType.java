@@ -42,7 +42,9 @@ public enum FrameType {
   /** Router to router: a message with its destination set; see {@link DataHeader}. */
   DATA(0x26),
   /** Router to router: several advertisements ({@code ControlMessage.PredicateBatch}). */
-  PREDICATE_BATCH(0x27);
+  PREDICATE_BATCH(0x27),
+  /** Router to router: a change of an encoded predicate ({@code ControlMessage.PredicateDelta}). */
+  PREDICATE_DELTA(0x28);
 
   private static final FrameType[] BY_NUMBER = new FrameType[256];
 

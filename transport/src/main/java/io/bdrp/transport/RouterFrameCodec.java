@@ -1,6 +1,7 @@
 package io.bdrp.transport;
 
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import io.bdrp.routing.ControlMessage;
@@ -23,10 +24,12 @@ import java.util.List;
  *  SEQNO_REQUEST     | sender u16 | destination u16 | epoch i64 | seqno i32 | hopCount u16 |
  *  PREDICATE_AD      | sender u16 | origin u16 | epoch i64 | seq i64 | EncodedPredicateCodec ... |
  *  PREDICATE_REQUEST | sender u16 | origin u16 |
- *  PREDICATE_BATCH   | sender u16 | count u16 | count x (origin u16 | epoch i64 | seq i64 |
- *                      EncodedPredicateCodec ...) |
+ *  PREDICATE_DELTA   | sender u16 | origin u16 | epoch i64 | seq i64 | baseSeq i64 |
+ *                      removed: EncodedPredicateCodec ... | added: EncodedPredicateCodec ... |
+ *  PREDICATE_BATCH   | sender u16 | count u16 | count x (kind u8 | as PREDICATE_AD (kind 0) or
+ *                      PREDICATE_DELTA (kind 1) after the sender) |
  *  ROUTER_HELLO      | protocol u16 | router u16 | epoch i64 | maxRouters u32 | M u16 | k u8 |
- *                    | udpPort u16 | tokenLen u16 | token |
+ *                    | categories u8 (0 paper, 1 sharp) | udpPort u16 | tokenLen u16 | token |
  * </pre>
  *
  * <p>Router numbers, metrics and hop counts must fit their u16 fields; the encoder refuses others
@@ -42,6 +45,11 @@ public final class RouterFrameCodec {
 
   private static final int VIA_RECEIVER = 0x01;
 
+  /** Kinds of advertisement in a PREDICATE_BATCH. */
+  private static final int WHOLE = 0;
+
+  private static final int CHANGE = 1;
+
   private RouterFrameCodec() {}
 
   /** The frame type that carries {@code m}. */
@@ -51,6 +59,7 @@ public final class RouterFrameCodec {
       case ControlMessage.RouteUpdate u -> FrameType.ROUTE_UPDATE;
       case ControlMessage.SeqnoRequest s -> FrameType.SEQNO_REQUEST;
       case ControlMessage.PredicateAd a -> FrameType.PREDICATE_AD;
+      case ControlMessage.PredicateDelta d -> FrameType.PREDICATE_DELTA;
       case ControlMessage.PredicateBatch b -> FrameType.PREDICATE_BATCH;
       case ControlMessage.PredicateRequest r -> FrameType.PREDICATE_REQUEST;
     };
@@ -60,16 +69,22 @@ public final class RouterFrameCodec {
   public static int encodedLength(Object frame) {
     return Frames.PREFIX_BYTES
         + switch (frame) {
-          case RouterHello h -> 2 + 2 + 8 + 4 + 2 + 1 + 2 + 2 + h.authToken().length;
+          case RouterHello h ->
+              2 + 2 + 8 + 4 + 2 + 1 + (h.protocol() >= 4 ? 1 : 0) + 2 + 2 + h.authToken().length;
           case ControlMessage.Hello h -> 2 + 8 + 8;
           case ControlMessage.RouteUpdate u -> 2 + 2 + u.routes().size() * ROUTE_BYTES;
           case ControlMessage.SeqnoRequest s -> 2 + 2 + 8 + 4 + 2;
-          case ControlMessage.PredicateAd a ->
-              2 + 2 + 8 + 8 + EncodedPredicateCodec.encodedLength(a.predicate());
+          case ControlMessage.PredicateAd a -> 2 + adLength(a);
+          case ControlMessage.PredicateDelta d -> 2 + deltaLength(d);
           case ControlMessage.PredicateBatch b -> {
             int n = 2 + 2;
-            for (ControlMessage.PredicateAd a : b.ads()) {
-              n += 2 + 8 + 8 + EncodedPredicateCodec.encodedLength(a.predicate());
+            for (ControlMessage.Advertisement a : b.ads()) {
+              n +=
+                  1
+                      + switch (a) {
+                        case ControlMessage.PredicateAd ad -> adLength(ad);
+                        case ControlMessage.PredicateDelta d -> deltaLength(d);
+                      };
             }
             yield n;
           }
@@ -77,6 +92,21 @@ public final class RouterFrameCodec {
           case SessionFrame s -> ClientFrameCodec.encodedLength(s) - Frames.PREFIX_BYTES;
           default -> throw new IllegalArgumentException("not a router-link frame: " + frame);
         };
+  }
+
+  /** Bytes of an advertisement after its sender. */
+  private static int adLength(ControlMessage.PredicateAd a) {
+    return 2 + 8 + 8 + EncodedPredicateCodec.encodedLength(a.predicate());
+  }
+
+  /** Bytes of a change after its sender. */
+  private static int deltaLength(ControlMessage.PredicateDelta d) {
+    return 2
+        + 8
+        + 8
+        + 8
+        + EncodedPredicateCodec.encodedLength(d.removed())
+        + EncodedPredicateCodec.encodedLength(d.added());
   }
 
   /** The frame in a new buffer from {@code alloc}, which the caller then owns. */
@@ -109,6 +139,9 @@ public final class RouterFrameCodec {
           out.writeInt(h.maxRouters());
           out.writeShort(h.bloom().bits());
           out.writeByte(h.bloom().hashes());
+          if (h.protocol() >= 4) { // earlier revisions had no category scheme
+            out.writeByte(h.bloom().categories().wireId());
+          }
           out.writeShort(h.udpPort());
           byte[] token = h.authToken();
           out.writeShort(token.length);
@@ -157,10 +190,20 @@ public final class RouterFrameCodec {
         out.writeShort(Frames.checkU16("hopCount", s.hopCount()));
       }
       case ControlMessage.PredicateAd a -> writeAd(out, a);
+      case ControlMessage.PredicateDelta d -> writeDelta(out, d);
       case ControlMessage.PredicateBatch b -> {
         out.writeShort(Frames.checkU16("count", b.ads().size()));
-        for (ControlMessage.PredicateAd a : b.ads()) {
-          writeAd(out, a);
+        for (ControlMessage.Advertisement a : b.ads()) {
+          switch (a) {
+            case ControlMessage.PredicateAd ad -> {
+              out.writeByte(WHOLE);
+              writeAd(out, ad);
+            }
+            case ControlMessage.PredicateDelta d -> {
+              out.writeByte(CHANGE);
+              writeDelta(out, d);
+            }
+          }
         }
       }
       case ControlMessage.PredicateRequest r ->
@@ -230,7 +273,9 @@ public final class RouterFrameCodec {
               throw r.malformed(
                   maxAt, "maxRouters " + maxRouters + " outside 1.." + RouterHello.MAX_ROUTERS);
             }
-            BloomParameters bloom = bloom(r);
+            // Revisions before 4 had no category scheme byte: read their layout, so that the
+            // handshake reports the revision mismatch rather than a malformed frame.
+            BloomParameters bloom = bloom(r, protocol >= 4);
             int udpPort = r.u16();
             yield new RouterHello(
                 protocol,
@@ -267,15 +312,23 @@ public final class RouterFrameCodec {
           case SEQNO_REQUEST ->
               new ControlMessage.SeqnoRequest(r.u16(), r.u16(), r.i64(), r.i32(), r.u16());
           case PREDICATE_AD -> readAd(r, r.u16(), expected);
+          case PREDICATE_DELTA -> readDelta(r, r.u16(), expected);
           case PREDICATE_BATCH -> {
             int sender = r.u16();
             int countAt = r.offset();
             int count = r.u16();
-            // origin, epoch, seq and at least the 5 bytes of an empty encoded predicate each
-            r.requireItems(countAt, count, "advertisements", 2 + 8 + 8 + 5, 0);
-            List<ControlMessage.PredicateAd> ads = new ArrayList<>(count);
+            // kind, origin, epoch, seq and at least the 6 bytes of an empty encoded predicate each
+            r.requireItems(countAt, count, "advertisements", 1 + 2 + 8 + 8 + 6, 0);
+            List<ControlMessage.Advertisement> ads = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-              ads.add(readAd(r, sender, expected));
+              int kindAt = r.offset();
+              int kind = r.u8();
+              ads.add(
+                  switch (kind) {
+                    case WHOLE -> readAd(r, sender, expected);
+                    case CHANGE -> readDelta(r, sender, expected);
+                    default -> throw r.malformed(kindAt, "unknown advertisement kind " + kind);
+                  });
             }
             yield new ControlMessage.PredicateBatch(sender, ads);
           }
@@ -297,14 +350,48 @@ public final class RouterFrameCodec {
         EncodedPredicateCodec::encode);
   }
 
+  private static void writeDelta(ByteBuf out, ControlMessage.PredicateDelta d) {
+    out.writeShort(Frames.checkU16("origin", d.origin()));
+    out.writeLong(d.epoch());
+    out.writeLong(d.seq());
+    out.writeLong(d.baseSeq());
+    for (EncodedPredicate p : List.of(d.removed(), d.added())) {
+      Frames.writeVia(
+          out, p, EncodedPredicateCodec.encodedLength(p), EncodedPredicateCodec::encode);
+    }
+  }
+
+  /** origin, epoch, seq, baseSeq, then the removed and the added filters. */
+  private static ControlMessage.PredicateDelta readDelta(
+      FrameReader r, int sender, BloomParameters expected) {
+    int origin = r.u16();
+    long epoch = r.i64();
+    long seq = r.i64();
+    int baseAt = r.offset();
+    long baseSeq = r.i64();
+    if (baseSeq >= seq) {
+      throw r.malformed(
+          baseAt, "change from version " + baseSeq + " to " + seq + " does not go forward");
+    }
+    EncodedPredicate removed = filters(r, origin, expected, "removed filters");
+    EncodedPredicate added = filters(r, origin, expected, "added filters");
+    return new ControlMessage.PredicateDelta(sender, origin, epoch, baseSeq, seq, removed, added);
+  }
+
   /** origin, epoch, seq and an encoded predicate of the network's parameters (if given). */
   private static ControlMessage.PredicateAd readAd(
       FrameReader r, int sender, BloomParameters expected) {
     int origin = r.u16();
     long epoch = r.i64();
     long seq = r.i64();
-    EncodedPredicate p =
-        r.part(EncodedPredicateCodec::decode, ErrorCode.MALFORMED_FRAME, "encoded predicate", 0);
+    EncodedPredicate p = filters(r, origin, expected, "encoded predicate");
+    return new ControlMessage.PredicateAd(sender, origin, epoch, seq, p);
+  }
+
+  /** An encoded predicate of the network's parameters (if given). */
+  private static EncodedPredicate filters(
+      FrameReader r, int origin, BloomParameters expected, String what) {
+    EncodedPredicate p = r.part(EncodedPredicateCodec::decode, ErrorCode.MALFORMED_FRAME, what, 0);
     if (expected != null && !p.parameters().equals(expected)) {
       throw new ProtocolException(
           ErrorCode.INCOMPATIBLE_PEER,
@@ -315,10 +402,10 @@ public final class RouterFrameCodec {
               + ", this network uses "
               + expected);
     }
-    return new ControlMessage.PredicateAd(sender, origin, epoch, seq, p);
+    return p;
   }
 
-  private static BloomParameters bloom(FrameReader r) {
+  private static BloomParameters bloom(FrameReader r, boolean withScheme) {
     int bitsAt = r.offset();
     int bits = r.u16();
     String why = BloomParameters.bitsProblem(bits);
@@ -331,6 +418,15 @@ public final class RouterFrameCodec {
     if (why != null) {
       throw r.malformed(kAt, why);
     }
-    return new BloomParameters(bits, k);
+    if (!withScheme) {
+      return new BloomParameters(bits, k, CategoryScheme.PAPER);
+    }
+    int schemeAt = r.offset();
+    int id = r.u8();
+    CategoryScheme scheme = CategoryScheme.ofWireId(id);
+    if (scheme == null) {
+      throw r.malformed(schemeAt, "unknown category scheme " + id);
+    }
+    return new BloomParameters(bits, k, scheme);
   }
 }

@@ -34,9 +34,11 @@ public record RouterHello(
   /**
    * The router-link protocol revision this code speaks. 2: the hello carries {@code maxRouters} and
    * the UDP port, and DATA may travel in datagrams. 3: a PREDICATE_AD's filters are each a list of
-   * positions or a bitmap, whichever is shorter.
+   * positions or a bitmap, whichever is shorter. 4: the hello and every encoded predicate name the
+   * category scheme, positions are Rice-coded, PREDICATE_DELTA carries changes, and each entry of a
+   * PREDICATE_BATCH starts with its kind.
    */
-  public static final int PROTOCOL = 3;
+  public static final int PROTOCOL = 4;
 
   /** Most routers a network can number: D holds at most {@link DataHeader#MAX_D_WORDS} words. */
   public static final int MAX_ROUTERS = DataHeader.MAX_D_WORDS * 64;
@@ -107,6 +109,15 @@ public record RouterHello(
     }
     if (d == null) {
       d = differs("bloom.hashes", theirs.bloom.hashes(), bloom.hashes());
+    }
+    if (d == null && theirs.bloom.categories() != bloom.categories()) {
+      d =
+          new Incompatibility(
+              "bloom.categories",
+              "bloom.categories differs: the neighbour has "
+                  + theirs.bloom.categories().configName()
+                  + ", this router "
+                  + bloom.categories().configName());
     }
     return d;
   }

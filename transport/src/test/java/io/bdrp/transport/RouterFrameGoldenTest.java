@@ -33,7 +33,7 @@ class RouterFrameGoldenTest {
     return Stream.of(
         Arguments.of(
             new RouterHello(7, 5, 1024, BloomParameters.DEFAULT, 7401, new byte[0]),
-            "00000019 01 20 | 0003 | 0007 | 0000000000000005 | 00000400 | 0800 | 02 | 1ce9"
+            "0000001a 01 20 | 0004 | 0007 | 0000000000000005 | 00000400 | 0800 | 02 | 01 | 1ce9"
                 + " | 0000"),
         Arguments.of(
             new ControlMessage.Hello(1, 5, 6),
@@ -52,18 +52,30 @@ class RouterFrameGoldenTest {
             "00000014 01 23 | 0001 | 0002 | 0000000000000005 | 00000008 | 0040"),
         Arguments.of(
             new ControlMessage.PredicateAd(1, 2, 5, 9, FILTER_11),
-            "0000001e 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
-                + " | 0040 01 0001 04 00 03"),
+            "0000001f 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+                + " | 0040 01 01 0001 04 0030"),
+        Arguments.of(
+            new ControlMessage.PredicateDelta(
+                1, 2, 5, 8, 9, EncodedPredicate.empty(new BloomParameters(64, 1)), FILTER_11),
+            "0000002d 01 28 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+                + " | 0000000000000008 | 0040 01 01 0000 | 0040 01 01 0001 04 0030"),
         Arguments.of(
             new ControlMessage.PredicateBatch(
                 1,
                 List.of(
                     new ControlMessage.PredicateAd(1, 2, 5, 9, FILTER_11),
-                    new ControlMessage.PredicateAd(
-                        1, 3, 6, 1, EncodedPredicate.empty(new BloomParameters(64, 1))))),
-            "00000037 01 27 | 0001 | 0002"
-                + " | 0002 | 0000000000000005 | 0000000000000009 | 0040 01 0001 04 00 03"
-                + " | 0003 | 0000000000000006 | 0000000000000001 | 0040 01 0000"),
+                    new ControlMessage.PredicateDelta(
+                        1,
+                        3,
+                        6,
+                        1,
+                        2,
+                        EncodedPredicate.empty(new BloomParameters(64, 1)),
+                        FILTER_11))),
+            "0000004c 01 27 | 0001 | 0002"
+                + " | 00 | 0002 | 0000000000000005 | 0000000000000009 | 0040 01 01 0001 04 0030"
+                + " | 01 | 0003 | 0000000000000006 | 0000000000000002 | 0000000000000001"
+                + " | 0040 01 01 0000 | 0040 01 01 0001 04 0030"),
         Arguments.of(new ControlMessage.PredicateRequest(1, 2), "00000006 01 25 | 0001 | 0002"),
         Arguments.of(
             new ClientFrame.Error(0, ErrorCode.INCOMPATIBLE_PEER, "M", 0),

@@ -112,9 +112,39 @@ class RouterFrameMalformedTest {
   void advertisementWithOtherBloomParameters() {
     // The golden PREDICATE_AD uses M=64 k=1; this link expects the defaults.
     expectFatal(
-        "0000001e 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
-            + " | 0040 01 0001 04 00 03",
+        "0000001f 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+            + " | 0040 01 01 0001 04 0030",
         ErrorCode.INCOMPATIBLE_PEER);
+    // The defaults' M and k with the paper's categories (00): other filters all the same.
+    expectFatal(
+        "00000020 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+            + " | 0800 02 00 0001 04 00000c",
+        ErrorCode.INCOMPATIBLE_PEER);
+  }
+
+  @Test
+  void unknownAdvertisementKindInABatch() {
+    expectFatal(
+        "0000001f 01 27 | 0001 | 0001 | 02 | 000000000000000000000000000000000000000000000000",
+        ErrorCode.MALFORMED_FRAME);
+  }
+
+  @Test
+  void aChangeThatDoesNotGoForward() {
+    expectFatal(
+        "0000002d 01 28 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+            + " | 0000000000000009 | 0040 01 01 0000 | 0040 01 01 0001 04 0030",
+        ErrorCode.MALFORMED_FRAME);
+  }
+
+  @Test
+  void unknownCategorySchemeInHello() {
+    assertEquals(
+        ErrorCode.MALFORMED_FRAME,
+        decodeFails(
+                "0000001a 01 20 | 0004 | 0007 | 0000000000000005 | 00000400 | 0800 | 02 | 09"
+                    + " | 1ce9 | 0000")
+            .code());
   }
 
   @Test

@@ -171,6 +171,88 @@ public final class EncodedPredicate {
     return ofFilters(params, all);
   }
 
+  /**
+   * The filters of this set that are not in {@code other}, in order: {@code old.minus(new)} are the
+   * filters a change removed, {@code new.minus(old)} those it added. Linear in both sizes.
+   */
+  public EncodedPredicate minus(EncodedPredicate other) {
+    sameParameters(other);
+    int w = params.words();
+    long[] out = new long[flat.length];
+    int n = 0;
+    int j = 0;
+    for (int i = 0; i < count; i++) {
+      int c = 1;
+      while (j < other.count
+          && (c = Arrays.compareUnsigned(flat, i * w, (i + 1) * w, other.flat, j * w, (j + 1) * w))
+              > 0) {
+        j++;
+      }
+      if (j == other.count || c != 0) {
+        System.arraycopy(flat, i * w, out, n * w, w);
+        n++;
+      }
+    }
+    return new EncodedPredicate(params, Arrays.copyOf(out, n * w), n);
+  }
+
+  /**
+   * This set without {@code removed} and with {@code added}: the version a change described by
+   * ({@code removed}, {@code added}) makes of this one. Null when the change does not fit this set,
+   * that is when a removed filter is not in it or an added one already is (the change was made
+   * against another version). Linear in the three sizes.
+   */
+  public EncodedPredicate apply(EncodedPredicate removed, EncodedPredicate added) {
+    sameParameters(removed);
+    sameParameters(added);
+    int w = params.words();
+    long[] out = new long[(count + added.count) * w];
+    int n = 0;
+    int r = 0;
+    int a = 0;
+    for (int i = 0; i <= count; i++) {
+      // Added filters that come before filter i (or all that are left, after the last).
+      while (a < added.count
+          && (i == count
+              || Arrays.compareUnsigned(added.flat, a * w, (a + 1) * w, flat, i * w, (i + 1) * w)
+                  < 0)) {
+        System.arraycopy(added.flat, a * w, out, n * w, w);
+        n++;
+        a++;
+      }
+      if (i == count) {
+        break;
+      }
+      if (a < added.count
+          && Arrays.equals(added.flat, a * w, (a + 1) * w, flat, i * w, (i + 1) * w)) {
+        return null; // added, but already there
+      }
+      if (r < removed.count
+          && Arrays.equals(removed.flat, r * w, (r + 1) * w, flat, i * w, (i + 1) * w)) {
+        r++;
+        continue;
+      }
+      if (r < removed.count
+          && Arrays.compareUnsigned(removed.flat, r * w, (r + 1) * w, flat, i * w, (i + 1) * w)
+              < 0) {
+        return null; // removed, but not there
+      }
+      System.arraycopy(flat, i * w, out, n * w, w);
+      n++;
+    }
+    if (r < removed.count) {
+      return null;
+    }
+    return new EncodedPredicate(params, Arrays.copyOf(out, n * w), n);
+  }
+
+  private void sameParameters(EncodedPredicate other) {
+    if (!params.equals(other.params)) {
+      throw new IllegalArgumentException(
+          "cannot combine filters of " + params + " with filters of " + other.params);
+    }
+  }
+
   /** Number of bytes the filters take. */
   public int byteSize() {
     return flat.length * Long.BYTES;
