@@ -2,6 +2,7 @@ package io.bdrp.cli;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.simulator.DeliveryLog;
@@ -10,12 +11,14 @@ import io.bdrp.topologies.BriteGenerator;
 import io.bdrp.topologies.BriteReader;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Topology;
+import io.bdrp.transport.DataHeader;
 import io.bdrp.workload.WorkloadGenerator;
 import io.bdrp.workload.WorkloadSpec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
@@ -110,6 +113,15 @@ final class SimCommand implements Callable<Integer> {
       description =
           "Give up if not converged after this many simulated seconds (default: ${DEFAULT-VALUE}).")
   double limitSeconds;
+
+  @Option(
+      names = "--churn",
+      defaultValue = "0",
+      description =
+          "After the traffic: change the predicates of this many random hosts, 10 ms apart, report"
+              + " the advertisement bytes (and what whole advertisements would have cost), and"
+              + " check traffic again (default: ${DEFAULT-VALUE}).")
+  int churn;
 
   @Option(
       names = "--update-pacing-ms",
@@ -266,25 +278,58 @@ final class SimCommand implements Callable<Integer> {
     o.flush();
 
     // Traffic, checked against the oracle.
+    int[] ingress = rnd.ints(Math.max(1, Math.min(publishers, n)), 0, n).toArray();
+    boolean ok = wrongRoutes == 0 && traffic(o, sim, g, rnd, ingress, n);
+    if (churn > 0) {
+      ok &= churn(o, sim, g, rnd, ingress, n, quietMs);
+    }
+    o.println(ok ? "OK" : "FAILED");
+    o.flush();
+    return ok ? 0 : 1;
+  }
+
+  /**
+   * Publishes {@link #messages} messages from the ingress routers, checks every delivery against
+   * the oracle (the hosts' exact predicates), prints the result and the data traffic against
+   * flooding every message to every router; true when nothing was lost, duplicated or spurious.
+   */
+  private boolean traffic(
+      PrintWriter o,
+      Simulator sim,
+      WorkloadGenerator g,
+      SplittableRandom rnd,
+      int[] ingress,
+      int n) {
+    long[] bytesBefore = new long[n];
+    long[] copiesBefore = new long[n];
+    for (int r = 0; r < n; r++) {
+      bytesBefore[r] = sim.dataBytes(r);
+      copiesBefore[r] = sim.dataCopies(r);
+    }
+    int logged = sim.log().entries().size();
+    long floodBytes = 0;
+    double start = sim.nowMillis();
+    for (int i = 0; i < messages; i++) {
+      int at = ingress[rnd.nextInt(ingress.length)];
+      Message msg = g.message();
+      // Flooding: one copy over each link of a spanning tree, without a destination set.
+      floodBytes += (long) (n - 1) * DataHeader.frameLength(0, MessageCodec.encodedLength(msg));
+      sim.at(start + i * 0.01, () -> sim.publish(at, msg));
+    }
+    sim.run(start + messages * 0.01 + 10_000);
+    long dataBytes = 0;
+    long dataCopies = 0;
+    for (int r = 0; r < n; r++) {
+      dataBytes += sim.dataBytes(r) - bytesBefore[r];
+      dataCopies += sim.dataCopies(r) - copiesBefore[r];
+    }
     long expected = 0;
     long delivered = 0;
     long duplicates = 0;
     long spurious = 0;
-    int[] ingress = rnd.ints(Math.max(1, Math.min(publishers, n)), 0, n).toArray();
-    for (int i = 0; i < messages; i++) {
-      int at = ingress[rnd.nextInt(ingress.length)];
-      Message msg = g.message();
-      sim.at(sim.nowMillis() + i * 0.01, () -> sim.publish(at, msg));
-    }
-    sim.run(sim.nowMillis() + messages * 0.01 + 10_000);
-    long dataBytes = 0;
-    long dataCopies = 0;
-    for (int r = 0; r < n; r++) {
-      dataBytes += sim.dataBytes(r);
-      dataCopies += sim.dataCopies(r);
-    }
     long undelivered = 0;
-    for (DeliveryLog.Entry e : sim.log().entries()) {
+    List<DeliveryLog.Entry> entries = sim.log().entries();
+    for (DeliveryLog.Entry e : entries.subList(logged, entries.size())) {
       for (Map.Entry<Integer, Predicate> h : sim.hostPredicates().entrySet()) {
         boolean want = h.getValue().matches(e.message());
         int got = e.hostDeliveries().getOrDefault(h.getKey(), 0);
@@ -302,17 +347,72 @@ final class SimCommand implements Callable<Integer> {
         }
       }
     }
+    int published = entries.size() - logged;
     o.printf(
         "traffic: %,d messages, %,d expected deliveries, %,d delivered, %,d undelivered, %,d"
             + " duplicates, %,d spurious%n",
-        sim.log().entries().size(), expected, delivered, undelivered, duplicates, spurious);
+        published, expected, delivered, undelivered, duplicates, spurious);
     o.printf(
-        "  data traffic: %,d DATA copies, %,d bytes on links (%,.0f per message)%n",
-        dataCopies, dataBytes, dataBytes / (double) Math.max(1, sim.log().entries().size()));
-    boolean ok = wrongRoutes == 0 && undelivered == 0 && duplicates == 0 && spurious == 0;
-    o.println(ok ? "OK" : "FAILED");
+        "  data traffic: %,d DATA copies, %,d bytes on links (%,.0f per message); flooding every"
+            + " message to every router: %,d bytes (%.1fx)%n",
+        dataCopies,
+        dataBytes,
+        dataBytes / (double) Math.max(1, published),
+        floodBytes,
+        floodBytes / (double) Math.max(1, dataBytes));
     o.flush();
-    return ok ? 0 : 1;
+    return undelivered == 0 && duplicates == 0 && spurious == 0;
+  }
+
+  /**
+   * Changes the predicates of {@link #churn} random hosts, 10 ms apart, lets the network settle,
+   * prints what the advertisements cost (and what they would have cost had every change gone
+   * whole), then checks traffic against the oracle again.
+   */
+  private boolean churn(
+      PrintWriter o,
+      Simulator sim,
+      WorkloadGenerator g,
+      SplittableRandom rnd,
+      int[] ingress,
+      int n,
+      double quietMs) {
+    long ads = 0;
+    long whole = 0;
+    long control = 0;
+    for (int r = 0; r < n; r++) {
+      ads -= sim.advertisementBytes(r);
+      whole -= sim.advertisementWholeBytes(r);
+      control -= sim.controlBytes(r);
+    }
+    int hosts = n * hostsPerRouter;
+    double start = sim.nowMillis();
+    for (int i = 0; i < churn; i++) {
+      int host = rnd.nextInt(hosts);
+      Predicate p = g.predicate();
+      sim.at(start + i * 10.0, () -> sim.setHost(host, host / hostsPerRouter, p));
+    }
+    sim.run(start + churn * 10.0);
+    double settled = sim.runUntilStable(quietMs, sim.nowMillis() + limitSeconds * 1000);
+    for (int r = 0; r < n; r++) {
+      ads += sim.advertisementBytes(r);
+      whole += sim.advertisementWholeBytes(r);
+      control += sim.controlBytes(r);
+    }
+    o.printf(
+        "churn: %,d predicate changes over %.1f s; advertisements %,.0f bytes per router (%,.0f"
+            + " had every change gone whole: %.1fx), control %,.0f bytes per router%n",
+        churn,
+        churn * 10.0 / 1000,
+        ads / (double) n,
+        whole / (double) n,
+        whole / (double) Math.max(1, ads),
+        control / (double) n);
+    if (settled < 0) {
+      o.println("  not settled");
+      return false;
+    }
+    return traffic(o, sim, g, rnd, ingress, n);
   }
 
   private Topology topology() throws IOException {

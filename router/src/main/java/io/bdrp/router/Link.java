@@ -2,13 +2,24 @@ package io.bdrp.router;
 
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.Face;
+import io.bdrp.transport.RouterFrameCodec;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 
 /**
  * A configured neighbour: its TCP session, which carries control frames and (unless DATA goes by
  * UDP) DATA frames, and where its DATA datagrams go and come from once its hello has announced a
  * UDP port.
+ *
+ * <p><b>Control share.</b> Control frames and DATA share the session's output buffer. DATA is
+ * written only while the buffer is below {@code limits.linkHighWaterBytes} (above it copies are
+ * dropped and counted); control frames may occupy at most {@code limits.linkControlPercent} of that
+ * mark in it, and wait here, in order, for the part of it they hold to reach the socket. On a link
+ * that cannot keep up, control then keeps its share of the bytes the link carries (the buffer
+ * drains in order) and DATA at least the rest; on a link with room either takes all of it. What
+ * waits here is what the routing module sends while the link drains (paced and coalesced there); a
+ * session that closes drops it, and the routing module sends everything again to the next.
  *
  * <p>Owned by the router's event loop.
  */
@@ -31,9 +42,21 @@ final class Link implements Face {
   final Metrics.Counter dropped;
   final Metrics.Counter controlIn;
   final Metrics.Counter controlOut;
+  final Metrics.Counter controlDeferred;
 
-  Link(RouterConfig.Neighbour config, RouterMetrics metrics) {
+  /** Most bytes of control frames in the session's output buffer at once (at least one frame). */
+  private final long controlBudget;
+
+  /** Control frames waiting for room in the control share, in order. */
+  private final ArrayDeque<ControlMessage> waiting = new ArrayDeque<>();
+
+  private Channel controlSession; // the session the two fields below are about
+  private long controlInBuffer; // bytes of control frames written to it, not yet on the socket
+  private boolean drainScheduled;
+
+  Link(RouterConfig.Neighbour config, RouterMetrics metrics, long controlBudget) {
     this.config = config;
+    this.controlBudget = controlBudget;
     this.address = config.address();
     String n = Integer.toString(config.router());
     this.in = metrics.linkIn(n);
@@ -41,6 +64,7 @@ final class Link implements Face {
     this.dropped = metrics.linkDropped(n);
     this.controlIn = metrics.linkControl("received", n);
     this.controlOut = metrics.linkControl("sent", n);
+    this.controlDeferred = metrics.linkControlDeferred(n);
   }
 
   @Override
@@ -51,9 +75,69 @@ final class Link implements Face {
   @Override
   public void send(ControlMessage message) {
     Channel c = session;
-    if (c != null && c.isActive()) {
+    if (c == null || !c.isActive()) {
+      return;
+    }
+    if (c != controlSession) {
+      controlSession = c;
+      controlInBuffer = 0;
+      waiting.clear();
+    }
+    if (!waiting.isEmpty()
+        || (controlInBuffer > 0
+            && controlInBuffer + RouterFrameCodec.encodedLength(message) > controlBudget)) {
+      controlDeferred.inc();
+    }
+    waiting.add(message);
+    drain(c);
+  }
+
+  /** Control frames waiting for the share, for tests and metrics. */
+  int controlWaiting() {
+    return waiting.size();
+  }
+
+  /** Bytes of control frames in the session's output buffer, for tests. */
+  long controlInBuffer() {
+    return controlInBuffer;
+  }
+
+  /** Writes waiting control frames while they fit in the control share of the output buffer. */
+  private void drain(Channel c) {
+    boolean wrote = false;
+    while (!waiting.isEmpty()) {
+      ControlMessage m = waiting.peek();
+      int bytes = RouterFrameCodec.encodedLength(m);
+      if (controlInBuffer > 0 && controlInBuffer + bytes > controlBudget) {
+        break;
+      }
+      waiting.poll();
+      controlInBuffer += bytes;
       controlOut.inc();
-      c.writeAndFlush(message, c.voidPromise());
+      wrote = true;
+      c.write(m)
+          .addListener(
+              f -> {
+                if (controlSession == c) {
+                  controlInBuffer -= bytes;
+                  if (f.isSuccess() && !waiting.isEmpty() && !drainScheduled) {
+                    // Not from inside the flush that completed this write: a write and flush made
+                    // there can be left unflushed. Run once that flush has returned.
+                    drainScheduled = true;
+                    c.eventLoop()
+                        .execute(
+                            () -> {
+                              drainScheduled = false;
+                              if (controlSession == c && c.isActive()) {
+                                drain(c);
+                              }
+                            });
+                  }
+                }
+              });
+    }
+    if (wrote) {
+      c.flush();
     }
   }
 }

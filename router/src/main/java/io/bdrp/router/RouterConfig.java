@@ -127,6 +127,9 @@ public record RouterConfig(
    * @param inboundBufferBytes what the partial frames of all the connections of one port may hold
    *     together (each holds at most one frame); a frame that would exceed it ends its session
    *     ({@code OVERLOADED})
+   * @param linkControlPercent the share, in percent of {@code linkHighWaterBytes}, that control
+   *     frames may hold of a link's output buffer; more wait in the router, so that control cannot
+   *     crowd out DATA on a full link, nor DATA control
    */
   public record Limits(
       int maxFrameBytes,
@@ -141,12 +144,13 @@ public record RouterConfig(
       int helloTimeoutMs,
       int maxHandshakes,
       int slowConsumerMs,
-      int inboundBufferBytes) {
+      int inboundBufferBytes,
+      int linkControlPercent) {
     /** The defaults. */
     public static final Limits DEFAULT =
         new Limits(
             1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000, 1472, 16 << 20, 512 << 10, 5_000,
-            256, 10_000, 64 << 20);
+            256, 10_000, 64 << 20, 25);
 
     /**
      * The largest frame a connection may send before its HELLO is accepted: room for a HELLO with
@@ -507,7 +511,8 @@ public record RouterConfig(
           "helloTimeoutMs",
           "maxHandshakes",
           "slowConsumerMs",
-          "inboundBufferBytes");
+          "inboundBufferBytes",
+          "linkControlPercent");
       int maxFrame = field(l, "maxFrameBytes", d.maxFrameBytes(), 1024, 64 << 20);
       int lh = field(l, "linkHighWaterBytes", d.linkHighWaterBytes(), 1024, Integer.MAX_VALUE);
       int ll = field(l, "linkLowWaterBytes", Math.min(d.linkLowWaterBytes(), lh), 0, lh);
@@ -541,7 +546,8 @@ public record RouterConfig(
           helloTimeout,
           handshakes,
           slow,
-          inbound);
+          inbound,
+          field(l, "linkControlPercent", d.linkControlPercent(), 1, 100));
     }
 
     int field(JsonNode l, String name, int dflt, int min, int max) {

@@ -63,10 +63,15 @@ final class RouterLinks {
     this.byNumber = new Link[config.routing().maxRouters()];
   }
 
+  /** Bytes of control frames a link's output buffer may hold: its share of the high water mark. */
+  static long controlBudget(RouterConfig.Limits limits) {
+    return Math.max(1, (long) limits.linkHighWaterBytes() * limits.linkControlPercent() / 100);
+  }
+
   /** Creates the configured links and dials those whose address is known. */
   void start() {
     for (RouterConfig.Neighbour n : config.neighbours()) {
-      Link l = new Link(n, router.metrics());
+      Link l = new Link(n, router.metrics(), controlBudget(config.limits()));
       byNumber[n.router()] = l;
       router.node().addLink(l, n.cost());
       if (n.address() != null) {

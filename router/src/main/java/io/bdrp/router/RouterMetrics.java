@@ -229,6 +229,15 @@ final class RouterMetrics {
   }
 
   /** Control messages per neighbour and direction ({@code sent}, {@code received}). */
+  Metrics.Counter linkControlDeferred(String n) {
+    return registry.counter(
+        "bdrp_link_control_deferred_total",
+        "Control messages per neighbour that waited in the router because the link's output buffer"
+            + " held its share (limits.linkControlPercent) of control frames.",
+        "neighbour",
+        n);
+  }
+
   Metrics.Counter linkControl(String direction, String n) {
     return registry.counter(
         "bdrp_link_control_" + direction + "_total",

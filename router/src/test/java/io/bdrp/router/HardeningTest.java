@@ -78,7 +78,8 @@ class HardeningTest {
         helloTimeoutMs,
         maxHandshakes,
         slowConsumerMs,
-        inbound);
+        inbound,
+        d.linkControlPercent());
   }
 
   private Router start(int number, List<Integer> neighbours, RouterConfig.Limits limits)

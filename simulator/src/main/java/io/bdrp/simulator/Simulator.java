@@ -178,6 +178,7 @@ public final class Simulator {
   private final long[] adBytes;
   private final long[] adMessages;
   private final long[] adBitmapBytes;
+  private final long[] adWholeBytes;
   private final long[] dataBytes;
   private final long[] dataCopies;
   private long events;
@@ -218,6 +219,7 @@ public final class Simulator {
     adBytes = new long[n];
     adMessages = new long[n];
     adBitmapBytes = new long[n];
+    adWholeBytes = new long[n];
     dataBytes = new long[n];
     dataCopies = new long[n];
     neighbours = new int[n][];
@@ -310,6 +312,14 @@ public final class Simulator {
    */
   public long advertisementBitmapBytes(int r) {
     return adBitmapBytes[r];
+  }
+
+  /**
+   * What {@link #advertisementBytes} would have been with every change (PREDICATE_DELTA) sent as
+   * the whole version it stands for, for comparison.
+   */
+  public long advertisementWholeBytes(int r) {
+    return adWholeBytes[r];
   }
 
   /** Of {@link #controlMessages}, the PREDICATE_AD, PREDICATE_DELTA and PREDICATE_BATCH frames. */
@@ -567,8 +577,17 @@ public final class Simulator {
         adBytes[self] += bytes;
         adMessages[self]++;
         adBitmapBytes[self] += bytes;
+        adWholeBytes[self] += bytes;
         for (ControlMessage.Advertisement a : ads) {
           adBitmapBytes[self] += bitmapExtra(a);
+          if (a instanceof ControlMessage.PredicateDelta d) {
+            EncodedPredicate whole = nodes[self].predicates().get(d.origin());
+            adWholeBytes[self] +=
+                (whole == null ? 0 : EncodedPredicateCodec.encodedLength(whole))
+                    - Long.BYTES
+                    - EncodedPredicateCodec.encodedLength(d.removed())
+                    - EncodedPredicateCodec.encodedLength(d.added());
+          }
         }
       }
       for (ControlObserver o : controlObservers) {

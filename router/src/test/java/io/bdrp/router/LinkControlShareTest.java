@@ -1,0 +1,170 @@
+package io.bdrp.router;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.encoding.bloom.Encoder;
+import io.bdrp.routing.Clock;
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.routing.RoutingConfig;
+import io.bdrp.routing.RoutingNode;
+import io.bdrp.transport.FrameDecoder;
+import io.bdrp.transport.ProtocolErrorCounters;
+import io.bdrp.transport.RouterFrameDecoder;
+import io.bdrp.transport.RouterFrameEncoder;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A link's control share, on a real loopback connection: control frames hold at most their share of
+ * the session's output buffer, so the link stays writable for DATA however many control frames the
+ * routing module sends at once; the rest wait in the router and all arrive, in order, as the buffer
+ * drains.
+ */
+class LinkControlShareTest {
+  private static final int HIGH_WATER = 64 * 1024;
+  private static final long BUDGET = HIGH_WATER / 4;
+
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+
+  @AfterEach
+  void tearDown() {
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  @Test
+  void controlHoldsAtMostItsShareAndEverythingArrivesInOrder() throws Exception {
+    int count = 400;
+    List<ControlMessage> received = new ArrayList<>();
+    CountDownLatch all = new CountDownLatch(count);
+    CompletableFuture<Channel> accepted = new CompletableFuture<>();
+    Channel server =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.AUTO_READ, false)
+            .childOption(ChannelOption.SO_RCVBUF, 64 * 1024)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new FrameDecoder())
+                        .addLast(new RouterFrameDecoder(1 << 20, null))
+                        .addLast(
+                            new SimpleChannelInboundHandler<Object>() {
+                              @Override
+                              protected void channelRead0(ChannelHandlerContext ctx, Object m) {
+                                received.add((ControlMessage) m);
+                                all.countDown();
+                              }
+                            });
+                    accepted.complete(ch);
+                  }
+                })
+            .bind(new InetSocketAddress("127.0.0.1", 0))
+            .sync()
+            .channel();
+    Channel client =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_SNDBUF, 64 * 1024)
+            .option(
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(HIGH_WATER / 2, HIGH_WATER))
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast(new RouterFrameEncoder());
+                  }
+                })
+            .connect(server.localAddress())
+            .sync()
+            .channel();
+    Channel reader = accepted.get(5, TimeUnit.SECONDS);
+    try {
+      Link link = link();
+      // Advertisements of a few kB each: 400 of them, sent in one go, are far more than the link's
+      // high water mark.
+      List<ControlMessage> sent = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        sent.add(new ControlMessage.PredicateAd(1, 2, 1, i + 1, aggregate(i)));
+      }
+      boolean writable =
+          client
+              .eventLoop()
+              .submit(
+                  () -> {
+                    link.session = client;
+                    for (ControlMessage m : sent) {
+                      link.send(m);
+                    }
+                    return client.isWritable();
+                  })
+              .get(5, TimeUnit.SECONDS);
+      long inBuffer = client.eventLoop().submit(link::controlInBuffer).get();
+      int waiting = client.eventLoop().submit(link::controlWaiting).get();
+      assertTrue(writable, "control frames filled the link past its high water mark");
+      assertTrue(inBuffer <= BUDGET, inBuffer + " bytes of control in the buffer");
+      assertTrue(waiting > 0, "nothing waited: the test did not fill the link");
+      assertTrue(link.controlDeferred.get() > 0);
+
+      reader.config().setAutoRead(true);
+      reader.read();
+      assertTrue(all.await(20, TimeUnit.SECONDS), received.size() + " of " + count + " arrived");
+      assertEquals(sent, received);
+      assertEquals(0, (int) client.eventLoop().submit(link::controlWaiting).get());
+    } finally {
+      client.close().syncUninterruptibly();
+      reader.close().syncUninterruptibly();
+      server.close().syncUninterruptibly();
+    }
+  }
+
+  private static final Encoder ENCODER = new Encoder(BloomParameters.DEFAULT);
+
+  /** An aggregate of 200 one-constraint conjunctions, different for each i. */
+  private static EncodedPredicate aggregate(int i) {
+    StringBuilder p = new StringBuilder();
+    for (int j = 0; j < 200; j++) {
+      p.append(j == 0 ? "" : " || ").append("x").append(j).append(" = ").append(i);
+    }
+    return ENCODER.encode(Predicate.parse(p.toString()));
+  }
+
+  private static Link link() {
+    RoutingConfig routing = RoutingConfig.builder().maxRouters(8).build();
+    Clock clock = System::currentTimeMillis;
+    RoutingNode node = new RoutingNode(0, 1, routing, BloomParameters.DEFAULT, clock);
+    RouterMetrics metrics = new RouterMetrics(new Metrics(), node, new ProtocolErrorCounters());
+    return new Link(
+        new RouterConfig.Neighbour(1, new InetSocketAddress("127.0.0.1", 1), 1), metrics, BUDGET);
+  }
+}
