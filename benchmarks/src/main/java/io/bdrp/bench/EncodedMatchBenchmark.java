@@ -42,7 +42,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class EncodedMatchBenchmark {
   /** Bloom parameters as "M/k". */
-  @Param({"256/4", "512/3", "1024/2", "2048/2"})
+  @Param({"256/4", "512/3", "1024/2", "2048/2", "8192/1"})
   public String bloom;
 
   /** Category scheme: sharp (the default) or paper. */

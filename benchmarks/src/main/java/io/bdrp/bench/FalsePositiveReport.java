@@ -86,7 +86,7 @@ public final class FalsePositiveReport {
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
     int[][] configs = {
       {256, 4}, {512, 3}, {1024, 2}, {1024, 3}, {2048, 1}, {2048, 2}, {2048, 3}, {2048, 4},
-      {4096, 2}, {8192, 1}
+      {4096, 1}, {4096, 2}, {8192, 1}, {8192, 2}
     };
     for (CategoryScheme scheme : CategoryScheme.values()) {
       report(scheme, hosts, stream, truth, routers, messages);

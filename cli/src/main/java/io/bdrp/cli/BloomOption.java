@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 final class BloomOption {
   @Option(
       names = "--bloom",
-      defaultValue = "2048/2",
+      defaultValue = "8192/1",
       description =
           "Bloom filter bits/hashes, M/k; all routers use the same (default: ${DEFAULT-VALUE}).")
   String bloom;
@@ -35,6 +35,6 @@ final class BloomOption {
       // reported below
     }
     throw new IllegalArgumentException(
-        "--bloom must be M/k, for example 2048/2; got '" + bloom + "'");
+        "--bloom must be M/k, for example 8192/1; got '" + bloom + "'");
   }
 }

@@ -33,7 +33,7 @@ class RouterFrameGoldenTest {
     return Stream.of(
         Arguments.of(
             new RouterHello(7, 5, 1024, BloomParameters.DEFAULT, 7401, new byte[0]),
-            "0000001a 01 20 | 0004 | 0007 | 0000000000000005 | 00000400 | 0800 | 02 | 01 | 1ce9"
+            "0000001a 01 20 | 0004 | 0007 | 0000000000000005 | 00000400 | 2000 | 01 | 01 | 1ce9"
                 + " | 0000"),
         Arguments.of(
             new ControlMessage.Hello(1, 5, 6),

@@ -117,8 +117,8 @@ class RouterFrameMalformedTest {
         ErrorCode.INCOMPATIBLE_PEER);
     // The defaults' M and k with the paper's categories (00): other filters all the same.
     expectFatal(
-        "00000020 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
-            + " | 0800 02 00 0001 04 00000c",
+        "00000021 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
+            + " | 2000 01 00 0001 04 000000c0",
         ErrorCode.INCOMPATIBLE_PEER);
   }
 

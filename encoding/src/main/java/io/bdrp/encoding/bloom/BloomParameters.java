@@ -5,8 +5,8 @@ package io.bdrp.encoding.bloom;
  * network must use the same parameters: a filter only means something next to filters made with the
  * same M and k.
  *
- * <p>Defaults ({@link #DEFAULT}): M = 2048 bits, k = 2. See {@code docs/encoding.md} for the
- * measured false-positive rates and matching speed that motivate them.
+ * <p>Defaults ({@link #DEFAULT}): M = 8192 bits, k = 1, sharp categories. See {@code
+ * docs/encoding.md} for the measured false-positive rates and matching speed that motivate them.
  *
  * @param bits M, the number of bits of a filter, 64 to 8192
  * @param hashes k, the number of bit positions set per category, 1 to 32
@@ -14,7 +14,7 @@ package io.bdrp.encoding.bloom;
  */
 public record BloomParameters(int bits, int hashes, CategoryScheme categories) {
   /** The parameters every component uses unless configured otherwise. */
-  public static final BloomParameters DEFAULT = new BloomParameters(2048, 2);
+  public static final BloomParameters DEFAULT = new BloomParameters(8192, 1);
 
   public static final int MIN_BITS = 64;
   public static final int MAX_BITS = 8192;

@@ -68,11 +68,12 @@ class EncodedPredicateCodecTest {
         Hex.hex(EncodedPredicateCodec.toBytes(all)));
     assertEquals(
         all, EncodedPredicateCodec.decode(Hex.buffer(Hex.hex(EncodedPredicateCodec.toBytes(all)))));
-    // M = 2048, the default: position 2047 alone is r = 11, the bits 0 11111111111, two bytes
-    // (7f f0); the whole filter 3 bytes instead of the bitmap's 257.
-    long[] f = BloomParameters.DEFAULT.newFilter();
+    // M = 2048: position 2047 alone is r = 11, the bits 0 11111111111, two bytes (7f f0); the
+    // whole filter 3 bytes instead of the bitmap's 257.
+    BloomParameters p2048 = new BloomParameters(2048, 2);
+    long[] f = p2048.newFilter();
     f[31] = 1L << 63;
-    EncodedPredicate high = EncodedPredicate.ofFilters(BloomParameters.DEFAULT, List.of(f));
+    EncodedPredicate high = EncodedPredicate.ofFilters(p2048, List.of(f));
     assertEquals(
         "0800" + "02" + "01" + "0001" + "02" + "7ff0",
         Hex.hex(EncodedPredicateCodec.toBytes(high)));
@@ -173,7 +174,7 @@ class EncodedPredicateCodecTest {
             CodecException.class,
             () -> EncodedPredicateCodec.decode(Hex.buffer(TWO_FILTERS), BloomParameters.DEFAULT));
     assertEquals(
-        "offset 0: filters use M=64 k=1 categories sharp, this network uses M=2048 k=2 categories"
+        "offset 0: filters use M=64 k=1 categories sharp, this network uses M=8192 k=1 categories"
             + " sharp",
         e.getMessage());
     CodecException paper =
