@@ -185,7 +185,7 @@ final class TestbedCommand {
             + " accounted for against an oracle. Writes per-second CSV, a Markdown summary and a"
             + " PNG plot to the run folder. Scenarios: ci-4, fig3, fig45-1, fig45-2, fig45-4,"
             + " fig45-8, fig7-42 and fig7-42's variations (fig7-clients-630, fig7-filters-10|40,"
-            + " fig7-constraints-1-3|3-7, fig7-links-half|double).",
+            + " fig7-constraints-1-3|2-6, fig7-links-half|double).",
         "Suites run several scenarios and plot them together: fig45 (fig45-1 to fig45-8, a"
             + " panel per network size and system, like the paper's Figures 4-5) and fig7 (the"
             + " 42-router runs, a panel per varied dimension with a line per value, like its"

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ErrorCode;
@@ -170,7 +171,7 @@ class HelloChecksTest {
 
   @Test
   void otherBloomBits() throws Exception {
-    BloomParameters other = new BloomParameters(BLOOM.bits() * 2, BLOOM.hashes());
+    BloomParameters other = new BloomParameters(BLOOM.bits() / 2, BLOOM.hashes());
     expectRefusal(
         hello(RouterHello.PROTOCOL, 1, 64, other),
         "bloom.bits",
@@ -181,8 +182,17 @@ class HelloChecksTest {
 
   @Test
   void twoRoutersWithOtherBloomBits() throws Exception {
-    BloomParameters other = new BloomParameters(BLOOM.bits() * 2, BLOOM.hashes());
+    BloomParameters other = new BloomParameters(BLOOM.bits() / 2, BLOOM.hashes());
     bothRefuse(1, 2, 64, 64, BLOOM, other, "bloom.bits");
+  }
+
+  @Test
+  void otherCategories() throws Exception {
+    BloomParameters other = BLOOM.withCategories(CategoryScheme.PAPER);
+    expectRefusal(
+        hello(RouterHello.PROTOCOL, 1, 64, other),
+        "bloom.categories",
+        "bloom.categories differs: the neighbour has paper, this router sharp");
   }
 
   @Test

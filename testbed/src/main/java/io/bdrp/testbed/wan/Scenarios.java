@@ -136,8 +136,8 @@ public final class Scenarios {
                     base.withName("fig7-constraints-1-3").withWorkload(w.withConstraints(1, 3))),
                 new Suite.Entry("1-5", base),
                 new Suite.Entry(
-                    "3-7",
-                    base.withName("fig7-constraints-3-7").withWorkload(w.withConstraints(3, 7))))),
+                    "2-6",
+                    base.withName("fig7-constraints-2-6").withWorkload(w.withConstraints(2, 6))))),
         new Suite.Group(
             "link capacity",
             List.of(
