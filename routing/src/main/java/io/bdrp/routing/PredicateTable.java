@@ -128,6 +128,7 @@ public final class PredicateTable {
   private long rejected;
   private long deltasSent;
   private long resyncs;
+  private long buildIndexAt = Long.MAX_VALUE; // when to build the index ahead of the next match
 
   public PredicateTable(
       int self,
@@ -162,6 +163,18 @@ public final class PredicateTable {
     return rejected;
   }
 
+  /**
+   * How long after the last change of PREDICATES the index is built on the control path, ahead of
+   * the next message: a burst of advertisements costs one build, and the first message after it (on
+   * every router at once, when traffic starts after a flood) does not pay for one. A build over a
+   * few thousand filters takes tens to hundreds of milliseconds.
+   */
+  static final long INDEX_BUILD_DELAY_MS = 200;
+
+  private void indexChanged() {
+    buildIndexAt = clock.nowMillis() + INDEX_BUILD_DELAY_MS;
+  }
+
   /** Advertisements sent as the change from the version the neighbour held. */
   public long deltasSent() {
     return deltasSent;
@@ -187,6 +200,11 @@ public final class PredicateTable {
    */
   public EncodedIndex index() {
     return matcher.snapshot();
+  }
+
+  /** Whether {@link #index()} is built for the current predicates. */
+  public boolean indexReady() {
+    return matcher.hasSnapshot();
   }
 
   /** A version that changes whenever {@link #index()} would. */
@@ -377,6 +395,7 @@ public final class PredicateTable {
       unreachableSince.putIfAbsent(origin, clock.nowMillis());
     }
     if (matcher.put(origin, e.predicate)) {
+      indexChanged();
       listener.predicatesChanged();
     }
     flood(origin, e, sender);
@@ -407,6 +426,10 @@ public final class PredicateTable {
    */
   public void tick() {
     long now = clock.nowMillis();
+    if (now >= buildIndexAt) {
+      buildIndexAt = Long.MAX_VALUE;
+      matcher.snapshot();
+    }
     if (ownPending && now >= nextOwnFlood) {
       floodOwn();
     }
@@ -439,6 +462,7 @@ public final class PredicateTable {
       }
     }
     if (changed) {
+      indexChanged();
       listener.predicatesChanged();
     }
     for (int r : reachable.get()) {
@@ -449,6 +473,7 @@ public final class PredicateTable {
   /** When {@link #tick()} next has work. */
   public long nextDeadlineMillis() {
     long t = ownPending ? Math.min(nextScan, nextOwnFlood) : nextScan;
+    t = Math.min(t, buildIndexAt);
     for (Peer p : adjacent.values()) {
       if (!p.queued.isEmpty()) {
         t = Math.min(t, p.pacer.next());

@@ -1,6 +1,7 @@
 package io.bdrp.routing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -236,6 +237,21 @@ class PredicateTableTest {
         assertInstanceOf(
             PredicateAd.class, one.sent.get(0), "the neighbour said it lacks the base");
     assertEquals(2, whole.seq());
+  }
+
+  @Test
+  void theIndexIsBuiltOnTheControlPathShortlyAfterTheLastChange() {
+    table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
+    assertFalse(table.indexReady());
+    assertTrue(table.nextDeadlineMillis() <= now + PredicateTable.INDEX_BUILD_DELAY_MS);
+    now += PredicateTable.INDEX_BUILD_DELAY_MS - 1;
+    table.receive(new PredicateAd(1, 6, 7, 1, enc("y = 2")));
+    now += PredicateTable.INDEX_BUILD_DELAY_MS - 1;
+    table.tick();
+    assertFalse(table.indexReady(), "a change restarts the delay");
+    now += 1;
+    table.tick();
+    assertTrue(table.indexReady());
   }
 
   @Test

@@ -146,9 +146,9 @@ public final class EncodedIndex {
     // Bit ranks: least shared bits first (see the class comment).
     int[] shared = new int[bits];
     for (Key k : order) {
-      for (int b = 0; b < bits; b++) {
-        if ((k.bits[b >>> 6] & (1L << b)) != 0) {
-          shared[b]++;
+      for (int w = 0; w < k.bits.length; w++) {
+        for (long word = k.bits[w]; word != 0; word &= word - 1) {
+          shared[w * 64 + Long.numberOfTrailingZeros(word)]++;
         }
       }
     }
@@ -170,9 +170,9 @@ public final class EncodedIndex {
       long[] fb = order.get(f).bits;
       int[] s = new int[Filters.bitCount(fb)];
       int j = 0;
-      for (int b = 0; b < bits; b++) {
-        if ((fb[b >>> 6] & (1L << b)) != 0) {
-          s[j++] = rank[b];
+      for (int w = 0; w < fb.length; w++) {
+        for (long word = fb[w]; word != 0; word &= word - 1) {
+          s[j++] = rank[w * 64 + Long.numberOfTrailingZeros(word)];
         }
       }
       Arrays.sort(s);

@@ -76,6 +76,11 @@ public final class EncodedMatcher {
     snapshot = null;
   }
 
+  /** Whether the index of the current predicates is built (the next {@link #snapshot} is free). */
+  public boolean hasSnapshot() {
+    return snapshot != null;
+  }
+
   /** An index of the current predicates, rebuilt only after a change. */
   public EncodedIndex snapshot() {
     EncodedIndex s = snapshot;
