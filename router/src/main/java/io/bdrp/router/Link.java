@@ -26,7 +26,7 @@ import java.util.ArrayDeque;
 final class Link implements Face {
   final RouterConfig.Neighbour config;
   InetSocketAddress address; // where to dial it, or null to wait for it
-  Channel session; // after the hello exchange
+  Channel session; // after the hello exchange; set with attach()
   long peerEpoch; // the epoch in the hello of the current session
   long lastReadNanos; // when something last arrived on the session
   boolean dialledByUs;
@@ -47,11 +47,13 @@ final class Link implements Face {
   /** Most bytes of control frames in the session's output buffer at once (at least one frame). */
   private final long controlBudget;
 
-  /** Control frames waiting for room in the control share, in order. */
-  private final ArrayDeque<ControlMessage> waiting = new ArrayDeque<>();
+  /** A control frame waiting for room in the control share, with its length. */
+  private record Pending(ControlMessage message, int bytes) {}
 
-  private Channel controlSession; // the session the two fields below are about
-  private long controlInBuffer; // bytes of control frames written to it, not yet on the socket
+  /** Control frames waiting for room in the control share of the session, in order. */
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+
+  private long controlInBuffer; // bytes of control frames written to the session, not yet sent
   private boolean drainScheduled;
 
   Link(RouterConfig.Neighbour config, RouterMetrics metrics, long controlBudget) {
@@ -72,24 +74,34 @@ final class Link implements Face {
     return config.router();
   }
 
+  /**
+   * Sets the session (null: none). What waited for the share of the previous one is dropped: the
+   * routing module sends everything again to a neighbour whose adjacency comes up.
+   */
+  void attach(Channel c) {
+    session = c;
+    waiting.clear();
+    controlInBuffer = 0;
+    drainScheduled = false; // a drain scheduled for the previous session finds it gone
+  }
+
   @Override
   public void send(ControlMessage message) {
     Channel c = session;
     if (c == null || !c.isActive()) {
       return;
     }
-    if (c != controlSession) {
-      controlSession = c;
-      controlInBuffer = 0;
-      waiting.clear();
-    }
-    if (!waiting.isEmpty()
-        || (controlInBuffer > 0
-            && controlInBuffer + RouterFrameCodec.encodedLength(message) > controlBudget)) {
+    Pending p = new Pending(message, RouterFrameCodec.encodedLength(message));
+    if (!waiting.isEmpty() || !fits(p)) {
       controlDeferred.inc();
     }
-    waiting.add(message);
+    waiting.add(p);
     drain(c);
+  }
+
+  /** Whether a frame fits the control share now: it does when no control frame is in the buffer. */
+  private boolean fits(Pending p) {
+    return controlInBuffer == 0 || controlInBuffer + p.bytes <= controlBudget;
   }
 
   /** Control frames waiting for the share, for tests and metrics. */
@@ -105,20 +117,16 @@ final class Link implements Face {
   /** Writes waiting control frames while they fit in the control share of the output buffer. */
   private void drain(Channel c) {
     boolean wrote = false;
-    while (!waiting.isEmpty()) {
-      ControlMessage m = waiting.peek();
-      int bytes = RouterFrameCodec.encodedLength(m);
-      if (controlInBuffer > 0 && controlInBuffer + bytes > controlBudget) {
-        break;
-      }
-      waiting.poll();
+    while (!waiting.isEmpty() && fits(waiting.peek())) {
+      Pending p = waiting.poll();
+      int bytes = p.bytes;
       controlInBuffer += bytes;
       controlOut.inc();
       wrote = true;
-      c.write(m)
+      c.write(p.message)
           .addListener(
               f -> {
-                if (controlSession == c) {
+                if (session == c) {
                   controlInBuffer -= bytes;
                   if (f.isSuccess() && !waiting.isEmpty() && !drainScheduled) {
                     // Not from inside the flush that completed this write: a write and flush made
@@ -128,7 +136,7 @@ final class Link implements Face {
                         .execute(
                             () -> {
                               drainScheduled = false;
-                              if (controlSession == c && c.isActive()) {
+                              if (session == c && c.isActive()) {
                                 drain(c);
                               }
                             });

@@ -108,7 +108,7 @@ final class RouterLinks {
    * session's channel, whose close listener then finds it detached already.
    */
   private void detach(Link l) {
-    l.session = null;
+    l.attach(null);
     router.udp().linkDown(l);
     router.node().linkDown(l.neighbour());
   }
@@ -401,7 +401,7 @@ final class RouterLinks {
         old.close();
       }
       link = l;
-      l.session = ctx.channel();
+      l.attach(ctx.channel());
       l.lastReadNanos = System.nanoTime();
       l.peerEpoch = h.epoch();
       l.dialledByUs = ours;

@@ -122,7 +122,7 @@ class LinkControlShareTest {
               .eventLoop()
               .submit(
                   () -> {
-                    link.session = client;
+                    link.attach(client);
                     for (ControlMessage m : sent) {
                       link.send(m);
                     }

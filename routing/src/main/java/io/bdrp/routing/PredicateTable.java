@@ -68,9 +68,19 @@ public final class PredicateTable {
       this.predicate = predicate;
     }
 
+    private int wireLength = -1;
+
     int compareVersion(long e, long s) {
       int c = Long.compare(epoch, e);
       return c != 0 ? c : Long.compare(seq, s);
+    }
+
+    /** Bytes of the encoded predicate on the wire, computed once for all neighbours. */
+    int wireLength() {
+      if (wireLength < 0) {
+        wireLength = EncodedPredicateCodec.encodedLength(predicate);
+      }
+      return wireLength;
     }
   }
 
@@ -350,11 +360,7 @@ public final class PredicateTable {
     // Not newer than what is held, or about this router itself: only the version matters. The
     // neighbour's content is known only when it is the version held here.
     if (from != null) {
-      if (c == 0) {
-        from.held[origin] = cur;
-      } else {
-        from.held[origin] = null;
-      }
+      from.held[origin] = c == 0 ? cur : null;
     }
     accept(d.sender(), origin, new Entry(d.epoch(), d.seq(), null));
   }
@@ -407,10 +413,8 @@ public final class PredicateTable {
    */
   public void receive(PredicateRequest req) {
     Peer p = adjacent.get(req.sender());
-    if (p != null) {
-      if (req.origin() >= 0 && req.origin() < p.held.length) {
-        p.held[req.origin()] = null;
-      }
+    if (p != null && req.origin() >= 0 && req.origin() < p.held.length) {
+      p.held[req.origin()] = null;
     }
     Entry e = entries.get(req.origin());
     if (e != null) {
@@ -556,7 +560,7 @@ public final class PredicateTable {
       if (Long.BYTES
               + EncodedPredicateCodec.encodedLength(removed)
               + EncodedPredicateCodec.encodedLength(added)
-          < EncodedPredicateCodec.encodedLength(e.predicate)) {
+          < e.wireLength()) {
         deltasSent++;
         return new PredicateDelta(self, origin, e.epoch, held.seq, e.seq, removed, added);
       }

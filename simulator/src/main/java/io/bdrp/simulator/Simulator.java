@@ -579,15 +579,16 @@ public final class Simulator {
         adBitmapBytes[self] += bytes;
         adWholeBytes[self] += bytes;
         for (ControlMessage.Advertisement a : ads) {
-          adBitmapBytes[self] += bitmapExtra(a);
-          if (a instanceof ControlMessage.PredicateDelta d) {
-            EncodedPredicate whole = nodes[self].predicates().get(d.origin());
-            adWholeBytes[self] +=
-                (whole == null ? 0 : EncodedPredicateCodec.encodedLength(whole))
-                    - Long.BYTES
-                    - EncodedPredicateCodec.encodedLength(d.removed())
-                    - EncodedPredicateCodec.encodedLength(d.added());
-          }
+          // Counted as the whole version it stands for: compact, and as M-bit bitmaps after the
+          // 5-byte header of router-link protocol 2.
+          int sent = filterBytes(a);
+          EncodedPredicate whole =
+              a instanceof ControlMessage.PredicateAd ad
+                  ? ad.predicate()
+                  : nodes[self].predicates().get(a.origin());
+          adWholeBytes[self] +=
+              (whole == null ? 0 : EncodedPredicateCodec.encodedLength(whole)) - sent;
+          adBitmapBytes[self] += 5 + (whole == null ? 0 : whole.byteSize()) - sent;
         }
       }
       for (ControlObserver o : controlObservers) {
@@ -603,23 +604,14 @@ public final class Simulator {
     }
   }
 
-  /**
-   * What an advertisement would have taken more, or less, as a whole advertisement with every
-   * filter an M-bit bitmap after a 5-byte header (router-link protocol 2): a change counts as the
-   * whole version it stands for.
-   */
-  private long bitmapExtra(ControlMessage.Advertisement a) {
+  /** Bytes of an advertisement after its version: its filters, or its base and two sets. */
+  private static int filterBytes(ControlMessage.Advertisement a) {
     return switch (a) {
-      case ControlMessage.PredicateAd ad ->
-          5 + ad.predicate().byteSize() - EncodedPredicateCodec.encodedLength(ad.predicate());
-      case ControlMessage.PredicateDelta d -> {
-        EncodedPredicate whole = nodes[a.sender()].predicates().get(d.origin());
-        yield 5
-            + (whole == null ? 0 : whole.byteSize())
-            - Long.BYTES
-            - EncodedPredicateCodec.encodedLength(d.removed())
-            - EncodedPredicateCodec.encodedLength(d.added());
-      }
+      case ControlMessage.PredicateAd ad -> EncodedPredicateCodec.encodedLength(ad.predicate());
+      case ControlMessage.PredicateDelta d ->
+          Long.BYTES
+              + EncodedPredicateCodec.encodedLength(d.removed())
+              + EncodedPredicateCodec.encodedLength(d.added());
     };
   }
 

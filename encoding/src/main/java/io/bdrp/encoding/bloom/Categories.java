@@ -165,6 +165,11 @@ public final class Categories {
     return cell((long) Math.floor(d));
   }
 
+  /** The cell of a number, integer or double. */
+  public static int cell(Value number) {
+    return number.type() == ValueType.INTEGER ? cell(number.asLong()) : cell(number.asDouble());
+  }
+
   /**
    * Hash of the category "the number {@code name} lies in bucket {@code index} of level {@code
    * level}".

@@ -140,6 +140,12 @@ public final class EncodedPredicate {
     return Arrays.copyOfRange(flat, i * w, (i + 1) * w);
   }
 
+  /** Copies the i-th filter into {@code dst} (of {@link BloomParameters#words()} words). */
+  public void filterInto(int i, long[] dst) {
+    int w = params.words();
+    System.arraycopy(flat, i * w, dst, 0, w);
+  }
+
   /** The filters (copies). */
   public List<long[]> filters() {
     List<long[]> out = new ArrayList<>(count);

@@ -96,8 +96,7 @@ public final class Encoder {
       }
       switch (v.type()) {
         case STRING -> stringCategories(name, v.asString(), dst, sink);
-        case INTEGER -> magnitudeCategories(name, Categories.cell(v.asLong()), dst, sink);
-        case DOUBLE -> magnitudeCategories(name, Categories.cell(v.asDouble()), dst, sink);
+        case INTEGER, DOUBLE -> magnitudeCategories(name, Categories.cell(v), dst, sink);
         default -> {}
       }
     }
@@ -167,7 +166,7 @@ public final class Encoder {
   public List<long[]> categories(Conjunction c) {
     List<Long> base = new ArrayList<>();
     List<String> exists = new ArrayList<>(0);
-    Map<String, long[]> ranges = new LinkedHashMap<>(); // name -> {low cell, high cell}
+    Map<String, int[]> ranges = new LinkedHashMap<>(); // name -> {low cell, high cell}
     for (int i = 0; i < c.size(); i++) {
       Constraint k = c.get(i);
       Op op = k.op();
@@ -206,7 +205,7 @@ public final class Encoder {
     return out;
   }
 
-  private static void sharpConstraint(Constraint k, List<Long> base, Map<String, long[]> ranges) {
+  private static void sharpConstraint(Constraint k, List<Long> base, Map<String, int[]> ranges) {
     Value v = k.value();
     String name = k.name();
     if (v.type() == ValueType.STRING) {
@@ -240,16 +239,16 @@ public final class Encoder {
         if (c.type() == ValueType.INTEGER && c.asLong() != Long.MIN_VALUE) {
           high = Categories.cell(c.asLong() - 1);
         } else {
-          high = cell(v);
+          high = Categories.cell(v);
         }
       }
-      case LE -> high = cell(v);
-      case GT, GE -> low = cell(v);
+      case LE -> high = Categories.cell(v);
+      case GT, GE -> low = Categories.cell(v);
       default -> {
         return;
       }
     }
-    long[] r = ranges.computeIfAbsent(name, x -> new long[] {0, Categories.CELLS - 1});
+    int[] r = ranges.computeIfAbsent(name, x -> new int[] {0, Categories.CELLS - 1});
     r[0] = Math.max(r[0], low);
     r[1] = Math.min(r[1], high);
   }
@@ -272,7 +271,7 @@ public final class Encoder {
           base.add(Categories.prefix(name, s, Math.min(3, s.length())));
         }
       }
-      case INTEGER, DOUBLE -> base.add(Categories.magnitude(name, 0, cell(v)));
+      case INTEGER, DOUBLE -> base.add(Categories.magnitude(name, 0, Categories.cell(v)));
       default -> {}
     }
   }
@@ -285,12 +284,6 @@ public final class Encoder {
       }
     }
     return -1;
-  }
-
-  private static int cell(Value v) {
-    return v.type() == ValueType.INTEGER
-        ? Categories.cell(v.asLong())
-        : Categories.cell(v.asDouble());
   }
 
   /** The categories of up to {@value #MAX_OPERAND_PAIRS} distinct pair buckets of an operand. */
@@ -311,12 +304,12 @@ public final class Encoder {
    * fewer, wider ones until it fits. A range whose cover is everything is left to the existence
    * category already in the base.
    */
-  private static List<List<long[]>> rangeChoices(Map<String, long[]> ranges, int budget) {
+  private static List<List<long[]>> rangeChoices(Map<String, int[]> ranges, int budget) {
     List<String> names = new ArrayList<>(ranges.keySet());
     List<int[][]> covers = new ArrayList<>(names.size());
     for (String name : names) {
-      long[] r = ranges.get(name);
-      covers.add(cover((int) r[0], (int) r[1], MAX_RANGE_BUCKETS));
+      int[] r = ranges.get(name);
+      covers.add(cover(r[0], r[1], MAX_RANGE_BUCKETS));
     }
     while (true) {
       long product = 1;
@@ -331,8 +324,8 @@ public final class Encoder {
       if (product <= Math.max(1, budget) || widest < 0) {
         break;
       }
-      long[] r = ranges.get(names.get(widest));
-      covers.set(widest, cover((int) r[0], (int) r[1], covers.get(widest).length - 1));
+      int[] r = ranges.get(names.get(widest));
+      covers.set(widest, cover(r[0], r[1], covers.get(widest).length - 1));
     }
     List<List<long[]>> choices = new ArrayList<>();
     for (int i = 0; i < names.size(); i++) {

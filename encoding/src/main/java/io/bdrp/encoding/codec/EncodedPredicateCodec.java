@@ -35,9 +35,10 @@ import java.nio.ByteOrder;
  *  at most 3 bytes, no redundant trailing 0x00 group
  * </pre>
  *
- * <p>A filter of M = 2048 bits with the 2 to 10 bits a conjunction sets takes 5 to 21 bytes as a
- * list instead of 257 as a bitmap: advertisements are sized by the bits they set, not by M. Each
- * filter takes the shorter of its two forms, the list when both are as long.
+ * <p>A filter of n set bits takes about 1 + n (log2(M/n) + 2) / 8 bytes as a list: with the default
+ * M = 8192, 5 bytes for 2 bits and about 13 for 8, instead of 1,025 as a bitmap. Advertisements are
+ * sized by the bits they set, not by M. Each filter takes the shorter of its two forms, the list
+ * when both are as long.
  *
  * <p>The encoding is canonical, so equal sets have equal bytes and a decoded set re-encodes to the
  * input: filters in the set's canonical order (ascending, words compared unsigned from word 0), no
@@ -62,20 +63,14 @@ public final class EncodedPredicateCodec {
 
   /** Exact number of bytes {@link #encode} writes. */
   public static int encodedLength(EncodedPredicate p) {
+    int bits = p.parameters().bits();
+    long[] f = p.parameters().newFilter();
     int n = HEADER_BYTES;
     for (int i = 0; i < p.size(); i++) {
-      n += filterLength(p.filter(i), p.parameters().bits());
+      p.filterInto(i, f);
+      n += Math.min(list(f, bits, null), bitmapLength(f.length));
     }
     return n;
-  }
-
-  /** The bytes of one filter of M = {@code bits} in its shorter form. */
-  static int filterLength(long[] f, int bits) {
-    return Math.min(list(f, bits, null), bitmapLength(words(bits)));
-  }
-
-  private static int words(int bits) {
-    return (bits + 63) >>> 6;
   }
 
   private static int bitmapLength(int words) {
@@ -95,44 +90,58 @@ public final class EncodedPredicateCodec {
     int n = Filters.bitCount(f);
     int bytes = varint(out, 2 * n);
     int r = riceParameter(bits, n);
-    long acc = 0; // pending bits, right-aligned
-    int pending = 0;
+    BitWriter w = out == null ? null : new BitWriter(out);
     long total = 0;
     int prev = -1;
-    for (int w = 0; w < f.length; w++) {
-      long word = f[w];
-      while (word != 0) {
-        int pos = w * 64 + Long.numberOfTrailingZeros(word);
-        word &= word - 1;
+    for (int i = 0; i < f.length; i++) {
+      for (long word = f[i]; word != 0; word &= word - 1) {
+        int pos = i * 64 + Long.numberOfTrailingZeros(word);
         int gap = pos - prev - 1;
         prev = pos;
         int q = gap >>> r;
         total += q + 1 + r;
-        if (out == null) {
-          continue;
-        }
-        for (int i = 0; i <= q; i++) {
-          acc = acc << 1 | (i < q ? 1 : 0);
-          if (++pending == 8) {
-            out.put((byte) acc);
-            acc = 0;
-            pending = 0;
+        if (w != null) {
+          for (int j = 0; j < q; j++) {
+            w.put(1);
           }
-        }
-        for (int b = r - 1; b >= 0; b--) {
-          acc = acc << 1 | ((gap >>> b) & 1);
-          if (++pending == 8) {
-            out.put((byte) acc);
-            acc = 0;
-            pending = 0;
+          w.put(0);
+          for (int b = r - 1; b >= 0; b--) {
+            w.put((gap >>> b) & 1);
           }
         }
       }
     }
-    if (out != null && pending > 0) {
-      out.put((byte) (acc << (8 - pending)));
+    if (w != null) {
+      w.pad();
     }
     return bytes + (int) ((total + 7) >>> 3);
+  }
+
+  /** Bits into bytes, most significant bit first. */
+  private static final class BitWriter {
+    private final ByteBuffer out;
+    private int acc;
+    private int pending;
+
+    BitWriter(ByteBuffer out) {
+      this.out = out;
+    }
+
+    void put(int bit) {
+      acc = acc << 1 | bit;
+      if (++pending == 8) {
+        out.put((byte) acc);
+        acc = 0;
+        pending = 0;
+      }
+    }
+
+    /** Writes the last byte, its unused low bits zero. */
+    void pad() {
+      if (pending > 0) {
+        out.put((byte) (acc << (8 - pending)));
+      }
+    }
   }
 
   /** Writes {@code v} as a varint to {@code out} unless it is null; returns its length. */
@@ -170,8 +179,9 @@ public final class EncodedPredicateCodec {
     b.put((byte) p.parameters().categories().wireId());
     b.putShort((short) p.size());
     int bits = p.parameters().bits();
+    long[] f = p.parameters().newFilter();
     for (int i = 0; i < p.size(); i++) {
-      long[] f = p.filter(i);
+      p.filterInto(i, f);
       if (list(f, bits, null) <= bitmapLength(words)) {
         list(f, bits, b);
       } else {
@@ -273,32 +283,19 @@ public final class EncodedPredicateCodec {
    */
   private static void readPositions(WireReader r, int i, int n, int bits, long[] f) {
     int rice = riceParameter(bits, n);
-    int cur = 0; // current byte
-    int left = 0; // unread bits in cur
+    BitReader in = new BitReader(r);
     int pos = -1;
     for (int j = 0; j < n; j++) {
       int gapAt = r.offset();
       long gap = 0;
-      while (true) {
-        if (left == 0) {
-          cur = r.u8();
-          left = 8;
-        }
-        int bit = (cur >>> --left) & 1;
-        if (bit == 0) {
-          break;
-        }
+      while (in.bit() == 1) {
         gap += 1L << rice;
         if (pos + 1 + gap >= bits) {
           throw WireReader.error(gapAt, "filter " + i + " has a position at or beyond M = " + bits);
         }
       }
-      for (int b = 0; b < rice; b++) {
-        if (left == 0) {
-          cur = r.u8();
-          left = 8;
-        }
-        gap |= (long) ((cur >>> --left) & 1) << (rice - 1 - b);
+      for (int b = rice - 1; b >= 0; b--) {
+        gap |= (long) in.bit() << b;
       }
       pos += 1 + (int) Math.min(gap, bits);
       if (pos >= bits) {
@@ -306,9 +303,33 @@ public final class EncodedPredicateCodec {
       }
       f[pos >>> 6] |= 1L << pos;
     }
-    if (left > 0 && (cur & ((1 << left) - 1)) != 0) {
+    if (in.unreadBits() != 0) {
       throw WireReader.error(
           r.offset() - 1, "filter " + i + " has non-zero padding bits (not canonical)");
+    }
+  }
+
+  /** Bits from bytes, most significant bit first. */
+  private static final class BitReader {
+    private final WireReader r;
+    private int cur; // the byte being read
+    private int left; // its unread bits
+
+    BitReader(WireReader r) {
+      this.r = r;
+    }
+
+    int bit() {
+      if (left == 0) {
+        cur = r.u8();
+        left = 8;
+      }
+      return (cur >>> --left) & 1;
+    }
+
+    /** The unread bits of the last byte read (its padding, once every gap is read). */
+    int unreadBits() {
+      return cur & ((1 << left) - 1);
     }
   }
 
