@@ -24,10 +24,11 @@ import java.util.function.Supplier;
  * epoch, seq, filters⟩.
  *
  * <ul>
- *   <li>A router advertises its own aggregate when it changes, with seq one higher, at most once
- *       per hello interval (changes in between go out together at the end of it); its epoch is
+ *   <li>A router advertises its own aggregate when it changes, with seq one higher; its epoch is
  *       drawn anew, larger, at each start, so a restarted router's advertisements replace those of
- *       its previous life.
+ *       its previous life. Changes in quick succession (a burst of hosts connecting) go out as one
+ *       per neighbour by the pacing below, so a host's predicate is in force across the network
+ *       within about one pacing interval per hop of being set.
  *   <li>A received advertisement newer than the one held (epoch first, then seq) replaces it and is
  *       passed on to every other neighbour with an adjacency; an equal one is ignored; an older one
  *       is answered with the newer one held, so the neighbour catches up.
@@ -133,8 +134,6 @@ public final class PredicateTable {
   private Supplier<int[]> reachable = () -> new int[0];
   private long nextScan;
   private long ownSeq;
-  private long nextOwnFlood = Long.MIN_VALUE; // own advertisement not flooded before this
-  private boolean ownPending;
   private long rejected;
   private long deltasSent;
   private long resyncs;
@@ -230,27 +229,6 @@ public final class PredicateTable {
     }
     ownSeq++;
     entries.put(self, new Entry(ownEpoch, ownSeq, p));
-    advertiseOwn();
-  }
-
-  /**
-   * Floods this router's own advertisement now or, if one went out less than a hello interval ago,
-   * at the end of that interval: hosts that set their predicates one after the other (a burst of
-   * connections) make one advertisement, not one each, every one of which would cross every link of
-   * the network.
-   */
-  private void advertiseOwn() {
-    if (clock.nowMillis() >= nextOwnFlood) {
-      floodOwn();
-    } else {
-      ownPending = true;
-    }
-  }
-
-  /** Floods this router's current advertisement now; the next may go a hello interval later. */
-  private void floodOwn() {
-    ownPending = false;
-    nextOwnFlood = clock.nowMillis() + config.helloIntervalMs();
     flood(self, entries.get(self), -1);
   }
 
@@ -380,7 +358,7 @@ public final class PredicateTable {
         ownEpoch = lastSeq ? ad.epoch + 1 : ad.epoch;
         ownSeq = lastSeq ? 0 : ad.seq + 1;
         entries.put(self, new Entry(ownEpoch, ownSeq, cur.predicate));
-        advertiseOwn();
+        flood(self, entries.get(self), -1);
       } else if (cur.compareVersion(ad.epoch, ad.seq) > 0) {
         reply(sender, origin, cur);
       }
@@ -434,9 +412,6 @@ public final class PredicateTable {
       buildIndexAt = Long.MAX_VALUE;
       matcher.snapshot();
     }
-    if (ownPending && now >= nextOwnFlood) {
-      floodOwn();
-    }
     for (Peer p : adjacent.values()) {
       flushIfDue(p);
     }
@@ -476,8 +451,7 @@ public final class PredicateTable {
 
   /** When {@link #tick()} next has work. */
   public long nextDeadlineMillis() {
-    long t = ownPending ? Math.min(nextScan, nextOwnFlood) : nextScan;
-    t = Math.min(t, buildIndexAt);
+    long t = Math.min(nextScan, buildIndexAt);
     for (Peer p : adjacent.values()) {
       if (!p.queued.isEmpty()) {
         t = Math.min(t, p.pacer.next());

@@ -134,25 +134,30 @@ class PredicateTableTest {
   }
 
   @Test
-  void changesWithinAHelloIntervalGoOutAsOneAdvertisementAtItsEnd() {
-    table.setOwn(enc("x = 1")); // the first change goes out at once
+  void ownChangesWithinThePacingIntervalGoOutAsOneAdvertisementAtItsEnd() {
+    PredicateTable paced = new PredicateTable(0, 100, PARAMS, PACED, () -> now, () -> {});
+    Recorder three = new Recorder(3);
+    paced.adjacencyUp(three); // its own (empty) advertisement goes at once
+    now += PACED.updatePacingMs();
+    paced.setOwn(enc("x = 1")); // the first change after a quiet interval goes out at once
+    assertEquals(2, three.ads().size());
     now += 10;
-    table.setOwn(enc("x = 2"));
-    table.setOwn(enc("x = 3"));
-    assertEquals(1, one.ads().size(), "held back until a hello interval after the first");
-    assertEquals(CONFIG.helloIntervalMs(), table.nextDeadlineMillis());
-    now = CONFIG.helloIntervalMs() - 1;
-    table.tick();
-    assertEquals(1, one.ads().size());
-    now = CONFIG.helloIntervalMs();
-    table.tick();
-    List<PredicateAd> ads = one.ads();
-    assertEquals(2, ads.size());
-    assertEquals(enc("x = 3"), ads.get(1).predicate(), "the latest aggregate");
-    assertEquals(3, ads.get(1).seq());
-    assertEquals(2, two.ads().size());
-    table.tick();
-    assertEquals(2, one.ads().size(), "sent once");
+    paced.setOwn(enc("x = 2"));
+    paced.setOwn(enc("x = 3"));
+    assertEquals(2, three.ads().size(), "held back until a pacing interval after the first");
+    long due = now - 10 + PACED.updatePacingMs();
+    assertEquals(due, paced.nextDeadlineMillis());
+    now = due - 1;
+    paced.tick();
+    assertEquals(2, three.ads().size());
+    now = due;
+    paced.tick();
+    List<PredicateAd> ads = three.ads();
+    assertEquals(3, ads.size(), "one advertisement for both changes");
+    assertEquals(enc("x = 3"), ads.get(2).predicate(), "the latest aggregate");
+    assertEquals(3, ads.get(2).seq());
+    paced.tick();
+    assertEquals(3, three.ads().size(), "sent once");
   }
 
   @Test
