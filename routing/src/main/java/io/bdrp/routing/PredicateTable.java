@@ -180,8 +180,25 @@ public final class PredicateTable {
    */
   static final long INDEX_BUILD_DELAY_MS = 200;
 
+  private boolean buildIndexAhead = true;
+
+  /**
+   * Whether the index is built on the control path after a change ({@link #INDEX_BUILD_DELAY_MS}),
+   * as by default, or only when {@link #index()} is first asked for after it. A simulation of
+   * thousands of routers turns it off: there every router would rebuild its index over all the
+   * others' filters every few hundred simulated milliseconds of a cold start, for no message.
+   */
+  public void buildIndexAhead(boolean ahead) {
+    buildIndexAhead = ahead;
+    if (!ahead) {
+      buildIndexAt = Long.MAX_VALUE;
+    }
+  }
+
   private void indexChanged() {
-    buildIndexAt = clock.nowMillis() + INDEX_BUILD_DELAY_MS;
+    if (buildIndexAhead) {
+      buildIndexAt = clock.nowMillis() + INDEX_BUILD_DELAY_MS;
+    }
   }
 
   /** Advertisements sent as the change from the version the neighbour held. */

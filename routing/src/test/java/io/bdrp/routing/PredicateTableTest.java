@@ -260,6 +260,18 @@ class PredicateTableTest {
   }
 
   @Test
+  void withoutBuildingAheadTheIndexIsBuiltWhenFirstAskedForAndHasTheCurrentPredicates() {
+    table.buildIndexAhead(false);
+    table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
+    now += 10 * PredicateTable.INDEX_BUILD_DELAY_MS;
+    table.tick();
+    assertFalse(table.indexReady(), "not built on the control path");
+    var index = table.index();
+    assertTrue(table.indexReady());
+    assertEquals(1, index.routerCount(), "the one other router's predicate is in it");
+  }
+
+  @Test
   void anOlderAdvertisementIsAnsweredWithTheNewerOne() {
     table.receive(new PredicateAd(1, 5, 7, 3, enc("y = 3")));
     table.receive(new PredicateAd(2, 5, 7, 2, enc("y = 2")));

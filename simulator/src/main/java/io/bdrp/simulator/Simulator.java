@@ -415,6 +415,10 @@ public final class Simulator {
   private void start(int r, long epoch) {
     epochs[r] = epoch;
     RoutingNode node = new RoutingNode(r, epoch, options.routing(), options.bloom(), clock);
+    // The index is built when a message first needs it: the waves of advertisements of a cold start
+    // are hundreds of simulated milliseconds apart, and building ahead would rebuild every router's
+    // index over all the others' filters after each of them.
+    node.predicates().buildIndexAhead(false);
     nodes[r] = node;
     outputs[r] = new SimOutput(r);
     dataPlanes[r] = new DataPlane<>(node, outputs[r], () -> now * 1000, nextSequence[r]);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 /**
  * An encoded predicate: a set of Bloom filters, one per conjunction (paper §3). A message filter
@@ -19,6 +20,7 @@ public final class EncodedPredicate {
   private final BloomParameters params;
   private final long[] flat; // filters one after another, params.words() each
   private final int count;
+  private int wireLength; // 0 until first asked for; a racy write of the same value is harmless
 
   private EncodedPredicate(BloomParameters params, long[] flat, int count) {
     this.params = params;
@@ -257,6 +259,21 @@ public final class EncodedPredicate {
       throw new IllegalArgumentException(
           "cannot combine filters of " + params + " with filters of " + other.params);
     }
+  }
+
+  /**
+   * The predicate's length in a wire form, computed by {@code f} the first time and remembered (the
+   * predicate is immutable): an advertisement is counted once per link it crosses and per frame
+   * budget check, and measuring each filter again every time would cost O(M) per filter. {@code f}
+   * must return a positive value and the same one for every call.
+   */
+  public int wireLength(ToIntFunction<EncodedPredicate> f) {
+    int n = wireLength;
+    if (n == 0) {
+      n = f.applyAsInt(this);
+      wireLength = n;
+    }
+    return n;
   }
 
   /** Number of bytes the filters take. */

@@ -63,6 +63,10 @@ public final class EncodedPredicateCodec {
 
   /** Exact number of bytes {@link #encode} writes. */
   public static int encodedLength(EncodedPredicate p) {
+    return p.wireLength(EncodedPredicateCodec::measure);
+  }
+
+  private static int measure(EncodedPredicate p) {
     int bits = p.parameters().bits();
     long[] f = p.parameters().newFilter();
     int n = HEADER_BYTES;
