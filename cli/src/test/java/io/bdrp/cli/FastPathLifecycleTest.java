@@ -115,7 +115,7 @@ class FastPathLifecycleTest {
   void programsComeAndGoWithTheirRouters(@TempDir Path dir) throws Exception {
     Emulator.Network n =
         Emulator.plan(Bundled.load("routers-4"), name, Emulator.parseRate("8mbit"));
-    Emulator.up(n);
+    Emulator.upForThisProcess(n);
     List<String[]> devs = devices(n, 1);
     try (NamespaceFederation f =
         NamespaceFederation.start(n, dir, List.of("-Xmx256m"), "fastPath: ebpf\n", "udp")) {

@@ -137,7 +137,7 @@ class LinkDelayTest {
   void anUndelayedLinkHasNoDelayerAndAShortRoundTrip() throws Exception {
     Emulator.Network n =
         Emulator.plan(Bundled.load("routers-2"), name, Emulator.parseRate("8mbit"), 0);
-    Emulator.up(n);
+    Emulator.upForThisProcess(n);
     assertEquals(List.of(), Emulator.delayers(name));
     double rtt = minRttMs(0, n.links().get(0).addressB());
     assertTrue(rtt < 5, "no delay: round trip " + rtt + " ms");

@@ -1,6 +1,7 @@
 package io.bdrp.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -13,6 +14,7 @@ import io.bdrp.testbed.net.Emulator;
 import io.bdrp.testbed.net.NamespaceFederation;
 import io.bdrp.topologies.Bundled;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -84,6 +86,34 @@ class NetworkEmulationTest {
     assertEquals(List.of(), Emulator.rootDevices(name));
   }
 
+  @Test
+  void aNetworkWhoseRunEndedWithoutTakingItDownIsRemovedByTheNextUp() throws Exception {
+    Process run = new ProcessBuilder("sleep", "60").start();
+    Emulator.Owner ended = Emulator.Owner.of(run.toHandle());
+    run.destroyForcibly().waitFor();
+    assertFalse(ended.running());
+    Emulator.up(Emulator.plan(Bundled.load("routers-2"), name, Emulator.parseRate("1MB/s")), ended);
+    assertEquals(ended, Emulator.owner(name));
+    // The run that made it is gone: the next network removes it and comes up in its place.
+    Emulator.upForThisProcess(
+        Emulator.plan(Bundled.load("routers-4"), otherName, Emulator.parseRate("1MB/s")));
+    assertEquals(List.of(), Emulator.namespaces(name));
+    assertEquals(List.of(), Emulator.rootDevices(name));
+    assertFalse(Files.exists(Emulator.stateFile(name)));
+    assertEquals(4, Emulator.namespaces(otherName).size());
+    // One whose process is running is left alone, and the next network is refused.
+    assertEquals(Emulator.Owner.current(), Emulator.owner(otherName));
+    IOException clash =
+        assertThrows(
+            IOException.class,
+            () ->
+                Emulator.upForThisProcess(
+                    Emulator.plan(Bundled.load("routers-2"), name, Emulator.parseRate("1MB/s"))));
+    assertTrue(
+        clash.getMessage().contains("network '" + otherName + "' is up"), clash.getMessage());
+    assertEquals(4, Emulator.namespaces(otherName).size());
+  }
+
   @ParameterizedTest(name = "DATA over {0}")
   @ValueSource(strings = {"tcp", "udp"})
   @Timeout(180)
@@ -91,7 +121,7 @@ class NetworkEmulationTest {
       throws Exception {
     Emulator.Network n =
         Emulator.plan(Bundled.load("routers-4"), name, Emulator.parseRate("8mbit"));
-    Emulator.up(n);
+    Emulator.upForThisProcess(n);
     List<ChildProcess> started;
     try (NamespaceFederation f =
         NamespaceFederation.start(n, dir, List.of("-Xmx256m"), null, transport)) {

@@ -228,7 +228,7 @@ public final class ChaosRun {
       Files.deleteIfExists(dir.resolve("router-" + r + ".log"));
     }
     Emulator.down(netName); // what a crashed earlier run may have left
-    Emulator.up(net);
+    Emulator.upForThisProcess(net);
     Thread cleanup =
         new Thread(
             () -> {

@@ -173,10 +173,54 @@ public final class Emulator {
   }
 
   /**
-   * Creates {@code n}. If any step fails, whatever was created is removed again and the failure is
-   * thrown. A network of the same name that is already up is refused.
+   * The process a network was made for: a run that takes it down again at its end. Its start time
+   * tells it from a later process that was given the same PID.
+   */
+  public record Owner(long pid, long startMillis) {
+    /** This process. */
+    public static Owner current() {
+      return of(ProcessHandle.current());
+    }
+
+    /** Process {@code p}. */
+    public static Owner of(ProcessHandle p) {
+      return new Owner(p.pid(), startMillis(p));
+    }
+
+    private static long startMillis(ProcessHandle p) {
+      return p.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+    }
+
+    /** Whether the process is still running (a start time that cannot be read counts as its). */
+    public boolean running() {
+      return ProcessHandle.of(pid)
+          .filter(ProcessHandle::isAlive)
+          .filter(p -> startMillis == 0 || startMillis(p) == 0 || startMillis(p) == startMillis)
+          .isPresent();
+    }
+  }
+
+  /**
+   * Creates {@code n}, to stay up until {@code bdrp testbed down}. If any step fails, whatever was
+   * created is removed again and the failure is thrown. A network of the same name, or another
+   * network, that is already up is refused, unless it was made for a run whose process has ended.
    */
   public static void up(Network n) throws IOException {
+    up(n, null);
+  }
+
+  /**
+   * Creates {@code n} for this process, which takes it down at its end. If the process dies first
+   * (killed, or its machine restarted), the next {@code up} finds the network abandoned and removes
+   * it, where one that stays until {@code bdrp testbed down} would be refused.
+   */
+  public static void upForThisProcess(Network n) throws IOException {
+    up(n, Owner.current());
+  }
+
+  /** Creates {@code n}, recording {@code owner} (null: the network stays until taken down). */
+  public static void up(Network n, Owner owner) throws IOException {
+    removeAbandoned();
     if (!namespaces(n.name).isEmpty() || !rootDevices(n.name).isEmpty()) {
       throw new IOException(
           "network '"
@@ -237,7 +281,7 @@ public final class Emulator {
         shape(nsA, l.devA, l.rateBits);
         shape(nsB, l.devB, l.rateBits);
       }
-      save(n, Delayer.start(n));
+      save(n, Delayer.start(n), owner);
     } catch (IOException | RuntimeException e) {
       try {
         down(n.name);
@@ -256,6 +300,48 @@ public final class Emulator {
     Shell.run(
         "tc", "-n", ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate",
         rate, "ceil", rate);
+  }
+
+  /**
+   * Removes every network whose state file names an owner that is no longer running, saying so on
+   * standard error: what a run killed before its clean-up left behind.
+   */
+  static void removeAbandoned() throws IOException {
+    var m = Pattern.compile("bdrp-([a-z0-9]{1,4})-r[0-9]+");
+    Set<String> names = new java.util.TreeSet<>();
+    for (String ns : allNamespaces()) {
+      var mm = m.matcher(ns);
+      if (mm.matches()) {
+        names.add(mm.group(1));
+      }
+    }
+    for (String name : names) {
+      Owner o = owner(name);
+      if (o != null && !o.running()) {
+        System.err.printf(
+            "bdrp: network '%s' was made for process %d, which has ended without taking it down;"
+                + " removing it%n",
+            name, o.pid());
+        down(name);
+      }
+    }
+  }
+
+  /** The process network {@code name} was made for, or null if it stays until taken down. */
+  public static Owner owner(String name) throws IOException {
+    java.nio.file.Path f = stateFile(name);
+    return java.nio.file.Files.exists(f) ? parseOwner(java.nio.file.Files.readAllLines(f)) : null;
+  }
+
+  /** The owner in the lines of a state file, or null. */
+  static Owner parseOwner(List<String> lines) {
+    for (String line : lines) {
+      String[] w = line.split(" ");
+      if (w[0].equals("owner") && w.length == 3) {
+        return new Owner(Long.parseLong(w[1]), Long.parseLong(w[2]));
+      }
+    }
+    return null;
   }
 
   /** The name of a network other than {@code name} that has namespaces now, or null. */
@@ -438,20 +524,24 @@ public final class Emulator {
 
   /** Writes {@code n} to its state file, keeping the delayers recorded there. */
   public static void save(Network n) throws IOException {
-    save(n, delayers(n.name));
+    save(n, delayers(n.name), owner(n.name));
   }
 
-  /** Writes {@code n} and the delayers running for it to its state file. */
-  private static void save(Network n, List<Delayer.Running> delayers) throws IOException {
+  /** Writes {@code n}, the delayers running for it and its owner to its state file. */
+  private static void save(Network n, List<Delayer.Running> delayers, Owner owner)
+      throws IOException {
     java.nio.file.Path f = stateFile(n.name);
     java.nio.file.Files.createDirectories(f.getParent());
-    java.nio.file.Files.writeString(f, format(n, delayers));
+    java.nio.file.Files.writeString(f, format(n, delayers, owner));
   }
 
-  /** The state file's text: the network, then the delayers' PIDs. */
-  static String format(Network n, List<Delayer.Running> delayers) {
+  /** The state file's text: the network's owner if it has one, the network, the delayers' PIDs. */
+  static String format(Network n, List<Delayer.Running> delayers, Owner owner) {
     StringBuilder b = new StringBuilder("# bdrp testbed network; removed by bdrp testbed down\n");
     b.append("name ").append(n.name).append('\n');
+    if (owner != null) {
+      b.append("owner ").append(owner.pid()).append(' ').append(owner.startMillis()).append('\n');
+    }
     for (RouterNet r : n.routers) {
       b.append("router ").append(r.router).append(' ').append(r.namespace).append(' ');
       b.append(r.rootDevice).append(' ').append(r.address).append('\n');

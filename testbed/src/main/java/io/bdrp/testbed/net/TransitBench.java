@@ -166,7 +166,7 @@ public final class TransitBench {
     Path probe = CPrograms.binary("bdrp-probe.c", "bdrp-probe-", BLAST_PACKAGES);
     List<Latency> latencies = new ArrayList<>();
     Emulator.Network n = Emulator.plan(topology(fanOut), name, UNSHAPED);
-    Emulator.up(n);
+    Emulator.upForThisProcess(n);
     List<Point> points = new ArrayList<>();
     try (NamespaceFederation f =
         NamespaceFederation.start(

@@ -174,7 +174,7 @@ public final class WanRun {
       throws Exception {
     Emulator.Network net = Emulator.plan(t, netName, sc.linkRateBits(), delayMicros);
     Emulator.down(netName); // what a crashed earlier run may have left
-    Emulator.up(net);
+    Emulator.upForThisProcess(net);
     Thread cleanup =
         new Thread(
             () -> {

@@ -1,6 +1,7 @@
 package io.bdrp.testbed.net;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,11 +46,14 @@ class EmulatorPlanTest {
     var n = Emulator.plan(Bundled.load("routers-2"), "p", 8_000_000, 20_000);
     var delayers =
         List.of(new Delayer.Running("bdrp-p-r0", 123), new Delayer.Running("bdrp-p-r1", 124));
-    List<String> lines = Emulator.format(n, delayers).lines().toList();
+    List<String> lines =
+        Emulator.format(n, delayers, new Emulator.Owner(4321, 1_700_000_000_000L)).lines().toList();
     assertTrue(
         lines.contains("link 0 1 n1 n0 10.100.0.1 10.100.0.2 8000000 20000"), lines::toString);
     assertEquals(n, Emulator.parse("p", lines));
     assertEquals(delayers, Emulator.parseDelayers(lines));
+    assertEquals(new Emulator.Owner(4321, 1_700_000_000_000L), Emulator.parseOwner(lines));
+    assertNull(Emulator.parseOwner(Emulator.format(n, delayers, null).lines().toList()));
     // Written before links had delays: seven fields.
     List<String> old = lines.stream().map(l -> l.replace(" 8000000 20000", " 8000000")).toList();
     assertEquals(0, Emulator.parse("p", old).links().get(0).delayMicros());
