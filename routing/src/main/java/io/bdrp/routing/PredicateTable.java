@@ -11,7 +11,6 @@ import io.bdrp.routing.ControlMessage.PredicateBatch;
 import io.bdrp.routing.ControlMessage.PredicateDelta;
 import io.bdrp.routing.ControlMessage.PredicateRequest;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,10 +53,17 @@ import java.util.function.Supplier;
  *       clock an epoch may be is bounded by the {@link RoutingNode}.)
  * </ul>
  *
- * <p>State grows with the number of routers and their filters, never with traffic. Owned by one
- * thread (the control thread), which makes every call.
+ * <p>State grows with the number of routers and their filters, never with traffic. Per-origin state
+ * is kept in arrays indexed by router number rather than maps (a simulator holds every router's
+ * table, 10^8 router pairs at 10,000 routers), and a router holds one {@code Entry} per version of
+ * an origin's advertisement, shared by the table and every neighbour's record of what it holds.
+ * Owned by one thread (the control thread), which makes every call.
  */
 public final class PredicateTable {
+  /**
+   * One version of an origin's advertisement. A copy of the version already held, received from
+   * another neighbour, is not kept as an object of its own: the one held stands for it.
+   */
   private static final class Entry {
     final long epoch;
     final long seq;
@@ -96,7 +102,11 @@ public final class PredicateTable {
   private final Clock clock;
   private final Listener listener;
   private final EncodedMatcher matcher;
-  private final Map<Integer, Entry> entries = new HashMap<>();
+
+  /** The version held per origin, by router number (null where none is held). */
+  private final Entry[] entries;
+
+  private int entryCount;
 
   /** A neighbour with an adjacency, and the advertisements queued for it. */
   private static final class Peer {
@@ -128,8 +138,13 @@ public final class PredicateTable {
   static final int MAX_BATCH = 64;
 
   private final TreeMap<Integer, Peer> adjacent = new TreeMap<>();
-  private final Map<Integer, Long> unreachableSince = new HashMap<>();
-  private final Map<Integer, Long> requestedAt = new HashMap<>();
+
+  /** When each held origin without a route was first seen without one. */
+  private final OriginTimes unreachableSince = new OriginTimes();
+
+  /** When the advertisement of each missing origin was last asked for. */
+  private final OriginTimes requestedAt = new OriginTimes();
+
   private IntUnaryOperator nextHop = r -> -1;
   private Supplier<int[]> reachable = () -> new int[0];
   private long nextScan;
@@ -151,20 +166,40 @@ public final class PredicateTable {
     this.config = config;
     this.clock = clock;
     this.listener = listener;
-    this.matcher = new EncodedMatcher(params);
+    this.matcher = new EncodedMatcher(params, config.maxRouters());
+    this.entries = new Entry[config.maxRouters()];
     this.nextScan = clock.nowMillis() + config.helloIntervalMs();
-    entries.put(self, new Entry(epoch, 0, EncodedPredicate.empty(params)));
+    hold(self, new Entry(epoch, 0, EncodedPredicate.empty(params)));
+  }
+
+  /** The version held for {@code origin}, or null (also for a number out of range). */
+  private Entry held(int origin) {
+    return origin < 0 || origin >= entries.length ? null : entries[origin];
+  }
+
+  private void hold(int origin, Entry e) {
+    if (entries[origin] == null) {
+      entryCount++;
+    }
+    entries[origin] = e;
+  }
+
+  private void drop(int origin) {
+    if (entries[origin] != null) {
+      entries[origin] = null;
+      entryCount--;
+    }
   }
 
   /** The encoded predicate held for {@code router}, or null. */
   public EncodedPredicate get(int router) {
-    Entry e = entries.get(router);
+    Entry e = held(router);
     return e == null ? null : e.predicate;
   }
 
   /** The number of origins held, this router included. */
   public int size() {
-    return entries.size();
+    return entryCount;
   }
 
   /** Advertisements refused (wrong Bloom parameters, router number out of range). */
@@ -214,8 +249,10 @@ public final class PredicateTable {
   /** The total size of the filters held, in bytes. */
   public long filterBytes() {
     long n = 0;
-    for (Entry e : entries.values()) {
-      n += e.predicate.byteSize();
+    for (Entry e : entries) {
+      if (e != null) {
+        n += e.predicate.byteSize();
+      }
     }
     return n;
   }
@@ -240,21 +277,23 @@ public final class PredicateTable {
 
   /** Sets this router's own aggregate; advertises it when it changed. */
   public void setOwn(EncodedPredicate p) {
-    Entry cur = entries.get(self);
+    Entry cur = entries[self];
     if (cur.predicate.equals(p)) {
       return;
     }
     ownSeq++;
-    entries.put(self, new Entry(ownEpoch, ownSeq, p));
-    flood(self, entries.get(self), -1);
+    hold(self, new Entry(ownEpoch, ownSeq, p));
+    flood(self, entries[self], -1);
   }
 
-  /** A neighbour's adjacency came up: send it every advertisement held. */
+  /** A neighbour's adjacency came up: send it every advertisement held, by ascending origin. */
   public void adjacencyUp(Face face) {
     Peer p = new Peer(face, config.updatePacingMs(), config.maxRouters());
     adjacent.put(face.neighbour(), p);
-    for (Map.Entry<Integer, Entry> en : new TreeMap<>(entries).entrySet()) {
-      p.queued.put(en.getKey(), en.getValue());
+    for (int origin = 0; origin < entries.length; origin++) {
+      if (entries[origin] != null) {
+        p.queued.put(origin, entries[origin]);
+      }
     }
     flushIfDue(p);
   }
@@ -277,10 +316,11 @@ public final class PredicateTable {
 
   /**
    * Asks the next hop towards {@code origin} for its advertisement when none is held; at most once
-   * per dead interval per origin.
+   * per dead interval per origin. A number out of range is never asked for: no advertisement of it
+   * would be accepted.
    */
   public void requestIfMissing(int origin) {
-    if (origin == self || entries.containsKey(origin)) {
+    if (origin == self || origin < 0 || origin >= entries.length || entries[origin] != null) {
       return;
     }
     int hop = nextHop.applyAsInt(origin);
@@ -289,8 +329,8 @@ public final class PredicateTable {
       return;
     }
     long now = clock.nowMillis();
-    Long last = requestedAt.get(origin);
-    if (last != null && now - last < config.deadIntervalMs()) {
+    long last = requestedAt.get(origin);
+    if (last != OriginTimes.NONE && now - last < config.deadIntervalMs()) {
       return;
     }
     requestedAt.put(origin, now);
@@ -308,7 +348,13 @@ public final class PredicateTable {
       rejected++;
       return;
     }
-    Entry e = new Entry(ad.epoch(), ad.seq(), ad.predicate());
+    // The version already held, when this is it (as every neighbour but the first sends it in a
+    // flood), so that the neighbour's record and the table share one object.
+    Entry cur = entries[origin];
+    Entry e =
+        cur != null && cur.compareVersion(ad.epoch(), ad.seq()) == 0
+            ? cur
+            : new Entry(ad.epoch(), ad.seq(), ad.predicate());
     Peer from = adjacent.get(ad.sender());
     if (from != null) {
       from.held[origin] = e;
@@ -330,7 +376,7 @@ public final class PredicateTable {
       return;
     }
     Peer from = adjacent.get(d.sender());
-    Entry cur = entries.get(origin);
+    Entry cur = entries[origin];
     int c = cur == null ? -1 : cur.compareVersion(d.epoch(), d.seq());
     if (origin != self && c < 0) {
       EncodedPredicate p =
@@ -366,7 +412,7 @@ public final class PredicateTable {
    * version is not newer or is about this router (its content is then never used).
    */
   private void accept(int sender, int origin, Entry ad) {
-    Entry cur = entries.get(origin);
+    Entry cur = entries[origin];
     if (origin == self) {
       if (cur.compareVersion(ad.epoch, ad.seq) < 0) {
         // Someone holds a newer version of this router's advertisement than it has: move past it
@@ -374,8 +420,8 @@ public final class PredicateTable {
         boolean lastSeq = ad.seq == Long.MAX_VALUE;
         ownEpoch = lastSeq ? ad.epoch + 1 : ad.epoch;
         ownSeq = lastSeq ? 0 : ad.seq + 1;
-        entries.put(self, new Entry(ownEpoch, ownSeq, cur.predicate));
-        flood(self, entries.get(self), -1);
+        hold(self, new Entry(ownEpoch, ownSeq, cur.predicate));
+        flood(self, entries[self], -1);
       } else if (cur.compareVersion(ad.epoch, ad.seq) > 0) {
         reply(sender, origin, cur);
       }
@@ -390,7 +436,7 @@ public final class PredicateTable {
       return;
     }
     Entry e = ad;
-    entries.put(origin, e);
+    hold(origin, e);
     requestedAt.remove(origin);
     if (nextHop.applyAsInt(origin) < 0) {
       unreachableSince.putIfAbsent(origin, clock.nowMillis());
@@ -411,7 +457,7 @@ public final class PredicateTable {
     if (p != null && req.origin() >= 0 && req.origin() < p.held.length) {
       p.held[req.origin()] = null;
     }
-    Entry e = entries.get(req.origin());
+    Entry e = held(req.origin());
     if (e != null) {
       reply(req.sender(), req.origin(), e);
     }
@@ -436,25 +482,22 @@ public final class PredicateTable {
       return;
     }
     nextScan = now + config.helloIntervalMs();
-    for (Integer origin : entries.keySet()) {
-      if (origin == self) {
+    // Only a held origin other than this router has an expiry clock (started in accept or here,
+    // removed here with the origin), so one pass over the held origins keeps and checks them all.
+    boolean changed = false;
+    for (int origin = 0; origin < entries.length; origin++) {
+      if (origin == self || entries[origin] == null) {
         continue;
       }
-      if (nextHop.applyAsInt(origin) < 0) {
-        unreachableSince.putIfAbsent(origin, now);
-      } else {
+      if (nextHop.applyAsInt(origin) >= 0) {
         unreachableSince.remove(origin);
+        continue;
       }
-    }
-    boolean changed = false;
-    for (var it = unreachableSince.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<Integer, Long> u = it.next();
-      if (!entries.containsKey(u.getKey())) {
-        it.remove();
-      } else if (now - u.getValue() >= config.predicateExpiryMs()) {
-        it.remove();
-        entries.remove(u.getKey());
-        changed |= matcher.remove(u.getKey());
+      unreachableSince.putIfAbsent(origin, now);
+      if (now - unreachableSince.get(origin) >= config.predicateExpiryMs()) {
+        unreachableSince.remove(origin);
+        drop(origin);
+        changed |= matcher.remove(origin);
       }
     }
     if (changed) {
@@ -557,5 +600,110 @@ public final class PredicateTable {
       }
     }
     return new PredicateAd(self, origin, e.epoch, e.seq, e.predicate);
+  }
+
+  /**
+   * Times in milliseconds by origin, for the few origins that have one: origins without a route,
+   * advertisements asked for. Open addressing on the router number (linear probing, at most half
+   * full), no boxing, and no table at all while empty, which these nearly always are: an array by
+   * router number would cost 8 bytes per origin in every router, 800 MB at 10,000 routers.
+   */
+  private static final class OriginTimes {
+    /** What {@link #get} returns for an origin without a time. */
+    static final long NONE = Long.MIN_VALUE;
+
+    private int[] slots; // origin + 1 in a used slot, 0 in a free one; null while empty
+    private long[] times;
+    private int size;
+
+    private static int home(int origin, int mask) {
+      int h = origin * 0x9E3779B9;
+      return (h ^ (h >>> 16)) & mask;
+    }
+
+    long get(int origin) {
+      if (slots == null) {
+        return NONE;
+      }
+      int mask = slots.length - 1;
+      for (int i = home(origin, mask); slots[i] != 0; i = (i + 1) & mask) {
+        if (slots[i] == origin + 1) {
+          return times[i];
+        }
+      }
+      return NONE;
+    }
+
+    void putIfAbsent(int origin, long t) {
+      if (get(origin) == NONE) {
+        put(origin, t);
+      }
+    }
+
+    void put(int origin, long t) {
+      if (slots == null) {
+        slots = new int[8];
+        times = new long[8];
+      } else if (2 * (size + 1) > slots.length) {
+        resize(2 * slots.length);
+      }
+      int mask = slots.length - 1;
+      int i = home(origin, mask);
+      while (slots[i] != 0 && slots[i] != origin + 1) {
+        i = (i + 1) & mask;
+      }
+      if (slots[i] == 0) {
+        slots[i] = origin + 1;
+        size++;
+      }
+      times[i] = t;
+    }
+
+    void remove(int origin) {
+      if (slots == null) {
+        return;
+      }
+      int mask = slots.length - 1;
+      int i = home(origin, mask);
+      while (slots[i] != origin + 1) {
+        if (slots[i] == 0) {
+          return;
+        }
+        i = (i + 1) & mask;
+      }
+      // Move later entries of the run back into the gap, each that may sit there (its home is not
+      // between the gap and it), so that a lookup, which stops at a free slot, still finds them.
+      for (int j = (i + 1) & mask; slots[j] != 0; j = (j + 1) & mask) {
+        int h = home(slots[j] - 1, mask);
+        if (((j - h) & mask) >= ((j - i) & mask)) {
+          slots[i] = slots[j];
+          times[i] = times[j];
+          i = j;
+        }
+      }
+      slots[i] = 0;
+      size--;
+      // A table filled by a passing burst (a cold start, where advertisements come before routes)
+      // shrinks back as it empties, and goes at the last removal.
+      if (size == 0) {
+        slots = null;
+        times = null;
+      } else if (slots.length > 8 && 8 * size <= slots.length) {
+        resize(slots.length / 2);
+      }
+    }
+
+    private void resize(int length) {
+      int[] oldSlots = slots;
+      long[] oldTimes = times;
+      slots = new int[length];
+      times = new long[length];
+      size = 0;
+      for (int i = 0; i < oldSlots.length; i++) {
+        if (oldSlots[i] != 0) {
+          put(oldSlots[i] - 1, oldTimes[i]);
+        }
+      }
+    }
   }
 }

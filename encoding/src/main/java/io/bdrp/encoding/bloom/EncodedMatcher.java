@@ -1,11 +1,16 @@
 package io.bdrp.encoding.bloom;
 
-import java.util.HashMap;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The PREDICATES table's matcher: routers' encoded predicates, kept up to date by the control path,
  * and an immutable {@link EncodedIndex} snapshot of them for the forwarding path.
+ *
+ * <p>Router numbers are small non-negative integers, and the predicates are kept in an array
+ * indexed by them: a map would cost a node and a boxed key per router, in every router, which at
+ * 10,000 routers is several times the array.
  *
  * <p>Owned by the control thread: {@link #put} and {@link #remove} must be called from one thread.
  * {@link #snapshot()} rebuilds the index only when something changed since the last call, and the
@@ -13,12 +18,22 @@ import java.util.Map;
  */
 public final class EncodedMatcher {
   private final BloomParameters params;
-  private final Map<Integer, EncodedPredicate> routers = new HashMap<>();
+  private EncodedPredicate[] routers; // by router number; null where none is held
+  private int size;
   private EncodedIndex snapshot;
   private long version;
 
   public EncodedMatcher(BloomParameters params) {
+    this(params, 16);
+  }
+
+  /**
+   * A matcher sized for router numbers below {@code maxRouters}; larger numbers still fit, the
+   * array grows for them.
+   */
+  public EncodedMatcher(BloomParameters params, int maxRouters) {
     this.params = params;
+    this.routers = new EncodedPredicate[Math.max(1, maxRouters)];
   }
 
   public BloomParameters parameters() {
@@ -28,8 +43,14 @@ public final class EncodedMatcher {
   /**
    * Sets the encoded predicate of a router. Returns true when it differs from the one held, i.e.
    * when the table changed.
+   *
+   * @throws IllegalArgumentException if the router number is negative or the predicate's Bloom
+   *     parameters are not this matcher's
    */
   public boolean put(int router, EncodedPredicate p) {
+    if (router < 0) {
+      throw new IllegalArgumentException("router numbers are non-negative, got " + router);
+    }
     if (!p.parameters().equals(params)) {
       throw new IllegalArgumentException(
           "router "
@@ -39,7 +60,14 @@ public final class EncodedMatcher {
               + ", this network uses "
               + params);
     }
-    EncodedPredicate old = routers.put(router, p);
+    if (router >= routers.length) {
+      routers = Arrays.copyOf(routers, Math.max(router + 1, 2 * routers.length));
+    }
+    EncodedPredicate old = routers[router];
+    routers[router] = p;
+    if (old == null) {
+      size++;
+    }
     if (p.equals(old)) {
       return false;
     }
@@ -49,21 +77,23 @@ public final class EncodedMatcher {
 
   /** Forgets a router's predicate. Returns true when it had one. */
   public boolean remove(int router) {
-    if (routers.remove(router) == null) {
+    if (router < 0 || router >= routers.length || routers[router] == null) {
       return false;
     }
+    routers[router] = null;
+    size--;
     changed();
     return true;
   }
 
   /** The predicate held for a router, or {@code null}. */
   public EncodedPredicate get(int router) {
-    return routers.get(router);
+    return router < 0 || router >= routers.length ? null : routers[router];
   }
 
   /** Number of routers with a predicate. */
   public int size() {
-    return routers.size();
+    return size;
   }
 
   /** Incremented on every change. */
@@ -81,11 +111,20 @@ public final class EncodedMatcher {
     return snapshot != null;
   }
 
-  /** An index of the current predicates, rebuilt only after a change. */
+  /**
+   * An index of the current predicates, rebuilt only after a change. The build is handed the
+   * routers in ascending order of number (a map made for it and dropped after).
+   */
   public EncodedIndex snapshot() {
     EncodedIndex s = snapshot;
     if (s == null) {
-      s = EncodedIndex.build(params, routers);
+      Map<Integer, EncodedPredicate> held = LinkedHashMap.newLinkedHashMap(size);
+      for (int r = 0; r < routers.length; r++) {
+        if (routers[r] != null) {
+          held.put(r, routers[r]);
+        }
+      }
+      s = EncodedIndex.build(params, held);
       snapshot = s;
     }
     return s;
