@@ -6,6 +6,7 @@ import io.bdrp.routing.ControlMessage.RouteUpdate;
 import io.bdrp.routing.ControlMessage.SeqnoRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -120,10 +121,14 @@ import java.util.TreeMap;
  * expiry is also checked on every selection, so it is exact; the sweep only notices it at most one
  * hello interval late.
  *
- * <p>Control state is one entry per (destination, neighbour) plus one record per destination, and
- * is freed when a destination has neither routes, nor FD, nor retraction: it grows with routers
- * times neighbours, never with time. Processing a route costs O(neighbours); building a full update
- * O(maxRouters).
+ * <p>Control state is held in primitive arrays by router number: one record per destination
+ * (selection, FD, last advertised seq) and one entry per (destination, neighbour), at {@code
+ * destination * slots + slot} where each configured neighbour has a slot. There are no objects per
+ * route, so the table of a router in a network of 10,000 routers is a few megabytes and selection
+ * reads one contiguous run of entries. The state of a destination is cleared when it has neither
+ * routes, nor FD, nor retraction; the rarely used fields (retraction and request timers) live in a
+ * small map only while they matter. It grows with routers times neighbours, never with time.
+ * Processing a route costs O(neighbours); building a full update O(maxRouters).
  */
 public final class DistanceVector {
 
@@ -146,15 +151,52 @@ public final class DistanceVector {
 
   private static final int INF = Route.INFINITY;
 
+  // Flags of a destination.
+  private static final int KNOWN = 1; // has state
+  private static final int HAS_FD = 2;
+  private static final int RETRACTING = 4;
+  private static final int DIRTY = 8; // in the dirty list
+  private static final int PACED = 16; // in the paced list
+  private static final int HAS_ADV = 32; // some update has carried a route to it
+
+  // Flags of an entry.
+  private static final int PRESENT = 1;
+  private static final int VIA = 2;
+
   private final int self;
   private final long epoch;
   private final RoutingConfig config;
   private final Clock clock;
   private final Listener listener;
+  private final int maxRouters;
 
   private int seqno;
   private final TreeMap<Integer, Nbr> links = new TreeMap<>();
-  private final Dest[] dests;
+
+  // Per destination, by router number.
+  private final byte[] flags;
+  private final short[] selSlot; // slot of the selected route; -1: unreachable
+  private final char[] selMetric;
+  private final long[] selEpoch; // also the seq of a retraction
+  private final int[] selSeqno;
+  private final long[] fdEpoch;
+  private final int[] fdSeqno;
+  private final char[] fdMetric;
+  private final long[] advEpoch; // the seq last carried by an update: with HAS_ADV
+  private final int[] advSeqno;
+
+  /** Retraction and request timers of the destinations that have one running. */
+  private final HashMap<Integer, Timers> timers = new HashMap<>();
+
+  // Per (destination, slot), at destination * slots + slot: the latest route heard from the
+  // neighbour in that slot.
+  private int slots;
+  private Nbr[] bySlot = new Nbr[0];
+  private byte[] eFlags = new byte[0];
+  private long[] eEpoch = new long[0];
+  private int[] eSeqno = new int[0];
+  private char[] eMetric = new char[0];
+  private int[] eRefreshed = new int[0]; // low 32 bits of the clock: compared by difference
 
   private boolean holdingDown = true;
   private final long holdDownUntil;
@@ -192,14 +234,27 @@ public final class DistanceVector {
     }
     this.self = self;
     this.epoch = epoch;
-    this.dests = new Dest[config.maxRouters()];
-    this.dirty = new int[config.maxRouters()];
-    this.paced = new int[config.maxRouters()];
+    this.maxRouters = config.maxRouters();
+    int n = maxRouters;
+    this.flags = new byte[n];
+    this.selSlot = new short[n];
+    Arrays.fill(selSlot, (short) -1);
+    this.selMetric = new char[n];
+    Arrays.fill(selMetric, (char) INF);
+    this.selEpoch = new long[n];
+    this.selSeqno = new int[n];
+    this.fdEpoch = new long[n];
+    this.fdSeqno = new int[n];
+    this.fdMetric = new char[n];
+    this.advEpoch = new long[n];
+    this.advSeqno = new int[n];
+    this.dirty = new int[n];
+    this.paced = new int[n];
     this.pacer = new Pacer(config.updatePacingMs());
     long now = clock.nowMillis();
     this.holdDownUntil = now + config.deadIntervalMs() + config.helloIntervalMs();
     this.nextSweepAt = now + config.helloIntervalMs();
-    dests[self] = new Dest(self);
+    flags[self] = KNOWN;
   }
 
   /** This router's number. */
@@ -239,7 +294,7 @@ public final class DistanceVector {
    */
   public void addLink(Face face, int cost) {
     int n = face.neighbour();
-    if (n < 0 || n >= config.maxRouters() || n == self) {
+    if (n < 0 || n >= maxRouters || n == self) {
       throw new IllegalArgumentException("bad neighbour " + n + " for router " + self);
     }
     if (cost < 1 || cost >= INF) {
@@ -248,7 +303,8 @@ public final class DistanceVector {
     Nbr nbr = links.get(n);
     long now = clock.nowMillis();
     if (nbr == null) {
-      nbr = new Nbr(n, face, cost);
+      nbr = new Nbr(n, takeSlot(), face, cost);
+      bySlot[nbr.slot] = nbr;
       links.put(n, nbr);
       sendHello(nbr, now);
     } else {
@@ -268,8 +324,41 @@ public final class DistanceVector {
       if (nbr.up) {
         adjacencyDown(nbr);
       }
+      bySlot[nbr.slot] = null; // its entries went with the adjacency: the slot is free
       finish();
     }
+  }
+
+  /** A free slot for a new neighbour, adding one to every destination's entries if none is. */
+  private int takeSlot() {
+    for (int s = 0; s < slots; s++) {
+      if (bySlot[s] == null) {
+        return s;
+      }
+    }
+    int old = slots;
+    int grown = old + 1;
+    int size = Math.multiplyExact(maxRouters, grown);
+    byte[] f = new byte[size];
+    long[] ep = new long[size];
+    int[] sq = new int[size];
+    char[] me = new char[size];
+    int[] rf = new int[size];
+    for (int d = 0; d < maxRouters; d++) {
+      System.arraycopy(eFlags, d * old, f, d * grown, old);
+      System.arraycopy(eEpoch, d * old, ep, d * grown, old);
+      System.arraycopy(eSeqno, d * old, sq, d * grown, old);
+      System.arraycopy(eMetric, d * old, me, d * grown, old);
+      System.arraycopy(eRefreshed, d * old, rf, d * grown, old);
+    }
+    eFlags = f;
+    eEpoch = ep;
+    eSeqno = sq;
+    eMetric = me;
+    eRefreshed = rf;
+    bySlot = Arrays.copyOf(bySlot, grown);
+    slots = grown;
+    return old;
   }
 
   /**
@@ -351,35 +440,32 @@ public final class DistanceVector {
 
   private boolean onUpdate(Nbr nbr, RouteUpdate u) {
     long now = clock.nowMillis();
-    int max = config.maxRouters();
     for (Route r : u.routes()) {
       int d = r.destination();
-      if (d < 0 || d >= max) {
+      if (d < 0 || d >= maxRouters) {
         continue;
       }
-      Dest dd = dests[d];
-      Entry e = dd == null ? null : dd.find(nbr);
-      if (e == null) {
+      int e = d * slots + nbr.slot;
+      if ((eFlags[e] & PRESENT) == 0) {
         if (r.metric() >= INF && !r.viaReceiver()) {
           continue; // a retraction of a route we do not hold
         }
-        if (dd == null) {
-          dd = dests[d] = new Dest(d);
-        }
-        e = dd.add(nbr);
+        flags[d] |= KNOWN;
+        eFlags[e] = PRESENT;
       }
-      if (e.via != r.viaReceiver()) {
+      boolean via = (eFlags[e] & VIA) != 0;
+      if (via != r.viaReceiver()) {
         changed = true; // the children of d
-        e.via = r.viaReceiver();
+        eFlags[e] = (byte) (r.viaReceiver() ? PRESENT | VIA : PRESENT);
       }
-      e.epoch = r.epoch();
-      e.seqno = r.seqno();
-      e.metric = r.metric();
-      e.refreshedAt = now;
+      eEpoch[e] = r.epoch();
+      eSeqno[e] = r.seqno();
+      eMetric[e] = (char) r.metric();
+      eRefreshed[e] = (int) now;
       if (d != self) {
-        select(dd, now);
-        if (r.metric() < INF && !feasible(dd, e) && betterThanSelected(dd, e)) {
-          request(dd, now, nbr);
+        select(d, now);
+        if (r.metric() < INF && !feasible(d, e) && betterThanSelected(d, e)) {
+          request(d, now, nbr);
         }
       }
     }
@@ -389,7 +475,7 @@ public final class DistanceVector {
   private boolean onRequest(Nbr from, SeqnoRequest r) {
     long now = clock.nowMillis();
     int d = r.destination();
-    if (d < 0 || d >= config.maxRouters()) {
+    if (d < 0 || d >= maxRouters) {
       return false;
     }
     if (d == self) {
@@ -404,28 +490,31 @@ public final class DistanceVector {
       }
       return true;
     }
-    Dest dd = dests[d];
-    if (dd == null) {
+    if (!known(d)) {
       return true;
     }
-    if (dd.selected != null && compareSeq(dd.selEpoch, dd.selSeqno, r.epoch(), r.seqno()) > 0) {
-      send(from, List.of(advert(dd, from, now)));
+    if (selSlot[d] >= 0 && compareSeq(selEpoch[d], selSeqno[d], r.epoch(), r.seqno()) > 0) {
+      send(from, List.of(advert(d, from, now)));
       return true;
     }
-    if (r.hopCount() <= 1 || !rateOk(dd, now, r.epoch(), r.seqno())) {
+    if (r.hopCount() <= 1 || !rateOk(d, now, r.epoch(), r.seqno())) {
       return true;
     }
     Nbr to = null;
-    if (dd.selected != null && dd.selected.nbr != from) {
-      to = dd.selected.nbr;
+    if (selSlot[d] >= 0 && bySlot[selSlot[d]] != from) {
+      to = bySlot[selSlot[d]];
     } else {
       int best = INF;
-      for (int i = 0; i < dd.count; i++) {
-        Entry e = dd.entries[i];
-        int c = candidate(e);
-        if (e.nbr != from && c < best && !expired(e, now)) {
+      int base = d * slots;
+      for (int s = 0; s < slots; s++) {
+        int e = base + s;
+        if ((eFlags[e] & PRESENT) == 0) {
+          continue;
+        }
+        int c = candidate(e, s);
+        if (bySlot[s] != from && c < best && !expired(e, now)) {
           best = c;
-          to = e.nbr;
+          to = bySlot[s];
         }
       }
     }
@@ -483,50 +572,83 @@ public final class DistanceVector {
   }
 
   private void sweep(long now) {
-    for (Dest dd : dests) {
-      if (dd == null) {
+    for (int d = 0; d < maxRouters; d++) {
+      if (!known(d)) {
         continue;
       }
       boolean removed = false;
-      for (int i = dd.count - 1; i >= 0; i--) {
-        Entry e = dd.entries[i];
+      int base = d * slots;
+      int count = 0;
+      for (int s = 0; s < slots; s++) {
+        int e = base + s;
+        if ((eFlags[e] & PRESENT) == 0) {
+          continue;
+        }
         if (expired(e, now)) {
-          changed |= e.via;
-          dd.remove(i);
+          changed |= (eFlags[e] & VIA) != 0;
+          eFlags[e] = 0;
           removed = true;
+        } else {
+          count++;
         }
       }
-      int d = dd.destination;
       if (d == self) {
         continue;
       }
       if (removed) {
-        select(dd, now);
+        select(d, now);
       }
-      if (dd.retracting && now >= dd.retractUntil) {
-        dd.retracting = false;
+      Timers t = timers.get(d);
+      if (has(d, RETRACTING) && now >= t.retractUntil) {
+        clear(d, RETRACTING);
       }
-      if (dd.selected == null && dd.hasFd && now >= dd.unreachableSince + config.sourceGcMs()) {
-        dd.hasFd = false;
-        select(dd, now); // routes that were unfeasible may be selected now
+      if (selSlot[d] < 0 && has(d, HAS_FD) && now >= t.unreachableSince + config.sourceGcMs()) {
+        clear(d, HAS_FD);
+        select(d, now); // routes that were unfeasible may be selected now
       }
-      if (dd.hasFd && !holdingDown) {
-        for (int i = 0; i < dd.count; i++) {
-          Entry e = dd.entries[i];
-          if (e.metric < INF && !feasible(dd, e) && betterThanSelected(dd, e)) {
-            request(dd, now, e.nbr);
+      if (has(d, HAS_FD) && !holdingDown) {
+        for (int s = 0; s < slots; s++) {
+          int e = base + s;
+          if ((eFlags[e] & PRESENT) != 0
+              && eMetric[e] < INF
+              && !feasible(d, e)
+              && betterThanSelected(d, e)) {
+            request(d, now, bySlot[s]);
           }
         }
       }
-      if (dd.count == 0
-          && dd.selected == null
-          && !dd.hasFd
-          && !dd.retracting
-          && !dd.dirty
-          && !dd.paced) {
-        dests[d] = null;
+      if (count == 0 && selSlot[d] < 0 && (flags[d] & (HAS_FD | RETRACTING | DIRTY | PACED)) == 0) {
+        forgetDestination(d);
       }
     }
+    // Timers that no longer matter: the destination is reachable (or has no FD), is not
+    // retracted, and its last request is more than a hello interval old.
+    timers
+        .entrySet()
+        .removeIf(
+            x -> {
+              int d = x.getKey();
+              Timers t = x.getValue();
+              return !(selSlot[d] < 0 && has(d, HAS_FD))
+                  && !has(d, RETRACTING)
+                  && (t.requestedAt == Long.MIN_VALUE
+                      || now >= t.requestedAt + config.helloIntervalMs());
+            });
+  }
+
+  /** Clears every field of destination d, which has no routes, FD, retraction or pending send. */
+  private void forgetDestination(int d) {
+    flags[d] = 0;
+    selSlot[d] = -1;
+    selMetric[d] = (char) INF;
+    selEpoch[d] = 0;
+    selSeqno[d] = 0;
+    fdEpoch[d] = 0;
+    fdSeqno[d] = 0;
+    fdMetric[d] = 0;
+    advEpoch[d] = 0;
+    advSeqno[d] = 0;
+    timers.remove(d);
   }
 
   // ---------------------------------------------------------------- queries
@@ -547,8 +669,9 @@ public final class DistanceVector {
     if (destination == self) {
       return self;
     }
-    Dest dd = dest(destination);
-    return dd == null || dd.selected == null ? -1 : dd.selected.nbr.id;
+    return destination < 0 || destination >= maxRouters || selSlot[destination] < 0
+        ? -1
+        : bySlot[selSlot[destination]].id;
   }
 
   /** The metric of the selected route to {@code destination}: 0 for self, INFINITY if none. */
@@ -556,17 +679,18 @@ public final class DistanceVector {
     if (destination == self) {
       return 0;
     }
-    Dest dd = dest(destination);
-    return dd == null || dd.selected == null ? INF : dd.selMetric;
+    return destination < 0 || destination >= maxRouters || selSlot[destination] < 0
+        ? INF
+        : selMetric[destination];
   }
 
   /** The destinations with a selected route, sorted, self excluded. */
   public int[] reachable() {
-    int[] out = new int[dests.length];
+    int[] out = new int[maxRouters];
     int k = 0;
-    for (Dest dd : dests) {
-      if (dd != null && dd.selected != null) {
-        out[k++] = dd.destination;
+    for (int d = 0; d < maxRouters; d++) {
+      if (selSlot[d] >= 0) {
+        out[k++] = d;
       }
     }
     return Arrays.copyOf(out, k);
@@ -578,16 +702,15 @@ public final class DistanceVector {
    * shortest paths towards {@code source}, along which broadcasts from {@code source} travel.
    */
   public int[] children(int source) {
-    Dest dd = dest(source);
-    if (dd == null) {
+    if (source < 0 || source >= maxRouters || !known(source)) {
       return new int[0];
     }
-    int[] out = new int[dd.count];
+    int[] out = new int[slots];
     int k = 0;
-    for (int i = 0; i < dd.count; i++) {
-      Entry e = dd.entries[i];
-      if (e.via && e.nbr.up) {
-        out[k++] = e.nbr.id;
+    int base = source * slots;
+    for (int s = 0; s < slots; s++) {
+      if ((eFlags[base + s] & (PRESENT | VIA)) == (PRESENT | VIA) && bySlot[s].up) {
+        out[k++] = bySlot[s].id;
       }
     }
     out = Arrays.copyOf(out, k);
@@ -595,8 +718,20 @@ public final class DistanceVector {
     return out;
   }
 
-  private Dest dest(int d) {
-    return d < 0 || d >= dests.length ? null : dests[d];
+  private boolean known(int d) {
+    return (flags[d] & KNOWN) != 0;
+  }
+
+  private boolean has(int d, int flag) {
+    return (flags[d] & flag) != 0;
+  }
+
+  private void set(int d, int flag) {
+    flags[d] |= (byte) flag;
+  }
+
+  private void clear(int d, int flag) {
+    flags[d] &= (byte) ~flag;
   }
 
   // ---------------------------------------------------------------- adjacencies
@@ -616,16 +751,13 @@ public final class DistanceVector {
     long now = clock.nowMillis();
     nbr.up = false;
     nbr.needFull = false;
-    for (Dest dd : dests) {
-      if (dd == null) {
-        continue;
-      }
-      int i = dd.indexOf(nbr);
-      if (i >= 0) {
-        changed |= dd.entries[i].via;
-        dd.remove(i);
-        if (dd.destination != self) {
-          select(dd, now);
+    for (int d = 0; d < maxRouters; d++) {
+      int e = d * slots + nbr.slot;
+      if ((eFlags[e] & PRESENT) != 0) {
+        changed |= (eFlags[e] & VIA) != 0;
+        eFlags[e] = 0;
+        if (d != self) {
+          select(d, now);
         }
       }
     }
@@ -660,9 +792,9 @@ public final class DistanceVector {
 
   private void reselectAll() {
     long now = clock.nowMillis();
-    for (Dest dd : dests) {
-      if (dd != null && dd.destination != self) {
-        select(dd, now);
+    for (int d = 0; d < maxRouters; d++) {
+      if (known(d) && d != self) {
+        select(d, now);
       }
     }
   }
@@ -674,108 +806,125 @@ public final class DistanceVector {
     return c != 0 ? c : Integer.compare(s1, s2);
   }
 
-  private static int candidate(Entry e) {
-    if (e.metric >= INF) {
+  /** The metric through the entry at {@code e}, in slot {@code s}. */
+  private int candidate(int e, int s) {
+    int m = eMetric[e];
+    if (m >= INF) {
       return INF;
     }
-    int c = e.metric + e.nbr.cost;
+    int c = m + bySlot[s].cost;
     return c >= INF ? INF : c;
   }
 
-  private boolean expired(Entry e, long now) {
-    return now >= e.refreshedAt + config.routeExpiryMs();
+  private boolean expired(int e, long now) {
+    return (int) now - eRefreshed[e] >= config.routeExpiryMs();
   }
 
-  private static boolean feasible(Dest dd, Entry e) {
-    if (e.metric >= INF) {
+  private boolean feasible(int d, int e) {
+    if (eMetric[e] >= INF) {
       return false;
     }
-    if (!dd.hasFd) {
+    if (!has(d, HAS_FD)) {
       return true;
     }
-    int c = compareSeq(e.epoch, e.seqno, dd.fdEpoch, dd.fdSeqno);
-    return c > 0 || (c == 0 && e.metric < dd.fdMetric);
+    int c = compareSeq(eEpoch[e], eSeqno[e], fdEpoch[d], fdSeqno[d]);
+    return c > 0 || (c == 0 && eMetric[e] < fdMetric[d]);
   }
 
-  private static boolean betterThanSelected(Dest dd, Entry e) {
-    return dd.selected == null || candidate(e) < dd.selMetric;
+  private boolean betterThanSelected(int d, int e) {
+    return selSlot[d] < 0 || candidate(e, e - d * slots) < selMetric[d];
   }
 
   /** Re-runs route selection for one destination (not self), and reacts to the change. */
-  private void select(Dest dd, long now) {
-    Entry best = null;
+  private void select(int d, long now) {
+    int best = -1;
     int bestCand = INF;
+    int base = d * slots;
     if (!holdingDown) {
-      for (int i = 0; i < dd.count; i++) {
-        Entry e = dd.entries[i];
-        int c = candidate(e);
-        if (c >= INF || expired(e, now) || !feasible(dd, e)) {
+      for (int s = 0; s < slots; s++) {
+        int e = base + s;
+        if ((eFlags[e] & PRESENT) == 0) {
           continue;
         }
-        if (best == null || c < bestCand || (c == bestCand && e.nbr.id < best.nbr.id)) {
-          best = e;
+        int c = candidate(e, s);
+        if (c >= INF || expired(e, now) || !feasible(d, e)) {
+          continue;
+        }
+        if (best < 0 || c < bestCand || (c == bestCand && bySlot[s].id < bySlot[best].id)) {
+          best = s;
           bestCand = c;
         }
       }
     }
-    Entry old = dd.selected;
-    if (best == null) {
-      if (old == null) {
+    int old = selSlot[d];
+    if (best < 0) {
+      if (old < 0) {
         return;
       }
-      dd.selected = null;
-      dd.retracting = true;
-      dd.retractUntil = now + config.routeExpiryMs();
-      dd.unreachableSince = now;
+      selSlot[d] = -1;
+      set(d, RETRACTING);
+      Timers t = timers(d);
+      t.retractUntil = now + config.routeExpiryMs();
+      t.unreachableSince = now;
       changed = true;
-      markDirty(dd.destination);
-      request(dd, now, null);
+      markDirty(d);
+      request(d, now, null);
       return;
     }
+    int e = base + best;
     // FD moves to the selected route before anything is advertised.
-    int c = dd.hasFd ? compareSeq(best.epoch, best.seqno, dd.fdEpoch, dd.fdSeqno) : 1;
-    if (c > 0 || (c == 0 && bestCand < dd.fdMetric)) {
-      dd.hasFd = true;
-      dd.fdEpoch = best.epoch;
-      dd.fdSeqno = best.seqno;
-      dd.fdMetric = bestCand;
+    int c = has(d, HAS_FD) ? compareSeq(eEpoch[e], eSeqno[e], fdEpoch[d], fdSeqno[d]) : 1;
+    if (c > 0 || (c == 0 && bestCand < fdMetric[d])) {
+      set(d, HAS_FD);
+      fdEpoch[d] = eEpoch[e];
+      fdSeqno[d] = eSeqno[e];
+      fdMetric[d] = (char) bestCand;
     }
-    boolean routeChanged = old != best || dd.selMetric != bestCand;
-    boolean seqChanged = dd.selEpoch != best.epoch || dd.selSeqno != best.seqno;
-    dd.selected = best;
-    dd.selMetric = bestCand;
-    dd.selEpoch = best.epoch;
-    dd.selSeqno = best.seqno;
-    dd.retracting = false;
-    if (old == null || routeChanged) {
+    boolean routeChanged = old != best || selMetric[d] != bestCand;
+    boolean seqChanged = selEpoch[d] != eEpoch[e] || selSeqno[d] != eSeqno[e];
+    selSlot[d] = (short) best;
+    selMetric[d] = (char) bestCand;
+    selEpoch[d] = eEpoch[e];
+    selSeqno[d] = eSeqno[e];
+    clear(d, RETRACTING);
+    if (old < 0 || routeChanged) {
       changed = true;
     }
-    if (old == null || routeChanged || seqChanged) {
-      markDirty(dd.destination);
+    if (old < 0 || routeChanged || seqChanged) {
+      markDirty(d);
     }
   }
 
   // ---------------------------------------------------------------- seqno requests
 
-  private boolean rateOk(Dest dd, long now, long reqEpoch, int reqSeqno) {
-    if (dd.requestedAt != Long.MIN_VALUE
-        && now < dd.requestedAt + config.helloIntervalMs()
-        && compareSeq(dd.reqEpoch, dd.reqSeqno, reqEpoch, reqSeqno) >= 0) {
+  private Timers timers(int d) {
+    Timers t = timers.get(d);
+    if (t == null) {
+      t = new Timers();
+      timers.put(d, t);
+    }
+    return t;
+  }
+
+  private boolean rateOk(int d, long now, long reqEpoch, int reqSeqno) {
+    Timers t = timers(d);
+    if (t.requestedAt != Long.MIN_VALUE
+        && now < t.requestedAt + config.helloIntervalMs()
+        && compareSeq(t.reqEpoch, t.reqSeqno, reqEpoch, reqSeqno) >= 0) {
       return false;
     }
-    dd.requestedAt = now;
-    dd.reqEpoch = reqEpoch;
-    dd.reqSeqno = reqSeqno;
+    t.requestedAt = now;
+    t.reqEpoch = reqEpoch;
+    t.reqSeqno = reqSeqno;
     return true;
   }
 
-  /** Asks for a route to dd newer than its FD: from {@code to}, or every up neighbour if null. */
-  private void request(Dest dd, long now, Nbr to) {
-    if (!dd.hasFd || holdingDown || !rateOk(dd, now, dd.fdEpoch, dd.fdSeqno)) {
+  /** Asks for a route to d newer than its FD: from {@code to}, or every up neighbour if null. */
+  private void request(int d, long now, Nbr to) {
+    if (!has(d, HAS_FD) || holdingDown || !rateOk(d, now, fdEpoch[d], fdSeqno[d])) {
       return;
     }
-    SeqnoRequest r =
-        new SeqnoRequest(self, dd.destination, dd.fdEpoch, dd.fdSeqno, config.seqnoRequestHops());
+    SeqnoRequest r = new SeqnoRequest(self, d, fdEpoch[d], fdSeqno[d], config.seqnoRequestHops());
     if (to != null) {
       to.face.send(r);
       return;
@@ -798,17 +947,17 @@ public final class DistanceVector {
     return new Route(self, epoch, seqno, 0, false);
   }
 
-  /** What this router tells {@code to} about dd, or null if nothing. */
-  private Route advert(Dest dd, Nbr to, long now) {
-    if (dd.destination == self) {
+  /** What this router tells {@code to} about d, or null if nothing. */
+  private Route advert(int d, Nbr to, long now) {
+    if (d == self) {
       return selfRoute();
     }
-    if (dd.selected != null) {
-      boolean via = dd.selected.nbr == to;
-      return new Route(dd.destination, dd.selEpoch, dd.selSeqno, via ? INF : dd.selMetric, via);
+    if (selSlot[d] >= 0) {
+      boolean via = selSlot[d] == to.slot;
+      return new Route(d, selEpoch[d], selSeqno[d], via ? INF : selMetric[d], via);
     }
-    if (dd.retracting && now < dd.retractUntil) {
-      return new Route(dd.destination, dd.selEpoch, dd.selSeqno, INF, false);
+    if (has(d, RETRACTING) && now < timers.get(d).retractUntil) {
+      return new Route(d, selEpoch[d], selSeqno[d], INF, false);
     }
     return null;
   }
@@ -820,35 +969,34 @@ public final class DistanceVector {
   }
 
   private void markDirty(int d) {
-    Dest dd = dests[d];
-    if (!dd.dirty) {
-      dd.dirty = true;
+    if (!has(d, DIRTY)) {
+      set(d, DIRTY);
       dirty[dirtyCount++] = d;
     }
   }
 
   /**
-   * Whether a change of dd goes out at once rather than with the next paced flush: a route that
+   * Whether a change of d goes out at once rather than with the next paced flush: a route that
    * became unreachable (its retraction), and a newer sequence number than the one last advertised
    * (an answer to a sequence-number request, which routers without a feasible route wait for).
    * Better or worse metrics, new next hops and first routes are paced.
    */
-  private boolean urgent(Dest dd) {
+  private boolean urgent(int d) {
     if (config.updatePacingMs() == 0) {
       return true;
     }
     long e;
     int s;
-    if (dd.destination == self) {
+    if (d == self) {
       e = epoch;
       s = seqno;
-    } else if (dd.selected == null) {
+    } else if (selSlot[d] < 0) {
       return true;
     } else {
-      e = dd.selEpoch;
-      s = dd.selSeqno;
+      e = selEpoch[d];
+      s = selSeqno[d];
     }
-    return dd.hasAdv && compareSeq(e, s, dd.advEpoch, dd.advSeqno) > 0;
+    return has(d, HAS_ADV) && compareSeq(e, s, advEpoch[d], advSeqno[d]) > 0;
   }
 
   /**
@@ -861,17 +1009,17 @@ public final class DistanceVector {
     long now = clock.nowMillis();
     int urgentCount = 0;
     for (int i = 0; i < dirtyCount; i++) {
-      Dest dd = dests[dirty[i]];
-      if (dd == null) {
+      int d = dirty[i];
+      if (!known(d)) {
         continue;
       }
-      if (urgent(dd)) {
-        dirty[urgentCount++] = dd.destination; // dd.dirty stays set until the end: in this update
+      if (urgent(d)) {
+        dirty[urgentCount++] = d; // DIRTY stays set until the end: in this update
       } else {
-        dd.dirty = false;
-        if (!dd.paced) {
-          dd.paced = true;
-          paced[pacedCount++] = dd.destination;
+        clear(d, DIRTY);
+        if (!has(d, PACED)) {
+          set(d, PACED);
+          paced[pacedCount++] = d;
         }
       }
     }
@@ -881,24 +1029,26 @@ public final class DistanceVector {
       if (!nbr.up) {
         continue;
       }
-      List<Route> routes = new ArrayList<>();
+      List<Route> routes;
       if (nbr.needFull) {
         nbr.needFull = false;
         nbr.nextUpdateAt = now + config.updateIntervalMs();
-        for (Dest dd : dests) {
-          if (dd != null) {
-            addAdvert(routes, dd, nbr, now);
+        routes = new ArrayList<>(maxRouters);
+        for (int d = 0; d < maxRouters; d++) {
+          if (known(d)) {
+            addAdvert(routes, d, nbr, now);
           }
         }
       } else {
+        routes = new ArrayList<>();
         for (int i = 0; i < urgentCount; i++) {
-          addAdvert(routes, dests[dirty[i]], nbr, now);
+          addAdvert(routes, dirty[i], nbr, now);
         }
         if (flush) {
           for (int i = 0; i < pacedCount; i++) {
-            Dest dd = dests[paced[i]];
-            if (dd != null && !dd.dirty) { // not sent as urgent just above
-              addAdvert(routes, dd, nbr, now);
+            int d = paced[i];
+            if (known(d) && !has(d, DIRTY)) { // not sent as urgent just above
+              addAdvert(routes, d, nbr, now);
             }
           }
         }
@@ -906,14 +1056,11 @@ public final class DistanceVector {
       send(nbr, routes);
     }
     for (int i = 0; i < urgentCount; i++) {
-      dests[dirty[i]].dirty = false;
+      clear(dirty[i], DIRTY);
     }
     if (flush) {
       for (int i = 0; i < pacedCount; i++) {
-        Dest dd = dests[paced[i]];
-        if (dd != null) {
-          dd.paced = false;
-        }
+        clear(paced[i], PACED);
       }
       pacedCount = 0;
       pacer.sent(now);
@@ -925,21 +1072,22 @@ public final class DistanceVector {
     }
   }
 
-  private void addAdvert(List<Route> routes, Dest dd, Nbr nbr, long now) {
-    Route r = advert(dd, nbr, now);
+  private void addAdvert(List<Route> routes, int d, Nbr nbr, long now) {
+    Route r = advert(d, nbr, now);
     if (r != null) {
       routes.add(r);
-      dd.hasAdv = true;
-      dd.advEpoch = r.epoch();
-      dd.advSeqno = r.seqno();
+      set(d, HAS_ADV);
+      advEpoch[d] = r.epoch();
+      advSeqno[d] = r.seqno();
     }
   }
 
   // ---------------------------------------------------------------- state records
 
-  /** A configured neighbour. */
+  /** A configured neighbour, and the slot of its routes in the entry arrays. */
   private static final class Nbr {
     final int id;
+    final int slot;
     Face face;
     int cost;
     long knownEpoch; // 0: not heard (or forgotten)
@@ -949,89 +1097,20 @@ public final class DistanceVector {
     long nextHelloAt;
     long nextUpdateAt;
 
-    Nbr(int id, Face face, int cost) {
+    Nbr(int id, int slot, Face face, int cost) {
       this.id = id;
+      this.slot = slot;
       this.face = face;
       this.cost = cost;
     }
   }
 
-  /** The latest route to one destination heard from one up neighbour. */
-  private static final class Entry {
-    final Nbr nbr;
-    long epoch;
-    int seqno;
-    int metric;
-    boolean via;
-    long refreshedAt;
-
-    Entry(Nbr nbr) {
-      this.nbr = nbr;
-    }
-  }
-
-  /** Everything known about one destination. */
-  private static final class Dest {
-    final int destination;
-    Entry[] entries = new Entry[2];
-    int count;
-
-    Entry selected; // null: unreachable
-    int selMetric = INF;
-    long selEpoch; // also the seq of a retraction
-    int selSeqno;
-
-    boolean hasFd;
-    long fdEpoch;
-    int fdSeqno;
-    int fdMetric;
+  /** The timers of a destination that is retracted or was recently asked about. */
+  private static final class Timers {
     long unreachableSince;
-
-    boolean retracting;
     long retractUntil;
-
     long requestedAt = Long.MIN_VALUE;
     long reqEpoch;
     int reqSeqno;
-
-    boolean dirty;
-    boolean paced; // in the paced list
-
-    boolean hasAdv; // some update has carried a route to it: of (advEpoch, advSeqno)
-    long advEpoch;
-    int advSeqno;
-
-    Dest(int destination) {
-      this.destination = destination;
-    }
-
-    int indexOf(Nbr nbr) {
-      for (int i = 0; i < count; i++) {
-        if (entries[i].nbr == nbr) {
-          return i;
-        }
-      }
-      return -1;
-    }
-
-    Entry find(Nbr nbr) {
-      int i = indexOf(nbr);
-      return i < 0 ? null : entries[i];
-    }
-
-    Entry add(Nbr nbr) {
-      if (count == entries.length) {
-        entries = Arrays.copyOf(entries, count * 2);
-      }
-      Entry e = new Entry(nbr);
-      entries[count++] = e;
-      return e;
-    }
-
-    void remove(int i) {
-      entries[i] = entries[--count];
-      entries[count] = null;
-      // selected may still point at e: the caller re-selects, which sees the loss
-    }
   }
 }
