@@ -329,21 +329,23 @@ final class SimCommand implements Callable<Integer> {
     long spurious = 0;
     long undelivered = 0;
     List<DeliveryLog.Entry> entries = sim.log().entries();
+    Map<Integer, Predicate> hosts = sim.hostPredicates();
     for (DeliveryLog.Entry e : entries.subList(logged, entries.size())) {
-      for (Map.Entry<Integer, Predicate> h : sim.hostPredicates().entrySet()) {
-        boolean want = h.getValue().matches(e.message());
-        int got = e.hostDeliveries().getOrDefault(h.getKey(), 0);
-        if (want) {
+      Map<Integer, Integer> got = e.hostDeliveries();
+      for (Map.Entry<Integer, Predicate> h : hosts.entrySet()) {
+        if (h.getValue().matches(e.message())) {
           expected++;
-          if (got == 0) {
+          if (!got.containsKey(h.getKey())) {
             undelivered++;
           }
-        } else if (got > 0) {
-          spurious++;
         }
-        if (got > 0) {
-          delivered++;
-          duplicates += got - 1;
+      }
+      for (Map.Entry<Integer, Integer> g : got.entrySet()) {
+        delivered++;
+        duplicates += g.getValue() - 1;
+        Predicate p = hosts.get(g.getKey());
+        if (p == null || !p.matches(e.message())) {
+          spurious++;
         }
       }
     }

@@ -452,6 +452,15 @@ public final class DistanceVector {
         }
         flags[d] |= KNOWN;
         eFlags[e] = PRESENT;
+      } else if (!expired(e, now)
+          && eEpoch[e] == r.epoch()
+          && eSeqno[e] == r.seqno()
+          && eMetric[e] == r.metric()
+          && ((eFlags[e] & VIA) != 0) == r.viaReceiver()) {
+        // The same route again (most of a full update): refreshed, and nothing to select anew.
+        // The sweep still asks for a newer seq if it is unfeasible and better than the selection.
+        eRefreshed[e] = (int) now;
+        continue;
       }
       boolean via = (eFlags[e] & VIA) != 0;
       if (via != r.viaReceiver()) {
@@ -598,11 +607,12 @@ public final class DistanceVector {
       if (removed) {
         select(d, now);
       }
-      Timers t = timers.get(d);
-      if (has(d, RETRACTING) && now >= t.retractUntil) {
+      if (has(d, RETRACTING) && now >= timers.get(d).retractUntil) {
         clear(d, RETRACTING);
       }
-      if (selSlot[d] < 0 && has(d, HAS_FD) && now >= t.unreachableSince + config.sourceGcMs()) {
+      if (selSlot[d] < 0
+          && has(d, HAS_FD)
+          && now >= timers.get(d).unreachableSince + config.sourceGcMs()) {
         clear(d, HAS_FD);
         select(d, now); // routes that were unfeasible may be selected now
       }

@@ -1,6 +1,8 @@
 package io.bdrp.routing;
 
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * An immutable snapshot of what the forwarding path needs from UNICAST: for each neighbour, the
@@ -90,20 +92,37 @@ public final class ForwardingTable {
         Arrays.sort(neighbourOf);
       }
     }
-    int[][] kids = new int[maxRouters][];
-    for (int s = 0; s < Math.min(children.length, maxRouters); s++) {
+    int sources = Math.min(children.length, maxRouters);
+    for (int s = 0; s < sources; s++) {
       int[] c = children[s];
-      if (c != null && c.length > 0) {
-        int[] sorted = c.clone();
-        Arrays.sort(sorted);
-        kids[s] = sorted;
-        for (int k : sorted) {
-          if (Arrays.binarySearch(neighbourOf, 0, n, k) < 0) {
-            neighbourOf = Arrays.copyOf(neighbourOf, n + 1);
-            neighbourOf[n++] = k;
-            Arrays.sort(neighbourOf);
-          }
+      for (int k : c == null ? NONE : c) {
+        if (Arrays.binarySearch(neighbourOf, 0, n, k) < 0) {
+          neighbourOf = Arrays.copyOf(neighbourOf, n + 1);
+          neighbourOf[n++] = k;
+          Arrays.sort(neighbourOf);
         }
+      }
+    }
+    // One array per distinct set of children (keyed by the neighbours' indexes when there are at
+    // most 64): a router has a few such sets and thousands of sources, most with one child.
+    int[][] kids = new int[maxRouters][];
+    Map<Long, int[]> sets = new HashMap<>();
+    for (int s = 0; s < sources; s++) {
+      int[] c = children[s];
+      if (c == null || c.length == 0) {
+        continue;
+      }
+      int[] sorted = c.clone();
+      Arrays.sort(sorted);
+      if (n <= 64) {
+        long key = 0;
+        for (int k : sorted) {
+          key |= 1L << Arrays.binarySearch(neighbourOf, 0, n, k);
+        }
+        int[] same = sets.putIfAbsent(key, sorted);
+        kids[s] = same != null && Arrays.equals(same, sorted) ? same : sorted;
+      } else {
+        kids[s] = sorted;
       }
     }
     long[][] behind = new long[n][words];

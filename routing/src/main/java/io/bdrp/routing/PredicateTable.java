@@ -337,6 +337,59 @@ public final class PredicateTable {
     f.face.send(new PredicateRequest(self, origin));
   }
 
+  /**
+   * Versions of advertisements shared by the tables of many routers in one process, as in the
+   * simulator: a table that takes a version another table already holds keeps the same object (and
+   * does not rebuild a delta's result), so that N routers hold one copy of each origin's current
+   * advertisement rather than N. Versions of one origin carry the same content wherever they are
+   * held, so sharing changes no result. Only for tables owned by one thread.
+   */
+  public static final class SharedVersions {
+    private final Entry[] latest;
+
+    /** For routers numbered below {@code maxRouters}. */
+    public SharedVersions(int maxRouters) {
+      latest = new Entry[maxRouters];
+    }
+
+    /** The shared version {@code d} leads to, or null. */
+    Entry find(int origin, PredicateDelta d) {
+      Entry l = origin < latest.length ? latest[origin] : null;
+      return l != null && l.compareVersion(d.epoch(), d.seq()) == 0 ? l : null;
+    }
+
+    /** The shared object for this version, made from {@code p} if it is new. */
+    Entry version(int origin, long epoch, long seq, EncodedPredicate p) {
+      if (origin >= latest.length) {
+        return new Entry(epoch, seq, p);
+      }
+      Entry l = latest[origin];
+      if (l != null) {
+        int c = l.compareVersion(epoch, seq);
+        if (c == 0) {
+          return l;
+        }
+        if (c > 0) {
+          return new Entry(epoch, seq, p); // an older version: not shared
+        }
+      }
+      return latest[origin] = new Entry(epoch, seq, p);
+    }
+  }
+
+  private SharedVersions sharedVersions;
+
+  /** Shares versions with the other tables given the same {@code versions}. */
+  public void shareVersions(SharedVersions versions) {
+    sharedVersions = versions;
+  }
+
+  private Entry shared(int origin, long epoch, long seq, EncodedPredicate p) {
+    return sharedVersions == null
+        ? new Entry(epoch, seq, p)
+        : sharedVersions.version(origin, epoch, seq, p);
+  }
+
   /** Handles an advertisement from a neighbour. */
   public void receive(PredicateAd ad) {
     int origin = ad.origin();
@@ -354,7 +407,7 @@ public final class PredicateTable {
     Entry e =
         cur != null && cur.compareVersion(ad.epoch(), ad.seq()) == 0
             ? cur
-            : new Entry(ad.epoch(), ad.seq(), ad.predicate());
+            : shared(origin, ad.epoch(), ad.seq(), ad.predicate());
     Peer from = adjacent.get(ad.sender());
     if (from != null) {
       from.held[origin] = e;
@@ -379,10 +432,12 @@ public final class PredicateTable {
     Entry cur = entries[origin];
     int c = cur == null ? -1 : cur.compareVersion(d.epoch(), d.seq());
     if (origin != self && c < 0) {
+      boolean based = cur != null && cur.compareVersion(d.epoch(), d.baseSeq()) == 0;
+      Entry known = based && sharedVersions != null ? sharedVersions.find(origin, d) : null;
       EncodedPredicate p =
-          cur != null && cur.compareVersion(d.epoch(), d.baseSeq()) == 0
-              ? cur.predicate.apply(d.removed(), d.added())
-              : null;
+          known != null
+              ? known.predicate
+              : based ? cur.predicate.apply(d.removed(), d.added()) : null;
       if (p == null) {
         resyncs++;
         if (from != null) {
@@ -391,7 +446,7 @@ public final class PredicateTable {
         }
         return;
       }
-      Entry e = new Entry(d.epoch(), d.seq(), p);
+      Entry e = known != null ? known : shared(origin, d.epoch(), d.seq(), p);
       if (from != null) {
         from.held[origin] = e;
       }

@@ -3,7 +3,9 @@ package io.bdrp.routing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.Predicate;
@@ -212,6 +214,34 @@ class PredicateTableTest {
     List<PredicateAd> toTwo = two.ads();
     assertEquals(equalities(1, 2, 4), toTwo.get(toTwo.size() - 1).predicate());
     assertTrue(one.ads().isEmpty(), "not sent back");
+  }
+
+  @Test
+  void tablesThatShareVersionsHoldOneObjectPerVersionOfAnOrigin() {
+    PredicateTable.SharedVersions shared = new PredicateTable.SharedVersions(64);
+    PredicateTable a = new PredicateTable(2, 100, PARAMS, CONFIG, () -> now, () -> {});
+    PredicateTable b = new PredicateTable(3, 100, PARAMS, CONFIG, () -> now, () -> {});
+    a.shareVersions(shared);
+    b.shareVersions(shared);
+    // The same version in two messages, each with its own copy of the filters.
+    a.receive(new PredicateAd(1, 5, 7, 1, equalities(1, 2, 3)));
+    b.receive(new PredicateAd(1, 5, 7, 1, equalities(1, 2, 3)));
+    assertSame(a.get(5), b.get(5));
+    // A change is applied by the first table; the second takes its result.
+    a.receive(new PredicateDelta(1, 5, 7, 1, 2, equalities(3), equalities(4)));
+    b.receive(new PredicateDelta(1, 5, 7, 1, 2, equalities(3), equalities(4)));
+    assertEquals(equalities(1, 2, 4), b.get(5));
+    assertSame(a.get(5), b.get(5));
+    // A change from a base the table does not hold is still refused, shared or not.
+    PredicateTable c = new PredicateTable(4, 100, PARAMS, CONFIG, () -> now, () -> {});
+    c.shareVersions(shared);
+    c.receive(new PredicateDelta(1, 5, 7, 1, 2, equalities(3), equalities(4)));
+    assertNull(c.get(5));
+    assertEquals(1, c.resyncs());
+    // A table that does not share keeps its own copy.
+    table.receive(new PredicateAd(1, 5, 7, 2, equalities(1, 2, 4)));
+    assertEquals(a.get(5), table.get(5));
+    assertNotSame(a.get(5), table.get(5));
   }
 
   @Test

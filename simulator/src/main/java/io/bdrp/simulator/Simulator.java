@@ -10,6 +10,7 @@ import io.bdrp.routing.Clock;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.Face;
+import io.bdrp.routing.PredicateTable;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.topologies.Edge;
@@ -204,6 +205,7 @@ public final class Simulator {
               + " (maxRouters)");
     }
     nodes = new RoutingNode[n];
+    sharedVersions = new PredicateTable.SharedVersions(n);
     @SuppressWarnings("unchecked")
     DataPlane<Message>[] planes = (DataPlane<Message>[]) new DataPlane<?>[n];
     dataPlanes = planes;
@@ -406,6 +408,8 @@ public final class Simulator {
     }
   }
 
+  private final PredicateTable.SharedVersions sharedVersions;
+
   private void schedule(long time, Runnable action) {
     queue.add(new Event(time, seq++, action));
   }
@@ -419,6 +423,8 @@ public final class Simulator {
     // are hundreds of simulated milliseconds apart, and building ahead would rebuild every router's
     // index over all the others' filters after each of them.
     node.predicates().buildIndexAhead(false);
+    // Every router holds every origin's advertisement: one object per version, not one per router.
+    node.predicates().shareVersions(sharedVersions);
     nodes[r] = node;
     outputs[r] = new SimOutput(r);
     dataPlanes[r] = new DataPlane<>(node, outputs[r], () -> now * 1000, nextSequence[r]);
