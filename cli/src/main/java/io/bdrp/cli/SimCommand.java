@@ -340,10 +340,10 @@ final class SimCommand implements Callable<Integer> {
           }
         }
       }
-      for (Map.Entry<Integer, Integer> g : got.entrySet()) {
+      for (Map.Entry<Integer, Integer> d : got.entrySet()) {
         delivered++;
-        duplicates += g.getValue() - 1;
-        Predicate p = hosts.get(g.getKey());
+        duplicates += d.getValue() - 1;
+        Predicate p = hosts.get(d.getKey());
         if (p == null || !p.matches(e.message())) {
           spurious++;
         }
