@@ -47,16 +47,24 @@ final class BroadcastWindow {
     }
   }
 
-  private final Window[] bySource;
+  private final int maxRouters;
+
+  /**
+   * By source router number; made when the first broadcast arrives (most routers never see one).
+   */
+  private Window[] bySource;
 
   BroadcastWindow(int maxRouters) {
-    this.bySource = new Window[maxRouters];
+    this.maxRouters = maxRouters;
   }
 
   /** Whether broadcast {@code id} of {@code source} comes for the first time; records it. */
   boolean first(int source, long id) {
-    if (source < 0 || source >= bySource.length) {
+    if (source < 0 || source >= maxRouters) {
       return true;
+    }
+    if (bySource == null) {
+      bySource = new Window[maxRouters];
     }
     Window w = bySource[source];
     if (w == null) {

@@ -151,6 +151,9 @@ public final class DistanceVector {
 
   private static final int INF = Route.INFINITY;
 
+  /** The size of the lists of changed destinations between bursts. */
+  private static final int SMALL = 16;
+
   // Flags of a destination.
   private static final int KNOWN = 1; // has state
   private static final int HAS_FD = 2;
@@ -186,7 +189,9 @@ public final class DistanceVector {
   private final int[] advSeqno;
 
   /** Retraction and request timers of the destinations that have one running. */
-  private final HashMap<Integer, Timers> timers = new HashMap<>();
+  private HashMap<Integer, Timers> timers = new HashMap<>();
+
+  private int timersPeak;
 
   // Per (destination, slot), at destination * slots + slot: the latest route heard from the
   // neighbour in that slot.
@@ -202,11 +207,13 @@ public final class DistanceVector {
   private final long holdDownUntil;
   private long nextSweepAt;
 
-  private final int[] dirty;
+  /** Destinations changed by the current call (grown as needed, made small again after). */
+  private int[] dirty = new int[SMALL];
+
   private int dirtyCount;
 
   /** Destinations whose non-urgent change waits for the next paced flush ({@link #finish}). */
-  private final int[] paced;
+  private int[] paced = new int[SMALL];
 
   private int pacedCount;
   private final Pacer pacer;
@@ -248,8 +255,6 @@ public final class DistanceVector {
     this.fdMetric = new char[n];
     this.advEpoch = new long[n];
     this.advSeqno = new int[n];
-    this.dirty = new int[n];
-    this.paced = new int[n];
     this.pacer = new Pacer(config.updatePacingMs());
     long now = clock.nowMillis();
     this.holdDownUntil = now + config.deadIntervalMs() + config.helloIntervalMs();
@@ -644,6 +649,10 @@ public final class DistanceVector {
                   && (t.requestedAt == Long.MIN_VALUE
                       || now >= t.requestedAt + config.helloIntervalMs());
             });
+    if (timers.isEmpty() && timersPeak > 64) {
+      timers = new HashMap<>(); // a map keeps the table its peak needed: a cold start's
+      timersPeak = 0;
+    }
   }
 
   /** Clears every field of destination d, which has no routes, FD, retraction or pending send. */
@@ -912,6 +921,7 @@ public final class DistanceVector {
     if (t == null) {
       t = new Timers();
       timers.put(d, t);
+      timersPeak = Math.max(timersPeak, timers.size());
     }
     return t;
   }
@@ -981,6 +991,9 @@ public final class DistanceVector {
   private void markDirty(int d) {
     if (!has(d, DIRTY)) {
       set(d, DIRTY);
+      if (dirtyCount == dirty.length) {
+        dirty = Arrays.copyOf(dirty, Math.min(maxRouters, dirtyCount * 2));
+      }
       dirty[dirtyCount++] = d;
     }
   }
@@ -1029,6 +1042,9 @@ public final class DistanceVector {
         clear(d, DIRTY);
         if (!has(d, PACED)) {
           set(d, PACED);
+          if (pacedCount == paced.length) {
+            paced = Arrays.copyOf(paced, Math.min(maxRouters, pacedCount * 2));
+          }
           paced[pacedCount++] = d;
         }
       }
@@ -1068,12 +1084,18 @@ public final class DistanceVector {
     for (int i = 0; i < urgentCount; i++) {
       clear(dirty[i], DIRTY);
     }
+    if (dirty.length > SMALL * 16) {
+      dirty = new int[SMALL]; // a cold start's burst: not kept for every router
+    }
     if (flush) {
       for (int i = 0; i < pacedCount; i++) {
         clear(paced[i], PACED);
       }
       pacedCount = 0;
       pacer.sent(now);
+      if (paced.length > SMALL * 16) {
+        paced = new int[SMALL];
+      }
     }
     if (changed) {
       changed = false;
