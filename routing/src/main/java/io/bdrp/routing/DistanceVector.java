@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
@@ -89,12 +90,13 @@ import java.util.TreeMap;
  * gathered meanwhile in one batch (an isolated change still goes at once). What is sent is the
  * selection at sending time, never worse than FD, so the loop-freedom argument below holds whatever
  * the delay. The changes of one call go out as one message per neighbour. Every {@code
- * updateIntervalMs} it sends each up neighbour its full table. Split horizon with poisoned reverse:
- * the route to d sent to the neighbour that is the next hop for d carries metric INFINITY and
- * {@code viaReceiver = true}, which also tells that neighbour it is our parent in the tree of
- * shortest paths towards d ({@link #children}). A destination that becomes unreachable is
- * advertised as a retraction (INFINITY with its last seq) for {@code routeExpiryMs}, then no longer
- * mentioned. A route not refreshed for {@code routeExpiryMs} expires.
+ * updateIntervalMs} (less a jitter of up to a quarter of it) it sends each up neighbour its full
+ * table. Split horizon with poisoned reverse: the route to d sent to the neighbour that is the next
+ * hop for d carries metric INFINITY and {@code viaReceiver = true}, which also tells that neighbour
+ * it is our parent in the tree of shortest paths towards d ({@link #children}). A destination that
+ * becomes unreachable is advertised as a retraction (INFINITY with its last seq) for {@code
+ * routeExpiryMs}, then no longer mentioned. A route not refreshed for {@code routeExpiryMs}
+ * expires.
  *
  * <h2>Sequence-number requests</h2>
  *
@@ -217,6 +219,7 @@ public final class DistanceVector {
 
   private int pacedCount;
   private final Pacer pacer;
+  private final SplittableRandom jitter;
   private boolean changed;
   private long version;
 
@@ -256,6 +259,7 @@ public final class DistanceVector {
     this.advEpoch = new long[n];
     this.advSeqno = new int[n];
     this.pacer = new Pacer(config.updatePacingMs());
+    this.jitter = new SplittableRandom(epoch * 31 + self);
     long now = clock.nowMillis();
     this.holdDownUntil = now + config.deadIntervalMs() + config.helloIntervalMs();
     this.nextSweepAt = now + config.helloIntervalMs();
@@ -759,7 +763,7 @@ public final class DistanceVector {
     long now = clock.nowMillis();
     nbr.up = true;
     nbr.needFull = true;
-    nbr.nextUpdateAt = now + config.updateIntervalMs();
+    nbr.nextUpdateAt = now + updateDelay();
     listener.adjacencyUp(nbr.id);
     if (holdingDown && allLinksUp()) {
       endHoldDown();
@@ -1058,7 +1062,7 @@ public final class DistanceVector {
       List<Route> routes;
       if (nbr.needFull) {
         nbr.needFull = false;
-        nbr.nextUpdateAt = now + config.updateIntervalMs();
+        nbr.nextUpdateAt = now + updateDelay();
         routes = new ArrayList<>(maxRouters);
         for (int d = 0; d < maxRouters; d++) {
           if (known(d)) {
@@ -1102,6 +1106,17 @@ public final class DistanceVector {
       version++;
       listener.routesChanged();
     }
+  }
+
+  /**
+   * The time to the next full update: the update interval less a jitter of up to a quarter of it,
+   * so that routers started together (a cold start, a simulation) do not all send their whole
+   * tables in the same instant every interval. Drawn from a generator seeded by the router and its
+   * epoch: a simulation stays deterministic.
+   */
+  private long updateDelay() {
+    long interval = config.updateIntervalMs();
+    return interval - jitter.nextLong(interval / 4 + 1);
   }
 
   private void addAdvert(List<Route> routes, int d, Nbr nbr, long now) {

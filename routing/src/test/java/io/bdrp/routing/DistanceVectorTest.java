@@ -14,6 +14,8 @@ import io.bdrp.routing.ControlMessage.SeqnoRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -711,6 +713,32 @@ class DistanceVectorTest {
     assertChildrenTrees(net);
     assertTrue(checks[0] > 50_000, "events: " + checks[0]);
     assertTrue(checks[1] > 1_000, "events that changed routes: " + checks[1]);
+  }
+
+  @Test
+  void fullUpdatesComeEveryIntervalLessAJitterThatSpreadsRoutersStartedTogether() {
+    Set<Long> firstGaps = new TreeSet<>();
+    for (int self = 0; self < 8; self++) {
+      Bench b = new Bench(self, 5);
+      int n = self == 1 ? 2 : 1;
+      b.dv.addLink(b.face(n), 1);
+      b.dv.receive(new Hello(n, 7, 5)); // up at time 0: the first full update goes at once
+      for (b.now = 1; b.now <= 2_000; b.now++) {
+        if (b.now % 100 == 0) {
+          b.dv.receive(new Hello(n, 7, 5));
+        }
+        b.dv.tick();
+      }
+      List<Long> at =
+          b.sentTo.stream().filter(x -> x.message() instanceof RouteUpdate).map(Sent::at).toList();
+      assertTrue(at.size() >= 5, "full updates: " + at);
+      for (int i = 1; i < at.size(); i++) {
+        long gap = at.get(i) - at.get(i - 1);
+        assertTrue(gap >= 300 && gap <= 400, "router " + self + ": " + at);
+      }
+      firstGaps.add(at.get(1) - at.get(0));
+    }
+    assertTrue(firstGaps.size() > 1, "routers started together spread out: " + firstGaps);
   }
 
   @Test
