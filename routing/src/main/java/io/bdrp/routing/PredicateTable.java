@@ -11,10 +11,9 @@ import io.bdrp.routing.ControlMessage.PredicateBatch;
 import io.bdrp.routing.ControlMessage.PredicateDelta;
 import io.bdrp.routing.ControlMessage.PredicateRequest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
@@ -113,11 +112,17 @@ public final class PredicateTable {
   private static final class Peer {
     final Face face;
 
-    /** At most one per origin, the newest: a newer version replaces one not yet sent. */
-    LinkedHashMap<Integer, Entry> queued = new LinkedHashMap<>();
+    /**
+     * Origins whose advertisement is to be sent, in the order first queued, each once: what goes is
+     * the version held when the queue is sent, so a newer version replaces one not yet sent. Grown
+     * for a burst (a cold start queues every origin) and made small again once sent.
+     */
+    int[] queue = new int[SMALL_QUEUE];
 
-    /** The most that {@link #queued} has held since it was last made anew. */
-    int queuedPeak;
+    int queueCount;
+
+    /** The origins in {@link #queue}, one bit per router number. */
+    final long[] queued;
 
     /**
      * Per origin, whether the neighbour holds the version this table holds (the last sent to it or
@@ -138,6 +143,20 @@ public final class PredicateTable {
       this.face = face;
       this.pacer = new Pacer(pacingMs);
       this.current = new long[(maxRouters + 63) >>> 6];
+      this.queued = new long[(maxRouters + 63) >>> 6];
+    }
+
+    /** Queues {@code origin} unless it is queued already. */
+    void enqueue(int origin) {
+      long bit = 1L << origin;
+      if ((queued[origin >>> 6] & bit) != 0) {
+        return;
+      }
+      queued[origin >>> 6] |= bit;
+      if (queueCount == queue.length) {
+        queue = Arrays.copyOf(queue, queueCount * 2);
+      }
+      queue[queueCount++] = origin;
     }
 
     boolean holdsCurrent(int origin) {
@@ -191,6 +210,9 @@ public final class PredicateTable {
    * far below the 1 MiB frame limit.
    */
   static final int MAX_BATCH = 64;
+
+  /** The size of a neighbour's queue between bursts. */
+  private static final int SMALL_QUEUE = 16;
 
   private final TreeMap<Integer, Peer> adjacent = new TreeMap<>();
 
@@ -370,10 +392,9 @@ public final class PredicateTable {
     adjacent.put(face.neighbour(), p);
     for (int origin = 0; origin < entries.length; origin++) {
       if (entries[origin] != null) {
-        p.queued.put(origin, entries[origin]);
+        p.enqueue(origin);
       }
     }
-    p.queuedPeak = p.queued.size();
     flushIfDue(p);
   }
 
@@ -647,7 +668,7 @@ public final class PredicateTable {
   public long nextDeadlineMillis() {
     long t = Math.min(nextScan, buildIndexAt);
     for (Peer p : adjacent.values()) {
-      if (!p.queued.isEmpty()) {
+      if (p.queueCount > 0) {
         t = Math.min(t, p.pacer.next());
       }
     }
@@ -658,7 +679,7 @@ public final class PredicateTable {
   public int queued() {
     int n = 0;
     for (Peer p : adjacent.values()) {
-      n += p.queued.size();
+      n += p.queueCount;
     }
     return n;
   }
@@ -687,34 +708,36 @@ public final class PredicateTable {
    * is never sent.
    */
   private void send(Peer p, int origin, Entry e) {
-    p.queued.put(origin, e);
-    p.queuedPeak = Math.max(p.queuedPeak, p.queued.size());
+    p.enqueue(origin);
     flushIfDue(p);
   }
 
   private void flushIfDue(Peer p) {
     long now = clock.nowMillis();
-    if (p.queued.isEmpty() || !p.pacer.due(now)) {
+    if (p.queueCount == 0 || !p.pacer.due(now)) {
       return;
     }
     p.pacer.sent(now);
-    List<Advertisement> batch = new ArrayList<>(Math.min(p.queued.size(), MAX_BATCH));
-    for (Map.Entry<Integer, Entry> en : p.queued.entrySet()) {
-      int origin = en.getKey();
-      Entry e = en.getValue();
-      batch.add(advertisement(origin, e, heldBy(p, origin)));
+    List<Advertisement> batch = new ArrayList<>(Math.min(p.queueCount, MAX_BATCH));
+    for (int i = 0; i < p.queueCount; i++) {
+      int origin = p.queue[i];
+      p.queued[origin >>> 6] &= ~(1L << origin);
+      Entry e = entries[origin];
+      Entry held = heldBy(p, origin);
+      if (e == null || held == e) {
+        continue; // dropped meanwhile, or the neighbour sent this very version since
+      }
+      batch.add(advertisement(origin, e, held));
       setHeldBy(p, origin, e);
       if (batch.size() == MAX_BATCH) {
         p.face.send(new PredicateBatch(self, batch));
         batch.clear();
       }
     }
-    if (p.queuedPeak > 64) {
-      p.queued = new LinkedHashMap<>(); // a map keeps the table its peak needed: a cold start's
-    } else {
-      p.queued.clear();
+    if (p.queue.length > SMALL_QUEUE * 16) {
+      p.queue = new int[SMALL_QUEUE]; // a cold start's burst: not kept for every neighbour
     }
-    p.queuedPeak = 0;
+    p.queueCount = 0;
     if (batch.size() == 1) {
       p.face.send(batch.get(0));
     } else if (!batch.isEmpty()) {
