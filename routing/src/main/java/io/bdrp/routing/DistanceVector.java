@@ -162,7 +162,12 @@ public final class DistanceVector {
   private static final int RETRACTING = 4;
   private static final int DIRTY = 8; // in the dirty list
   private static final int PACED = 16; // in the paced list
-  private static final int HAS_ADV = 32; // some update has carried a route to it
+  private static final int ADVERTISED = 32; // some update has carried a route to it
+  // The selected seq is newer than the one the last update carried. The selected seq never goes
+  // back while an FD exists (a selected route is feasible: not older than FD, which holds the
+  // newest seq ever selected), so one bit set when it moves forward tells what comparing it with
+  // the seq last advertised would.
+  private static final int SEQ_UNSENT = 64;
 
   // Flags of an entry.
   private static final int PRESENT = 1;
@@ -187,8 +192,6 @@ public final class DistanceVector {
   private final long[] fdEpoch;
   private final int[] fdSeqno;
   private final char[] fdMetric;
-  private final long[] advEpoch; // the seq last carried by an update: with HAS_ADV
-  private final int[] advSeqno;
 
   /** Retraction and request timers of the destinations that have one running. */
   private HashMap<Integer, Timers> timers = new HashMap<>();
@@ -256,8 +259,6 @@ public final class DistanceVector {
     this.fdEpoch = new long[n];
     this.fdSeqno = new int[n];
     this.fdMetric = new char[n];
-    this.advEpoch = new long[n];
-    this.advSeqno = new int[n];
     this.pacer = new Pacer(config.updatePacingMs());
     this.jitter = new SplittableRandom(epoch * 31 + self);
     long now = clock.nowMillis();
@@ -490,6 +491,14 @@ public final class DistanceVector {
     return true;
   }
 
+  /** This router's seqno went up: its route to itself changed, and goes out at once. */
+  private void ownSeqnoMoved() {
+    if (has(self, ADVERTISED)) {
+      set(self, SEQ_UNSENT);
+    }
+    markDirty(self);
+  }
+
   private boolean onRequest(Nbr from, SeqnoRequest r) {
     long now = clock.nowMillis();
     int d = r.destination();
@@ -499,10 +508,10 @@ public final class DistanceVector {
     if (d == self) {
       if (r.epoch() == epoch && r.seqno() >= seqno) {
         seqno = r.seqno() + 1;
-        markDirty(self);
+        ownSeqnoMoved();
       } else if (r.epoch() > epoch) {
         seqno++; // cannot be newer than an epoch we never had; refresh anyway
-        markDirty(self);
+        ownSeqnoMoved();
       } else {
         send(from, List.of(selfRoute()));
       }
@@ -669,8 +678,6 @@ public final class DistanceVector {
     fdEpoch[d] = 0;
     fdSeqno[d] = 0;
     fdMetric[d] = 0;
-    advEpoch[d] = 0;
-    advSeqno[d] = 0;
     timers.remove(d);
   }
 
@@ -905,6 +912,9 @@ public final class DistanceVector {
     }
     boolean routeChanged = old != best || selMetric[d] != bestCand;
     boolean seqChanged = selEpoch[d] != eEpoch[e] || selSeqno[d] != eSeqno[e];
+    if (has(d, ADVERTISED) && compareSeq(eEpoch[e], eSeqno[e], selEpoch[d], selSeqno[d]) > 0) {
+      set(d, SEQ_UNSENT);
+    }
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;
     selEpoch[d] = eEpoch[e];
@@ -1012,18 +1022,10 @@ public final class DistanceVector {
     if (config.updatePacingMs() == 0) {
       return true;
     }
-    long e;
-    int s;
-    if (d == self) {
-      e = epoch;
-      s = seqno;
-    } else if (selSlot[d] < 0) {
+    if (d != self && selSlot[d] < 0) {
       return true;
-    } else {
-      e = selEpoch[d];
-      s = selSeqno[d];
     }
-    return has(d, HAS_ADV) && compareSeq(e, s, advEpoch[d], advSeqno[d]) > 0;
+    return has(d, SEQ_UNSENT);
   }
 
   /**
@@ -1123,9 +1125,8 @@ public final class DistanceVector {
     Route r = advert(d, nbr, now);
     if (r != null) {
       routes.add(r);
-      set(d, HAS_ADV);
-      advEpoch[d] = r.epoch();
-      advSeqno[d] = r.seqno();
+      set(d, ADVERTISED);
+      clear(d, SEQ_UNSENT);
     }
   }
 
