@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       TestbedCommand.class,
       PredicateCommand.class,
+      AuthCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {

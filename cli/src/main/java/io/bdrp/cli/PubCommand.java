@@ -25,6 +25,8 @@ import picocli.CommandLine.Spec;
 final class PubCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
+  @picocli.CommandLine.Mixin TokenOption token;
+
   @Option(
       names = "--router",
       defaultValue = "127.0.0.1:7400",
@@ -50,6 +52,7 @@ final class PubCommand implements Callable<Integer> {
         BdrpClient.builder()
             .router(Addresses.parse("--router", router))
             .name(name)
+            .authToken(token.value())
             .reconnect(false)
             .connect()) {
       if (attrs != null && !attrs.isEmpty()) {

@@ -60,7 +60,8 @@ final class RouterCommand implements Callable<Integer> {
         c.bloom(),
         c.limits(),
         c.routerToken(),
-        fastPath == null ? c.fastPath() : fastPath(fastPath));
+        fastPath == null ? c.fastPath() : fastPath(fastPath),
+        c.clientAuth());
   }
 
   private static RouterConfig.FastPath fastPath(String v) {

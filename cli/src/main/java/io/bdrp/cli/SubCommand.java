@@ -26,6 +26,8 @@ import picocli.CommandLine.Spec;
 final class SubCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
+  @picocli.CommandLine.Mixin TokenOption token;
+
   @Option(
       names = "--router",
       defaultValue = "127.0.0.1:7400",
@@ -62,6 +64,7 @@ final class SubCommand implements Callable<Integer> {
         BdrpClient.builder()
             .router(Addresses.parse("--router", router))
             .name(name)
+            .authToken(token.value())
             .onMessage(
                 m -> {
                   if (stdoutClosed.get()) {

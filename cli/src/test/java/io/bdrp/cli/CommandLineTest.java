@@ -1,6 +1,7 @@
 package io.bdrp.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
@@ -89,7 +90,9 @@ class CommandLineTest {
   @Test
   void routerFlagsOverrideTheFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("r.yaml");
-    Files.writeString(file, "router: 5\nlisten: {clients: \"127.0.0.1:7400\"}\n");
+    Files.writeString(
+        file,
+        "router: 5\nlisten: {clients: \"127.0.0.1:7400\"}\nauth: {clients: {anonymous: {subscribe: 'x > 1'}}}\n");
     RouterCommand c = new RouterCommand();
     new CommandLine(c)
         .parseArgs("--config", file.toString(), "--clients", "127.0.0.1:0", "--epoch", "42");
@@ -97,6 +100,7 @@ class CommandLineTest {
     assertEquals(5, cfg.router());
     assertEquals(42, cfg.epoch());
     assertEquals(0, cfg.clientListen().getPort());
+    assertFalse(cfg.clientAuth().open(), "the file's client users and anonymous access are kept");
     assertEquals(2, run("router", "--config", dir.resolve("missing.yaml").toString()));
     assertTrue(err.toString().startsWith("bdrp: no such file: "), err::toString);
     assertTrue(err.toString().contains("missing.yaml"), err::toString);

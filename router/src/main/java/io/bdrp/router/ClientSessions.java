@@ -1,5 +1,6 @@
 package io.bdrp.router;
 
+import io.bdrp.encoding.Predicate;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
@@ -39,11 +40,18 @@ final class ClientSessions {
     final String name;
     final Metrics.Counter delivered;
     final Metrics.Counter dropped;
+    final ClientAuth.Permissions permissions;
 
-    Host(int id, Channel channel, String name, RouterMetrics metrics) {
+    Host(
+        int id,
+        Channel channel,
+        String name,
+        ClientAuth.Permissions permissions,
+        RouterMetrics metrics) {
       this.id = id;
       this.channel = channel;
       this.name = name;
+      this.permissions = permissions;
       this.delivered = metrics.hostDelivered(id, name);
       this.dropped = metrics.hostDropped(id, name);
     }
@@ -65,11 +73,15 @@ final class ClientSessions {
 
   private final Handshakes handshakes;
   private final Metrics.Counter slowConsumers;
+  private final Metrics.Counter refused;
+  private final Metrics.Counter forbidden;
 
   ClientSessions(Router router, RouterMetrics metrics) {
     this.router = router;
     this.handshakes = new Handshakes("clients", router.config().limits(), metrics);
     this.slowConsumers = metrics.connectionsClosed("clients", "slow_consumer");
+    this.refused = metrics.connectionsClosed("clients", "not_authorized");
+    this.forbidden = metrics.sendsRefused("publish_permission");
   }
 
   /** Connections in their HELLO now. */
@@ -149,7 +161,23 @@ final class ClientSessions {
               "this router serves at most " + config.limits().maxClients() + " clients",
               true);
         }
-        host = new Host(nextHost++, ctx.channel(), h.clientName(), router.metrics());
+        ClientAuth.Permissions permissions = config.clientAuth().authenticate(h.authToken());
+        if (permissions == null) {
+          refused.inc();
+          log.info(
+              "router {}: refusing client {} ({}) at {}: {}",
+              config.router(),
+              h.clientName(),
+              h.authToken().length == 0 ? "no token" : "a token of no user",
+              ctx.channel().remoteAddress(),
+              "not authorized");
+          throw new ProtocolException(
+              ErrorCode.NOT_AUTHORIZED,
+              h.authToken().length == 0
+                  ? "this router serves only clients with a token"
+                  : "the token is not that of a user of this router");
+        }
+        host = new Host(nextHost++, ctx.channel(), h.clientName(), permissions, router.metrics());
         hosts.put(host.id, host);
         Handshakes.done(ctx);
         ctx.writeAndFlush(new ClientFrame.HelloOk(Frames.VERSION, config.router(), "bdrp-router"));
@@ -157,7 +185,20 @@ final class ClientSessions {
       }
       switch (f) {
         case ClientFrame.SetPredicate s -> {
-          router.node().setHost(host.id, s.predicate());
+          Predicate allowed;
+          try {
+            allowed = host.permissions.restrict(s.predicate());
+          } catch (IllegalArgumentException e) {
+            throw new ProtocolException(
+                ErrorCode.BAD_PREDICATE,
+                "the predicate within user "
+                    + host.permissions.user()
+                    + "'s subscribe permission is too large: "
+                    + e.getMessage(),
+                s.correlationId(),
+                0);
+          }
+          router.node().setHost(host.id, allowed);
           router.metrics().predicateChanges.inc();
           ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
           router.rearm();
@@ -165,6 +206,20 @@ final class ClientSessions {
         case ClientFrame.Send s -> {
           if (sendBytes.buf == null) {
             throw new ProtocolException(ErrorCode.INTERNAL, "SEND without its bytes");
+          }
+          if (!host.permissions.mayPublish(s.message())) {
+            forbidden.inc();
+            router.errors().increment(ErrorCode.NOT_AUTHORIZED);
+            ctx.writeAndFlush(
+                new ClientFrame.Error(
+                    s.correlationId(),
+                    ErrorCode.NOT_AUTHORIZED.number(),
+                    "the message is outside user "
+                        + host.permissions.user()
+                        + "'s publish permission: "
+                        + host.permissions.publish(),
+                    0));
+            return;
           }
           router.dataPlane().publish(s.message(), sendBytes);
           if (s.correlationId() != 0) {

@@ -237,6 +237,20 @@ public final class Router implements AutoCloseable {
         metricsServer == null ? "" : ", metrics " + metricsServer.localAddress(),
         config.neighbours().size(),
         epoll ? "epoll" : "NIO");
+    java.net.InetAddress clientHost = config.clientListen().getAddress();
+    if (config.clientAuth().open() && clientHost != null && !clientHost.isLoopbackAddress()) {
+      log.warn(
+          "router {}: the client port {} serves any client that reaches it, with every permission:"
+              + " the config has no auth.clients (see docs/security.md)",
+          config.router(),
+          clientServer.localAddress());
+    } else if (!config.clientAuth().open()) {
+      log.info(
+          "router {}: clients: {} users, anonymous {}",
+          config.router(),
+          config.clientAuth().users().size(),
+          config.clientAuth().authenticate(new byte[0]) == null ? "refused" : "allowed");
+    }
   }
 
   private Channel bindOn(

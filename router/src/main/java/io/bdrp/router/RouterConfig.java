@@ -40,6 +40,8 @@ import java.util.Set;
  * @param routerToken shared secret that neighbouring routers present in their hello, or null
  * @param fastPath where transit DATA from UDP links is forwarded: in the JVM, or in the kernel by
  *     the eBPF sidecar when it can run (otherwise the router says why and forwards in the JVM)
+ * @param clientAuth who may use the client port and with which permissions ({@link
+ *     ClientAuth#OPEN}: everyone, everything)
  */
 public record RouterConfig(
     int router,
@@ -53,7 +55,8 @@ public record RouterConfig(
     BloomParameters bloom,
     Limits limits,
     String routerToken,
-    FastPath fastPath) {
+    FastPath fastPath,
+    ClientAuth clientAuth) {
 
   /** Where transit DATA arriving over UDP is forwarded. */
   public enum FastPath {
@@ -162,6 +165,55 @@ public record RouterConfig(
   public RouterConfig {
     neighbours = List.copyOf(neighbours);
     java.util.Objects.requireNonNull(fastPath, "fastPath");
+    java.util.Objects.requireNonNull(clientAuth, "clientAuth");
+  }
+
+  /** A configuration whose client port serves everyone ({@link ClientAuth#OPEN}). */
+  public RouterConfig(
+      int router,
+      long epoch,
+      InetSocketAddress clientListen,
+      InetSocketAddress routerListen,
+      InetSocketAddress metricsListen,
+      InetSocketAddress udpListen,
+      List<Neighbour> neighbours,
+      RoutingConfig routing,
+      BloomParameters bloom,
+      Limits limits,
+      String routerToken,
+      FastPath fastPath) {
+    this(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        ClientAuth.OPEN);
+  }
+
+  /** This configuration with {@code auth} for the client port. */
+  public RouterConfig withClientAuth(ClientAuth auth) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        auth);
   }
 
   /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */
@@ -393,10 +445,12 @@ public record RouterConfig(
         }
       }
       Limits limits = limits(root.get("limits"));
+      ClientAuth clientAuth = ClientAuth.OPEN;
       String token = null;
       JsonNode auth = root.get("auth");
       if (auth != null) {
-        known(auth, "auth", "routerToken");
+        known(auth, "auth", "routerToken", "clients");
+        clientAuth = clientAuth(auth.get("clients"));
         JsonNode t = auth.get("routerToken");
         if (t != null && !t.isNull()) {
           if (!t.isTextual() || t.asText().isEmpty()) {
@@ -437,7 +491,92 @@ public record RouterConfig(
           bloom,
           limits,
           token,
-          fastPath);
+          fastPath,
+          clientAuth);
+    }
+
+    /** {@code auth.clients}: users with token hashes and permissions, and anonymous access. */
+    ClientAuth clientAuth(JsonNode c) {
+      if (c == null || c.isNull()) {
+        return ClientAuth.OPEN;
+      }
+      if (!c.isObject()) {
+        throw error("auth.clients", "expected a map with users and anonymous");
+      }
+      known(c, "auth.clients", "users", "anonymous");
+      List<ClientAuth.User> users = new ArrayList<>();
+      JsonNode us = c.get("users");
+      if (us != null && !us.isNull()) {
+        if (!us.isArray()) {
+          throw error("auth.clients.users", "expected a list of users");
+        }
+        Set<String> names = new java.util.HashSet<>();
+        for (int i = 0; i < us.size(); i++) {
+          String path = "auth.clients.users[" + i + "]";
+          JsonNode u = us.get(i);
+          if (!u.isObject()) {
+            throw error(path, "expected a map with name and token");
+          }
+          known(u, path, "name", "token", "subscribe", "publish");
+          JsonNode name = u.get("name");
+          if (name == null || !name.isTextual() || name.asText().isEmpty()) {
+            throw error(path + ".name", "expected a non-empty string");
+          }
+          if (!names.add(name.asText())) {
+            throw error(path + ".name", "user '" + name.asText() + "' is named twice");
+          }
+          JsonNode t = u.get("token");
+          if (t == null || !t.isTextual()) {
+            throw error(
+                path + ".token",
+                "expected sha256:SALT:HASH (make one with: bdrp auth token --user "
+                    + name.asText()
+                    + ")");
+          }
+          try {
+            users.add(
+                ClientAuth.user(name.asText(), t.asText(), permissions(u, path, name.asText())));
+          } catch (IllegalArgumentException e) {
+            throw error(path + ".token", e.getMessage());
+          }
+        }
+      }
+      ClientAuth.Permissions anonymous = null;
+      JsonNode a = c.get("anonymous");
+      if (a != null && !a.isNull()) {
+        if (a.isBoolean()) {
+          anonymous = a.asBoolean() ? ClientAuth.Permissions.ALL : null;
+        } else if (a.isObject()) {
+          known(a, "auth.clients.anonymous", "subscribe", "publish");
+          anonymous = permissions(a, "auth.clients.anonymous", "anonymous");
+        } else {
+          throw error(
+              "auth.clients.anonymous", "expected true, false or a map with subscribe and publish");
+        }
+      }
+      return new ClientAuth(users, anonymous);
+    }
+
+    /** A user's {@code subscribe} and {@code publish} predicates (absent: no limit). */
+    ClientAuth.Permissions permissions(JsonNode u, String path, String user) {
+      return new ClientAuth.Permissions(
+          user,
+          predicate(u.get("subscribe"), path + ".subscribe"),
+          predicate(u.get("publish"), path + ".publish"));
+    }
+
+    io.bdrp.encoding.Predicate predicate(JsonNode p, String path) {
+      if (p == null || p.isNull()) {
+        return null;
+      }
+      if (!p.isTextual()) {
+        throw error(path, "expected a predicate, such as 'topic = \"news\"'");
+      }
+      try {
+        return io.bdrp.encoding.Predicate.parse(p.asText());
+      } catch (RuntimeException e) {
+        throw error(path, e.getMessage());
+      }
     }
 
     RoutingConfig routing(JsonNode r) {

@@ -203,12 +203,25 @@ final class RouterMetrics {
         "Connections closed by the router for a limit, by port and reason: handshakes (too many"
             + " connections in their HELLO), hello_timeout (no HELLO in time), slow_consumer (output"
             + " above the high water mark too long), silent (a neighbour's session carried nothing"
-            + " for a dead interval).";
+            + " for a dead interval), not_authorized (a client without a valid token).";
     return byLabel.computeIfAbsent(
         "bdrp_connections_closed_total\0" + port + '\0' + reason,
         k ->
             registry.counter(
                 "bdrp_connections_closed_total", help, "port", port, "reason", reason));
+  }
+
+  /** SENDs refused by reason ({@code publish_permission}: outside the user's permission). */
+  Metrics.Counter sendsRefused(String reason) {
+    return byLabel.computeIfAbsent(
+        "bdrp_client_sends_refused_total\0" + reason,
+        k ->
+            registry.counter(
+                "bdrp_client_sends_refused_total",
+                "Messages from clients refused, by reason: publish_permission (the message is"
+                    + " outside the user's publish predicate).",
+                "reason",
+                reason));
   }
 
   /** The partial-frame budget of {@code port}: bytes reserved now, and refusals. */

@@ -36,6 +36,22 @@ class RouterConfigTest {
     assertEquals(RouterConfig.Limits.DEFAULT, c.limits());
     assertEquals("change-me", c.routerToken());
     assertEquals(RouterConfig.FastPath.JVM, c.fastPath());
+    assertEquals(1, c.clientAuth().users().size());
+    assertEquals(
+        "alice",
+        c.clientAuth()
+            .authenticate(
+                "example-only-not-a-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            .user());
+    assertNull(c.clientAuth().authenticate(new byte[0]), "no anonymous clients");
+  }
+
+  @Test
+  void withoutClientUsersEveryClientIsServed() {
+    assertTrue(RouterConfig.parse("router: 1", "t").clientAuth().open());
+    assertEquals(
+        ClientAuth.Permissions.ALL,
+        RouterConfig.parse("router: 1", "t").clientAuth().authenticate(new byte[0]));
   }
 
   @Test
@@ -80,6 +96,10 @@ class RouterConfigTest {
         "'- 1\n- 2' | expected a mapping at the top level",
         "'router: [1' | not valid YAML",
         "'router: 1\nfastPath: xdp' | fastPath: expected jvm or ebpf, got \"xdp\"",
+        "'router: 1\nauth: {clients: {users: [{name: a, token: plain}]}}' | auth.clients.users[0].token: expected sha256:SALT:HASH (make one with: bdrp auth token --user a)",
+        "'router: 1\nauth: {clients: {users: [{name: a, token: x, subscribe: \"x >\"}]}}' | auth.clients.users[0].subscribe:",
+        "'router: 1\nauth: {clients: {users: [{name: a, token: x, role: admin}]}}' | auth.clients.users[0].role: unknown field",
+        "'router: 1\nauth: {clients: {anonymous: maybe}}' | auth.clients.anonymous: expected true, false or a map",
       })
   void errorsNameTheField(String yaml, String expected) {
     RouterConfig.ConfigException e =
