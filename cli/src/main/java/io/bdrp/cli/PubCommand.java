@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
 final class PubCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
-  @picocli.CommandLine.Mixin TokenOption token;
+  @picocli.CommandLine.Mixin ClientCredentials credentials;
 
   @Option(
       names = "--router",
@@ -49,10 +49,10 @@ final class PubCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
     try (BdrpClient c =
-        BdrpClient.builder()
+        credentials
+            .apply(BdrpClient.builder())
             .router(Addresses.parse("--router", router))
             .name(name)
-            .authToken(token.value())
             .reconnect(false)
             .connect()) {
       if (attrs != null && !attrs.isEmpty()) {

@@ -61,7 +61,8 @@ final class RouterCommand implements Callable<Integer> {
         c.limits(),
         c.routerToken(),
         fastPath == null ? c.fastPath() : fastPath(fastPath),
-        c.clientAuth());
+        c.clientAuth(),
+        c.clientTls());
   }
 
   private static RouterConfig.FastPath fastPath(String v) {

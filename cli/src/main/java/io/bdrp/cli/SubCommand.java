@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
 final class SubCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
-  @picocli.CommandLine.Mixin TokenOption token;
+  @picocli.CommandLine.Mixin ClientCredentials credentials;
 
   @Option(
       names = "--router",
@@ -61,10 +61,10 @@ final class SubCommand implements Callable<Integer> {
     AtomicLong seen = new AtomicLong();
     AtomicBoolean stdoutClosed = new AtomicBoolean();
     try (BdrpClient c =
-        BdrpClient.builder()
+        credentials
+            .apply(BdrpClient.builder())
             .router(Addresses.parse("--router", router))
             .name(name)
-            .authToken(token.value())
             .onMessage(
                 m -> {
                   if (stdoutClosed.get()) {

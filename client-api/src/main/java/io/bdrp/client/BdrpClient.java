@@ -205,6 +205,7 @@ public final class BdrpClient implements AutoCloseable {
     private InetSocketAddress router = InetSocketAddress.createUnresolved("127.0.0.1", 7400);
     private String name = "bdrp-client";
     private byte[] authToken = new byte[0];
+    private io.netty.handler.ssl.SslContext tls;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private boolean reconnect = true;
     private int maxFrameBytes = Frames.DEFAULT_MAX_FRAME_BYTES;
@@ -239,6 +240,28 @@ public final class BdrpClient implements AutoCloseable {
     /** A name for this client in the router's logs and metrics (default "bdrp-client"). */
     public Builder name(String name) {
       this.name = Objects.requireNonNull(name);
+      return this;
+    }
+
+    /**
+     * Speaks TLS 1.3 to the router and trusts the certificate authorities in {@code caFile} (PEM):
+     * the router's certificate must be signed by one of them and name the host or address dialled.
+     *
+     * @throws IllegalArgumentException if the file cannot be read as PEM certificates
+     */
+    public Builder tls(java.nio.file.Path caFile) {
+      try {
+        this.tls =
+            io.netty.handler.ssl.SslContextBuilder.forClient()
+                .sslProvider(io.netty.handler.ssl.SslProvider.JDK)
+                .protocols("TLSv1.3")
+                .trustManager(caFile.toFile())
+                .endpointIdentificationAlgorithm("HTTPS")
+                .build();
+      } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "cannot use " + caFile + " as certificate authorities: " + e.getMessage(), e);
+      }
       return this;
     }
 
@@ -578,6 +601,14 @@ public final class BdrpClient implements AutoCloseable {
             new ChannelInitializer<SocketChannel>() {
               @Override
               protected void initChannel(SocketChannel ch) {
+                if (options.tls != null) {
+                  ch.pipeline()
+                      .addLast(
+                          options.tls.newHandler(
+                              ch.alloc(),
+                              options.router.getHostString(),
+                              options.router.getPort()));
+                }
                 ch.pipeline()
                     .addLast(new FrameDecoder(options.maxFrameBytes))
                     .addLast(new ClientFrameDecoder(options.maxFrameBytes))

@@ -97,6 +97,10 @@ final class ClientSessions {
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
+        ClientTls tls = router.config().clientTls();
+        if (tls != null) {
+          ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
+        }
         ch.pipeline()
             .addLast(handshakes.guard(true))
             .addLast(handshakes.frameDecoder())

@@ -238,7 +238,16 @@ public final class Router implements AutoCloseable {
         config.neighbours().size(),
         epoll ? "epoll" : "NIO");
     java.net.InetAddress clientHost = config.clientListen().getAddress();
-    if (config.clientAuth().open() && clientHost != null && !clientHost.isLoopbackAddress()) {
+    boolean exposed = clientHost != null && !clientHost.isLoopbackAddress();
+    if (exposed && config.clientTls() == null) {
+      log.warn(
+          "router {}: the client port {} speaks plain TCP beyond loopback: tokens, predicates and"
+              + " messages cross the network in clear (set tls.cert and tls.key; see"
+              + " docs/security.md)",
+          config.router(),
+          clientServer.localAddress());
+    }
+    if (config.clientAuth().open() && exposed) {
       log.warn(
           "router {}: the client port {} serves any client that reaches it, with every permission:"
               + " the config has no auth.clients (see docs/security.md)",

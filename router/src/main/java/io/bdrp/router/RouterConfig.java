@@ -42,6 +42,7 @@ import java.util.Set;
  *     the eBPF sidecar when it can run (otherwise the router says why and forwards in the JVM)
  * @param clientAuth who may use the client port and with which permissions ({@link
  *     ClientAuth#OPEN}: everyone, everything)
+ * @param clientTls TLS on the client port, or null for plain TCP
  */
 public record RouterConfig(
     int router,
@@ -56,7 +57,8 @@ public record RouterConfig(
     Limits limits,
     String routerToken,
     FastPath fastPath,
-    ClientAuth clientAuth) {
+    ClientAuth clientAuth,
+    ClientTls clientTls) {
 
   /** Where transit DATA arriving over UDP is forwarded. */
   public enum FastPath {
@@ -195,7 +197,8 @@ public record RouterConfig(
         limits,
         routerToken,
         fastPath,
-        ClientAuth.OPEN);
+        ClientAuth.OPEN,
+        null);
   }
 
   /** This configuration with {@code auth} for the client port. */
@@ -213,7 +216,27 @@ public record RouterConfig(
         limits,
         routerToken,
         fastPath,
-        auth);
+        auth,
+        clientTls);
+  }
+
+  /** This configuration with {@code tls} on the client port (null: plain TCP). */
+  public RouterConfig withClientTls(ClientTls tls) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        tls);
   }
 
   /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */
@@ -359,6 +382,7 @@ public record RouterConfig(
           "bloom",
           "limits",
           "auth",
+          "tls",
           "fastPath");
       JsonNode listen = root.path("listen");
       if (!listen.isMissingNode()) {
@@ -492,7 +516,36 @@ public record RouterConfig(
           limits,
           token,
           fastPath,
-          clientAuth);
+          clientAuth,
+          tls(root.get("tls")));
+    }
+
+    /** {@code tls}: the certificate and key for TLS on the client port. */
+    ClientTls tls(JsonNode t) {
+      if (t == null || t.isNull()) {
+        return null;
+      }
+      if (!t.isObject()) {
+        throw error("tls", "expected a map with cert and key");
+      }
+      known(t, "tls", "cert", "key");
+      Path[] files = new Path[2];
+      String[] names = {"cert", "key"};
+      for (int i = 0; i < 2; i++) {
+        JsonNode f = t.get(names[i]);
+        if (f == null || !f.isTextual() || f.asText().isEmpty()) {
+          throw error("tls." + names[i], "expected the path of a PEM file");
+        }
+        files[i] = Path.of(f.asText());
+        if (!Files.isReadable(files[i])) {
+          throw error("tls." + names[i], "cannot read " + files[i]);
+        }
+      }
+      try {
+        return ClientTls.load(files[0], files[1]);
+      } catch (IllegalArgumentException e) {
+        throw error("tls", e.getMessage());
+      }
     }
 
     /** {@code auth.clients}: users with token hashes and permissions, and anonymous access. */

@@ -1,0 +1,133 @@
+package io.bdrp.router;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.bloom.BloomParameters;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** TLS on the client port: real handshakes on loopback with certificates made by openssl. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ClientTlsTest {
+  @TempDir static Path dir;
+  private static TestCerts ca;
+  private static TestCerts otherCa;
+  private static Path[] leaf;
+  private static Path[] wrongName;
+
+  @BeforeAll
+  static void certificates() throws Exception {
+    ca = TestCerts.ca(dir, "test-ca");
+    otherCa = TestCerts.ca(dir, "other-ca");
+    leaf = ca.leaf("router-0", "IP:127.0.0.1");
+    wrongName = ca.leaf("router-elsewhere", "IP:10.9.9.9");
+  }
+
+  private Router router;
+
+  private Router start(Path[] certAndKey) throws InterruptedException {
+    router =
+        Router.start(
+            new RouterConfig(
+                    0,
+                    System.currentTimeMillis(),
+                    InetSocketAddress.createUnresolved("127.0.0.1", 0),
+                    InetSocketAddress.createUnresolved("127.0.0.1", 0),
+                    null,
+                    List.of(),
+                    Federation.FAST,
+                    BloomParameters.DEFAULT,
+                    RouterConfig.Limits.DEFAULT,
+                    null)
+                .withClientTls(ClientTls.load(certAndKey[0], certAndKey[1])));
+    return router;
+  }
+
+  @AfterEach
+  void stop() {
+    if (router != null) {
+      router.close();
+    }
+  }
+
+  private BdrpClient.Builder client() {
+    return BdrpClient.builder()
+        .router("127.0.0.1", router.clientAddress().getPort())
+        .reconnect(false)
+        .connectTimeout(java.time.Duration.ofSeconds(3));
+  }
+
+  @Test
+  void aClientThatTrustsTheRoutersCaPublishesAndReceivesOverTls() throws Exception {
+    start(leaf);
+    LinkedBlockingQueue<Message> got = new LinkedBlockingQueue<>();
+    try (BdrpClient c = client().tls(ca.cert()).onMessage(got::add).connect()) {
+      c.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
+      c.sendAcknowledged(Message.builder().put("x", 2L).build()).get(10, TimeUnit.SECONDS);
+      assertEquals("2", got.poll(10, TimeUnit.SECONDS).get("x").toString());
+    }
+  }
+
+  @Test
+  void aCertificateFromAnotherCaOrForAnotherAddressIsRefusedByTheClient() throws Exception {
+    start(leaf);
+    IOException wrongCa =
+        assertThrows(IOException.class, () -> client().tls(otherCa.cert()).connect().close());
+    assertTrue(
+        String.valueOf(wrongCa.getMessage()).toLowerCase().contains("certif")
+            || String.valueOf(wrongCa.getCause()).toLowerCase().contains("certif"),
+        String.valueOf(wrongCa));
+    router.close();
+    start(wrongName);
+    IOException elsewhere =
+        assertThrows(IOException.class, () -> client().tls(ca.cert()).connect().close());
+    assertTrue(
+        String.valueOf(elsewhere).contains("127.0.0.1")
+            || String.valueOf(elsewhere.getCause()).contains("127.0.0.1"),
+        String.valueOf(elsewhere));
+  }
+
+  @Test
+  void aPlainClientGetsNoSessionOnATlsPort() throws Exception {
+    start(leaf);
+    assertThrows(IOException.class, () -> client().connect().close());
+  }
+
+  @Test
+  void theConfigNamesTheFileItCannotUse() throws Exception {
+    Path missing = dir.resolve("missing.crt");
+    RouterConfig.ConfigException e =
+        assertThrows(
+            RouterConfig.ConfigException.class,
+            () ->
+                RouterConfig.parse(
+                    "router: 0\ntls: {cert: " + missing + ", key: " + leaf[1] + "}", "t.yaml"));
+    assertTrue(e.getMessage().contains("tls.cert: cannot read " + missing), e.getMessage());
+    Path garbage = Files.writeString(dir.resolve("garbage.crt"), "not a certificate");
+    RouterConfig.ConfigException g =
+        assertThrows(
+            RouterConfig.ConfigException.class,
+            () ->
+                RouterConfig.parse(
+                    "router: 0\ntls: {cert: " + garbage + ", key: " + leaf[1] + "}", "t.yaml"));
+    assertTrue(g.getMessage().startsWith("t.yaml: tls: cannot use certificate"), g.getMessage());
+    RouterConfig ok =
+        RouterConfig.parse("router: 0\ntls: {cert: " + leaf[0] + ", key: " + leaf[1] + "}", "t");
+    assertEquals(leaf[0], ok.clientTls().cert());
+  }
+}

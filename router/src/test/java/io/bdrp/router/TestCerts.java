@@ -1,0 +1,108 @@
+package io.bdrp.router;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Certificates for TLS tests, made by the openssl command: a CA and leaves it signs. */
+final class TestCerts {
+  private final Path dir;
+
+  private TestCerts(Path dir) {
+    this.dir = dir;
+  }
+
+  /** A new CA named {@code name} in {@code dir}: {@code name.crt} and {@code name.key}. */
+  static TestCerts ca(Path dir, String name) throws IOException, InterruptedException {
+    openssl(
+        dir,
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        name + ".key",
+        "-out",
+        name + ".crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=" + name);
+    return new TestCerts(dir).named(name);
+  }
+
+  private String name;
+
+  private TestCerts named(String n) {
+    this.name = n;
+    return this;
+  }
+
+  Path cert() {
+    return dir.resolve(name + ".crt");
+  }
+
+  /**
+   * A leaf signed by this CA for {@code subjectAltName} (such as {@code IP:127.0.0.1}): its
+   * certificate and PKCS#8 key, {@code leaf.crt} and {@code leaf.key}.
+   */
+  Path[] leaf(String leaf, String subjectAltName) throws IOException, InterruptedException {
+    openssl(
+        dir,
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        leaf + ".key",
+        "-out",
+        leaf + ".csr",
+        "-subj",
+        "/CN=" + leaf);
+    Files.writeString(dir.resolve(leaf + ".ext"), "subjectAltName=" + subjectAltName + "\n");
+    openssl(
+        dir,
+        "x509",
+        "-req",
+        "-in",
+        leaf + ".csr",
+        "-CA",
+        name + ".crt",
+        "-CAkey",
+        name + ".key",
+        "-CAcreateserial",
+        "-out",
+        leaf + ".crt",
+        "-days",
+        "1",
+        "-extfile",
+        leaf + ".ext");
+    return new Path[] {dir.resolve(leaf + ".crt"), dir.resolve(leaf + ".key")};
+  }
+
+  private static void openssl(Path dir, String... args) throws IOException, InterruptedException {
+    List<String> cmd = new java.util.ArrayList<>(List.of("openssl"));
+    cmd.addAll(List.of(args));
+    Process p =
+        new ProcessBuilder(cmd)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("openssl.log").toFile())
+            .start();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException("openssl did not finish in 30 s: " + cmd);
+    }
+    if (p.exitValue() != 0) {
+      throw new IOException(
+          "openssl failed: " + cmd + "\n" + Files.readString(dir.resolve("openssl.log")));
+    }
+  }
+}
