@@ -62,7 +62,8 @@ final class RouterCommand implements Callable<Integer> {
         c.routerToken(),
         fastPath == null ? c.fastPath() : fastPath(fastPath),
         c.clientAuth(),
-        c.clientTls());
+        c.clientTls(),
+        c.routerTls());
   }
 
   private static RouterConfig.FastPath fastPath(String v) {

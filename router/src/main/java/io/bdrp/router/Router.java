@@ -237,6 +237,12 @@ public final class Router implements AutoCloseable {
         metricsServer == null ? "" : ", metrics " + metricsServer.localAddress(),
         config.neighbours().size(),
         epoll ? "epoll" : "NIO");
+    if (config.routerTls() != null && config.usesUdp()) {
+      log.warn(
+          "router {}: router links use TLS, but DATA to neighbours with transport udp goes in"
+              + " clear datagrams",
+          config.router());
+    }
     java.net.InetAddress clientHost = config.clientListen().getAddress();
     boolean exposed = clientHost != null && !clientHost.isLoopbackAddress();
     if (exposed && config.clientTls() == null) {

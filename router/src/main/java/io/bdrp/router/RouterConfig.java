@@ -43,6 +43,7 @@ import java.util.Set;
  * @param clientAuth who may use the client port and with which permissions ({@link
  *     ClientAuth#OPEN}: everyone, everything)
  * @param clientTls TLS on the client port, or null for plain TCP
+ * @param routerTls mutual TLS on router links, or null for plain TCP
  */
 public record RouterConfig(
     int router,
@@ -58,7 +59,8 @@ public record RouterConfig(
     String routerToken,
     FastPath fastPath,
     ClientAuth clientAuth,
-    ClientTls clientTls) {
+    ClientTls clientTls,
+    RouterTls routerTls) {
 
   /** Where transit DATA arriving over UDP is forwarded. */
   public enum FastPath {
@@ -198,6 +200,7 @@ public record RouterConfig(
         routerToken,
         fastPath,
         ClientAuth.OPEN,
+        null,
         null);
   }
 
@@ -217,7 +220,8 @@ public record RouterConfig(
         routerToken,
         fastPath,
         auth,
-        clientTls);
+        clientTls,
+        routerTls);
   }
 
   /** This configuration with {@code tls} on the client port (null: plain TCP). */
@@ -236,6 +240,27 @@ public record RouterConfig(
         routerToken,
         fastPath,
         clientAuth,
+        tls,
+        routerTls);
+  }
+
+  /** This configuration with {@code tls} on router links (null: plain TCP). */
+  public RouterConfig withRouterTls(RouterTls tls) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
         tls);
   }
 
@@ -517,7 +542,8 @@ public record RouterConfig(
           token,
           fastPath,
           clientAuth,
-          tls(root.get("tls")));
+          tls(root.get("tls")),
+          routerTls(router, root.get("tls")));
     }
 
     /** {@code tls}: the certificate and key for TLS on the client port. */
@@ -526,26 +552,39 @@ public record RouterConfig(
         return null;
       }
       if (!t.isObject()) {
-        throw error("tls", "expected a map with cert and key");
+        throw error("tls", "expected a map with cert and key (and ca for router links)");
       }
-      known(t, "tls", "cert", "key");
-      Path[] files = new Path[2];
-      String[] names = {"cert", "key"};
-      for (int i = 0; i < 2; i++) {
-        JsonNode f = t.get(names[i]);
-        if (f == null || !f.isTextual() || f.asText().isEmpty()) {
-          throw error("tls." + names[i], "expected the path of a PEM file");
-        }
-        files[i] = Path.of(f.asText());
-        if (!Files.isReadable(files[i])) {
-          throw error("tls." + names[i], "cannot read " + files[i]);
-        }
-      }
+      known(t, "tls", "cert", "key", "ca");
       try {
-        return ClientTls.load(files[0], files[1]);
+        return ClientTls.load(pem(t, "cert"), pem(t, "key"));
       } catch (IllegalArgumentException e) {
         throw error("tls", e.getMessage());
       }
+    }
+
+    /** {@code tls.ca}: mutual TLS on router links, with this router's certificate and key. */
+    RouterTls routerTls(int router, JsonNode t) {
+      if (t == null || !t.isObject() || t.get("ca") == null || t.get("ca").isNull()) {
+        return null;
+      }
+      try {
+        return RouterTls.load(router, pem(t, "cert"), pem(t, "key"), pem(t, "ca"));
+      } catch (IllegalArgumentException e) {
+        throw error("tls", e.getMessage());
+      }
+    }
+
+    /** The readable file named by {@code tls.FIELD}. */
+    Path pem(JsonNode t, String field) {
+      JsonNode f = t.get(field);
+      if (f == null || !f.isTextual() || f.asText().isEmpty()) {
+        throw error("tls." + field, "expected the path of a PEM file");
+      }
+      Path p = Path.of(f.asText());
+      if (!Files.isReadable(p)) {
+        throw error("tls." + field, "cannot read " + p);
+      }
+      return p;
     }
 
     /** {@code auth.clients}: users with token hashes and permissions, and anonymous access. */

@@ -13,16 +13,22 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -153,6 +159,15 @@ final class RouterLinks {
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()));
+        RouterTls tls = config.routerTls();
+        if (tls != null) {
+          ch.pipeline()
+              .addLast(
+                  dialling == null
+                      ? tls.server().newHandler(ch.alloc())
+                      : tls.client().newHandler(ch.alloc()))
+              .addLast(new TlsOutcome());
+        }
         ch.pipeline()
             .addLast(handshakes.guard(dialling == null))
             .addLast(handshakes.frameDecoder())
@@ -207,6 +222,38 @@ final class RouterLinks {
   private void redialIfIdle(Link l) {
     if (!router.closed() && l.session == null && l.address != null && get(l.neighbour()) == l) {
       dial(l);
+    }
+  }
+
+  /** The router numbers the peer's TLS certificate names (none without a certificate). */
+  private static List<Integer> peerRouterNumbers(ChannelHandlerContext ctx) {
+    SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+    if (ssl == null) {
+      return List.of();
+    }
+    try {
+      java.security.cert.Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
+      return chain.length > 0 && chain[0] instanceof X509Certificate x
+          ? RouterTls.routerNumbers(x)
+          : List.of();
+    } catch (SSLPeerUnverifiedException e) {
+      return List.of();
+    }
+  }
+
+  /** Counts and logs a TLS handshake that failed (wrong CA, no certificate, expired, ...). */
+  private final class TlsOutcome extends ChannelInboundHandlerAdapter {
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+      if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
+        router.metrics().linkRefused("tls").inc();
+        log.warn(
+            "router {}: TLS handshake with {} failed: {}",
+            config.router(),
+            ctx.channel().remoteAddress(),
+            e.cause().getMessage());
+      }
+      super.userEventTriggered(ctx, evt);
     }
   }
 
@@ -352,6 +399,24 @@ final class RouterLinks {
                 + " but router "
                 + h.routerNumber()
                 + " answered");
+      }
+      if (config.routerTls() != null) {
+        List<Integer> named = peerRouterNumbers(ctx);
+        if (!named.contains(h.routerNumber())) {
+          router.metrics().linkRefused("certificate").inc();
+          log.warn(
+              "router {}: refusing router {} at {}: its certificate names {}",
+              config.router(),
+              h.routerNumber(),
+              ctx.channel().remoteAddress(),
+              named.isEmpty() ? "no router" : "router " + named);
+          throw new ProtocolException(
+              ErrorCode.NOT_AUTHORIZED,
+              "the certificate names "
+                  + (named.isEmpty() ? "no router" : "router " + named)
+                  + ", the hello router "
+                  + h.routerNumber());
+        }
       }
       if (!MessageDigest.isEqual(token(), h.authToken())) {
         router.metrics().linkRefused("token").inc();

@@ -130,8 +130,9 @@ final class RouterMetrics {
     return byLabel(
         "bdrp_link_refused_total",
         "Neighbours' hellos refused, by the parameter that differed (protocol, router,"
-            + " routing.maxRouters, bloom.bits, bloom.hashes), neighbour / token, or duplicate"
-            + " (a live neighbour's number from another incarnation).",
+            + " routing.maxRouters, bloom.bits, bloom.hashes), neighbour / token, duplicate"
+            + " (a live neighbour's number from another incarnation), tls (the TLS handshake"
+            + " failed) or certificate (it names another router number than the hello).",
         "parameter",
         parameter);
   }

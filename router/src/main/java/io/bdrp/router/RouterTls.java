@@ -1,0 +1,104 @@
+package io.bdrp.router;
+
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import java.nio.file.Path;
+import java.security.cert.CertificateParsingException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Mutual TLS 1.3 on router links: each router presents its certificate and accepts only a peer
+ * whose certificate the network's CA ({@code tls.ca}) signed. A router's number is bound to its
+ * certificate by a subjectAltName URI {@code urn:bdrp:router:N}; a peer whose HELLO says another
+ * number than its certificate names is refused ({@code NOT_AUTHORIZED}, counted as {@code
+ * bdrp_link_refused_total{parameter="certificate"}}).
+ *
+ * @param server the context of sessions this router accepts (asks for the peer's certificate)
+ * @param client the context of sessions this router dials
+ */
+public record RouterTls(SslContext server, SslContext client) {
+
+  /** The URI prefix of a router number in a certificate's subjectAltName. */
+  public static final String URN = "urn:bdrp:router:";
+
+  /**
+   * Builds both contexts from PEM files, after checking that {@code cert} names router {@code
+   * self}.
+   *
+   * @throws IllegalArgumentException naming the file and the problem
+   */
+  public static RouterTls load(int self, Path cert, Path key, Path ca) {
+    try {
+      SslContext server =
+          SslContextBuilder.forServer(cert.toFile(), key.toFile())
+              .sslProvider(SslProvider.JDK)
+              .protocols("TLSv1.3")
+              .trustManager(ca.toFile())
+              .clientAuth(io.netty.handler.ssl.ClientAuth.REQUIRE)
+              .build();
+      SslContext client =
+          SslContextBuilder.forClient()
+              .sslProvider(SslProvider.JDK)
+              .protocols("TLSv1.3")
+              .keyManager(cert.toFile(), key.toFile())
+              .trustManager(ca.toFile())
+              .endpointIdentificationAlgorithm(null) // identity is the router number, below
+              .build();
+      X509Certificate own;
+      try (var in = java.nio.file.Files.newInputStream(cert)) {
+        own =
+            (X509Certificate)
+                java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
+      }
+      List<Integer> named = routerNumbers(own);
+      if (!named.contains(self)) {
+        throw new IllegalArgumentException(
+            cert
+                + " names "
+                + (named.isEmpty() ? "no router" : "router " + named)
+                + ", not this router "
+                + self
+                + " (a subjectAltName URI "
+                + URN
+                + self
+                + ")");
+      }
+      return new RouterTls(server, client);
+    } catch (java.security.cert.CertificateException | java.io.IOException e) {
+      throw new IllegalArgumentException(
+          "cannot use certificate " + cert + ", key " + key + ", CA " + ca + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The router numbers a certificate names in subjectAltName URIs {@code urn:bdrp:router:N}. */
+  public static List<Integer> routerNumbers(X509Certificate c) {
+    List<Integer> out = new ArrayList<>();
+    try {
+      Collection<List<?>> sans = c.getSubjectAlternativeNames();
+      if (sans == null) {
+        return out;
+      }
+      for (List<?> san : sans) {
+        // Type 6: uniformResourceIdentifier.
+        if (san.size() == 2 && Integer.valueOf(6).equals(san.get(0))) {
+          String uri = String.valueOf(san.get(1));
+          if (uri.startsWith(URN)) {
+            try {
+              out.add(Integer.parseInt(uri.substring(URN.length())));
+            } catch (NumberFormatException e) {
+              // not a router number: ignored
+            }
+          }
+        }
+      }
+    } catch (CertificateParsingException e) {
+      return out;
+    }
+    return out;
+  }
+}
