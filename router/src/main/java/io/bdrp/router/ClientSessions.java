@@ -97,7 +97,7 @@ final class ClientSessions {
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
-        ClientTls tls = router.config().clientTls();
+        ClientTls tls = router.clientTls();
         if (tls != null) {
           ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
         }

@@ -17,6 +17,11 @@ import javax.net.ssl.SSLException;
  */
 public record ClientTls(Path cert, Path key, SslContext context) {
 
+  /** The same files read again: a renewed certificate or key. */
+  public ClientTls reload() {
+    return load(cert, key);
+  }
+
   /**
    * Reads the certificate and key and builds the server context.
    *
@@ -28,6 +33,7 @@ public record ClientTls(Path cert, Path key, SslContext context) {
         throw new IllegalArgumentException("cannot read " + p);
       }
     }
+    TlsFiles.checkPair(cert, key);
     try {
       SslContext c =
           SslContextBuilder.forServer(cert.toFile(), key.toFile())

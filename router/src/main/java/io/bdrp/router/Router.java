@@ -63,6 +63,7 @@ public final class Router implements AutoCloseable {
   private final RoutingNode node;
   private final ProtocolErrorCounters errors = new ProtocolErrorCounters();
   private final RouterMetrics metrics;
+  private final TlsReloader tls;
   private final OutputBatches batches;
   private final ClientSessions clients;
   private final RouterLinks links;
@@ -112,6 +113,7 @@ public final class Router implements AutoCloseable {
             () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
     node.useWallClock(System::currentTimeMillis);
     this.metrics = new RouterMetrics(new Metrics(), node, errors);
+    this.tls = new TlsReloader(config, metrics);
     this.clients = new ClientSessions(this, metrics);
     metrics.clients(clients.hosts::size);
     this.batches = new OutputBatches(loop);
@@ -146,6 +148,16 @@ public final class Router implements AutoCloseable {
   }
 
   // ---- parts' access to each other (on the loop) ----
+
+  /** TLS on the client port as now loaded (null: none). */
+  ClientTls clientTls() {
+    return tls.clientTls();
+  }
+
+  /** TLS on router links as now loaded (null: none). */
+  RouterTls routerTls() {
+    return tls.routerTls();
+  }
 
   RouterConfig config() {
     return config;
@@ -227,6 +239,10 @@ public final class Router implements AutoCloseable {
           links.start();
           rearm();
         });
+    if (tls.watching()) {
+      loop.scheduleWithFixedDelay(
+          tls::check, TlsReloader.CHECK_MS, TlsReloader.CHECK_MS, TimeUnit.MILLISECONDS);
+    }
     log.info(
         "router {} (epoch {}) listening: clients {}, routers {}{}{}; {} neighbours; {} transport",
         config.router(),

@@ -159,7 +159,7 @@ final class RouterLinks {
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()));
-        RouterTls tls = config.routerTls();
+        RouterTls tls = router.routerTls();
         if (tls != null) {
           ch.pipeline()
               .addLast(

@@ -212,6 +212,19 @@ final class RouterMetrics {
                 "bdrp_connections_closed_total", help, "port", port, "reason", reason));
   }
 
+  /** Reloads of TLS files by result: ok, or failed (the previous certificates stay in use). */
+  Metrics.Counter tlsReloads(String result) {
+    return byLabel.computeIfAbsent(
+        "bdrp_tls_reloads_total\0" + result,
+        k ->
+            registry.counter(
+                "bdrp_tls_reloads_total",
+                "Reloads of changed TLS certificate, key and CA files, by result: ok, or failed"
+                    + " (the previous ones stay in use).",
+                "result",
+                result));
+  }
+
   /** SENDs refused by reason ({@code publish_permission}: outside the user's permission). */
   Metrics.Counter sendsRefused(String reason) {
     return byLabel.computeIfAbsent(

@@ -17,10 +17,25 @@ import java.util.List;
  * number than its certificate names is refused ({@code NOT_AUTHORIZED}, counted as {@code
  * bdrp_link_refused_total{parameter="certificate"}}).
  *
+ * @param self the router number the certificate names
+ * @param cert the certificate chain, or null if not loaded from files (then never reloaded)
+ * @param key the private key
+ * @param ca the network's CA
  * @param server the context of sessions this router accepts (asks for the peer's certificate)
  * @param client the context of sessions this router dials
  */
-public record RouterTls(SslContext server, SslContext client) {
+public record RouterTls(
+    int self, Path cert, Path key, Path ca, SslContext server, SslContext client) {
+
+  /** Contexts built elsewhere (not from files, so not reloaded). */
+  public RouterTls(SslContext server, SslContext client) {
+    this(-1, null, null, null, server, client);
+  }
+
+  /** The same files read again: a renewed certificate, key or CA. */
+  public RouterTls reload() {
+    return load(self, cert, key, ca);
+  }
 
   /** The URI prefix of a router number in a certificate's subjectAltName. */
   public static final String URN = "urn:bdrp:router:";
@@ -32,6 +47,7 @@ public record RouterTls(SslContext server, SslContext client) {
    * @throws IllegalArgumentException naming the file and the problem
    */
   public static RouterTls load(int self, Path cert, Path key, Path ca) {
+    TlsFiles.checkPair(cert, key);
     try {
       SslContext server =
           SslContextBuilder.forServer(cert.toFile(), key.toFile())
@@ -48,12 +64,7 @@ public record RouterTls(SslContext server, SslContext client) {
               .trustManager(ca.toFile())
               .endpointIdentificationAlgorithm(null) // identity is the router number, below
               .build();
-      X509Certificate own;
-      try (var in = java.nio.file.Files.newInputStream(cert)) {
-        own =
-            (X509Certificate)
-                java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
-      }
+      X509Certificate own = TlsFiles.certificate(cert);
       List<Integer> named = routerNumbers(own);
       if (!named.contains(self)) {
         throw new IllegalArgumentException(
@@ -67,8 +78,8 @@ public record RouterTls(SslContext server, SslContext client) {
                 + self
                 + ")");
       }
-      return new RouterTls(server, client);
-    } catch (java.security.cert.CertificateException | java.io.IOException e) {
+      return new RouterTls(self, cert, key, ca, server, client);
+    } catch (java.security.GeneralSecurityException | java.io.IOException e) {
       throw new IllegalArgumentException(
           "cannot use certificate " + cert + ", key " + key + ", CA " + ca + ": " + e.getMessage(),
           e);

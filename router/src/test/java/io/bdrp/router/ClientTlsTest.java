@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -103,6 +104,44 @@ class ClientTlsTest {
   }
 
   @Test
+  void aRenewedCertificateIsUsedForNewSessionsWhileOpenOnesGoOn() throws Exception {
+    Path live = Files.createDirectories(dir.resolve("live"));
+    Path crt = live.resolve("r.crt");
+    Path key = live.resolve("r.key");
+    Files.copy(leaf[0], crt);
+    Files.copy(leaf[1], key);
+    start(new Path[] {crt, key});
+    LinkedBlockingQueue<Message> got = new LinkedBlockingQueue<>();
+    try (BdrpClient before = client().tls(ca.cert()).onMessage(got::add).connect()) {
+      before.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
+      // Renewed by another CA, so that which certificate a new session gets is plain to see.
+      Path[] renewed = otherCa.leaf("router-0-renewed", "IP:127.0.0.1");
+      Files.copy(renewed[1], key, StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(renewed[0], crt, StandardCopyOption.REPLACE_EXISTING);
+      Federation.await("the router to reload its certificate", () -> reloads("ok") >= 1);
+      assertThrows(IOException.class, () -> client().tls(ca.cert()).connect().close());
+      try (BdrpClient after = client().tls(otherCa.cert()).connect()) {
+        after.sendAcknowledged(Message.builder().put("x", 3L).build()).get(10, TimeUnit.SECONDS);
+      }
+      assertEquals("3", got.poll(10, TimeUnit.SECONDS).get("x").toString(), "the open session");
+      // A key that does not belong to the certificate is not taken; the renewed one stays.
+      Files.copy(leaf[1], key, StandardCopyOption.REPLACE_EXISTING);
+      Federation.await("the router to refuse the mismatched key", () -> reloads("failed") >= 1);
+      try (BdrpClient still = client().tls(otherCa.cert()).connect()) {
+        assertTrue(still.isConnected());
+      }
+    }
+  }
+
+  private long reloads(String result) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "(?m)^bdrp_tls_reloads_total\\{result=\"" + result + "\"\\} (\\d+)$")
+            .matcher(router.metricsText());
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  @Test
   void aPlainClientGetsNoSessionOnATlsPort() throws Exception {
     start(leaf);
     assertThrows(IOException.class, () -> client().connect().close());
@@ -125,7 +164,18 @@ class ClientTlsTest {
             () ->
                 RouterConfig.parse(
                     "router: 0\ntls: {cert: " + garbage + ", key: " + leaf[1] + "}", "t.yaml"));
-    assertTrue(g.getMessage().startsWith("t.yaml: tls: cannot use certificate"), g.getMessage());
+    assertTrue(
+        g.getMessage().startsWith("t.yaml: tls: cannot") && g.getMessage().contains("garbage.crt"),
+        g.getMessage());
+    RouterConfig.ConfigException pair =
+        assertThrows(
+            RouterConfig.ConfigException.class,
+            () ->
+                RouterConfig.parse(
+                    "router: 0\ntls: {cert: " + leaf[0] + ", key: " + wrongName[1] + "}",
+                    "t.yaml"));
+    assertTrue(
+        pair.getMessage().contains("is not the private key of " + leaf[0]), pair.getMessage());
     RouterConfig ok =
         RouterConfig.parse("router: 0\ntls: {cert: " + leaf[0] + ", key: " + leaf[1] + "}", "t");
     assertEquals(leaf[0], ok.clientTls().cert());

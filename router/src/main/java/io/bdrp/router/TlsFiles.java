@@ -1,0 +1,73 @@
+package io.bdrp.router;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PrivateKey;
+import java.security.Signature;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Base64;
+
+/** Checks on PEM files before they are used for TLS. */
+final class TlsFiles {
+  private TlsFiles() {}
+
+  /** The first certificate of a PEM file. */
+  static X509Certificate certificate(Path cert) throws IOException, GeneralSecurityException {
+    try (InputStream in = Files.newInputStream(cert)) {
+      return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+    }
+  }
+
+  /**
+   * Checks that the PKCS#8 private key in {@code key} belongs to the first certificate in {@code
+   * cert}, by signing with one and verifying with the other: a TLS context built from a mismatched
+   * pair is accepted and only fails in handshakes.
+   *
+   * @throws IllegalArgumentException if it does not, or the key cannot be read
+   */
+  static void checkPair(Path cert, Path key) {
+    try {
+      X509Certificate c = certificate(cert);
+      String pem = Files.readString(key, StandardCharsets.US_ASCII);
+      int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
+      int end = pem.indexOf("-----END PRIVATE KEY-----");
+      if (begin < 0 || end < begin) {
+        throw new IllegalArgumentException(
+            key + " holds no PKCS#8 private key (BEGIN PRIVATE KEY)");
+      }
+      byte[] der =
+          Base64.getMimeDecoder()
+              .decode(pem.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end));
+      String alg = c.getPublicKey().getAlgorithm();
+      PrivateKey k = KeyFactory.getInstance(alg).generatePrivate(new PKCS8EncodedKeySpec(der));
+      String sigAlg =
+          switch (alg) {
+            case "EC" -> "SHA256withECDSA";
+            case "RSA" -> "SHA256withRSA";
+            case "Ed25519", "EdDSA" -> "Ed25519";
+            default -> throw new IllegalArgumentException("unsupported key algorithm " + alg);
+          };
+      byte[] probe = "bdrp key check".getBytes(StandardCharsets.US_ASCII);
+      Signature s = Signature.getInstance(sigAlg);
+      s.initSign(k);
+      s.update(probe);
+      byte[] sig = s.sign();
+      Signature v = Signature.getInstance(sigAlg);
+      v.initVerify(c.getPublicKey());
+      v.update(probe);
+      if (!v.verify(sig)) {
+        throw new IllegalArgumentException(key + " is not the private key of " + cert);
+      }
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException(
+          "cannot check " + key + " against " + cert + ": " + e.getMessage(), e);
+    }
+  }
+}
