@@ -142,6 +142,25 @@ class ClientTlsTest {
   }
 
   @Test
+  void anExpiredCertificateIsRefusedByTheClient() throws Exception {
+    Path[] expired = ca.leaf("router-0-expired", "IP:127.0.0.1", 0);
+    TestCerts.awaitExpiry(expired[0]);
+    start(expired);
+    IOException e =
+        assertThrows(IOException.class, () -> client().tls(ca.cert()).connect().close());
+    StringBuilder chain = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      chain.append(t).append(" / ");
+    }
+    assertTrue(
+        chain
+            .toString()
+            .toLowerCase(java.util.Locale.ROOT)
+            .matches(".*(expired|notafter|validity).*"),
+        chain.toString());
+  }
+
+  @Test
   void aPlainClientGetsNoSessionOnATlsPort() throws Exception {
     start(leaf);
     assertThrows(IOException.class, () -> client().connect().close());

@@ -129,6 +129,17 @@ class RouterTlsTest {
   }
 
   @Test
+  void aPeerWithAnExpiredCertificateFailsTheHandshake() throws Exception {
+    Router r0 = start(0, 1, tlsFor(ca, "r0-c", 0));
+    Path[] expired = ca.leaf("expired-r1", "URI:" + RouterTls.URN + "1,IP:127.0.0.1", 0);
+    TestCerts.awaitExpiry(expired[0]);
+    Router r1 = start(1, 0, RouterTls.load(1, expired[0], expired[1], ca.cert()));
+    link(r0, 0, r1, 1);
+    Federation.await("router 0 to refuse the expired certificate", () -> refused(r0, "tls") >= 1);
+    assertEquals(0, r0.reachable().length);
+  }
+
+  @Test
   void aRoutersOwnCertificateMustNameItsNumber() throws Exception {
     Path[] leaf = ca.leaf("named-3", "URI:" + RouterTls.URN + "3");
     IllegalArgumentException e =

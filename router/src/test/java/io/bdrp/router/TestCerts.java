@@ -52,6 +52,15 @@ final class TestCerts {
    * certificate and PKCS#8 key, {@code leaf.crt} and {@code leaf.key}.
    */
   Path[] leaf(String leaf, String subjectAltName) throws IOException, InterruptedException {
+    return leaf(leaf, subjectAltName, 1);
+  }
+
+  /**
+   * A leaf valid for {@code days} days from now; 0 makes one whose validity ends the second it
+   * begins, expired from then on.
+   */
+  Path[] leaf(String leaf, String subjectAltName, int days)
+      throws IOException, InterruptedException {
     openssl(
         dir,
         "req",
@@ -81,10 +90,16 @@ final class TestCerts {
         "-out",
         leaf + ".crt",
         "-days",
-        "1",
+        Integer.toString(days),
         "-extfile",
         leaf + ".ext");
     return new Path[] {dir.resolve(leaf + ".crt"), dir.resolve(leaf + ".key")};
+  }
+
+  /** Waits until the certificate in {@code cert} is past its notAfter. */
+  static void awaitExpiry(Path cert) throws Exception {
+    long end = TlsFiles.certificate(cert).getNotAfter().getTime();
+    Federation.await("the certificate to expire", () -> System.currentTimeMillis() > end + 1_000);
   }
 
   private static void openssl(Path dir, String... args) throws IOException, InterruptedException {
