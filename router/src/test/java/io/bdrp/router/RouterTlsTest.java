@@ -140,6 +140,40 @@ class RouterTlsTest {
   }
 
   @Test
+  void theDevelopmentCaScriptMakesCertificatesRoutersLinkWith() throws Exception {
+    Path out = dir.resolve("dev-ca");
+    Process p =
+        new ProcessBuilder("bash", "../scripts/dev-ca", "2", out.toString())
+            .redirectErrorStream(true)
+            .start();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "dev-ca finished");
+    String said = new String(p.getInputStream().readAllBytes());
+    assertEquals(0, p.exitValue(), said);
+    Router[] r = new Router[2];
+    for (int i = 0; i < 2; i++) {
+      RouterConfig c =
+          RouterConfig.parse(
+              "router: "
+                  + i
+                  + "\nlisten: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\"}"
+                  + "\nneighbours: [{router: "
+                  + (1 - i)
+                  + "}]\ntls: {cert: "
+                  + out.resolve("r" + i + ".crt")
+                  + ", key: "
+                  + out.resolve("r" + i + ".key")
+                  + ", ca: "
+                  + out.resolve("ca.crt")
+                  + "}",
+              "r" + i + ".yaml");
+      r[i] = Router.start(c);
+      routers.add(r[i]);
+    }
+    link(r[0], 0, r[1], 1);
+    Federation.await("a route over the link", () -> r[0].reachable().length == 1);
+  }
+
+  @Test
   void aRoutersOwnCertificateMustNameItsNumber() throws Exception {
     Path[] leaf = ca.leaf("named-3", "URI:" + RouterTls.URN + "3");
     IllegalArgumentException e =
