@@ -63,7 +63,8 @@ final class RouterCommand implements Callable<Integer> {
         fastPath == null ? c.fastPath() : fastPath(fastPath),
         c.clientAuth(),
         c.clientTls(),
-        c.routerTls());
+        c.routerTls(),
+        c.metricsAccess());
   }
 
   private static RouterConfig.FastPath fastPath(String v) {

@@ -24,9 +24,21 @@ final class MetricsHttp {
   private MetricsHttp() {}
 
   static ChannelInitializer<SocketChannel> initializer(Supplier<String> render) {
+    return initializer(render, null, () -> null);
+  }
+
+  /**
+   * The endpoint with {@code access} (null: open, plain HTTP): basic authentication when it names a
+   * user (401 otherwise), and TLS with the client port's current certificate when it asks.
+   */
+  static ChannelInitializer<SocketChannel> initializer(
+      Supplier<String> render, MetricsAccess access, Supplier<ClientTls> tls) {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(SocketChannel ch) {
+        if (access != null && access.tls() && tls.get() != null) {
+          ch.pipeline().addLast(tls.get().context().newHandler(ch.alloc()));
+        }
         ch.pipeline()
             .addLast(new HttpServerCodec(4096, 8192, 8192))
             .addLast(new HttpObjectAggregator(8192))
@@ -34,6 +46,21 @@ final class MetricsHttp {
                 new SimpleChannelInboundHandler<FullHttpRequest>() {
                   @Override
                   protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+                    if (access != null
+                        && !access.admits(req.headers().get(HttpHeaderNames.AUTHORIZATION))) {
+                      ByteBuf body =
+                          Unpooled.copiedBuffer(
+                              "authentication required\n", StandardCharsets.UTF_8);
+                      FullHttpResponse res =
+                          new DefaultFullHttpResponse(
+                              HttpVersion.HTTP_1_1, HttpResponseStatus.UNAUTHORIZED, body);
+                      res.headers()
+                          .set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"bdrp\"")
+                          .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                          .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+                      ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+                      return;
+                    }
                     boolean ok =
                         req.method().equals(HttpMethod.GET)
                             && (req.uri().equals("/metrics") || req.uri().startsWith("/metrics?"));

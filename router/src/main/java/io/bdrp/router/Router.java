@@ -232,7 +232,8 @@ public final class Router implements AutoCloseable {
           bindOn(
               "listen.metrics",
               config.metricsListen(),
-              MetricsHttp.initializer(() -> metrics.registry().render()));
+              MetricsHttp.initializer(
+                  () -> metrics.registry().render(), config.metricsAccess(), tls::clientTls));
     }
     loop.execute(
         () -> {

@@ -44,6 +44,7 @@ import java.util.Set;
  *     ClientAuth#OPEN}: everyone, everything)
  * @param clientTls TLS on the client port, or null for plain TCP
  * @param routerTls mutual TLS on router links, or null for plain TCP
+ * @param metricsAccess authentication and TLS of the metrics endpoint, or null for neither
  */
 public record RouterConfig(
     int router,
@@ -60,7 +61,8 @@ public record RouterConfig(
     FastPath fastPath,
     ClientAuth clientAuth,
     ClientTls clientTls,
-    RouterTls routerTls) {
+    RouterTls routerTls,
+    MetricsAccess metricsAccess) {
 
   /** Where transit DATA arriving over UDP is forwarded. */
   public enum FastPath {
@@ -201,6 +203,7 @@ public record RouterConfig(
         fastPath,
         ClientAuth.OPEN,
         null,
+        null,
         null);
   }
 
@@ -221,7 +224,8 @@ public record RouterConfig(
         fastPath,
         auth,
         clientTls,
-        routerTls);
+        routerTls,
+        metricsAccess);
   }
 
   /** This configuration with {@code tls} on the client port (null: plain TCP). */
@@ -241,7 +245,8 @@ public record RouterConfig(
         fastPath,
         clientAuth,
         tls,
-        routerTls);
+        routerTls,
+        metricsAccess);
   }
 
   /** This configuration with {@code tls} on router links (null: plain TCP). */
@@ -261,7 +266,8 @@ public record RouterConfig(
         fastPath,
         clientAuth,
         clientTls,
-        tls);
+        tls,
+        metricsAccess);
   }
 
   /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */
@@ -498,7 +504,7 @@ public record RouterConfig(
       String token = null;
       JsonNode auth = root.get("auth");
       if (auth != null) {
-        known(auth, "auth", "routerToken", "clients");
+        known(auth, "auth", "routerToken", "clients", "metrics");
         clientAuth = clientAuth(auth.get("clients"));
         JsonNode t = auth.get("routerToken");
         if (t != null && !t.isNull()) {
@@ -543,7 +549,45 @@ public record RouterConfig(
           fastPath,
           clientAuth,
           tls(root.get("tls")),
-          routerTls(router, root.get("tls")));
+          routerTls(router, root.get("tls")),
+          metricsAccess(auth == null ? null : auth.get("metrics"), root.get("tls")));
+    }
+
+    /** {@code auth.metrics} (user and password hash) and {@code tls.metrics}. */
+    MetricsAccess metricsAccess(JsonNode m, JsonNode tls) {
+      boolean overTls = false;
+      if (tls != null && tls.isObject() && tls.get("metrics") != null) {
+        JsonNode t = tls.get("metrics");
+        if (!t.isBoolean()) {
+          throw error("tls.metrics", "expected true or false");
+        }
+        overTls = t.asBoolean();
+      }
+      if (m == null || m.isNull()) {
+        return overTls ? new MetricsAccess(null, null, true) : null;
+      }
+      if (!m.isObject()) {
+        throw error("auth.metrics", "expected a map with user and password");
+      }
+      known(m, "auth.metrics", "user", "password");
+      JsonNode u = m.get("user");
+      if (u == null || !u.isTextual() || u.asText().isEmpty() || u.asText().contains(":")) {
+        throw error("auth.metrics.user", "expected a non-empty name without ':'");
+      }
+      JsonNode pw = m.get("password");
+      if (pw == null || !pw.isTextual()) {
+        throw error(
+            "auth.metrics.password",
+            "expected sha256:SALT:HASH (make one with: bdrp auth token --user " + u.asText() + ")");
+      }
+      try {
+        return new MetricsAccess(
+            u.asText(),
+            ClientAuth.user(u.asText(), pw.asText(), ClientAuth.Permissions.ALL),
+            overTls);
+      } catch (IllegalArgumentException e) {
+        throw error("auth.metrics.password", e.getMessage());
+      }
     }
 
     /** {@code tls}: the certificate and key for TLS on the client port. */
@@ -554,7 +598,7 @@ public record RouterConfig(
       if (!t.isObject()) {
         throw error("tls", "expected a map with cert and key (and ca for router links)");
       }
-      known(t, "tls", "cert", "key", "ca");
+      known(t, "tls", "cert", "key", "ca", "metrics");
       try {
         return ClientTls.load(pem(t, "cert"), pem(t, "key"));
       } catch (IllegalArgumentException e) {
