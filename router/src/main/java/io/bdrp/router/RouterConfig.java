@@ -209,6 +209,21 @@ public record RouterConfig(
 
   /** This configuration with {@code auth} for the client port. */
   public RouterConfig withClientAuth(ClientAuth auth) {
+    return withSecurity(auth, clientTls, routerTls, metricsAccess);
+  }
+
+  /** This configuration with {@code tls} on the client port (null: plain TCP). */
+  public RouterConfig withClientTls(ClientTls tls) {
+    return withSecurity(clientAuth, tls, routerTls, metricsAccess);
+  }
+
+  /** This configuration with {@code tls} on router links (null: plain TCP). */
+  public RouterConfig withRouterTls(RouterTls tls) {
+    return withSecurity(clientAuth, clientTls, tls, metricsAccess);
+  }
+
+  private RouterConfig withSecurity(
+      ClientAuth auth, ClientTls clients, RouterTls routers, MetricsAccess metrics) {
     return new RouterConfig(
         router,
         epoch,
@@ -223,51 +238,9 @@ public record RouterConfig(
         routerToken,
         fastPath,
         auth,
-        clientTls,
-        routerTls,
-        metricsAccess);
-  }
-
-  /** This configuration with {@code tls} on the client port (null: plain TCP). */
-  public RouterConfig withClientTls(ClientTls tls) {
-    return new RouterConfig(
-        router,
-        epoch,
-        clientListen,
-        routerListen,
-        metricsListen,
-        udpListen,
-        neighbours,
-        routing,
-        bloom,
-        limits,
-        routerToken,
-        fastPath,
-        clientAuth,
-        tls,
-        routerTls,
-        metricsAccess);
-  }
-
-  /** This configuration with {@code tls} on router links (null: plain TCP). */
-  public RouterConfig withRouterTls(RouterTls tls) {
-    return new RouterConfig(
-        router,
-        epoch,
-        clientListen,
-        routerListen,
-        metricsListen,
-        udpListen,
-        neighbours,
-        routing,
-        bloom,
-        limits,
-        routerToken,
-        fastPath,
-        clientAuth,
-        clientTls,
-        tls,
-        metricsAccess);
+        clients,
+        routers,
+        metrics);
   }
 
   /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */

@@ -10,9 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.transport.ErrorCode;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -46,20 +44,7 @@ class ClientAuthTest {
                     ClientAuth.hashLine(BOB),
                     new ClientAuth.Permissions("bob", null, Predicate.parse("topic = \"news\"")))),
             anonymous);
-    router =
-        Router.start(
-            new RouterConfig(
-                    0,
-                    System.currentTimeMillis(),
-                    InetSocketAddress.createUnresolved("127.0.0.1", 0),
-                    InetSocketAddress.createUnresolved("127.0.0.1", 0),
-                    null,
-                    List.of(),
-                    Federation.FAST,
-                    BloomParameters.DEFAULT,
-                    RouterConfig.Limits.DEFAULT,
-                    null)
-                .withClientAuth(auth));
+    router = Router.start(Federation.loneRouter().withClientAuth(auth));
     return router;
   }
 

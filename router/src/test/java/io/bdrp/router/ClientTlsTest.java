@@ -7,13 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.encoding.bloom.BloomParameters;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -44,18 +41,7 @@ class ClientTlsTest {
   private Router start(Path[] certAndKey) throws InterruptedException {
     router =
         Router.start(
-            new RouterConfig(
-                    0,
-                    System.currentTimeMillis(),
-                    InetSocketAddress.createUnresolved("127.0.0.1", 0),
-                    InetSocketAddress.createUnresolved("127.0.0.1", 0),
-                    null,
-                    List.of(),
-                    Federation.FAST,
-                    BloomParameters.DEFAULT,
-                    RouterConfig.Limits.DEFAULT,
-                    null)
-                .withClientTls(ClientTls.load(certAndKey[0], certAndKey[1])));
+            Federation.loneRouter().withClientTls(ClientTls.load(certAndKey[0], certAndKey[1])));
     return router;
   }
 

@@ -119,6 +119,32 @@ final class Federation implements AutoCloseable {
     return c;
   }
 
+  /** A router 0 on loopback ports the system picks, without neighbours, with fast timers. */
+  static RouterConfig loneRouter() {
+    return new RouterConfig(
+        0,
+        System.currentTimeMillis(),
+        java.net.InetSocketAddress.createUnresolved("127.0.0.1", 0),
+        java.net.InetSocketAddress.createUnresolved("127.0.0.1", 0),
+        null,
+        java.util.List.of(),
+        FAST,
+        io.bdrp.encoding.bloom.BloomParameters.DEFAULT,
+        RouterConfig.Limits.DEFAULT,
+        null);
+  }
+
+  /** {@code bdrp_link_refused_total{parameter}} of router {@code r}. */
+  static long linkRefused(Router r, String parameter) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "(?m)^bdrp_link_refused_total\\{parameter=\""
+                    + java.util.regex.Pattern.quote(parameter)
+                    + "\"\\} (\\d+)$")
+            .matcher(r.metricsText());
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
   /** Polls {@code condition} every 10 ms until it holds, failing after 20 s. */
   static void await(String what, BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + 20_000_000_000L;

@@ -59,13 +59,7 @@ class HelloChecksTest {
   }
 
   private static long refused(Router r, String parameter) {
-    Matcher m =
-        Pattern.compile(
-                "(?m)^bdrp_link_refused_total\\{parameter=\""
-                    + Pattern.quote(parameter)
-                    + "\"\\} (\\d+)$")
-            .matcher(r.metricsText());
-    return m.find() ? Long.parseLong(m.group(1)) : 0;
+    return Federation.linkRefused(r, parameter);
   }
 
   private static long incompatibleErrors(Router r) {

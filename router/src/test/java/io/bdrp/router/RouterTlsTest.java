@@ -12,8 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,13 +65,7 @@ class RouterTlsTest {
   }
 
   private static long refused(Router r, String parameter) {
-    Matcher m =
-        Pattern.compile(
-                "(?m)^bdrp_link_refused_total\\{parameter=\""
-                    + Pattern.quote(parameter)
-                    + "\"\\} (\\d+)$")
-            .matcher(r.metricsText());
-    return m.find() ? Long.parseLong(m.group(1)) : 0;
+    return Federation.linkRefused(r, parameter);
   }
 
   private static void link(Router a, int na, Router b, int nb) {
