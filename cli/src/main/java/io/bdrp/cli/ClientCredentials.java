@@ -22,11 +22,25 @@ final class ClientCredentials {
               + " router's certificate must name the address dialled).")
   Path tlsCa;
 
+  @Option(
+      names = "--cert",
+      paramLabel = "PEM",
+      description =
+          "With --tls-ca: a client certificate naming the user (urn:bdrp:user:NAME), instead of a"
+              + " token.")
+  Path cert;
+
+  @Option(names = "--key", paramLabel = "PEM", description = "The private key of --cert.")
+  Path key;
+
   /** Applies the token and TLS settings to {@code b}. */
   BdrpClient.Builder apply(BdrpClient.Builder b) {
     b.authToken(token == null ? "" : token);
+    if ((cert == null) != (key == null) || (cert != null && tlsCa == null)) {
+      throw new IllegalArgumentException("--cert and --key go together, with --tls-ca");
+    }
     if (tlsCa != null) {
-      b.tls(tlsCa);
+      b.tls(tlsCa, cert, key);
     }
     return b;
   }

@@ -250,14 +250,28 @@ public final class BdrpClient implements AutoCloseable {
      * @throws IllegalArgumentException if the file cannot be read as PEM certificates
      */
     public Builder tls(java.nio.file.Path caFile) {
+      return tls(caFile, null, null);
+    }
+
+    /**
+     * As {@link #tls(java.nio.file.Path)}, presenting a client certificate and its PKCS#8 key (PEM)
+     * too: a router with {@code tls.clientCa} takes the user the certificate names ({@code
+     * urn:bdrp:user:NAME}) without a token.
+     *
+     * @throws IllegalArgumentException if the files cannot be used
+     */
+    public Builder tls(java.nio.file.Path caFile, java.nio.file.Path cert, java.nio.file.Path key) {
       try {
-        this.tls =
+        io.netty.handler.ssl.SslContextBuilder b =
             io.netty.handler.ssl.SslContextBuilder.forClient()
                 .sslProvider(io.netty.handler.ssl.SslProvider.JDK)
                 .protocols("TLSv1.3")
                 .trustManager(caFile.toFile())
-                .endpointIdentificationAlgorithm("HTTPS")
-                .build();
+                .endpointIdentificationAlgorithm("HTTPS");
+        if (cert != null) {
+          b.keyManager(cert.toFile(), key.toFile());
+        }
+        this.tls = b.build();
       } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
         throw new IllegalArgumentException(
             "cannot use " + caFile + " as certificate authorities: " + e.getMessage(), e);

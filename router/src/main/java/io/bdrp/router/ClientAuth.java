@@ -46,18 +46,29 @@ public final class ClientAuth {
     }
   }
 
-  /** A user: its name, the salted hash of its token, and its permissions. */
+  /**
+   * A user: its name, the salted hash of its token (null for a user who signs in only with a client
+   * certificate), and its permissions.
+   */
   public record User(String name, byte[] salt, byte[] hash, Permissions permissions) {
     public User {
       Objects.requireNonNull(name, "name");
-      salt = salt.clone();
-      hash = hash.clone();
+      salt = salt == null ? null : salt.clone();
+      hash = hash == null ? null : hash.clone();
+    }
+
+    /** A user without a token: it signs in with a client certificate naming it. */
+    public static User withCertificate(String name, Permissions permissions) {
+      return new User(name, null, null, permissions);
     }
 
     boolean accepts(byte[] token) {
-      return MessageDigest.isEqual(hash, digest(salt, token));
+      return hash != null && MessageDigest.isEqual(hash, digest(salt, token));
     }
   }
+
+  /** The URI prefix that names a user in a client certificate's subjectAltName. */
+  public static final String USER_URN = "urn:bdrp:user:";
 
   /** Serves everyone with every permission: a router whose config names no client users. */
   public static final ClientAuth OPEN = new ClientAuth(List.of(), Permissions.ALL);
@@ -89,6 +100,23 @@ public final class ClientAuth {
    * be served. A token that matches no user is refused even where anonymous access is allowed.
    */
   public Permissions authenticate(byte[] token) {
+    return authenticate(token, null);
+  }
+
+  /**
+   * The permissions of a client whose verified TLS certificate names user {@code certUser} (null:
+   * no certificate) and that presents {@code token}: the certificate's user if there is one (a
+   * certificate naming no user of this router is refused), else as {@link #authenticate(byte[])}.
+   */
+  public Permissions authenticate(byte[] token, String certUser) {
+    if (certUser != null && !open()) {
+      for (User u : users) {
+        if (u.name().equals(certUser)) {
+          return u.permissions();
+        }
+      }
+      return null;
+    }
     if (open()) {
       return Permissions.ALL; // no users: tokens are not checked, as before authentication
     }

@@ -136,6 +136,34 @@ final class ClientSessions {
     }
   }
 
+  /** The user a verified client certificate names ({@code urn:bdrp:user:NAME}), or null. */
+  private static String certificateUser(ChannelHandlerContext ctx) {
+    io.netty.handler.ssl.SslHandler ssl = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+    if (ssl == null) {
+      return null;
+    }
+    try {
+      java.security.cert.Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
+      if (chain.length == 0 || !(chain[0] instanceof java.security.cert.X509Certificate x)) {
+        return null;
+      }
+      var sans = x.getSubjectAlternativeNames();
+      if (sans != null) {
+        for (java.util.List<?> san : sans) {
+          if (san.size() == 2
+              && Integer.valueOf(6).equals(san.get(0))
+              && String.valueOf(san.get(1)).startsWith(ClientAuth.USER_URN)) {
+            return String.valueOf(san.get(1)).substring(ClientAuth.USER_URN.length());
+          }
+        }
+      }
+      return null;
+    } catch (javax.net.ssl.SSLPeerUnverifiedException
+        | java.security.cert.CertificateParsingException e) {
+      return null; // no certificate: a token, or anonymous
+    }
+  }
+
   /**
    * One client session.
    *
@@ -165,21 +193,27 @@ final class ClientSessions {
               "this router serves at most " + config.limits().maxClients() + " clients",
               true);
         }
-        ClientAuth.Permissions permissions = config.clientAuth().authenticate(h.authToken());
+        String certUser = certificateUser(ctx);
+        ClientAuth.Permissions permissions =
+            config.clientAuth().authenticate(h.authToken(), certUser);
         if (permissions == null) {
           refused.inc();
           log.info(
               "router {}: refusing client {} ({}) at {}: {}",
               config.router(),
               h.clientName(),
-              h.authToken().length == 0 ? "no token" : "a token of no user",
+              certUser != null
+                  ? "a certificate for user '" + certUser + "', not a user here"
+                  : h.authToken().length == 0 ? "no token" : "a token of no user",
               ctx.channel().remoteAddress(),
               "not authorized");
           throw new ProtocolException(
               ErrorCode.NOT_AUTHORIZED,
-              h.authToken().length == 0
-                  ? "this router serves only clients with a token"
-                  : "the token is not that of a user of this router");
+              certUser != null
+                  ? "the certificate names user '" + certUser + "', not a user of this router"
+                  : h.authToken().length == 0
+                      ? "this router serves only clients with a token"
+                      : "the token is not that of a user of this router");
         }
         host = new Host(nextHost++, ctx.channel(), h.clientName(), permissions, router.metrics());
         hosts.put(host.id, host);

@@ -13,13 +13,19 @@ import javax.net.ssl.SSLException;
  *
  * @param cert the certificate chain, leaf first
  * @param key the private key of the leaf
+ * @param clientCa the CA whose client certificates name users ({@code tls.clientCa}), or null
  * @param context the server context built from them
  */
-public record ClientTls(Path cert, Path key, SslContext context) {
+public record ClientTls(Path cert, Path key, Path clientCa, SslContext context) {
+
+  /** TLS without client certificates. */
+  public static ClientTls load(Path cert, Path key) {
+    return load(cert, key, null);
+  }
 
   /** The same files read again: a renewed certificate or key. */
   public ClientTls reload() {
-    return load(cert, key);
+    return load(cert, key, clientCa);
   }
 
   /**
@@ -27,20 +33,23 @@ public record ClientTls(Path cert, Path key, SslContext context) {
    *
    * @throws IllegalArgumentException naming the file and the problem, if they cannot be used
    */
-  public static ClientTls load(Path cert, Path key) {
-    for (Path p : new Path[] {cert, key}) {
+  public static ClientTls load(Path cert, Path key, Path clientCa) {
+    for (Path p : clientCa == null ? new Path[] {cert, key} : new Path[] {cert, key, clientCa}) {
       if (!Files.isReadable(p)) {
         throw new IllegalArgumentException("cannot read " + p);
       }
     }
     TlsFiles.checkPair(cert, key);
     try {
-      SslContext c =
+      SslContextBuilder b =
           SslContextBuilder.forServer(cert.toFile(), key.toFile())
               .sslProvider(SslProvider.JDK)
-              .protocols("TLSv1.3")
-              .build();
-      return new ClientTls(cert, key, c);
+              .protocols("TLSv1.3");
+      if (clientCa != null) {
+        // Asked for, not required: clients with a token and no certificate still get in.
+        b.trustManager(clientCa.toFile()).clientAuth(io.netty.handler.ssl.ClientAuth.OPTIONAL);
+      }
+      return new ClientTls(cert, key, clientCa, b.build());
     } catch (SSLException | IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "cannot use certificate " + cert + " with key " + key + ": " + e.getMessage(), e);

@@ -496,6 +496,18 @@ public record RouterConfig(
           token = t.asText();
         }
       }
+      ClientTls clientTls = tls(root.get("tls"));
+      if (clientTls == null || clientTls.clientCa() == null) {
+        for (int i = 0; i < clientAuth.users().size(); i++) {
+          if (clientAuth.users().get(i).hash() == null) {
+            throw error(
+                "auth.clients.users[" + i + "].token",
+                "user '"
+                    + clientAuth.users().get(i).name()
+                    + "' has no token, and without tls.clientCa no client certificate can name it");
+          }
+        }
+      }
       FastPath fastPath = FastPath.JVM;
       JsonNode fp = root.get("fastPath");
       if (fp != null && !fp.isNull()) {
@@ -521,7 +533,7 @@ public record RouterConfig(
           token,
           fastPath,
           clientAuth,
-          tls(root.get("tls")),
+          clientTls,
           routerTls(router, root.get("tls")),
           metricsAccess(auth == null ? null : auth.get("metrics"), root.get("tls")));
     }
@@ -571,9 +583,11 @@ public record RouterConfig(
       if (!t.isObject()) {
         throw error("tls", "expected a map with cert and key (and ca for router links)");
       }
-      known(t, "tls", "cert", "key", "ca", "metrics");
+      known(t, "tls", "cert", "key", "ca", "metrics", "clientCa");
       try {
-        return ClientTls.load(pem(t, "cert"), pem(t, "key"));
+        JsonNode cc = t.get("clientCa");
+        return ClientTls.load(
+            pem(t, "cert"), pem(t, "key"), cc == null || cc.isNull() ? null : pem(t, "clientCa"));
       } catch (IllegalArgumentException e) {
         throw error("tls", e.getMessage());
       }
@@ -635,7 +649,14 @@ public record RouterConfig(
             throw error(path + ".name", "user '" + name.asText() + "' is named twice");
           }
           JsonNode t = u.get("token");
-          if (t == null || !t.isTextual()) {
+          if (t == null || t.isNull()) {
+            // Signs in with a client certificate naming it; needs tls.clientCa (checked below).
+            users.add(
+                ClientAuth.User.withCertificate(
+                    name.asText(), permissions(u, path, name.asText())));
+            continue;
+          }
+          if (!t.isTextual()) {
             throw error(
                 path + ".token",
                 "expected sha256:SALT:HASH (make one with: bdrp auth token --user "

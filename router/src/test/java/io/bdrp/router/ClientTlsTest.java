@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -144,6 +145,45 @@ class ClientTlsTest {
             .toLowerCase(java.util.Locale.ROOT)
             .matches(".*(expired|notafter|validity).*"),
         chain.toString());
+  }
+
+  @Test
+  void aClientCertificateNamingAUserSignsInAsThatUserWithoutAToken() throws Exception {
+    ClientAuth auth =
+        new ClientAuth(
+            List.of(
+                ClientAuth.User.withCertificate(
+                    "carol",
+                    new ClientAuth.Permissions(
+                        "carol", null, Predicate.parse("topic = \"news\"")))),
+            null);
+    router =
+        Router.start(
+            Federation.loneRouter()
+                .withClientTls(ClientTls.load(leaf[0], leaf[1], ca.cert()))
+                .withClientAuth(auth));
+    Path[] carol = ca.leaf("carol", "URI:" + ClientAuth.USER_URN + "carol");
+    try (BdrpClient c = client().tls(ca.cert(), carol[0], carol[1]).connect()) {
+      c.sendAcknowledged(Message.builder().put("topic", "news").build()).get(10, TimeUnit.SECONDS);
+      // Carol's publish permission applies: she is known by her certificate alone.
+      java.util.concurrent.ExecutionException refused =
+          assertThrows(
+              java.util.concurrent.ExecutionException.class,
+              () ->
+                  c.sendAcknowledged(Message.builder().put("topic", "sport").build())
+                      .get(10, TimeUnit.SECONDS));
+      assertTrue(refused.getCause().getMessage().contains("carol's publish permission"));
+    }
+    Path[] mallory = ca.leaf("mallory", "URI:" + ClientAuth.USER_URN + "mallory");
+    BdrpClient.RouterException notAUser =
+        assertThrows(
+            BdrpClient.RouterException.class,
+            () -> client().tls(ca.cert(), mallory[0], mallory[1]).connect().close());
+    assertTrue(notAUser.getMessage().contains("names user 'mallory'"), notAUser.getMessage());
+    Path[] rogue = otherCa.leaf("rogue-carol", "URI:" + ClientAuth.USER_URN + "carol");
+    assertThrows(
+        IOException.class, () -> client().tls(ca.cert(), rogue[0], rogue[1]).connect().close());
+    assertThrows(BdrpClient.RouterException.class, () -> client().tls(ca.cert()).connect().close());
   }
 
   @Test

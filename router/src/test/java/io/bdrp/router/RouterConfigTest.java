@@ -100,6 +100,7 @@ class RouterConfigTest {
         "'router: 1\nauth: {clients: {users: [{name: a, token: x, subscribe: \"x >\"}]}}' | auth.clients.users[0].subscribe:",
         "'router: 1\nauth: {clients: {users: [{name: a, token: x, role: admin}]}}' | auth.clients.users[0].role: unknown field",
         "'router: 1\nauth: {clients: {anonymous: maybe}}' | auth.clients.anonymous: expected true, false or a map",
+        "'router: 1\nauth: {clients: {users: [{name: c}]}}' | auth.clients.users[0].token: user 'c' has no token, and without tls.clientCa",
       })
   void errorsNameTheField(String yaml, String expected) {
     RouterConfig.ConfigException e =
