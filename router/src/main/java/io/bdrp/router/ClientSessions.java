@@ -138,30 +138,10 @@ final class ClientSessions {
 
   /** The user a verified client certificate names ({@code urn:bdrp:user:NAME}), or null. */
   private static String certificateUser(ChannelHandlerContext ctx) {
-    io.netty.handler.ssl.SslHandler ssl = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
-    if (ssl == null) {
-      return null;
-    }
-    try {
-      java.security.cert.Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
-      if (chain.length == 0 || !(chain[0] instanceof java.security.cert.X509Certificate x)) {
-        return null;
-      }
-      var sans = x.getSubjectAlternativeNames();
-      if (sans != null) {
-        for (java.util.List<?> san : sans) {
-          if (san.size() == 2
-              && Integer.valueOf(6).equals(san.get(0))
-              && String.valueOf(san.get(1)).startsWith(ClientAuth.USER_URN)) {
-            return String.valueOf(san.get(1)).substring(ClientAuth.USER_URN.length());
-          }
-        }
-      }
-      return null;
-    } catch (javax.net.ssl.SSLPeerUnverifiedException
-        | java.security.cert.CertificateParsingException e) {
-      return null; // no certificate: a token, or anonymous
-    }
+    java.security.cert.X509Certificate peer = TlsFiles.peer(ctx);
+    java.util.List<String> users =
+        peer == null ? java.util.List.of() : TlsFiles.uris(peer, ClientAuth.USER_URN);
+    return users.isEmpty() ? null : users.get(0);
   }
 
   /**

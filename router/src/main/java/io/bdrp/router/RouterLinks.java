@@ -19,7 +19,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
@@ -28,7 +27,6 @@ import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -227,18 +225,8 @@ final class RouterLinks {
 
   /** The router numbers the peer's TLS certificate names (none without a certificate). */
   private static List<Integer> peerRouterNumbers(ChannelHandlerContext ctx) {
-    SslHandler ssl = ctx.pipeline().get(SslHandler.class);
-    if (ssl == null) {
-      return List.of();
-    }
-    try {
-      java.security.cert.Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
-      return chain.length > 0 && chain[0] instanceof X509Certificate x
-          ? RouterTls.routerNumbers(x)
-          : List.of();
-    } catch (SSLPeerUnverifiedException e) {
-      return List.of();
-    }
+    X509Certificate peer = TlsFiles.peer(ctx);
+    return peer == null ? List.of() : RouterTls.routerNumbers(peer);
   }
 
   /** Counts and logs a TLS handshake that failed (wrong CA, no certificate, expired, ...). */

@@ -214,28 +214,22 @@ final class RouterMetrics {
 
   /** Reloads of TLS files by result: ok, or failed (the previous certificates stay in use). */
   Metrics.Counter tlsReloads(String result) {
-    return byLabel.computeIfAbsent(
-        "bdrp_tls_reloads_total\0" + result,
-        k ->
-            registry.counter(
-                "bdrp_tls_reloads_total",
-                "Reloads of changed TLS certificate, key and CA files, by result: ok, or failed"
-                    + " (the previous ones stay in use).",
-                "result",
-                result));
+    return byLabel(
+        "bdrp_tls_reloads_total",
+        "Reloads of changed TLS certificate, key and CA files, by result: ok, or failed"
+            + " (the previous ones stay in use).",
+        "result",
+        result);
   }
 
   /** SENDs refused by reason ({@code publish_permission}: outside the user's permission). */
   Metrics.Counter sendsRefused(String reason) {
-    return byLabel.computeIfAbsent(
-        "bdrp_client_sends_refused_total\0" + reason,
-        k ->
-            registry.counter(
-                "bdrp_client_sends_refused_total",
-                "Messages from clients refused, by reason: publish_permission (the message is"
-                    + " outside the user's publish predicate).",
-                "reason",
-                reason));
+    return byLabel(
+        "bdrp_client_sends_refused_total",
+        "Messages from clients refused, by reason: publish_permission (the message is outside"
+            + " the user's publish predicate).",
+        "reason",
+        reason);
   }
 
   /** The partial-frame budget of {@code port}: bytes reserved now, and refusals. */

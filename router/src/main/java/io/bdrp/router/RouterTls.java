@@ -4,10 +4,8 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Path;
-import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 
 /**
@@ -89,26 +87,12 @@ public record RouterTls(
   /** The router numbers a certificate names in subjectAltName URIs {@code urn:bdrp:router:N}. */
   public static List<Integer> routerNumbers(X509Certificate c) {
     List<Integer> out = new ArrayList<>();
-    try {
-      Collection<List<?>> sans = c.getSubjectAlternativeNames();
-      if (sans == null) {
-        return out;
+    for (String n : TlsFiles.uris(c, URN)) {
+      try {
+        out.add(Integer.parseInt(n));
+      } catch (NumberFormatException e) {
+        // not a router number: ignored
       }
-      for (List<?> san : sans) {
-        // Type 6: uniformResourceIdentifier.
-        if (san.size() == 2 && Integer.valueOf(6).equals(san.get(0))) {
-          String uri = String.valueOf(san.get(1));
-          if (uri.startsWith(URN)) {
-            try {
-              out.add(Integer.parseInt(uri.substring(URN.length())));
-            } catch (NumberFormatException e) {
-              // not a router number: ignored
-            }
-          }
-        }
-      }
-    } catch (CertificateParsingException e) {
-      return out;
     }
     return out;
   }

@@ -1,5 +1,7 @@
 package io.bdrp.router;
 
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -9,14 +11,57 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.Signature;
+import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
+import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collection;
+import java.util.List;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
-/** Checks on PEM files before they are used for TLS. */
+/** Reading PEM files and certificates for TLS: checks before use, and names in certificates. */
 final class TlsFiles {
   private TlsFiles() {}
+
+  /**
+   * What follows {@code prefix} in each subjectAltName URI of {@code c} that starts with it (how a
+   * certificate names a router, {@code urn:bdrp:router:N}, or a user, {@code urn:bdrp:user:NAME}).
+   */
+  static List<String> uris(X509Certificate c, String prefix) {
+    List<String> out = new ArrayList<>();
+    try {
+      Collection<List<?>> sans = c.getSubjectAlternativeNames();
+      for (List<?> san : sans == null ? List.<List<?>>of() : sans) {
+        // Type 6: uniformResourceIdentifier.
+        if (san.size() == 2 && Integer.valueOf(6).equals(san.get(0))) {
+          String uri = String.valueOf(san.get(1));
+          if (uri.startsWith(prefix)) {
+            out.add(uri.substring(prefix.length()));
+          }
+        }
+      }
+    } catch (CertificateParsingException e) {
+      // names nothing
+    }
+    return out;
+  }
+
+  /** The verified certificate the peer of a TLS session presented, or null if none. */
+  static X509Certificate peer(ChannelHandlerContext ctx) {
+    SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+    if (ssl == null) {
+      return null;
+    }
+    try {
+      Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
+      return chain.length > 0 && chain[0] instanceof X509Certificate x ? x : null;
+    } catch (SSLPeerUnverifiedException e) {
+      return null;
+    }
+  }
 
   /** The first certificate of a PEM file. */
   static X509Certificate certificate(Path cert) throws IOException, GeneralSecurityException {

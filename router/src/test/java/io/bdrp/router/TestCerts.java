@@ -9,38 +9,36 @@ import java.util.concurrent.TimeUnit;
 /** Certificates for TLS tests, made by the openssl command: a CA and leaves it signs. */
 final class TestCerts {
   private final Path dir;
+  private final String name;
 
-  private TestCerts(Path dir) {
+  private TestCerts(Path dir, String name) {
     this.dir = dir;
+    this.name = name;
   }
 
   /** A new CA named {@code name} in {@code dir}: {@code name.crt} and {@code name.key}. */
   static TestCerts ca(Path dir, String name) throws IOException, InterruptedException {
-    openssl(
-        dir,
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        name + ".key",
-        "-out",
-        name + ".crt",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=" + name);
-    return new TestCerts(dir).named(name);
+    newKey(dir, name, "-x509", "-out", name + ".crt", "-days", "2");
+    return new TestCerts(dir, name);
   }
 
-  private String name;
-
-  private TestCerts named(String n) {
-    this.name = n;
-    return this;
+  /** A P-256 key in {@code name.key} and a request (or, with -x509, a certificate) for CN=name. */
+  private static void newKey(Path dir, String name, String... output)
+      throws IOException, InterruptedException {
+    List<String> args = new java.util.ArrayList<>(List.of("req"));
+    args.addAll(List.of(output));
+    args.addAll(
+        List.of(
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            name + ".key",
+            "-subj",
+            "/CN=" + name));
+    openssl(dir, args.toArray(String[]::new));
   }
 
   Path cert() {
@@ -61,20 +59,7 @@ final class TestCerts {
    */
   Path[] leaf(String leaf, String subjectAltName, int days)
       throws IOException, InterruptedException {
-    openssl(
-        dir,
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        leaf + ".key",
-        "-out",
-        leaf + ".csr",
-        "-subj",
-        "/CN=" + leaf);
+    newKey(dir, leaf, "-out", leaf + ".csr");
     Files.writeString(dir.resolve(leaf + ".ext"), "subjectAltName=" + subjectAltName + "\n");
     openssl(
         dir,

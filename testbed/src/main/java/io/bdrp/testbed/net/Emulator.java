@@ -307,15 +307,7 @@ public final class Emulator {
    * standard error: what a run killed before its clean-up left behind.
    */
   static void removeAbandoned() throws IOException {
-    var m = Pattern.compile("bdrp-([a-z0-9]{1,4})-r[0-9]+");
-    Set<String> names = new java.util.TreeSet<>();
-    for (String ns : allNamespaces()) {
-      var mm = m.matcher(ns);
-      if (mm.matches()) {
-        names.add(mm.group(1));
-      }
-    }
-    for (String name : names) {
+    for (String name : networksUp()) {
       Owner o = owner(name);
       if (o != null && !o.running()) {
         System.err.printf(
@@ -346,14 +338,20 @@ public final class Emulator {
 
   /** The name of a network other than {@code name} that has namespaces now, or null. */
   static String otherNetwork(String name) throws IOException {
+    return networksUp().stream().filter(n -> !n.equals(name)).findFirst().orElse(null);
+  }
+
+  /** The names of the networks that have namespaces now, sorted. */
+  private static Set<String> networksUp() throws IOException {
     var m = Pattern.compile("bdrp-([a-z0-9]{1,4})-r[0-9]+");
+    Set<String> names = new java.util.TreeSet<>();
     for (String ns : allNamespaces()) {
       var mm = m.matcher(ns);
-      if (mm.matches() && !mm.group(1).equals(name)) {
-        return mm.group(1);
+      if (mm.matches()) {
+        names.add(mm.group(1));
       }
     }
-    return null;
+    return names;
   }
 
   /** Every network namespace on the machine, by name. */
