@@ -60,10 +60,18 @@ final class BenchCommand {
   Path out;
 
   PubSubSystem system(String name) {
+    return system(name, false);
+  }
+
+  PubSubSystem system(String name, boolean tls) {
     List<String> jvm = Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
+    if (tls && name.equals("activemq")) {
+      throw new IllegalArgumentException(
+          "--tls: runs bdrp and nats only (leave activemq out of --systems)");
+    }
     return switch (name) {
-      case "bdrp" -> new BdrpSystem(jvm);
-      case "nats" -> new NatsSystem();
+      case "bdrp" -> new BdrpSystem(jvm, tls);
+      case "nats" -> new NatsSystem(tls);
       case "activemq" -> new ActiveMqSystem(jvm);
       default ->
           throw new IllegalArgumentException(
@@ -140,9 +148,29 @@ final class BenchCommand {
         description = "Workloads (default: ${DEFAULT-VALUE}).")
     List<String> workloads;
 
+    /** Whether systems run with TLS between clients and server. */
+    enum TlsMode {
+      off,
+      on,
+      both
+    }
+
+    @Option(
+        names = "--tls",
+        defaultValue = "off",
+        description =
+            "TLS 1.3 between clients and server, with certificates from a development CA made "
+                + "for the run: off, on, or both (each system plain, then with TLS, and the "
+                + "cost of TLS as TLS ÷ plain). bdrp and nats only (default: ${DEFAULT-VALUE}).")
+    TlsMode tls;
+
     @Override
     public Integer call() throws Exception {
       PrintWriter w = spec.commandLine().getOut();
+      if (tls != TlsMode.off && parent.systems.contains("activemq")) {
+        throw new IllegalArgumentException(
+            "--tls: runs bdrp and nats only (add --systems bdrp,nats)");
+      }
       FanoutBenchmark.Options o =
           new FanoutBenchmark.Options(
               subscribers,
@@ -162,11 +190,14 @@ final class BenchCommand {
                       "--workloads: unknown workload '" + wl + "' (known: fanout, selective)");
             };
         for (String s : parent.systems) {
-          PubSubSystem sys = parent.system(s);
-          w.printf("== %s, %s: 1 publisher, %d subscribers%n", s, wl, subscribers);
-          w.flush();
-          try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
-            results.add(FanoutBenchmark.run(sys, workload, o, dir.resolve(s + "-" + wl), ps));
+          for (boolean withTls : tlsModes()) {
+            PubSubSystem sys = parent.system(s, withTls);
+            w.printf("== %s, %s: 1 publisher, %d subscribers%n", sys.name(), wl, subscribers);
+            w.flush();
+            try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
+              results.add(
+                  FanoutBenchmark.run(sys, workload, o, dir.resolve(sys.name() + "-" + wl), ps));
+            }
           }
         }
       }
@@ -192,25 +223,34 @@ final class BenchCommand {
         }
       }
       StringBuilder md = new StringBuilder();
-      md.append(
-          "| workload | system | delivered msg/s | vs bdrp | published | lost | server CPU"
-              + " (cores) | harness CPU (cores) |\n");
-      md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+      boolean both = tls == TlsMode.both;
+      md.append("| workload | system | delivered msg/s | vs bdrp |")
+          .append(both ? " TLS ÷ plain |" : "")
+          .append(" published | lost | server CPU (cores) | harness CPU (cores) |\n");
+      md.append("|---|---|---:|---:|").append(both ? "---:|" : "").append("---:|---:|---:|---:|\n");
       for (FanoutBenchmark.Result r : results) {
-        double base =
-            results.stream()
-                .filter(x -> x.workload() == r.workload() && x.system().equals("bdrp"))
-                .mapToDouble(FanoutBenchmark.Result::deliveredPerSecond)
-                .findFirst()
-                .orElse(0);
+        String suffix = r.system().endsWith(TLS) ? TLS : "";
+        double base = rate(results, r.workload(), "bdrp" + suffix);
+        String tlsCost = "";
+        if (both) {
+          tlsCost =
+              suffix.isEmpty()
+                  ? " |"
+                  : " "
+                      + ratio(
+                          r.deliveredPerSecond(),
+                          rate(results, r.workload(), r.system().replace(TLS, "")))
+                      + " |";
+        }
         md.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %s | %,.0f | %s | %,d | %,d | %.2f | %.2f |%n",
+                "| %s | %s | %,.0f | %s |%s %,d | %,d | %.2f | %.2f |%n",
                 r.workload().name().toLowerCase(Locale.ROOT),
                 r.system(),
                 r.deliveredPerSecond(),
                 ratio(base, r.deliveredPerSecond()),
+                tlsCost,
                 r.published(),
                 r.lost(),
                 r.serverCpuSeconds() / r.seconds(),
@@ -220,10 +260,30 @@ final class BenchCommand {
       w.println();
       w.print(md);
       w.println(
-          "('vs bdrp' is bdrp's rate divided by the row's: above 1 means bdrp delivers more.)");
+          "('vs bdrp' is bdrp's rate divided by the row's, with TLS for rows with TLS: above 1"
+              + " means bdrp delivers more.)");
       w.println("Results: " + dir.toAbsolutePath());
       w.flush();
-      return results.stream().anyMatch(r -> r.system().equals("bdrp") && r.lost() > 0) ? 1 : 0;
+      return results.stream().anyMatch(r -> r.system().startsWith("bdrp") && r.lost() > 0) ? 1 : 0;
+    }
+
+    private static final String TLS = "+tls";
+
+    private List<Boolean> tlsModes() {
+      return switch (tls) {
+        case off -> List.of(false);
+        case on -> List.of(true);
+        case both -> List.of(false, true);
+      };
+    }
+
+    private static double rate(
+        List<FanoutBenchmark.Result> results, FanoutBenchmark.Workload workload, String system) {
+      return results.stream()
+          .filter(x -> x.workload() == workload && x.system().equals(system))
+          .mapToDouble(FanoutBenchmark.Result::deliveredPerSecond)
+          .findFirst()
+          .orElse(0);
     }
   }
 

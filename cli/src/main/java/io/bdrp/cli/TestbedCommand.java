@@ -248,6 +248,13 @@ final class TestbedCommand {
         description = "JVM options of routers and brokers (default: ${DEFAULT-VALUE}).")
     String serverJvmOptions;
 
+    @Option(
+        names = "--tls",
+        description =
+            "bdrp's client ports speak TLS 1.3 and its router links mutual TLS, with certificates"
+                + " from a development CA made in the run folder (docs/security.md).")
+    boolean tls;
+
     @Option(names = "--out", description = "Run folder (default: runs/testbed-SCENARIO-DATE-TIME).")
     Path out;
 
@@ -305,6 +312,11 @@ final class TestbedCommand {
                 ? "the file's edge delays"
                 : Emulator.delay(delayMicros));
       }
+      if (tls) {
+        o.println(
+            "bdrp: TLS 1.3 on client ports, mutual TLS on router links (certificates in each"
+                + " run's bdrp/tls)");
+      }
       Path dir = runFolder(out, "testbed-" + scenario);
       List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
       List<WanRun.Result> results = new ArrayList<>();
@@ -319,7 +331,7 @@ final class TestbedCommand {
         for (String s : systems) {
           WanSystem sys =
               switch (s) {
-                case "bdrp" -> new BdrpWan(jvm, linkTransport, fastPath, broadcastFraction);
+                case "bdrp" -> new BdrpWan(jvm, linkTransport, fastPath, broadcastFraction, tls);
                 case "activemq" -> new ActiveMqWan(jvm);
                 default ->
                     throw new IllegalArgumentException(

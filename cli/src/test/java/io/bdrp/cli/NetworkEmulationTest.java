@@ -114,8 +114,15 @@ class NetworkEmulationTest {
     assertEquals(4, Emulator.namespaces(otherName).size());
   }
 
+  /** A client of router {@code r}, trusting the federation's CA if it has one. */
+  private static BdrpClient.Builder client(NamespaceFederation f, int r) {
+    BdrpClient.Builder b = BdrpClient.builder().router(f.clientAddress(r));
+    return f.ca() == null ? b : b.tls(f.ca().ca());
+  }
+
+  /** DATA over TCP, over UDP, and over TCP with TLS on client ports and mutual TLS on links. */
   @ParameterizedTest(name = "DATA over {0}")
-  @ValueSource(strings = {"tcp", "udp"})
+  @ValueSource(strings = {"tcp", "udp", "tcp with TLS"})
   @Timeout(180)
   void routersInTheNamespacesCarryMessagesOverTheShapedLinks(String transport, @TempDir Path dir)
       throws Exception {
@@ -123,13 +130,14 @@ class NetworkEmulationTest {
         Emulator.plan(Bundled.load("routers-4"), name, Emulator.parseRate("8mbit"));
     Emulator.upForThisProcess(n);
     List<ChildProcess> started;
+    boolean tls = transport.endsWith("TLS");
     try (NamespaceFederation f =
-        NamespaceFederation.start(n, dir, List.of("-Xmx256m"), null, transport)) {
+        NamespaceFederation.start(
+            n, dir, List.of("-Xmx256m"), null, tls ? "tcp" : transport, tls)) {
       started = f.processes();
       LinkedBlockingQueue<Message> got = new LinkedBlockingQueue<>();
-      try (BdrpClient sub =
-              BdrpClient.builder().router(f.clientAddress(3)).onMessage(got::add).connect();
-          BdrpClient pub = BdrpClient.builder().router(f.clientAddress(1)).connect()) {
+      try (BdrpClient sub = client(f, 3).onMessage(got::add).connect();
+          BdrpClient pub = client(f, 1).connect()) {
         sub.setPredicate(Predicate.parse("topic = \"t\"")).get(10, TimeUnit.SECONDS);
         // Routes and predicates spread with the routers' timers; probe until the path works.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -154,6 +162,11 @@ class NetworkEmulationTest {
         assertTrue(
             crossed >= 200 * 1000,
             "the messages crossed the shaped links: " + crossed + " bytes counted by HTB");
+      }
+      for (int r = 0; tls && r < 4; r++) {
+        String log = Files.readString(dir.resolve("router-" + r + ".log"));
+        assertTrue(log.contains("TLS engine"), log);
+        assertFalse(log.contains("TLS handshake"), "no failed handshake: " + log);
       }
     }
     for (ChildProcess p : started) {

@@ -246,6 +246,8 @@ public final class BdrpClient implements AutoCloseable {
     /**
      * Speaks TLS 1.3 to the router and trusts the certificate authorities in {@code caFile} (PEM):
      * the router's certificate must be signed by one of them and name the host or address dialled.
+     * The engine is Netty's default: BoringSSL when {@code netty-tcnative-boringssl-static} is on
+     * the class path and loads, the JDK's otherwise.
      *
      * @throws IllegalArgumentException if the file cannot be read as PEM certificates
      */
@@ -264,7 +266,6 @@ public final class BdrpClient implements AutoCloseable {
       try {
         io.netty.handler.ssl.SslContextBuilder b =
             io.netty.handler.ssl.SslContextBuilder.forClient()
-                .sslProvider(io.netty.handler.ssl.SslProvider.JDK)
                 .protocols("TLSv1.3")
                 .trustManager(caFile.toFile())
                 .endpointIdentificationAlgorithm("HTTPS");
@@ -662,9 +663,23 @@ public final class BdrpClient implements AutoCloseable {
     }
   }
 
+  /**
+   * A failure's message, with its root cause's where that says more (a TLS engine's handshake
+   * failure names the certificate problem only in its cause).
+   */
   private static String describe(Throwable cause) {
-    String m = cause.getMessage();
-    return m != null && !m.isBlank() ? m : cause.getClass().getSimpleName();
+    String m = message(cause);
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String r = message(root);
+    return root == cause || m.contains(r) ? m : m + " (" + r + ")";
+  }
+
+  private static String message(Throwable t) {
+    String m = t.getMessage();
+    return m != null && !m.isBlank() ? m : t.getClass().getSimpleName();
   }
 
   /**

@@ -2,7 +2,6 @@ package io.bdrp.router;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import javax.net.ssl.SSLException;
@@ -43,7 +42,7 @@ public record ClientTls(Path cert, Path key, Path clientCa, SslContext context) 
     try {
       SslContextBuilder b =
           SslContextBuilder.forServer(cert.toFile(), key.toFile())
-              .sslProvider(SslProvider.JDK)
+              .sslProvider(TlsFiles.engine())
               .protocols("TLSv1.3");
       if (clientCa != null) {
         // Asked for, not required: clients with a token and no certificate still get in.

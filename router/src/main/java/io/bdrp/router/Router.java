@@ -254,6 +254,9 @@ public final class Router implements AutoCloseable {
         metricsServer == null ? "" : ", metrics " + metricsServer.localAddress(),
         config.neighbours().size(),
         epoll ? "epoll" : "NIO");
+    if (config.clientTls() != null || config.routerTls() != null) {
+      log.info("router {}: TLS engine {}", config.router(), TlsFiles.engineDescription());
+    }
     if (config.routerTls() != null && config.usesUdp()) {
       log.warn(
           "router {}: router links use TLS, but DATA to neighbours with transport udp goes in"

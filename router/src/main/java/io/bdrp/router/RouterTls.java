@@ -2,7 +2,6 @@ package io.bdrp.router;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -49,14 +48,14 @@ public record RouterTls(
     try {
       SslContext server =
           SslContextBuilder.forServer(cert.toFile(), key.toFile())
-              .sslProvider(SslProvider.JDK)
+              .sslProvider(TlsFiles.engine())
               .protocols("TLSv1.3")
               .trustManager(ca.toFile())
               .clientAuth(io.netty.handler.ssl.ClientAuth.REQUIRE)
               .build();
       SslContext client =
           SslContextBuilder.forClient()
-              .sslProvider(SslProvider.JDK)
+              .sslProvider(TlsFiles.engine())
               .protocols("TLSv1.3")
               .keyManager(cert.toFile(), key.toFile())
               .trustManager(ca.toFile())

@@ -1,7 +1,9 @@
 package io.bdrp.router;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +27,24 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 /** Reading PEM files and certificates for TLS: checks before use, and names in certificates. */
 final class TlsFiles {
   private TlsFiles() {}
+
+  /**
+   * The TLS engine of every context the router builds: BoringSSL through netty-tcnative when its
+   * native library loads on this machine (faster, see docs/benchmarks.md), the JDK's otherwise.
+   * {@code -Dio.netty.handler.ssl.noOpenSsl=true} forces the JDK's.
+   */
+  static SslProvider engine() {
+    return OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+  }
+
+  /** The engine in use and, for the JDK's, why BoringSSL is not. */
+  static String engineDescription() {
+    if (OpenSsl.isAvailable()) {
+      return OpenSsl.versionString() + " (netty-tcnative)";
+    }
+    Throwable why = OpenSsl.unavailabilityCause();
+    return "the JDK's" + (why == null ? "" : " (BoringSSL unavailable: " + why.getMessage() + ")");
+  }
 
   /**
    * What follows {@code prefix} in each subjectAltName URI of {@code c} that starts with it (how a

@@ -7,6 +7,7 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.topologies.Topology;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -35,6 +36,7 @@ final class Federation implements AutoCloseable {
   final Topology topology;
   final List<Router> routers = new ArrayList<>();
   final List<BdrpClient> clients = new ArrayList<>();
+  private final TestCerts ca;
 
   /** Starts one router per node of {@code t} and links them as the topology says, over TCP. */
   Federation(Topology t) throws InterruptedException {
@@ -46,7 +48,18 @@ final class Federation implements AutoCloseable {
    * over {@code transport}.
    */
   Federation(Topology t, RouterConfig.LinkTransport transport) throws InterruptedException {
+    this(t, transport, null);
+  }
+
+  /**
+   * As {@link #Federation(Topology, RouterConfig.LinkTransport)}; with {@code ca} (or null), every
+   * router has a certificate from it naming its number and 127.0.0.1, its client port speaks TLS
+   * and its links mutual TLS, and {@link #client} trusts the CA.
+   */
+  Federation(Topology t, RouterConfig.LinkTransport transport, TestCerts ca)
+      throws InterruptedException {
     this.topology = t;
+    this.ca = ca;
     try {
       for (int r = 0; r < t.nodeCount(); r++) {
         List<RouterConfig.Neighbour> ns = new ArrayList<>();
@@ -54,19 +67,26 @@ final class Federation implements AutoCloseable {
           ns.add(new RouterConfig.Neighbour(n, null, 1, transport));
         }
         InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
-        routers.add(
-            Router.start(
-                new RouterConfig(
-                    r,
-                    1_000 + r,
-                    any,
-                    any,
-                    null,
-                    ns,
-                    FAST,
-                    BloomParameters.DEFAULT,
-                    RouterConfig.Limits.DEFAULT,
-                    "secret")));
+        RouterConfig config =
+            new RouterConfig(
+                r,
+                1_000 + r,
+                any,
+                any,
+                null,
+                ns,
+                FAST,
+                BloomParameters.DEFAULT,
+                RouterConfig.Limits.DEFAULT,
+                "secret");
+        if (ca != null) {
+          Path[] leaf = certificate(ca, r);
+          config =
+              config
+                  .withRouterTls(RouterTls.load(r, leaf[0], leaf[1], ca.cert()))
+                  .withClientTls(ClientTls.load(leaf[0], leaf[1]));
+        }
+        routers.add(Router.start(config));
       }
       for (int a = 0; a < t.nodeCount(); a++) {
         for (int b : t.neighbours(a)) {
@@ -78,6 +98,15 @@ final class Federation implements AutoCloseable {
     } catch (RuntimeException | InterruptedException e) {
       close();
       throw e;
+    }
+  }
+
+  /** Router {@code r}'s certificate and key from {@code ca}. */
+  private static Path[] certificate(TestCerts ca, int r) throws InterruptedException {
+    try {
+      return ca.leaf("router-" + r, "URI:" + RouterTls.URN + r + ",IP:127.0.0.1");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
@@ -114,7 +143,11 @@ final class Federation implements AutoCloseable {
 
   /** A connected client of router {@code r}. */
   BdrpClient client(int r, String name) throws Exception {
-    BdrpClient c = BdrpClient.builder().router(routers.get(r).clientAddress()).name(name).connect();
+    BdrpClient.Builder b = BdrpClient.builder().router(routers.get(r).clientAddress()).name(name);
+    if (ca != null) {
+      b.tls(ca.cert());
+    }
+    BdrpClient c = b.connect();
     clients.add(c);
     return c;
   }

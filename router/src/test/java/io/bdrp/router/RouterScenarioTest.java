@@ -9,6 +9,7 @@ import io.bdrp.encoding.Predicate;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.workload.WorkloadGenerator;
 import io.bdrp.workload.WorkloadSpec;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,11 +21,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Multi-router federations on loopback: delivery equals an oracle that sees every predicate. */
+/**
+ * Multi-router federations on loopback: delivery equals an oracle that sees every predicate, with
+ * DATA over TCP or UDP, and with TLS on every client session and mutual TLS on every router link.
+ */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RouterScenarioTest {
   /** What one client received: message id → count, and markers per publisher. */
@@ -33,16 +38,24 @@ class RouterScenarioTest {
     final Map<Long, AtomicInteger> markers = new ConcurrentHashMap<>();
   }
 
+  @TempDir static Path certificates;
+
   static Stream<Arguments> topologiesAndTransports() {
     return Stream.of("routers-4", "routers-8")
-        .flatMap(t -> Stream.of(RouterConfig.LinkTransport.values()).map(x -> Arguments.of(t, x)));
+        .flatMap(
+            t ->
+                Stream.concat(
+                    Stream.of(RouterConfig.LinkTransport.values())
+                        .map(x -> Arguments.of(t, x, false)),
+                    Stream.of(Arguments.of(t, RouterConfig.LinkTransport.TCP, true))));
   }
 
-  @ParameterizedTest(name = "{0} over {1}")
+  @ParameterizedTest(name = "{0} over {1}, TLS {2}")
   @MethodSource("topologiesAndTransports")
-  void deliveryEqualsTheOracle(String topology, RouterConfig.LinkTransport transport)
+  void deliveryEqualsTheOracle(String topology, RouterConfig.LinkTransport transport, boolean tls)
       throws Exception {
-    try (Federation f = new Federation(Bundled.load(topology), transport)) {
+    TestCerts ca = tls ? TestCerts.ca(certificates.resolve(topology), "ca") : null;
+    try (Federation f = new Federation(Bundled.load(topology), transport, ca)) {
       f.awaitRoutes();
       if (transport == RouterConfig.LinkTransport.UDP) {
         f.awaitUdp();

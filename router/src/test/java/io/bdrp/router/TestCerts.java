@@ -18,6 +18,7 @@ final class TestCerts {
 
   /** A new CA named {@code name} in {@code dir}: {@code name.crt} and {@code name.key}. */
   static TestCerts ca(Path dir, String name) throws IOException, InterruptedException {
+    Files.createDirectories(dir);
     newKey(dir, name, "-x509", "-out", name + ".crt", "-days", "2");
     return new TestCerts(dir, name);
   }

@@ -1,6 +1,7 @@
 package io.bdrp.testbed.net;
 
 import io.bdrp.testbed.ChildProcess;
+import io.bdrp.testbed.DevCa;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -35,13 +36,23 @@ public final class NamespaceFederation implements AutoCloseable {
   private final List<ChildProcess> routers = new ArrayList<>();
   private final List<List<String>> commands = new ArrayList<>();
   private Path dir;
+  private DevCa ca;
 
   private NamespaceFederation(Emulator.Network network) {
     this.network = network;
   }
 
-  /** The configuration of router {@code r}, as YAML. */
+  /** The configuration of router {@code r}, as YAML, without TLS. */
   public static String config(Emulator.Network n, int r, String routingYaml, String linkTransport) {
+    return config(n, r, routingYaml, linkTransport, null);
+  }
+
+  /**
+   * The configuration of router {@code r}, as YAML: with {@code ca} (or null), TLS on its client
+   * port and mutual TLS on its links, with its certificate from that CA.
+   */
+  public static String config(
+      Emulator.Network n, int r, String routingYaml, String linkTransport, DevCa ca) {
     Emulator.RouterNet me = n.routers().get(r);
     StringBuilder y = new StringBuilder();
     y.append("router: ").append(r).append('\n');
@@ -73,6 +84,12 @@ public final class NamespaceFederation implements AutoCloseable {
     if (routingYaml != null && !routingYaml.isBlank()) {
       y.append(routingYaml.endsWith("\n") ? routingYaml : routingYaml + "\n");
     }
+    if (ca != null) {
+      y.append("tls:\n");
+      y.append("  cert: ").append(ca.cert(r).toAbsolutePath()).append('\n');
+      y.append("  key: ").append(ca.key(r).toAbsolutePath()).append('\n');
+      y.append("  ca: ").append(ca.ca().toAbsolutePath()).append('\n');
+    }
     return y.toString();
   }
 
@@ -87,13 +104,37 @@ public final class NamespaceFederation implements AutoCloseable {
       String routingYaml,
       String linkTransport)
       throws IOException, InterruptedException {
+    return start(n, dir, jvmOptions, routingYaml, linkTransport, false);
+  }
+
+  /**
+   * As {@link #start(Emulator.Network, Path, List, String, String)}; with {@code tls}, a
+   * development CA made in {@code dir/tls} gives every router a certificate naming its number and
+   * every router's client address, client ports speak TLS and links mutual TLS, and {@link #ca()}
+   * is what clients trust.
+   */
+  public static NamespaceFederation start(
+      Emulator.Network n,
+      Path dir,
+      List<String> jvmOptions,
+      String routingYaml,
+      String linkTransport,
+      boolean tls)
+      throws IOException, InterruptedException {
     NamespaceFederation f = new NamespaceFederation(n);
     f.dir = dir;
     try {
       Files.createDirectories(dir);
+      if (tls) {
+        f.ca =
+            DevCa.create(
+                n.routers().size(),
+                dir.resolve("tls"),
+                n.routers().stream().map(Emulator.RouterNet::address).toArray(String[]::new));
+      }
       for (Emulator.RouterNet r : n.routers()) {
         Path config = dir.resolve("router-" + r.router() + ".yaml");
-        Files.writeString(config, config(n, r.router(), routingYaml, linkTransport));
+        Files.writeString(config, config(n, r.router(), routingYaml, linkTransport, f.ca));
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", r.namespace()));
         cmd.addAll(ChildProcess.java(jvmOptions, MAIN, "router", "--config", config.toString()));
         f.commands.add(List.copyOf(cmd));
@@ -109,6 +150,11 @@ public final class NamespaceFederation implements AutoCloseable {
       f.close();
       throw e;
     }
+  }
+
+  /** The CA that signed the routers' certificates, or null without TLS. */
+  public DevCa ca() {
+    return ca;
   }
 
   /** Where clients of router {@code r} connect. */

@@ -4,6 +4,7 @@ import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.testbed.ChildProcess;
+import io.bdrp.testbed.DevCa;
 import io.bdrp.testbed.Ports;
 import io.bdrp.testbed.PubSubSystem;
 import io.netty.channel.EventLoopGroup;
@@ -20,25 +21,36 @@ import java.util.concurrent.TimeUnit;
  * bdrp: one {@code bdrp router} process per server (the real command, from a generated config
  * file), clients from the bdrp client library sharing one two-thread event-loop group. A bucket
  * subscription is the predicate {@code bucket = N}; taking everything is {@code bucket >= 0}.
+ *
+ * <p>With TLS, a development CA made for the run gives every router a certificate: client ports
+ * speak TLS 1.3, router links mutual TLS, and clients trust the CA.
  */
 public final class BdrpSystem implements PubSubSystem {
   /** The class that runs {@code bdrp router}; it is on the class path of the bdrp command. */
   static final String MAIN = "io.bdrp.cli.Main";
 
   private final List<String> jvmOptions;
+  private final boolean tls;
+  private DevCa ca;
   private final List<ChildProcess> routers = new ArrayList<>();
   private final List<BdrpClient> clients = new ArrayList<>();
   private int[] clientPorts = new int[0];
   private EventLoopGroup group;
 
-  /** A system whose router JVMs run with {@code jvmOptions}. */
+  /** A system whose router JVMs run with {@code jvmOptions}, without TLS. */
   public BdrpSystem(List<String> jvmOptions) {
+    this(jvmOptions, false);
+  }
+
+  /** A system whose router JVMs run with {@code jvmOptions}, with TLS on every port if asked. */
+  public BdrpSystem(List<String> jvmOptions, boolean tls) {
     this.jvmOptions = List.copyOf(jvmOptions);
+    this.tls = tls;
   }
 
   @Override
   public String name() {
-    return "bdrp";
+    return tls ? "bdrp+tls" : "bdrp";
   }
 
   @Override
@@ -48,6 +60,9 @@ public final class BdrpSystem implements PubSubSystem {
     for (int i = 0; i < servers; i++) {
       clientPorts[i] = Ports.free();
       routerPorts[i] = Ports.free();
+    }
+    if (tls) {
+      ca = DevCa.create(servers, dir.resolve("tls"));
     }
     for (int i = 0; i < servers; i++) {
       StringBuilder y = new StringBuilder();
@@ -65,6 +80,12 @@ public final class BdrpSystem implements PubSubSystem {
       }
       if (servers == 1) {
         y.setLength(y.length() - "neighbours:\n".length());
+      }
+      if (tls) {
+        y.append("tls:\n");
+        y.append("  cert: ").append(ca.cert(i).toAbsolutePath()).append('\n');
+        y.append("  key: ").append(ca.key(i).toAbsolutePath()).append('\n');
+        y.append("  ca: ").append(ca.ca().toAbsolutePath()).append('\n');
       }
       Path config = dir.resolve("bdrp-router-" + i + ".yaml");
       Files.createDirectories(dir);
@@ -84,14 +105,17 @@ public final class BdrpSystem implements PubSubSystem {
 
   private BdrpClient connect(int server, String name, java.util.function.Consumer<Message> h)
       throws Exception {
-    BdrpClient c =
+    BdrpClient.Builder b =
         BdrpClient.builder()
             .router("127.0.0.1", clientPorts[server])
             .name(name)
             .eventLoopGroup(group)
             .reconnect(false)
-            .onMessage(h)
-            .connect();
+            .onMessage(h);
+    if (tls) {
+      b.tls(ca.ca());
+    }
+    BdrpClient c = b.connect();
     synchronized (clients) {
       clients.add(c);
     }

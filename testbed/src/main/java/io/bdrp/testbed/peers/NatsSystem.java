@@ -1,6 +1,7 @@
 package io.bdrp.testbed.peers;
 
 import io.bdrp.testbed.ChildProcess;
+import io.bdrp.testbed.DevCa;
 import io.bdrp.testbed.Ports;
 import io.bdrp.testbed.PubSubSystem;
 import io.nats.client.Connection;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
 
 /**
  * NATS: one {@code nats-server} process per server (Debian's package, or the binary named by {@code
@@ -20,17 +22,33 @@ import java.util.List;
  * Java client (jnats), one connection each. A message of bucket N goes to subject {@code bench.N};
  * a bucket subscription is that subject, taking everything is {@code bench.*}.
  *
+ * <p>With TLS, a development CA made for the run gives every server a certificate ({@code --tls
+ * --tlscert --tlskey}: clients are not asked for one) and clients dial {@code tls://} trusting the
+ * CA. Cluster routes stay plain: TLS is for single-server runs.
+ *
  * <p>A NATS cluster is a full mesh: a message crosses at most one server-to-server route whatever
  * the line the servers were started in.
  */
 public final class NatsSystem implements PubSubSystem {
   private final List<ChildProcess> servers = new ArrayList<>();
   private final List<Connection> connections = new ArrayList<>();
+  private final boolean tls;
   private int[] ports = new int[0];
+  private SSLContext clientTls;
+
+  /** A system without TLS. */
+  public NatsSystem() {
+    this(false);
+  }
+
+  /** A system with TLS between clients and servers if asked. */
+  public NatsSystem(boolean tls) {
+    this.tls = tls;
+  }
 
   @Override
   public String name() {
-    return "nats";
+    return tls ? "nats+tls" : "nats";
   }
 
   /** The nats-server binary: {@code BDRP_NATS_SERVER}, else the first on PATH. */
@@ -59,9 +77,21 @@ public final class NatsSystem implements PubSubSystem {
       ports[i] = Ports.free();
       cluster[i] = Ports.free();
     }
+    DevCa ca = null;
+    if (tls) {
+      if (count > 1) {
+        throw new IllegalArgumentException("nats with TLS runs one server only");
+      }
+      ca = DevCa.create(count, dir.resolve("tls"));
+      clientTls = ca.clientContext();
+    }
     for (int i = 0; i < count; i++) {
       List<String> cmd = new ArrayList<>(List.of(bin.toString(), "-a", "127.0.0.1"));
       cmd.addAll(List.of("-p", Integer.toString(ports[i])));
+      if (ca != null) {
+        cmd.addAll(List.of("--tls", "--tlscert", ca.cert(i).toString()));
+        cmd.addAll(List.of("--tlskey", ca.key(i).toString()));
+      }
       if (count > 1) {
         cmd.addAll(List.of("--cluster_name", "bench"));
         cmd.addAll(List.of("--cluster", "nats://127.0.0.1:" + cluster[i]));
@@ -78,13 +108,15 @@ public final class NatsSystem implements PubSubSystem {
   }
 
   private Connection connect(int server, String name) throws Exception {
-    Connection c =
-        Nats.connect(
-            new Options.Builder()
-                .server("nats://127.0.0.1:" + ports[server])
-                .connectionName(name)
-                .maxReconnects(0)
-                .build());
+    Options.Builder b =
+        new Options.Builder()
+            .server((tls ? "tls" : "nats") + "://127.0.0.1:" + ports[server])
+            .connectionName(name)
+            .maxReconnects(0);
+    if (tls) {
+      b.sslContext(clientTls);
+    }
+    Connection c = Nats.connect(b.build());
     synchronized (connections) {
       connections.add(c);
     }

@@ -26,6 +26,7 @@ public final class BdrpWan implements WanSystem {
   private final String linkTransport;
   private final String fastPath;
   private final Double broadcastFraction;
+  private final boolean tls;
   private NamespaceFederation federation;
   private Path dir;
   private int routers;
@@ -48,11 +49,25 @@ public final class BdrpWan implements WanSystem {
    */
   public BdrpWan(
       List<String> jvmOptions, String linkTransport, String fastPath, Double broadcastFraction) {
+    this(jvmOptions, linkTransport, fastPath, broadcastFraction, false);
+  }
+
+  /**
+   * As {@link #BdrpWan(List, String, String, Double)}; with {@code tls}, client ports speak TLS and
+   * router links mutual TLS, with certificates from a development CA made for the run.
+   */
+  public BdrpWan(
+      List<String> jvmOptions,
+      String linkTransport,
+      String fastPath,
+      Double broadcastFraction,
+      boolean tls) {
     checkOptions(linkTransport, fastPath, broadcastFraction);
     this.jvmOptions = List.copyOf(jvmOptions);
     this.linkTransport = linkTransport;
     this.fastPath = fastPath;
     this.broadcastFraction = broadcastFraction;
+    this.tls = tls;
   }
 
   /**
@@ -97,7 +112,8 @@ public final class BdrpWan implements WanSystem {
                     ? Map.of()
                     : Map.of("broadcastFraction", broadcastFraction),
                 fastPath),
-            linkTransport);
+            linkTransport,
+            tls);
     io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     callbacks = Executors.newFixedThreadPool(2);
   }
@@ -107,15 +123,18 @@ public final class BdrpWan implements WanSystem {
       throws Exception {
     // Clients share the I/O threads and two callback threads; each client's callbacks stay in
     // order because the router delivers in order and a batch is one task.
-    BdrpClient c =
+    BdrpClient.Builder b =
         BdrpClient.builder()
             .router(federation.clientAddress(server))
             .name(name)
             .eventLoopGroup(io)
             .callbackExecutor(new SerialExecutor(callbacks))
             .reconnect(false)
-            .onMessage(receiver)
-            .connect();
+            .onMessage(receiver);
+    if (federation.ca() != null) {
+      b.tls(federation.ca().ca());
+    }
+    BdrpClient c = b.connect();
     clients.add(c);
     c.setPredicate(p).get(30, TimeUnit.SECONDS);
     return new Client() {
