@@ -55,6 +55,59 @@ class BenchCommandTest {
             "--out",
             dir.toString());
     assertEquals(0, code, out::toString);
+    assertEquals(
+        Set.of(
+            "activemq/fanout",
+            "activemq/selective",
+            "bdrp/fanout",
+            "bdrp/selective",
+            "nats/fanout",
+            "nats/selective"),
+        measuredWithoutLoss(dir));
+    assertTrue(Files.readString(dir.resolve("summary.md")).contains("| fanout | nats |"));
+  }
+
+  @Test
+  @Timeout(300)
+  void fanoutWithTlsMeasuresBdrpAndNatsPlainAndOverTls(@TempDir Path dir) throws Exception {
+    int code =
+        run(
+            "bench",
+            "fanout",
+            "--systems",
+            "bdrp,nats",
+            "--tls",
+            "both",
+            "--workloads",
+            "fanout",
+            "--seconds",
+            "2",
+            "--warmup",
+            "1",
+            "--server-jvm-opts",
+            "-Xmx256m",
+            "--out",
+            dir.toString());
+    assertEquals(0, code, out::toString);
+    assertEquals(
+        Set.of("bdrp/fanout", "bdrp+tls/fanout", "nats/fanout", "nats+tls/fanout"),
+        measuredWithoutLoss(dir));
+    String summary = Files.readString(dir.resolve("summary.md"));
+    assertTrue(summary.contains("TLS ÷ plain"), summary);
+    // Each TLS system had a certificate from the run's CA, and spoke TLS with it.
+    assertTrue(Files.exists(dir.resolve("bdrp+tls-fanout/tls/ca.crt")));
+    assertTrue(
+        Files.readString(dir.resolve("bdrp+tls-fanout/bdrp-router-0.log")).contains("TLS engine"));
+    assertTrue(Files.exists(dir.resolve("nats+tls-fanout/tls/r0.crt")));
+
+    out.getBuffer().setLength(0);
+    assertEquals(
+        2, run("bench", "fanout", "--tls", "on", "--out", dir.resolve("refused").toString()));
+    assertTrue(out.toString().contains("--tls: runs bdrp and nats only"), out::toString);
+  }
+
+  /** The system/workload pairs of a run's fanout.csv, after checking every row lost nothing. */
+  private static Set<String> measuredWithoutLoss(Path dir) throws Exception {
     // header: system,workload,subscribers,published,expected,delivered,lost,...
     Set<String> measured = new TreeSet<>();
     for (String[] r : rows(dir.resolve("fanout.csv"))) {
@@ -69,16 +122,7 @@ class BenchCommandTest {
       assertEquals(expected, Long.parseLong(r[5]), () -> String.join(",", r) + ": delivered");
       assertEquals("0", r[6], () -> String.join(",", r) + ": lost");
     }
-    assertEquals(
-        Set.of(
-            "activemq/fanout",
-            "activemq/selective",
-            "bdrp/fanout",
-            "bdrp/selective",
-            "nats/fanout",
-            "nats/selective"),
-        measured);
-    assertTrue(Files.readString(dir.resolve("summary.md")).contains("| fanout | nats |"));
+    return measured;
   }
 
   @Test
