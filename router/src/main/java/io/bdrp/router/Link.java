@@ -37,6 +37,9 @@ final class Link implements Face {
   /** Whether DATA to the neighbour goes by UDP now: configured so, and the neighbour has a port. */
   boolean udpOut;
 
+  /** The neighbour's shared-memory ring this router writes DATA into, or null (see ShmLinks). */
+  io.bdrp.router.ring.SharedRing ringOut;
+
   final Metrics.Counter in;
   final Metrics.Counter out;
   final Metrics.Counter dropped;

@@ -32,6 +32,9 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
   private final OutputBatches batches;
   private final int maxDatagramBytes;
 
+  /** Where a DATA frame for a shared-memory ring is laid out before it is copied into the ring. */
+  private ByteBuf ringFrame;
+
   LinkOutput(
       Router router,
       Link[] links,
@@ -56,6 +59,22 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
     boolean broadcast = d == null;
     int n = broadcast ? 0 : DataHeader.usedWords(d);
     int header = DataHeader.frameLength(n, 0);
+    if (l.ringOut != null && c != null && header + message.length <= l.ringOut.maxFrame()) {
+      if (ringFrame == null || ringFrame.capacity() < l.ringOut.maxFrame()) {
+        ringFrame =
+            io.netty.buffer.Unpooled.wrappedBuffer(
+                java.nio.ByteBuffer.allocateDirect(l.ringOut.maxFrame()));
+      }
+      ByteBuf b = ringFrame.clear();
+      DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
+      message.writeTo(b);
+      if (!router.shm().send(l, b)) {
+        l.dropped.inc(); // the ring is full: as a full output buffer
+        return false;
+      }
+      l.out.inc();
+      return true;
+    }
     boolean datagram = l.udpOut && header + message.length <= maxDatagramBytes;
     Channel to = datagram ? router.udp().channel() : c;
     if (c == null || !c.isActive() || to == null || !to.isWritable()) {

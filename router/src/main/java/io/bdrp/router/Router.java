@@ -68,6 +68,7 @@ public final class Router implements AutoCloseable {
   private final ClientSessions clients;
   private final RouterLinks links;
   private final UdpLinks udp;
+  private final ShmLinks shm;
   private final DataPlane<MessageBytes> dataPlane;
   private final KernelFastPath kernel;
 
@@ -119,6 +120,7 @@ public final class Router implements AutoCloseable {
     this.batches = new OutputBatches(loop);
     this.links = new RouterLinks(this);
     this.udp = new UdpLinks(this);
+    this.shm = new ShmLinks(this);
     LinkOutput output =
         new LinkOutput(
             this, links.byNumber, clients.hosts, batches, config.limits().maxDatagramBytes());
@@ -191,6 +193,10 @@ public final class Router implements AutoCloseable {
     return udp;
   }
 
+  ShmLinks shm() {
+    return shm;
+  }
+
   RouterLinks links() {
     return links;
   }
@@ -226,6 +232,7 @@ public final class Router implements AutoCloseable {
     loop.submit(kernel::start).syncUninterruptibly();
     clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer());
     udp.bind(); // before the router port: every hello this router sends announces its UDP port
+    shm.start(); // before the router port: a neighbour maps its ring at link-up
     routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null));
     if (config.metricsListen() != null) {
       metricsServer =
@@ -409,6 +416,20 @@ public final class Router implements AutoCloseable {
   }
 
   /**
+   * The counters of the shared-memory ring DATA to {@code neighbour} goes into now, or null when it
+   * goes by socket (runs on the router's loop).
+   */
+  public io.bdrp.router.ring.SharedRing.Counters ringTo(int neighbour) {
+    return loop.submit(
+            () -> {
+              Link l = links.get(neighbour);
+              return l == null || l.ringOut == null ? null : l.ringOut.counters();
+            })
+        .syncUninterruptibly()
+        .getNow();
+  }
+
+  /**
    * Dials configured neighbour {@code neighbour} at {@code address} (for neighbours whose address
    * is learnt after start, such as routers bound to port 0), and keeps redialling it when the
    * session breaks.
@@ -484,6 +505,7 @@ public final class Router implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    shm.close(); // its readers hand frames to the loop: stopped while the loop still runs
     // The kernel fast path's filters are removed before the loop ends (they would outlive it).
     if (loop.inEventLoop()) {
       kernel.close();

@@ -83,7 +83,14 @@ public record RouterConfig(
      * DATA frames one per UDP datagram, to the UDP port the neighbour announces in its hello; a
      * frame larger than {@link Limits#maxDatagramBytes()} goes over TCP.
      */
-    UDP
+    UDP,
+    /**
+     * DATA frames written into a ring in shared memory that the neighbour, on the same host, reads
+     * (its file in {@code /dev/shm} is named by the neighbour's number and epoch); control stays on
+     * TCP, and so do frames larger than a quarter of the ring. Falls back to TCP, with a WARN, when
+     * the neighbour's ring cannot be opened.
+     */
+    SHM
   }
 
   /**
@@ -139,6 +146,11 @@ public record RouterConfig(
    * @param linkControlPercent the share, in percent of {@code linkHighWaterBytes}, that control
    *     frames may hold of a link's output buffer; more wait in the router, so that control cannot
    *     crowd out DATA on a full link, nor DATA control
+   * @param ringBytes capacity of the shared-memory ring this router makes for each neighbour whose
+   *     link is {@code transport: shm} (a power of two); a full ring drops DATA copies and counts
+   *     them, as a link's full output buffer does
+   * @param ringWatermarkBytes bytes the reader of a ring consumes before it tells the writer
+   *     (publishes its head); it also does so before it sleeps and when the writer waits
    */
   public record Limits(
       int maxFrameBytes,
@@ -154,12 +166,28 @@ public record RouterConfig(
       int maxHandshakes,
       int slowConsumerMs,
       int inboundBufferBytes,
-      int linkControlPercent) {
+      int linkControlPercent,
+      int ringBytes,
+      int ringWatermarkBytes) {
     /** The defaults. */
     public static final Limits DEFAULT =
         new Limits(
             1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000, 1472, 16 << 20, 512 << 10, 5_000,
-            256, 10_000, 64 << 20, 25);
+            256, 10_000, 64 << 20, 25, 8 << 20, 1 << 20);
+
+    public Limits {
+      if (ringBytes < 4096 || Integer.bitCount(ringBytes) != 1) {
+        throw new IllegalArgumentException(
+            "limits.ringBytes: a power of two from 4096, got " + ringBytes);
+      }
+      if (ringWatermarkBytes < 0 || ringWatermarkBytes > ringBytes) {
+        throw new IllegalArgumentException(
+            "limits.ringWatermarkBytes: 0 to limits.ringBytes ("
+                + ringBytes
+                + "), got "
+                + ringWatermarkBytes);
+      }
+    }
 
     /**
      * The largest frame a connection may send before its HELLO is accepted: room for a HELLO with
@@ -268,6 +296,11 @@ public record RouterConfig(
         limits,
         routerToken,
         FastPath.JVM);
+  }
+
+  /** Whether some neighbour's DATA travels through a shared-memory ring. */
+  public boolean usesShm() {
+    return neighbours.stream().anyMatch(n -> n.transport() == LinkTransport.SHM);
   }
 
   /** Whether some neighbour's DATA travels over UDP (the router then binds a UDP socket). */
@@ -438,7 +471,8 @@ public record RouterConfig(
                 switch (v) {
                   case "tcp" -> LinkTransport.TCP;
                   case "udp" -> LinkTransport.UDP;
-                  default -> throw error(p + ".transport", "expected tcp or udp, got " + t);
+                  case "shm" -> LinkTransport.SHM;
+                  default -> throw error(p + ".transport", "expected tcp, udp or shm, got " + t);
                 };
           }
           neighbours.add(
@@ -781,7 +815,9 @@ public record RouterConfig(
           "maxHandshakes",
           "slowConsumerMs",
           "inboundBufferBytes",
-          "linkControlPercent");
+          "linkControlPercent",
+          "ringBytes",
+          "ringWatermarkBytes");
       int maxFrame = field(l, "maxFrameBytes", d.maxFrameBytes(), 1024, 64 << 20);
       int lh = field(l, "linkHighWaterBytes", d.linkHighWaterBytes(), 1024, Integer.MAX_VALUE);
       int ll = field(l, "linkLowWaterBytes", Math.min(d.linkLowWaterBytes(), lh), 0, lh);
@@ -795,6 +831,10 @@ public record RouterConfig(
       int helloTimeout = field(l, "helloTimeoutMs", d.helloTimeoutMs(), 1, Integer.MAX_VALUE);
       int handshakes = field(l, "maxHandshakes", d.maxHandshakes(), 1, 1 << 24);
       int slow = field(l, "slowConsumerMs", d.slowConsumerMs(), 1, Integer.MAX_VALUE);
+      int ring = field(l, "ringBytes", d.ringBytes(), 4096, 1 << 30);
+      if (Integer.bitCount(ring) != 1) {
+        throw error("limits.ringBytes", "must be a power of two, got " + ring);
+      }
       int inbound =
           field(
               l,
@@ -816,7 +856,9 @@ public record RouterConfig(
           handshakes,
           slow,
           inbound,
-          field(l, "linkControlPercent", d.linkControlPercent(), 1, 100));
+          field(l, "linkControlPercent", d.linkControlPercent(), 1, 100),
+          ring,
+          field(l, "ringWatermarkBytes", Math.min(d.ringWatermarkBytes(), ring / 4), 0, ring));
     }
 
     int field(JsonNode l, String name, int dflt, int min, int max) {

@@ -114,6 +114,7 @@ final class RouterLinks {
   private void detach(Link l) {
     l.attach(null);
     router.udp().linkDown(l);
+    router.shm().linkDown(l);
     router.node().linkDown(l.neighbour());
   }
 
@@ -460,6 +461,7 @@ final class RouterLinks {
       l.dialledByUs = ours;
       Handshakes.done(ctx);
       router.udp().linkUp(l, (InetSocketAddress) ctx.channel().remoteAddress(), h.udpPort());
+      router.shm().linkUp(l);
       ctx.channel()
           .closeFuture()
           .addListener(
@@ -480,7 +482,7 @@ final class RouterLinks {
           config.router(),
           l.neighbour(),
           ours ? "dialled" : "accepted",
-          l.udpOut ? "UDP to " + l.udpPeer : "TCP");
+          l.ringOut != null ? "a shared-memory ring" : l.udpOut ? "UDP to " + l.udpPeer : "TCP");
     }
 
     @Override

@@ -153,6 +153,15 @@ final class RouterMetrics {
         transport);
   }
 
+  Metrics.Counter ringDropped(String reason) {
+    return byLabel(
+        "bdrp_ring_frames_dropped_total",
+        "DATA frames read from a shared-memory ring and dropped: no_session (the neighbour's"
+            + " session is down).",
+        "reason",
+        reason);
+  }
+
   Metrics.Counter udpDropped(String reason) {
     return byLabel(
         "bdrp_udp_datagrams_dropped_total",

@@ -127,6 +127,35 @@ final class Federation implements AutoCloseable {
     return this;
   }
 
+  /** Waits until DATA to every neighbour of every router goes into a shared-memory ring. */
+  Federation awaitShm() throws InterruptedException {
+    await(
+        "DATA through shared-memory rings on every link",
+        () -> {
+          for (int r = 0; r < routers.size(); r++) {
+            for (int n : topology.neighbours(r)) {
+              if (routers.get(r).ringTo(n) == null) {
+                return false;
+              }
+            }
+          }
+          return true;
+        });
+    return this;
+  }
+
+  /** Frames written into shared-memory rings by every router so far. */
+  long ringFrames() {
+    long sum = 0;
+    for (int r = 0; r < routers.size(); r++) {
+      for (int n : topology.neighbours(r)) {
+        var c = routers.get(r).ringTo(n);
+        sum += c == null ? 0 : c.frames();
+      }
+    }
+    return sum;
+  }
+
   /** Waits until every router has a route to every other one. */
   Federation awaitRoutes() throws InterruptedException {
     int n = routers.size();

@@ -79,7 +79,9 @@ class HardeningTest {
         maxHandshakes,
         slowConsumerMs,
         inbound,
-        d.linkControlPercent());
+        d.linkControlPercent(),
+        d.ringBytes(),
+        d.ringWatermarkBytes());
   }
 
   private Router start(int number, List<Integer> neighbours, RouterConfig.Limits limits)

@@ -60,6 +60,9 @@ class RouterScenarioTest {
       if (transport == RouterConfig.LinkTransport.UDP) {
         f.awaitUdp();
       }
+      if (transport == RouterConfig.LinkTransport.SHM) {
+        f.awaitShm();
+      }
       WorkloadGenerator g =
           new WorkloadGenerator(WorkloadSpec.PAPER.withNames(20, 20), topology.hashCode());
       int n = f.routers.size();
@@ -123,6 +126,9 @@ class RouterScenarioTest {
         inboxes.get(c).markers.values().forEach(v -> assertEquals(1, v.get(), "markers once"));
       }
       assertTrue(expected > 0, "the workload delivers something");
+      if (transport == RouterConfig.LinkTransport.SHM) {
+        assertTrue(f.ringFrames() > 0, "DATA went through the rings");
+      }
     }
   }
 }

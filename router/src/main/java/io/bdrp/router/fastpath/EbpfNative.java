@@ -1,56 +1,18 @@
 package io.bdrp.router.fastpath;
 
+import io.bdrp.router.sidecar.SidecarLibrary;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
- * The JNI entry points of the sidecar library ({@code sidecar/src/main/c/fastpath_jni.c}), and its
- * loading: the library is a resource of the sidecar jar ({@code META-INF/native/}), copied to a
- * temporary file and loaded once per JVM. Every native method throws {@link IOException} with the
+ * The JNI entry points of the sidecar library ({@code sidecar/src/main/c/fastpath_jni.c}), loaded
+ * once per JVM by {@link SidecarLibrary}. Every native method throws {@link IOException} with the
  * operation and the kernel's reason when it fails.
  */
 public final class EbpfNative {
-  private static final String RESOURCE = "META-INF/native/libbdrp_fastpath.so";
-  private static final String UNAVAILABLE = "META-INF/native/UNAVAILABLE";
-  private static final Throwable LOAD_FAILURE = load();
+  private static final Throwable LOAD_FAILURE =
+      SidecarLibrary.load("libbdrp_fastpath", "UNAVAILABLE");
 
   private EbpfNative() {}
-
-  private static Throwable load() {
-    if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
-      return new UnsupportedOperationException("the kernel fast path runs on Linux only");
-    }
-    if (!"amd64".equals(System.getProperty("os.arch"))
-        && !"x86_64".equals(System.getProperty("os.arch"))) {
-      return new UnsupportedOperationException(
-          "the sidecar library is built for x86_64, not " + System.getProperty("os.arch"));
-    }
-    ClassLoader cl = EbpfNative.class.getClassLoader();
-    try (InputStream lib = cl.getResourceAsStream(RESOURCE)) {
-      if (lib == null) {
-        try (InputStream why = cl.getResourceAsStream(UNAVAILABLE)) {
-          return new UnsupportedOperationException(
-              why != null
-                  ? new String(why.readAllBytes(), StandardCharsets.UTF_8).strip()
-                  : "the sidecar library is not on the class path (" + RESOURCE + ")");
-        }
-      }
-      Path tmp = Files.createTempFile("libbdrp_fastpath", ".so");
-      try {
-        Files.copy(lib, tmp, StandardCopyOption.REPLACE_EXISTING);
-        System.load(tmp.toAbsolutePath().toString());
-      } finally {
-        Files.deleteIfExists(tmp); // mapped already: the file is not needed any more
-      }
-      return null;
-    } catch (IOException | UnsatisfiedLinkError | SecurityException e) {
-      return e;
-    }
-  }
 
   /** Why the library did not load, or null when it did. */
   static Throwable loadFailure() {

@@ -1,0 +1,52 @@
+package io.bdrp.router.ring;
+
+import io.bdrp.router.sidecar.SidecarLibrary;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The JNI entry points of the shared ring ({@code sidecar/src/main/c/ring.c} and {@code
+ * ring_jni.c}). A handle is one end of a ring; the reader's calls come from one thread, the
+ * writer's from another (or the same), never two threads on one end.
+ */
+final class RingNative {
+  static final Throwable LOAD_FAILURE = SidecarLibrary.load("libbdrp_ring", "RING_UNAVAILABLE");
+
+  private RingNative() {}
+
+  /** Makes a ring in a new file at {@code path}, as its reader. */
+  static native long create(String path, long capacity, long watermark) throws IOException;
+
+  /** Maps the ring in the file at {@code path}, as its writer. */
+  static native long open(String path) throws IOException;
+
+  /** Marks the ring closed and wakes both ends; it stays mapped. */
+  static native void shutdown(long handle);
+
+  /** Unmaps the ring and frees the handle. */
+  static native void close(long handle);
+
+  /** The largest frame the ring takes. */
+  static native int maxFrame(long handle);
+
+  /** Writer: 1 written, 0 full, -1 larger than {@link #maxFrame}. */
+  static native int write(long handle, ByteBuffer direct, int offset, int length);
+
+  /** Writer: as {@link #write}, from native memory at {@code address}. */
+  static native int writeAddress(long handle, long address, int length);
+
+  /**
+   * Writer: as {@link #write}, waiting up to {@code timeoutNanos} (below 0: no limit); -2 closed.
+   */
+  static native int writeWait(
+      long handle, ByteBuffer direct, int offset, int length, long timeoutNanos);
+
+  /** Reader: frames as (little-endian int length, payload) into {@code direct}: bytes, 0 none. */
+  static native int read(long handle, ByteBuffer direct, int capacity) throws IOException;
+
+  /** Reader: 1 a frame is there, 0 timeout, -2 closed; polls {@code spin} times first. */
+  static native int await(long handle, int spin, long timeoutNanos);
+
+  /** This end's counters, then the shared tail and head (see {@link SharedRing.Counters}). */
+  static native long[] counters(long handle);
+}

@@ -1,0 +1,173 @@
+package io.bdrp.router.ring;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+/**
+ * One end of a ring of frames in shared memory (the sidecar's {@code ring.c}): the reader makes it
+ * in a file, the writer maps that file and writes frames into it, the reader takes them in order. A
+ * write never blocks: a full ring refuses the frame. An idle reader sleeps in {@link #await}
+ * without using CPU; a write wakes it.
+ *
+ * <p>Not thread-safe: one thread uses each end, except {@link #shutdown}, which any thread may call
+ * to make a waiting reader return.
+ */
+public final class SharedRing implements AutoCloseable {
+  private final Path path;
+  private final boolean reader;
+  private long handle;
+
+  private SharedRing(Path path, boolean reader, long handle) {
+    this.path = path;
+    this.reader = reader;
+    this.handle = handle;
+  }
+
+  /** Why rings are not available here (the library did not load), or null when they are. */
+  public static Throwable unavailable() {
+    return RingNative.LOAD_FAILURE;
+  }
+
+  private static void check() throws IOException {
+    if (RingNative.LOAD_FAILURE != null) {
+      throw new IOException(
+          "shared-memory rings are not available: " + RingNative.LOAD_FAILURE.getMessage(),
+          RingNative.LOAD_FAILURE);
+    }
+  }
+
+  /**
+   * Makes a ring of {@code capacity} bytes (a power of two from 4096) in a new file at {@code
+   * path}, as its reader; the reader publishes its position after consuming {@code watermark}
+   * bytes.
+   */
+  public static SharedRing create(Path path, int capacity, int watermark) throws IOException {
+    check();
+    return new SharedRing(path, true, RingNative.create(path.toString(), capacity, watermark));
+  }
+
+  /** Maps the ring in the file at {@code path}, as its writer. */
+  public static SharedRing open(Path path) throws IOException {
+    check();
+    return new SharedRing(path, false, RingNative.open(path.toString()));
+  }
+
+  /** The ring's file. */
+  public Path path() {
+    return path;
+  }
+
+  /** The largest frame the ring takes: a quarter of its capacity, less an 8-byte header. */
+  public int maxFrame() {
+    return RingNative.maxFrame(live());
+  }
+
+  private long live() {
+    if (handle == 0) {
+      throw new IllegalStateException("ring " + path + " is closed");
+    }
+    return handle;
+  }
+
+  /** Writer: appends the frame in {@code direct[offset, offset+length)}: whether it fit. */
+  public boolean write(ByteBuffer direct, int offset, int length) {
+    return result(RingNative.write(live(), direct, offset, length), length);
+  }
+
+  /** Writer: appends the frame at native {@code address}: whether it fit. */
+  public boolean writeAddress(long address, int length) {
+    return result(RingNative.writeAddress(live(), address, length), length);
+  }
+
+  /**
+   * Writer: as {@link #write}, waiting up to {@code timeoutNanos} for room (below 0: no limit).
+   *
+   * @throws IOException if the reader closed the ring
+   */
+  public boolean writeWait(ByteBuffer direct, int offset, int length, long timeoutNanos)
+      throws IOException {
+    int rc = RingNative.writeWait(live(), direct, offset, length, timeoutNanos);
+    if (rc == -2) {
+      throw new IOException("ring " + path + " was closed by its reader");
+    }
+    return result(rc, length);
+  }
+
+  private boolean result(int rc, int length) {
+    if (rc < 0) {
+      throw new IllegalArgumentException(
+          "a frame of " + length + " bytes is larger than ring " + path + " takes");
+    }
+    return rc == 1;
+  }
+
+  /**
+   * Reader: copies whole frames into {@code direct} from its position 0, each as a little-endian
+   * int length and the frame, and consumes them: the bytes copied, 0 when there is none.
+   *
+   * @throws IOException if the ring holds something its writer cannot have written
+   */
+  public int read(ByteBuffer direct) throws IOException {
+    return RingNative.read(live(), direct, direct.capacity());
+  }
+
+  /**
+   * Reader: waits until a frame is there, polling {@code spin} times before it sleeps for at most
+   * {@code timeoutNanos}: whether a frame is there (false on timeout or once shut down).
+   */
+  public boolean await(int spin, long timeoutNanos) {
+    return RingNative.await(live(), spin, timeoutNanos) == 1;
+  }
+
+  /** Marks the ring closed and wakes a waiting reader or writer; the ring stays usable to close. */
+  public void shutdown() {
+    if (handle != 0) {
+      RingNative.shutdown(handle);
+    }
+  }
+
+  /**
+   * This end's counters.
+   *
+   * @param frames frames written (writer) or read (reader)
+   * @param bytes their bytes
+   * @param full writes refused for want of room
+   * @param headPublications positions the reader published
+   * @param headReads published positions the writer read back
+   * @param sleeps times this end slept
+   * @param wakes times this end woke the other
+   * @param tail the shared write position
+   * @param head the shared (published) read position
+   */
+  public record Counters(
+      long frames,
+      long bytes,
+      long full,
+      long headPublications,
+      long headReads,
+      long sleeps,
+      long wakes,
+      long tail,
+      long head) {}
+
+  /** This end's counters now. */
+  public Counters counters() {
+    long[] c = RingNative.counters(live());
+    return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
+  }
+
+  /** Whether this is the reader's end. */
+  public boolean reader() {
+    return reader;
+  }
+
+  /** Unmaps this end (a reader's caller deletes the file when it is done with it). */
+  @Override
+  public void close() {
+    if (handle != 0) {
+      RingNative.close(handle);
+      handle = 0;
+    }
+  }
+}
