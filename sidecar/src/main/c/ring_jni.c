@@ -161,17 +161,24 @@ JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_await(JNIEnv *env, jc
 	return rc == -EPIPE ? -2 : rc;
 }
 
-/* frames, bytes, full, head publications, head reads, sleeps, wakes; tail, head (shared). */
+/* frames, bytes, full, head publications, head reads, sleeps, wakes; tail, head, reader sleeping
+ * (shared). */
 JNIEXPORT jlongArray JNICALL Java_io_bdrp_router_ring_RingNative_counters(JNIEnv *env, jclass cls,
 									jlong h)
 {
 	struct bdrp_ring *r = ring(h);
-	jlong v[9] = {(jlong)r->frames,	    (jlong)r->bytes,	(jlong)r->full,
-		      (jlong)r->head_publications, (jlong)r->head_reads, (jlong)r->sleeps,
-		      (jlong)r->wakes,	    (jlong)atomic_load(&r->sh->tail),
-		      (jlong)atomic_load(&r->sh->head)};
-	jlongArray a = (*env)->NewLongArray(env, 9);
+	jlong v[10] = {(jlong)r->frames,
+		       (jlong)r->bytes,
+		       (jlong)r->full,
+		       (jlong)r->head_publications,
+		       (jlong)r->head_reads,
+		       (jlong)r->sleeps,
+		       (jlong)r->wakes,
+		       (jlong)atomic_load(&r->sh->tail),
+		       (jlong)atomic_load(&r->sh->head),
+		       (jlong)atomic_load(&r->sh->reader_sleeping)};
+	jlongArray a = (*env)->NewLongArray(env, 10);
 	if (a)
-		(*env)->SetLongArrayRegion(env, a, 0, 9, v);
+		(*env)->SetLongArrayRegion(env, a, 0, 10, v);
 	return a;
 }

@@ -430,6 +430,14 @@ public final class Router implements AutoCloseable {
   }
 
   /**
+   * The counters of the shared-memory ring this router reads from {@code neighbour} (as of its
+   * reader's last batch), or null when there is none.
+   */
+  public io.bdrp.router.ring.SharedRing.Counters ringFrom(int neighbour) {
+    return shm.inbound(neighbour);
+  }
+
+  /**
    * Dials configured neighbour {@code neighbour} at {@code address} (for neighbours whose address
    * is learnt after start, such as routers bound to port 0), and keeps redialling it when the
    * session breaks.

@@ -218,6 +218,7 @@ final class ShmLinks {
             ring.await(SPIN, SLEEP_NANOS);
             continue;
           }
+          counters = ring.counters();
           ByteBuf batch = PooledByteBufAllocator.DEFAULT.directBuffer(n);
           batch.writeBytes(buffer.duplicate().position(0).limit(n));
           while (!ahead.tryAcquire(50, TimeUnit.MILLISECONDS)) {

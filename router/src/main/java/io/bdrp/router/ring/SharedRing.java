@@ -139,6 +139,7 @@ public final class SharedRing implements AutoCloseable {
    * @param wakes times this end woke the other
    * @param tail the shared write position
    * @param head the shared (published) read position
+   * @param readerSleeping whether the reader says it sleeps (or is about to)
    */
   public record Counters(
       long frames,
@@ -149,12 +150,13 @@ public final class SharedRing implements AutoCloseable {
       long sleeps,
       long wakes,
       long tail,
-      long head) {}
+      long head,
+      boolean readerSleeping) {}
 
   /** This end's counters now. */
   public Counters counters() {
     long[] c = RingNative.counters(live());
-    return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
+    return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] != 0);
   }
 
   /** Whether this is the reader's end. */
