@@ -196,7 +196,8 @@ static inline void put_header(uint8_t *at, uint32_t len, uint32_t kind)
 	memcpy(at + 4, &kind, 4);
 }
 
-int bdrp_ring_try_write(struct bdrp_ring *r, const void *payload, uint32_t len)
+/* Lays out one frame after the tail without publishing it: 1, 0 full, -EMSGSIZE. */
+static int put_frame(struct bdrp_ring *r, const void *payload, uint32_t len)
 {
 	if (len > bdrp_ring_max_frame(r))
 		return -EMSGSIZE;
@@ -221,17 +222,57 @@ int bdrp_ring_try_write(struct bdrp_ring *r, const void *payload, uint32_t len)
 	memcpy(r->data + off + BDRP_RING_FRAME_HEADER, payload, len);
 	put_header(r->data + off, len, BDRP_RING_DATA);
 	r->tail += need;
-	/* Publish, then look for a sleeping reader: with the reader's store-then-load, one of the
-	 * two sees the other. */
+	r->frames++;
+	r->bytes += len;
+	return 1;
+}
+
+/* Publishes the tail, then wakes a sleeping reader: with the reader's store-then-load, one of the
+ * two sees the other. */
+static void publish_tail(struct bdrp_ring *r)
+{
 	atomic_store_explicit(&r->sh->tail, r->tail, memory_order_seq_cst);
 	if (atomic_load_explicit(&r->sh->reader_sleeping, memory_order_seq_cst) &&
 	    atomic_exchange(&r->sh->reader_sleeping, 0)) {
 		futex_wake(&r->sh->reader_sleeping);
 		r->wakes++;
 	}
-	r->frames++;
-	r->bytes += len;
-	return 1;
+}
+
+int bdrp_ring_try_write(struct bdrp_ring *r, const void *payload, uint32_t len)
+{
+	int rc = put_frame(r, payload, len);
+	if (rc == 1)
+		publish_tail(r);
+	return rc;
+}
+
+long bdrp_ring_write_batch(struct bdrp_ring *r, const uint8_t *src, size_t n)
+{
+	size_t at = 0;
+	if (n > 0 && n < 4)
+		return -EINVAL;
+	while (at + 4 <= n) {
+		uint32_t len;
+		memcpy(&len, src + at, 4);
+		if ((uint64_t)at + 4 + len > n) {
+			if (at == 0)
+				return -EINVAL;
+			break;
+		}
+		int rc = put_frame(r, src + at + 4, len);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			if (at == 0)
+				return rc;
+			break;
+		}
+		at += 4 + (size_t)len;
+	}
+	if (at > 0)
+		publish_tail(r);
+	return (long)at;
 }
 
 int bdrp_ring_write_wait(struct bdrp_ring *r, const void *payload, uint32_t len, int64_t timeout_ns)

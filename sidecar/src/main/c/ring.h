@@ -134,6 +134,14 @@ void bdrp_ring_close(struct bdrp_ring *r);
 int bdrp_ring_try_write(struct bdrp_ring *r, const void *payload, uint32_t len);
 
 /*
+ * Writer: appends the frames of `src` (n bytes: each a 4-byte little-endian length and the frame,
+ * as bdrp_ring_read gives them) in order while they fit, and publishes the tail once. Returns the
+ * bytes of `src` written (whole frames; 0: the first did not fit), -EMSGSIZE if the first is larger
+ * than bdrp_ring_max_frame, -EINVAL if it is cut short.
+ */
+long bdrp_ring_write_batch(struct bdrp_ring *r, const uint8_t *src, size_t n);
+
+/*
  * Writer: as bdrp_ring_try_write, waiting up to `timeout_ns` for space (< 0: without limit).
  * Returns 1, 0 on timeout, -EMSGSIZE, or -EPIPE if the reader closed the ring.
  */

@@ -120,6 +120,28 @@ JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_writeAddress(JNIEnv *
 	return rc == -EMSGSIZE ? -1 : rc;
 }
 
+/* Frames as (4-byte little-endian length, frame) from native memory: bytes written, -1 if the
+ * first is too large, -3 if the batch is cut short. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_writeBatch(JNIEnv *env, jclass cls,
+								    jlong h, jlong addr,
+								    jint len)
+{
+	long rc = bdrp_ring_write_batch(ring(h), (const uint8_t *)(intptr_t)addr, (size_t)len);
+	return rc == -EMSGSIZE ? -1 : rc == -EINVAL ? -3 : (jint)rc;
+}
+
+/* As writeBatch, from a direct buffer's [off, off+len). */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_writeBatchBuffer(JNIEnv *env, jclass cls,
+									  jlong h, jobject buf,
+									  jint off, jint len)
+{
+	uint8_t *p = address(env, buf, off, len);
+	if (!p)
+		return 0;
+	long rc = bdrp_ring_write_batch(ring(h), p, (size_t)len);
+	return rc == -EMSGSIZE ? -1 : rc == -EINVAL ? -3 : (jint)rc;
+}
+
 /* As write, waiting up to timeoutNanos for space (< 0: no limit); -2 if the reader closed. */
 JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_writeWait(JNIEnv *env, jclass cls,
 								   jlong h, jobject buf,
@@ -141,6 +163,22 @@ JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_read(JNIEnv *env, jcl
 	if (!p)
 		return 0;
 	long n = bdrp_ring_read(ring(h), p, (size_t)cap);
+	if (n == -ENOBUFS) {
+		throw_io(env, "reading the ring: a frame larger than the read buffer", ENOBUFS);
+		return 0;
+	}
+	if (n < 0) {
+		throw_io(env, "reading the ring: not a frame the writer makes", (int)-n);
+		return 0;
+	}
+	return (jint)n;
+}
+
+/* As read, into native memory at addr (cap bytes). */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_readAddress(JNIEnv *env, jclass cls,
+								     jlong h, jlong addr, jint cap)
+{
+	long n = bdrp_ring_read(ring(h), (uint8_t *)(intptr_t)addr, (size_t)cap);
 	if (n == -ENOBUFS) {
 		throw_io(env, "reading the ring: a frame larger than the read buffer", ENOBUFS);
 		return 0;

@@ -262,6 +262,54 @@ static void full_ring_blocks_the_writer(void)
 	printf("ok a full ring refuses, then blocks its writer until space is freed\n");
 }
 
+/* A batch goes in whole frames while they fit, published once; the rest is left for later. */
+static void batch_writes(void)
+{
+	uint64_t capacity = 4096;
+	size_t bytes = bdrp_ring_bytes(capacity);
+	void *mem = region(bytes);
+	struct bdrp_ring rd, wr;
+	CHECK(bdrp_ring_init(&rd, mem, capacity, 0, 0) == 0, "init");
+	CHECK(bdrp_ring_attach(&wr, mem, bytes) == 0, "attach");
+	uint8_t src[16384];
+	size_t n = 0;
+	uint32_t lens[64];
+	int frames = 0;
+	for (; frames < 40; frames++) { /* 40 frames of 100 to 300 bytes: more than the ring holds */
+		uint32_t len = 100 + (uint32_t)(next_random() % 200);
+		lens[frames] = len;
+		memcpy(src + n, &len, 4);
+		fill(src + n + 4, len, (uint64_t)frames);
+		n += 4 + len;
+	}
+	long w = bdrp_ring_write_batch(&wr, src, n);
+	CHECK(w > 0 && (size_t)w < n, "a partial batch: %ld of %zu", w, n);
+	uint64_t publications = atomic_load(&wr.sh->tail);
+	CHECK(publications == wr.tail, "the tail published");
+	/* Whole frames only: w ends at a frame boundary. */
+	size_t at = 0;
+	int written = 0;
+	while (at < (size_t)w) {
+		at += 4 + lens[written];
+		written++;
+	}
+	CHECK(at == (size_t)w, "the batch stopped between frames");
+	const uint8_t *p;
+	uint32_t len;
+	for (int i = 0; i < written; i++) {
+		CHECK(bdrp_ring_peek(&rd, &p, &len) == 1, "frame %d of the batch", i);
+		check_payload(p, len, lens[i], (uint64_t)i);
+		bdrp_ring_consume(&rd);
+	}
+	CHECK(bdrp_ring_peek(&rd, &p, &len) == 0, "nothing beyond the batch");
+	/* The rest goes once there is room. */
+	long w2 = bdrp_ring_write_batch(&wr, src + w, n - (size_t)w);
+	CHECK(w2 > 0, "the rest, after the reader freed room");
+	CHECK(bdrp_ring_write_batch(&wr, src, 3) == -EINVAL, "a batch cut inside a length");
+	munmap(mem, bytes);
+	printf("ok a batch goes in whole frames while they fit, published once\n");
+}
+
 /* A writer process and a reader process over a memfd: every frame, in order, intact. */
 static void two_processes(void)
 {
@@ -407,6 +455,7 @@ int main(void)
 	rng_state = 1;
 	watermark_edges();
 	full_ring_blocks_the_writer();
+	batch_writes();
 	wrap_at_every_offset();
 	random_sizes();
 	two_processes();

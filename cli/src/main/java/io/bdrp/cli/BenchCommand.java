@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
           + "as its own server processes, driven by the same Java harness with each system's own "
           + "client library. Results go to a run folder as CSV and Markdown."
     },
-    subcommands = {BenchCommand.Fanout.class, BenchCommand.Latency.class})
+    subcommands = {BenchCommand.Fanout.class, BenchCommand.Latency.class, BenchCommand.Ring.class})
 final class BenchCommand {
   @Option(
       names = "--systems",
@@ -370,6 +370,167 @@ final class BenchCommand {
       w.println("Results: " + dir.toAbsolutePath());
       w.flush();
       return results.stream().anyMatch(r -> r.received() < r.sent()) ? 1 : 0;
+    }
+  }
+
+  /** {@code bdrp bench ring}. */
+  @Command(
+      name = "ring",
+      mixinStandardHelpOptions = true,
+      description = {
+        "The link transport alone, between two processes on this host: a shared-memory ring (the"
+            + " router's transport: shm) against a TCP loopback connection. A writer streams"
+            + " fixed-size frames to a reader process: idle (the reader's CPU), low load (a fixed"
+            + " rate) and high load (as fast as it goes); reports frames per second and one-way"
+            + " latency percentiles. --systems does not apply."
+      })
+  static final class Ring implements Callable<Integer> {
+    @ParentCommand BenchCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--transports",
+        split = ",",
+        defaultValue = "shm,tcp",
+        description = "Transports, in order (default: ${DEFAULT-VALUE}).")
+    List<String> transports;
+
+    @Option(
+        names = "--frame-bytes",
+        defaultValue = "200",
+        description = "Bytes per frame (default: ${DEFAULT-VALUE}).")
+    int frameBytes;
+
+    @Option(
+        names = "--low-rate",
+        defaultValue = "10000",
+        description = "Frames per second at low load (default: ${DEFAULT-VALUE}).")
+    int lowRate;
+
+    @Option(
+        names = "--high-rate",
+        defaultValue = "1000000",
+        description = "Frames per second at high load (default: ${DEFAULT-VALUE}).")
+    int highRate;
+
+    @Option(
+        names = "--seconds",
+        defaultValue = "5",
+        description = "Seconds of each loaded phase (default: ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(
+        names = "--idle-seconds",
+        defaultValue = "5",
+        description = "Seconds of the idle phase (default: ${DEFAULT-VALUE}).")
+    int idleSeconds;
+
+    @Option(
+        names = "--ring-bytes",
+        defaultValue = "8388608",
+        description =
+            "Ring capacity, as the router's limits.ringBytes (default: ${DEFAULT-VALUE}).")
+    int ringBytes;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter w = spec.commandLine().getOut();
+      RingBench.Options o =
+          new RingBench.Options(
+              frameBytes,
+              lowRate,
+              highRate,
+              Duration.ofSeconds(seconds),
+              Duration.ofSeconds(idleSeconds),
+              ringBytes);
+      Path dir = parent.runFolder("ring");
+      List<RingBench.Run> runs = new ArrayList<>();
+      for (String t : transports) {
+        w.printf(
+            "== %s: %d-byte frames at %,d/s, %,d/s, then as fast as it goes%n",
+            t, frameBytes, lowRate, highRate);
+        w.flush();
+        try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
+          runs.add(RingBench.run(t, o, dir.resolve(t), ps));
+        }
+      }
+      StringBuilder md = new StringBuilder();
+      md.append(
+          "| transport | load | frames/s | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs |"
+              + " idle reader (cores) |\n");
+      md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(dir.resolve("ring.csv")))) {
+        csv.println(
+            "transport,load,sent,frames,seconds,frames_per_s,p50_us,p90_us,p99_us,p999_us,max_us,"
+                + "idle_reader_cores");
+        for (RingBench.Run r : runs) {
+          for (RingBench.Phase p : r.phases()) {
+            csv.printf(
+                Locale.ROOT,
+                "%s,%s,%d,%d,%.6f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f%n",
+                p.transport(),
+                p.load(),
+                p.sent(),
+                p.frames(),
+                p.seconds(),
+                p.perSecond(),
+                p.p50us(),
+                p.p90us(),
+                p.p99us(),
+                p.p999us(),
+                p.maxUs(),
+                r.idleReaderCores());
+            md.append(
+                String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %,.0f | %.1f | %.1f | %.1f | %.1f | %.0f | %.3f |%n",
+                    p.transport(),
+                    p.load(),
+                    p.perSecond(),
+                    p.p50us(),
+                    p.p90us(),
+                    p.p99us(),
+                    p.p999us(),
+                    p.maxUs(),
+                    r.idleReaderCores()));
+          }
+        }
+      }
+      RingBench.Phase shmMost = phase(runs, "shm", "most");
+      RingBench.Phase tcpMost = phase(runs, "tcp", "most");
+      RingBench.Phase shmHigh = phase(runs, "shm", "high");
+      RingBench.Phase tcpHigh = phase(runs, "tcp", "high");
+      RingBench.Phase shmLow = phase(runs, "shm", "low");
+      RingBench.Phase tcpLow = phase(runs, "tcp", "low");
+      if (shmMost != null && tcpMost != null && shmLow != null && tcpLow != null) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "%nshm ÷ tcp: throughput %s (as fast as it goes); p50 latency %s at low load, %s at"
+                    + " high load; p99 %s at low load, %s at high load.%n",
+                ratio(shmMost.perSecond(), tcpMost.perSecond()),
+                ratio(shmLow.p50us(), tcpLow.p50us()),
+                ratio(shmHigh.p50us(), tcpHigh.p50us()),
+                ratio(shmLow.p99us(), tcpLow.p99us()),
+                ratio(shmHigh.p99us(), tcpHigh.p99us())));
+      }
+      Files.writeString(dir.resolve("summary.md"), md);
+      w.println();
+      w.print(md);
+      w.println("Results: " + dir.toAbsolutePath());
+      w.flush();
+      return runs.stream().flatMap(r -> r.phases().stream()).anyMatch(p -> p.frames() != p.sent())
+          ? 1
+          : 0;
+    }
+
+    private static RingBench.Phase phase(List<RingBench.Run> runs, String t, String load) {
+      return runs.stream()
+          .filter(r -> r.transport().equals(t))
+          .flatMap(r -> r.phases().stream())
+          .filter(p -> p.load().equals(load))
+          .findFirst()
+          .orElse(null);
     }
   }
 

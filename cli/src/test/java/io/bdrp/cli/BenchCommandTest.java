@@ -106,6 +106,42 @@ class BenchCommandTest {
     assertTrue(out.toString().contains("--tls: runs bdrp and nats only"), out::toString);
   }
 
+  @Test
+  @Timeout(300)
+  void ringMeasuresSharedMemoryAndTcpThroughEveryPhase(@TempDir Path dir) throws Exception {
+    int code =
+        run(
+            "bench",
+            "ring",
+            "--seconds",
+            "1",
+            "--idle-seconds",
+            "1",
+            "--low-rate",
+            "2000",
+            "--high-rate",
+            "100000",
+            "--out",
+            dir.toString());
+    assertEquals(0, code, out::toString);
+    // header: transport,load,sent,frames,seconds,frames_per_s,p50_us,...
+    Set<String> measured = new TreeSet<>();
+    for (String[] r : rows(dir.resolve("ring.csv"))) {
+      measured.add(r[0] + "/" + r[1]);
+      long sent = Long.parseLong(r[2]);
+      assertTrue(sent > 0, () -> String.join(",", r) + ": something sent");
+      assertEquals(sent, Long.parseLong(r[3]), () -> String.join(",", r) + ": all arrived");
+      assertTrue(Double.parseDouble(r[6]) > 0, () -> String.join(",", r) + ": a p50 latency");
+    }
+    assertEquals(
+        Set.of("shm/high", "shm/low", "shm/most", "tcp/high", "tcp/low", "tcp/most"), measured);
+    String summary = Files.readString(dir.resolve("summary.md"));
+    assertTrue(summary.contains("shm ÷ tcp: throughput"), summary);
+    try (var left = Files.newDirectoryStream(Path.of("/dev/shm"), "bdrp-ring-bench-*")) {
+      assertTrue(!left.iterator().hasNext(), "the benchmark's ring file was removed");
+    }
+  }
+
   /** The system/workload pairs of a run's fanout.csv, after checking every row lost nothing. */
   private static Set<String> measuredWithoutLoss(Path dir) throws Exception {
     // header: system,workload,subscribers,published,expected,delivered,lost,...

@@ -195,7 +195,7 @@ final class ShmLinks {
     final int neighbour;
     final SharedRing ring;
     final Thread thread;
-    final ByteBuffer buffer;
+    final int capacity;
     final Semaphore ahead = new Semaphore(2);
     volatile boolean stop;
     volatile SharedRing.Counters counters;
@@ -203,7 +203,7 @@ final class ShmLinks {
     Reader(int neighbour, SharedRing ring) {
       this.neighbour = neighbour;
       this.ring = ring;
-      this.buffer = ByteBuffer.allocateDirect(Math.max(256 << 10, ring.maxFrame() + 4));
+      this.capacity = Math.max(256 << 10, ring.maxFrame() + 4);
       this.thread = new Thread(this, "bdrp-ring-" + config.router() + "-from-" + neighbour);
       thread.setDaemon(true);
     }
@@ -211,19 +211,27 @@ final class ShmLinks {
     @Override
     public void run() {
       try {
+        ByteBuf batch = null;
         while (!stop) {
-          int n = ring.read(buffer);
+          if (batch == null) {
+            batch = PooledByteBufAllocator.DEFAULT.directBuffer(capacity, capacity);
+          }
+          int n =
+              batch.hasMemoryAddress()
+                  ? ring.read(batch.memoryAddress(), capacity)
+                  : ring.read(batch.internalNioBuffer(0, capacity));
           if (n == 0) {
             counters = ring.counters();
             ring.await(SPIN, SLEEP_NANOS);
             continue;
           }
           counters = ring.counters();
-          ByteBuf batch = PooledByteBufAllocator.DEFAULT.directBuffer(n);
-          batch.writeBytes(buffer.duplicate().position(0).limit(n));
+          batch.writerIndex(n);
+          ByteBuf full = batch;
+          batch = null;
           while (!ahead.tryAcquire(50, TimeUnit.MILLISECONDS)) {
             if (stop) {
-              batch.release();
+              full.release();
               return;
             }
           }
@@ -232,9 +240,9 @@ final class ShmLinks {
               .execute(
                   () -> {
                     try {
-                      deliver(batch);
+                      deliver(full);
                     } finally {
-                      batch.release();
+                      full.release();
                       ahead.release();
                     }
                   });

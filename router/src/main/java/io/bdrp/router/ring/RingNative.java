@@ -32,6 +32,16 @@ final class RingNative {
   /** Writer: 1 written, 0 full, -1 larger than {@link #maxFrame}. */
   static native int write(long handle, ByteBuffer direct, int offset, int length);
 
+  /**
+   * Writer: the frames at native {@code address} ({@code length} bytes, each a little-endian int
+   * length and the frame) while they fit, the tail published once: bytes written, -1 the first is
+   * too large, -3 the batch is cut short.
+   */
+  static native int writeBatch(long handle, long address, int length);
+
+  /** Writer: as {@link #writeBatch}, from {@code direct[offset, offset+length)}. */
+  static native int writeBatchBuffer(long handle, ByteBuffer direct, int offset, int length);
+
   /** Writer: as {@link #write}, from native memory at {@code address}. */
   static native int writeAddress(long handle, long address, int length);
 
@@ -43,6 +53,9 @@ final class RingNative {
 
   /** Reader: frames as (little-endian int length, payload) into {@code direct}: bytes, 0 none. */
   static native int read(long handle, ByteBuffer direct, int capacity) throws IOException;
+
+  /** Reader: as {@link #read}, into native memory at {@code address}. */
+  static native int readAddress(long handle, long address, int capacity) throws IOException;
 
   /** Reader: 1 a frame is there, 0 timeout, -2 closed; polls {@code spin} times first. */
   static native int await(long handle, int spin, long timeoutNanos);

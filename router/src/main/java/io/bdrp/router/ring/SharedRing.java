@@ -81,6 +81,33 @@ public final class SharedRing implements AutoCloseable {
   }
 
   /**
+   * Writer: appends, in order and while they fit, the frames at native {@code address} ({@code
+   * length} bytes, each a little-endian int length and the frame, as {@link #read} gives them), and
+   * publishes them at once: the bytes written, whole frames only (0: the first did not fit).
+   *
+   * @throws IllegalArgumentException if the first frame is larger than {@link #maxFrame} or the
+   *     batch ends inside a frame
+   */
+  public int writeBatch(long address, int length) {
+    return batchResult(RingNative.writeBatch(live(), address, length), length);
+  }
+
+  /** Writer: as {@link #writeBatch(long, int)}, from {@code direct[offset, offset+length)}. */
+  public int writeBatch(ByteBuffer direct, int offset, int length) {
+    return batchResult(RingNative.writeBatchBuffer(live(), direct, offset, length), length);
+  }
+
+  private int batchResult(int rc, int length) {
+    if (rc < 0) {
+      throw new IllegalArgumentException(
+          rc == -1
+              ? "a frame larger than ring " + path + " takes"
+              : "a batch of " + length + " bytes that ends inside a frame");
+    }
+    return rc;
+  }
+
+  /**
    * Writer: as {@link #write}, waiting up to {@code timeoutNanos} for room (below 0: no limit).
    *
    * @throws IOException if the reader closed the ring
@@ -110,6 +137,14 @@ public final class SharedRing implements AutoCloseable {
    */
   public int read(ByteBuffer direct) throws IOException {
     return RingNative.read(live(), direct, direct.capacity());
+  }
+
+  /**
+   * Reader: as {@link #read(ByteBuffer)}, into {@code capacity} bytes of native memory at {@code
+   * address} (a direct buffer's, which the caller keeps alive).
+   */
+  public int read(long address, int capacity) throws IOException {
+    return RingNative.readAddress(live(), address, capacity);
   }
 
   /**

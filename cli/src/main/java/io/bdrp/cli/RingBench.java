@@ -1,0 +1,425 @@
+package io.bdrp.cli;
+
+import io.bdrp.router.ring.SharedRing;
+import io.bdrp.testbed.ChildProcess;
+import io.bdrp.testbed.Ports;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The link transport alone, between two processes on this host: a writer (this JVM) streams
+ * fixed-size frames to a reader (a child JVM) through a shared-memory ring, as a router writes DATA
+ * into its neighbour's ring ({@link SharedRing}, the router's own code), or through a TCP loopback
+ * connection. Each frame at low load, and one in 64 at high load, carries its send time (the others
+ * 0, so that reading the clock does not bound the rate); the reader records the one-way latency
+ * (both processes read the same monotonic clock) and the rate. Three phases per transport: idle
+ * (the reader's CPU while nothing is sent), low load (a fixed rate) and high load (as fast as the
+ * writer can send; the TCP writer coalesces frames into 64 KiB writes as a router's link output
+ * does, the ring writer writes frame by frame).
+ */
+final class RingBench {
+  private RingBench() {}
+
+  /** Phases, as the byte after each frame's send time. */
+  static final byte LOW = 1;
+
+  static final byte HIGH = 2;
+  static final byte MOST = 3;
+  static final byte END = 4;
+
+  /** Run parameters. */
+  record Options(
+      int frameBytes, int lowRate, int highRate, Duration phase, Duration idle, int ringBytes) {
+    Options {
+      if (frameBytes < 17 || frameBytes > 65_536 || lowRate < 1 || highRate < 1) {
+        throw new IllegalArgumentException(
+            "--frame-bytes: 17 to 65536; --low-rate, --high-rate: at least 1 (got "
+                + frameBytes
+                + ", "
+                + lowRate
+                + ", "
+                + highRate
+                + ")");
+      }
+    }
+  }
+
+  /** One phase's figures, as the reader saw them. */
+  record Phase(
+      String transport,
+      String load,
+      long sent,
+      long frames,
+      double seconds,
+      double p50us,
+      double p90us,
+      double p99us,
+      double p999us,
+      double maxUs) {
+    double perSecond() {
+      return seconds > 0 ? frames / seconds : 0;
+    }
+  }
+
+  /** One transport's run: its phases and the reader's CPU while idle (cores). */
+  record Run(String transport, double idleReaderCores, List<Phase> phases) {}
+
+  /** Runs {@code transport} ("shm" or "tcp") with a reader process, results under {@code dir}. */
+  static Run run(String transport, Options o, Path dir, PrintStream progress) throws Exception {
+    Files.createDirectories(dir);
+    Path results = dir.resolve(transport + "-reader.txt");
+    String where;
+    if (transport.equals("shm")) {
+      where = "/dev/shm/bdrp-ring-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+    } else if (transport.equals("tcp")) {
+      where = Integer.toString(Ports.free());
+    } else {
+      throw new IllegalArgumentException("--transports: shm or tcp, got '" + transport + "'");
+    }
+    List<String> jvm = List.of("-Xms256m", "-Xmx256m");
+    try (ChildProcess reader =
+        ChildProcess.start(
+            "ring bench reader",
+            ChildProcess.java(
+                jvm,
+                RingBench.class.getName(),
+                transport,
+                where,
+                Integer.toString(o.ringBytes()),
+                Integer.toString(o.frameBytes()),
+                results.toString()),
+            dir.resolve(transport + "-reader.log"))) {
+      Writer w =
+          transport.equals("shm")
+              ? ringWriter(reader, Path.of(where), o.frameBytes())
+              : tcpWriter(reader, where, o.frameBytes());
+      double idle;
+      long[] sent = new long[END];
+      try (w) {
+        long seq = paced(w, o.lowRate(), o.phase(), LOW, 0);
+        sent[LOW] = seq;
+        progress.printf(Locale.ROOT, "%s: low load sent %,d frames%n", transport, seq);
+        long before = seq;
+        seq = paced(w, o.highRate(), o.phase(), HIGH, seq);
+        sent[HIGH] = seq - before;
+        progress.printf(Locale.ROOT, "%s: high load sent %,d frames%n", transport, seq - before);
+        // Most: as fast as the transport takes them.
+        long end = System.nanoTime() + o.phase().toNanos();
+        long most = 0;
+        while (System.nanoTime() < end) {
+          // One frame in 64 carries its send time (a latency sample); the others 0.
+          w.send(seq++, System.nanoTime(), MOST, true);
+          for (int i = 1; i < 64; i++) {
+            w.send(seq++, 0, MOST, true);
+          }
+          most += 64;
+        }
+        w.flush();
+        sent[MOST] = most;
+        progress.printf(Locale.ROOT, "%s: as fast as it goes sent %,d frames%n", transport, most);
+        // Idle, after the load: the reader waits for frames that do not come.
+        Thread.sleep(500); // the last frames drain
+        long cpu = cpuNanos(reader.pid());
+        Thread.sleep(o.idle().toMillis());
+        idle = (cpuNanos(reader.pid()) - cpu) / (double) o.idle().toNanos();
+        progress.printf(Locale.ROOT, "%s: idle reader %.4f cores%n", transport, idle);
+        w.send(seq++, System.nanoTime(), END, false);
+        w.flush();
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (reader.isAlive() && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      if (!Files.exists(results)) {
+        throw new IOException("the reader wrote no results; see " + reader.log());
+      }
+      List<Phase> phases = new ArrayList<>();
+      for (String line : Files.readAllLines(results)) {
+        String[] c = line.split(",");
+        phases.add(
+            new Phase(
+                transport,
+                c[0],
+                sent[phases.size() + 1],
+                Long.parseLong(c[1]),
+                Double.parseDouble(c[2]),
+                Double.parseDouble(c[3]),
+                Double.parseDouble(c[4]),
+                Double.parseDouble(c[5]),
+                Double.parseDouble(c[6]),
+                Double.parseDouble(c[7])));
+      }
+      return new Run(transport, idle, phases);
+    } finally {
+      if (transport.equals("shm")) {
+        Files.deleteIfExists(Path.of(where)); // the reader removes it unless it was killed
+      }
+    }
+  }
+
+  /**
+   * Sends frames of {@code phase} at {@code rate} per second for {@code length}, each with its send
+   * time: the frames due are sent together (one write) and the next are waited for by spinning.
+   * Returns the next sequence number.
+   */
+  private static long paced(Writer w, int rate, Duration length, byte phase, long seq)
+      throws IOException {
+    long start = System.nanoTime();
+    long end = start + length.toNanos();
+    long sent = 0;
+    long now;
+    while ((now = System.nanoTime()) < end) {
+      long due = (now - start) * rate / 1_000_000_000L + 1;
+      if (due <= sent) {
+        Thread.onSpinWait();
+        continue;
+      }
+      for (; sent < due; sent++) {
+        w.send(seq++, now, phase, sent + 1 < due);
+      }
+    }
+    w.flush();
+    return seq;
+  }
+
+  /** CPU time of process {@code pid} (all its threads), from /proc: user and system. */
+  static long cpuNanos(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+    return ticks * (1_000_000_000L / 100); // USER_HZ is 100 on Linux
+  }
+
+  /**
+   * Sends frames to the reader, each laid out in place in the writer's buffer: sequence number,
+   * send time (0: none), phase, and the rest of the frame's bytes as they are.
+   */
+  private interface Writer extends AutoCloseable {
+    /** Sends one frame; {@code more}: others follow at once (written together). */
+    void send(long seq, long sentNanos, byte phase, boolean more) throws IOException;
+
+    void flush() throws IOException;
+
+    @Override
+    void close() throws IOException;
+  }
+
+  /** Lays out a frame of {@code bytes} at {@code b}'s position and moves past it. */
+  private static void frame(ByteBuffer b, int bytes, long seq, long sent, byte phase) {
+    int at = b.position();
+    b.putLong(at, seq).putLong(at + 8, sent).put(at + 16, phase).position(at + bytes);
+  }
+
+  private static Writer ringWriter(ChildProcess reader, Path file, int frameBytes)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    SharedRing ring = null;
+    while (ring == null) {
+      try {
+        ring = SharedRing.open(file);
+      } catch (IOException notYet) {
+        if (!reader.isAlive() || System.nanoTime() > deadline) {
+          throw new IOException("the reader made no ring at " + file + "; see " + reader.log());
+        }
+        Thread.sleep(20);
+      }
+    }
+    SharedRing r = ring;
+    // Frames that follow one another go as one batch, published once (as a router's link output
+    // batches its writes until the end of the event loop's turn).
+    ByteBuffer batch = ByteBuffer.allocateDirect(64 << 10).order(ByteOrder.LITTLE_ENDIAN);
+    return new Writer() {
+      @Override
+      public void send(long seq, long sent, byte phase, boolean more) throws IOException {
+        if (batch.remaining() < 4 + frameBytes) {
+          flush();
+        }
+        frame(batch.putInt(frameBytes), frameBytes, seq, sent, phase);
+        if (!more) {
+          flush();
+        }
+      }
+
+      @Override
+      public void flush() throws IOException {
+        int n = batch.position();
+        int at = 0;
+        while (at < n) {
+          int w = r.writeBatch(batch, at, n - at);
+          if (w == 0) {
+            // Full: wait for room for the next frame, then go on with the batch.
+            int len = batch.getInt(at);
+            r.writeWait(batch, at + 4, len, -1);
+            w = 4 + len;
+          }
+          at += w;
+        }
+        batch.clear();
+      }
+
+      @Override
+      public void close() {
+        r.close();
+      }
+    };
+  }
+
+  private static Writer tcpWriter(ChildProcess reader, String port, int frameBytes)
+      throws Exception {
+    int p = Integer.parseInt(port);
+    // The reader takes the first connection as the writer's: no probe connection first.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    SocketChannel ch = null;
+    while (ch == null) {
+      try {
+        ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", p));
+      } catch (IOException notYet) {
+        if (!reader.isAlive() || System.nanoTime() > deadline) {
+          throw new IOException("the reader does not listen on " + p + "; see " + reader.log());
+        }
+        Thread.sleep(20);
+      }
+    }
+    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    ByteBuffer out = ByteBuffer.allocateDirect(64 << 10).order(ByteOrder.LITTLE_ENDIAN);
+    SocketChannel c = ch;
+    return new Writer() {
+      @Override
+      public void send(long seq, long sent, byte phase, boolean more) throws IOException {
+        if (out.remaining() < frameBytes) {
+          flush();
+        }
+        frame(out, frameBytes, seq, sent, phase);
+        if (!more) {
+          flush();
+        }
+      }
+
+      @Override
+      public void flush() throws IOException {
+        out.flip();
+        while (out.hasRemaining()) {
+          c.write(out);
+        }
+        out.clear();
+      }
+
+      @Override
+      public void close() throws IOException {
+        c.close();
+      }
+    };
+  }
+
+  /** The reader process: {@code TRANSPORT WHERE RING_BYTES FRAME_BYTES RESULTS}. */
+  public static void main(String[] args) throws Exception {
+    String transport = args[0];
+    int ringBytes = Integer.parseInt(args[2]);
+    int frameBytes = Integer.parseInt(args[3]);
+    Path results = Path.of(args[4]);
+    Histogram[] h = new Histogram[END];
+    for (int i = 1; i < END; i++) {
+      h[i] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+    }
+    long[] first = new long[END];
+    long[] last = new long[END];
+    long[] count = new long[END];
+    ByteBuffer in = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
+    boolean done = false;
+    if (transport.equals("shm")) {
+      try (SharedRing ring = SharedRing.create(Path.of(args[1]), ringBytes, ringBytes / 4)) {
+        while (!done) {
+          int n = ring.read(in);
+          if (n == 0) {
+            ring.await(4_000, TimeUnit.MILLISECONDS.toNanos(200));
+            continue;
+          }
+          long now = System.nanoTime();
+          for (int at = 0; at < n && !done; ) {
+            int len = in.getInt(at);
+            done = record(in, at + 4, now, h, first, last, count);
+            at += 4 + len;
+          }
+        }
+      }
+    } else {
+      try (ServerSocketChannel server = ServerSocketChannel.open()) {
+        server.bind(new InetSocketAddress("127.0.0.1", Integer.parseInt(args[1])));
+        try (SocketChannel ch = server.accept()) {
+          int have = 0;
+          while (!done) {
+            in.position(have);
+            int r = ch.read(in);
+            if (r < 0) {
+              break;
+            }
+            long now = System.nanoTime();
+            have += r;
+            int at = 0;
+            for (; at + frameBytes <= have && !done; at += frameBytes) {
+              done = record(in, at, now, h, first, last, count);
+            }
+            // Keep a partial frame for the next read.
+            ByteBuffer rest = in.duplicate().position(at).limit(have);
+            in.clear();
+            in.put(rest);
+            have -= at;
+          }
+        }
+      }
+    }
+    try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(results))) {
+      line(out, "low", h[LOW], count[LOW], first[LOW], last[LOW]);
+      line(out, "high", h[HIGH], count[HIGH], first[HIGH], last[HIGH]);
+      line(out, "most", h[MOST], count[MOST], first[MOST], last[MOST]);
+    }
+  }
+
+  private static boolean record(
+      ByteBuffer in, int at, long now, Histogram[] h, long[] first, long[] last, long[] count) {
+    byte phase = in.get(at + 16);
+    if (phase == END) {
+      return true;
+    }
+    long sent = in.getLong(at + 8);
+    if (sent != 0) { // a latency sample
+      h[phase].recordValue(Math.max(0, Math.min(now - sent, h[phase].getHighestTrackableValue())));
+      if (first[phase] == 0) {
+        first[phase] = sent;
+      }
+    }
+    count[phase]++;
+    last[phase] = now;
+    return false;
+  }
+
+  private static void line(
+      PrintWriter out, String load, Histogram h, long frames, long first, long last) {
+    out.printf(
+        Locale.ROOT,
+        "%s,%d,%.6f,%.2f,%.2f,%.2f,%.2f,%.2f%n",
+        load,
+        frames,
+        (last - first) / 1e9,
+        h.getValueAtPercentile(50) / 1e3,
+        h.getValueAtPercentile(90) / 1e3,
+        h.getValueAtPercentile(99) / 1e3,
+        h.getValueAtPercentile(99.9) / 1e3,
+        h.getMaxValue() / 1e3);
+  }
+}
