@@ -8,7 +8,9 @@
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +77,7 @@ int bdrp_ring_init(struct bdrp_ring *r, void *mem, uint64_t capacity, uint64_t w
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+	r->wake_fd = -1;
 	struct bdrp_ring_shared *sh = mem;
 	memset(sh, 0, BDRP_RING_HEADER_BYTES);
 	sh->capacity = capacity;
@@ -98,6 +101,7 @@ int bdrp_ring_attach(struct bdrp_ring *r, void *mem, size_t bytes)
 		return -EPROTO;
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+	r->wake_fd = -1;
 	view(r, mem, sh->capacity);
 	return 0;
 }
@@ -186,6 +190,9 @@ void bdrp_ring_close(struct bdrp_ring *r)
 		munmap(r->sh, r->map_bytes);
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
+	r->wake_fd = -1;
 	r->sh = NULL;
 	r->data = NULL;
 }
@@ -234,9 +241,34 @@ static void publish_tail(struct bdrp_ring *r)
 	atomic_store_explicit(&r->sh->tail, r->tail, memory_order_seq_cst);
 	if (atomic_load_explicit(&r->sh->reader_sleeping, memory_order_seq_cst) &&
 	    atomic_exchange(&r->sh->reader_sleeping, 0)) {
-		futex_wake(&r->sh->reader_sleeping);
+		if (r->wake_fd >= 0) {
+			/* A full socket buffer holds wake-ups already: the reader will look. */
+			(void)send(r->wake_fd, "w", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		} else {
+			futex_wake(&r->sh->reader_sleeping);
+		}
 		r->wakes++;
 	}
+}
+
+int bdrp_ring_wake_by_socket(struct bdrp_ring *r, const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(a.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
+	r->wake_fd = fd;
+	return 0;
 }
 
 int bdrp_ring_try_write(struct bdrp_ring *r, const void *payload, uint32_t len)
@@ -372,6 +404,23 @@ long bdrp_ring_read(struct bdrp_ring *r, uint8_t *dst, size_t cap)
 static inline int has_frame(struct bdrp_ring *r)
 {
 	return atomic_load_explicit(&r->sh->tail, memory_order_seq_cst) > r->head;
+}
+
+int bdrp_ring_prepare_sleep(struct bdrp_ring *r, uint32_t spin)
+{
+	for (uint32_t i = 0; i < spin; i++) {
+		if (has_frame(r))
+			return 1;
+		cpu_relax();
+	}
+	if (r->head != r->published_head)
+		bdrp_ring_publish_head(r);
+	atomic_store_explicit(&r->sh->reader_sleeping, 1, memory_order_seq_cst);
+	if (has_frame(r)) {
+		atomic_store(&r->sh->reader_sleeping, 0);
+		return 1;
+	}
+	return 0;
 }
 
 int bdrp_ring_wait(struct bdrp_ring *r, uint32_t spin, int64_t timeout_ns)

@@ -72,6 +72,7 @@ struct bdrp_ring {
 	/* writer */
 	uint64_t tail;
 	uint64_t delayed_head;
+	int wake_fd; /* a Unix datagram socket to the reader's event loop, or -1: futex */
 	/* reader */
 	uint64_t head;
 	uint64_t published_head;
@@ -116,6 +117,19 @@ int bdrp_ring_create(struct bdrp_ring *r, const char *path, uint64_t capacity, u
 
 /* Maps the ring in the file at `path` (or the descriptor `fd` if path is NULL) as its writer. */
 int bdrp_ring_open(struct bdrp_ring *r, const char *path, int fd);
+
+/*
+ * Writer: wakes a sleeping reader with a datagram to the Unix socket at `path` (which the reader's
+ * event loop listens on) instead of the futex. Returns 0 or -errno.
+ */
+int bdrp_ring_wake_by_socket(struct bdrp_ring *r, const char *path);
+
+/*
+ * Reader in an event loop: before it goes back to waiting for its wake socket, polls `spin` times,
+ * then publishes its head and says it sleeps. Returns 1 if a frame arrived meanwhile (it then does
+ * not sleep: read on), 0 if it may wait.
+ */
+int bdrp_ring_prepare_sleep(struct bdrp_ring *r, uint32_t spin);
 
 /*
  * Marks the ring closed and wakes both ends, leaving it mapped: a reader or writer waiting in

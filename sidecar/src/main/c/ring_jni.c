@@ -174,13 +174,18 @@ JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_read(JNIEnv *env, jcl
 	return (jint)n;
 }
 
-/* As read, into native memory at addr (cap bytes). */
+/* As read, into native memory at addr (cap bytes); when the next frame alone does not fit, minus
+ * the bytes it needs (its length and 4). */
 JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_readAddress(JNIEnv *env, jclass cls,
 								     jlong h, jlong addr, jint cap)
 {
 	long n = bdrp_ring_read(ring(h), (uint8_t *)(intptr_t)addr, (size_t)cap);
 	if (n == -ENOBUFS) {
-		throw_io(env, "reading the ring: a frame larger than the read buffer", ENOBUFS);
+		const uint8_t *p;
+		uint32_t len;
+		if (bdrp_ring_peek(ring(h), &p, &len) == 1)
+			return -(jint)(len + 4);
+		throw_io(env, "reading the ring", ENOBUFS);
 		return 0;
 	}
 	if (n < 0) {
@@ -197,6 +202,29 @@ JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_await(JNIEnv *env, jc
 {
 	int rc = bdrp_ring_wait(ring(h), (uint32_t)spin, timeoutNanos);
 	return rc == -EPIPE ? -2 : rc;
+}
+
+/* Writer: wake a sleeping reader by a datagram to the Unix socket at path. */
+JNIEXPORT void JNICALL Java_io_bdrp_router_ring_RingNative_wakeBySocket(JNIEnv *env, jclass cls,
+								      jlong h, jstring path)
+{
+	const char *p = (*env)->GetStringUTFChars(env, path, NULL);
+	if (!p)
+		return;
+	int rc = bdrp_ring_wake_by_socket(ring(h), p);
+	if (rc != 0) {
+		char what[400];
+		snprintf(what, sizeof(what), "connecting to the ring's wake socket %s", p);
+		throw_io(env, what, rc);
+	}
+	(*env)->ReleaseStringUTFChars(env, path, p);
+}
+
+/* Reader in an event loop: 1 read on, 0 it may wait for its wake socket. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_prepareSleep(JNIEnv *env, jclass cls,
+								      jlong h, jint spin)
+{
+	return bdrp_ring_prepare_sleep(ring(h), (uint32_t)spin);
 }
 
 /* frames, bytes, full, head publications, head reads, sleeps, wakes; tail, head, reader sleeping

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -449,6 +451,50 @@ static void idle_reader_sleeps_and_wakes(void)
 	printf("ok an idle reader sleeps on the futex and the next write wakes it\n");
 }
 
+/*
+ * A reader in an event loop sleeps on a Unix datagram socket: after prepare_sleep, the next write
+ * sends it one datagram; while it reads, writes send nothing.
+ */
+static void wake_by_socket(void)
+{
+	char path[108];
+	snprintf(path, sizeof(path), "/tmp/bdrp-ring-test-%d.wake", (int)getpid());
+	unlink(path);
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	strcpy(a.sun_path, path);
+	CHECK(bind(s, (struct sockaddr *)&a, sizeof(a)) == 0, "bind %s", path);
+	struct timeval tv = {.tv_sec = 5};
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	uint64_t capacity = 4096;
+	size_t bytes = bdrp_ring_bytes(capacity);
+	void *mem = region(bytes);
+	struct bdrp_ring rd, wr;
+	CHECK(bdrp_ring_init(&rd, mem, capacity, 0, 0) == 0, "init");
+	CHECK(bdrp_ring_attach(&wr, mem, bytes) == 0, "attach");
+	CHECK(bdrp_ring_wake_by_socket(&wr, path) == 0, "connect the wake socket");
+	uint8_t b[8] = {0};
+	CHECK(bdrp_ring_try_write(&wr, b, 8) == 1, "write while awake");
+	char got;
+	CHECK(recv(s, &got, 1, MSG_DONTWAIT) < 0, "no wake-up for a reader that is awake");
+	CHECK(bdrp_ring_prepare_sleep(&rd, 10) == 1, "a frame is there: do not sleep");
+	const uint8_t *p;
+	uint32_t len;
+	CHECK(bdrp_ring_peek(&rd, &p, &len) == 1, "peek");
+	bdrp_ring_consume(&rd);
+	CHECK(bdrp_ring_prepare_sleep(&rd, 10) == 0, "empty: sleep");
+	CHECK(bdrp_ring_try_write(&wr, b, 8) == 1, "write to a sleeping reader");
+	CHECK(recv(s, &got, 1, 0) == 1, "the write sent a wake-up datagram");
+	CHECK(bdrp_ring_try_write(&wr, b, 8) == 1, "write again");
+	CHECK(recv(s, &got, 1, MSG_DONTWAIT) < 0, "one wake-up per sleep");
+	CHECK(wr.wakes == 1, "wakes counted: %llu", (unsigned long long)wr.wakes);
+	bdrp_ring_close(&wr);
+	close(s);
+	unlink(path);
+	munmap(mem, bytes);
+	printf("ok a reader in an event loop is woken by one datagram per sleep\n");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -461,6 +507,7 @@ int main(void)
 	two_processes();
 	writer_killed_mid_frame();
 	idle_reader_sleeps_and_wakes();
+	wake_by_socket();
 	printf("all ring properties hold\n");
 	return 0;
 }

@@ -315,6 +315,16 @@ final class BenchCommand {
     @Option(names = "--warmup", defaultValue = "3", description = "Default: ${DEFAULT-VALUE}.")
     int warmup;
 
+    @Option(
+        names = "--link-transports",
+        split = ",",
+        defaultValue = "tcp",
+        description =
+            "How bdrp's routers carry DATA between them: tcp, udp or shm (a shared-memory ring);"
+                + " several run bdrp once each, as bdrp, bdrp+udp, bdrp+shm (default:"
+                + " ${DEFAULT-VALUE}).")
+    List<String> linkTransports;
+
     @Override
     public Integer call() throws Exception {
       PrintWriter w = spec.commandLine().getOut();
@@ -323,11 +333,22 @@ final class BenchCommand {
               servers, rate, 200, Duration.ofSeconds(warmup), Duration.ofSeconds(seconds));
       Path dir = parent.runFolder("latency");
       List<LatencyBenchmark.Result> results = new ArrayList<>();
+      List<PubSubSystem> systems = new ArrayList<>();
       for (String s : parent.systems) {
-        w.printf("== %s: %d servers in a line, %,d msg/s%n", s, servers, rate);
+        if (s.equals("bdrp")) {
+          List<String> jvm = Arrays.stream(parent.serverJvmOptions.trim().split("\\s+")).toList();
+          for (String t : linkTransports) {
+            systems.add(new BdrpSystem(jvm, false, t));
+          }
+        } else {
+          systems.add(parent.system(s));
+        }
+      }
+      for (PubSubSystem sys : systems) {
+        w.printf("== %s: %d servers in a line, %,d msg/s%n", sys.name(), servers, rate);
         w.flush();
         try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
-          results.add(LatencyBenchmark.run(parent.system(s), o, dir.resolve(s), ps));
+          results.add(LatencyBenchmark.run(sys, o, dir.resolve(sys.name()), ps));
         }
       }
       StringBuilder md = new StringBuilder();

@@ -1,8 +1,15 @@
 package io.bdrp.router;
 
 import io.bdrp.router.ring.SharedRing;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.epoll.EpollDomainDatagramChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
@@ -10,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,21 +24,27 @@ import org.slf4j.LoggerFactory;
 /**
  * DATA through shared memory, for neighbours on the same host whose link is {@code transport: shm}:
  * each router makes, at start, one ring per such neighbour in {@code /dev/shm}, named by its own
- * number and epoch and the neighbour's number ({@code bdrp-ring-R-EPOCH-from-N}), and reads it with
- * a thread of its own; the neighbour, once their TCP session is up and its hello has given this
- * router's epoch, maps that file and writes its DATA frames into it. Nothing goes on the wire to
- * set it up, so a neighbour that is elsewhere, or not configured for shm, simply does not find the
- * file (WARN; its DATA goes over TCP).
+ * number and epoch and the neighbour's number ({@code bdrp-ring-R-EPOCH-from-N}), with a Unix
+ * datagram socket beside it ({@code ….wake}) that its event loop listens on. The neighbour, once
+ * their TCP session is up and its hello has given this router's epoch, maps that file, writes its
+ * DATA frames into it, and sends one datagram to the socket when the reader has said it sleeps.
+ * Nothing goes on the wire to set it up, so a neighbour that is elsewhere, or not configured for
+ * shm, does not find the file (WARN; its DATA goes over TCP).
+ *
+ * <p>The reader is the router's event loop itself, as for a socket: woken by the datagram, it reads
+ * the ring in batches and hands each DATA frame to the data plane; when the ring runs empty it
+ * looks once more after the loop's other work (its flushes among them), polls briefly, then
+ * publishes its position and says it sleeps. No thread of its own, no hand-over. A batch is a
+ * pooled buffer, released once delivered (forwarded copies that keep a slice of it keep it); a ring
+ * with more to read yields to the other channels between batches.
  *
  * <p>Each ring frame is one DATA frame laid out as on TCP. A full ring drops the copy and counts it
  * like a full TCP output buffer does; a frame larger than a quarter of the ring goes over TCP.
  * Control stays on TCP, and so does the link's life: DATA read from a ring is taken only while the
  * neighbour's session is up, and a neighbour whose process ends loses its session (and the link) as
- * over TCP. The reader hands what it reads to the router's event loop at most two batches ahead, so
- * a loop that falls behind stops the reader, the ring fills, and the writer drops: memory stays
- * bounded.
+ * over TCP.
  *
- * <p>{@link #linkUp}, {@link #linkDown} and {@link #send} run on the router's event loop.
+ * <p>Owned by the router's event loop, but for {@link #start} and {@link #close}.
  */
 final class ShmLinks {
   private static final Logger log = LoggerFactory.getLogger(ShmLinks.class);
@@ -40,11 +52,17 @@ final class ShmLinks {
   /** Where rings are made: shared memory on Linux. */
   static final Path DIRECTORY = Path.of("/dev/shm");
 
-  /** Polls of an empty ring before its reader sleeps (a few microseconds). */
-  static final int SPIN = 4_000;
+  /**
+   * Polls of an empty ring before its reader sleeps, once a pass has found it empty after the
+   * previous one delivered (well under a microsecond each: the loop's other channels wait).
+   */
+  static final int SPIN = 200;
 
-  /** How long a sleeping reader waits before it looks whether the router stops. */
-  private static final long SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+  /** Bytes read from a ring at once (a larger frame is read alone). */
+  private static final int BATCH_BYTES = 64 << 10;
+
+  /** Batches read from one ring before the loop turns to its other channels. */
+  private static final int BATCHES_PER_TURN = 8;
 
   private final Router router;
   private final RouterConfig config;
@@ -63,16 +81,24 @@ final class ShmLinks {
     return DIRECTORY.resolve("bdrp-ring-" + reader + "-" + epoch + "-from-" + writer);
   }
 
+  /** The reader's wake socket beside the ring file {@code ring}. */
+  static Path wakePath(Path ring) {
+    return ring.resolveSibling(ring.getFileName() + ".wake");
+  }
+
   /**
-   * Makes the rings of this router's shm neighbours and starts their readers; before the router
+   * Makes the rings of this router's shm neighbours and binds their wake sockets; before the router
    * port opens, so that a neighbour finds them once their session is up. Rings left by an earlier
    * run of this router number (another epoch, a process that was killed) are removed.
    */
-  void start() {
+  void start() throws InterruptedException {
     if (!config.usesShm()) {
       return;
     }
     Throwable why = SharedRing.unavailable();
+    if (why == null && !router.epoll()) {
+      why = new UnsupportedOperationException("the router runs without epoll (Linux)");
+    }
     if (why != null) {
       log.warn(
           "router {}: neighbours with transport shm get their DATA over TCP: {}",
@@ -89,10 +115,23 @@ final class ShmLinks {
       Path p = path(config.router(), config.epoch(), n.router());
       try {
         Files.deleteIfExists(p);
+        Files.deleteIfExists(wakePath(p));
         SharedRing ring = SharedRing.create(p, limits.ringBytes(), limits.ringWatermarkBytes());
         Reader r = new Reader(n.router(), ring);
         readers.add(r);
-        r.thread.start();
+        var f =
+            new Bootstrap()
+                .group(router.loop())
+                .channel(EpollDomainDatagramChannel.class)
+                .handler(r)
+                .bind(new DomainSocketAddress(wakePath(p).toFile()))
+                .await();
+        if (!f.isSuccess()) {
+          throw new IOException("cannot bind " + wakePath(p) + ": " + f.cause().getMessage());
+        }
+        r.wake = f.channel();
+        router.track(r.wake);
+        router.loop().execute(r::drain); // reads what is there, then says it sleeps
       } catch (IOException e) {
         throw new IllegalStateException(
             "cannot make the shared-memory ring " + p + " for router " + n.router() + ": " + e, e);
@@ -108,7 +147,7 @@ final class ShmLinks {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(DIRECTORY, prefix + "*")) {
       for (Path p : ds) {
         String name = p.getFileName().toString();
-        if (!name.startsWith(mine) && name.matches("bdrp-ring-\\d+-\\d+-from-\\d+")) {
+        if (!name.startsWith(mine) && name.matches("bdrp-ring-\\d+-\\d+-from-\\d+(\\.wake)?")) {
           Files.deleteIfExists(p);
           log.info("router {}: removed {}, left by an earlier run", config.router(), p);
         }
@@ -125,11 +164,17 @@ final class ShmLinks {
       return;
     }
     Path p = path(l.neighbour(), l.peerEpoch, config.router());
+    SharedRing ring = null;
     try {
-      l.ringOut = SharedRing.open(p);
+      ring = SharedRing.open(p);
+      ring.wakeBySocket(wakePath(p));
+      l.ringOut = ring;
     } catch (IOException e) {
+      if (ring != null) {
+        ring.close();
+      }
       log.warn(
-          "router {}: link to router {} is configured for shm, but its ring cannot be opened ({});"
+          "router {}: link to router {} is configured for shm, but its ring cannot be used ({});"
               + " DATA goes over TCP (shm needs the neighbour on this host, with transport shm for"
               + " this router)",
           config.router(),
@@ -156,115 +201,123 @@ final class ShmLinks {
     return l.ringOut.write(nio, nio.position(), nio.remaining());
   }
 
-  /** Stops the readers, closes the rings and removes their files. */
+  /** Closes the wake sockets and the rings and removes their files. */
   void close() {
-    for (Reader r : readers) {
-      r.stop = true;
-      r.ring.shutdown();
+    if (readers.isEmpty()) {
+      return;
     }
-    for (Reader r : readers) {
-      try {
-        r.thread.join(TimeUnit.SECONDS.toMillis(2));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (!r.thread.isAlive()) {
-        r.ring.close();
-      }
-      try {
-        Files.deleteIfExists(r.ring.path());
-      } catch (IOException e) {
-        log.debug("router {}: cannot remove {}: {}", config.router(), r.ring.path(), e.toString());
-      }
+    Runnable closing =
+        () -> {
+          for (Reader r : readers) {
+            r.closed = true;
+            if (r.wake != null) {
+              r.wake.close();
+            }
+            r.ring.shutdown();
+            r.ring.close();
+            try {
+              Files.deleteIfExists(r.ring.path());
+              Files.deleteIfExists(wakePath(r.ring.path()));
+            } catch (IOException e) {
+              log.debug("router {}: cannot remove {}: {}", config.router(), r.ring.path(), e);
+            }
+          }
+          readers.clear();
+        };
+    if (router.loop().inEventLoop()) {
+      closing.run();
+    } else if (!router.loop().isShuttingDown()) {
+      router.loop().submit(closing).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
-    readers.clear();
   }
 
   /** The counters of the ring read from neighbour {@code n}, or null if there is none. */
   SharedRing.Counters inbound(int n) {
     for (Reader r : readers) {
-      if (r.neighbour == n && !r.stop) {
+      if (r.neighbour == n && !r.closed) {
         return r.counters;
       }
     }
     return null;
   }
 
-  /** Reads one ring and hands its frames to the router's event loop. */
-  private final class Reader implements Runnable {
+  /** Reads one ring, on the event loop, when its wake socket says so. */
+  private final class Reader extends ChannelInboundHandlerAdapter {
     final int neighbour;
     final SharedRing ring;
-    final Thread thread;
-    final int capacity;
-    final Semaphore ahead = new Semaphore(2);
-    volatile boolean stop;
+    Channel wake;
+    boolean closed;
     volatile SharedRing.Counters counters;
 
     Reader(int neighbour, SharedRing ring) {
       this.neighbour = neighbour;
       this.ring = ring;
-      this.capacity = Math.max(256 << 10, ring.maxFrame() + 4);
-      this.thread = new Thread(this, "bdrp-ring-" + config.router() + "-from-" + neighbour);
-      thread.setDaemon(true);
     }
 
     @Override
-    public void run() {
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ReferenceCountUtil.release(msg); // the datagram only says "look"
+      drain();
+    }
+
+    /** Reads and delivers what the ring holds; says it sleeps when it has read everything. */
+    void drain() {
+      if (closed) {
+        return;
+      }
       try {
-        ByteBuf batch = null;
-        while (!stop) {
-          if (batch == null) {
-            batch = PooledByteBufAllocator.DEFAULT.directBuffer(capacity, capacity);
+        int size = BATCH_BYTES;
+        boolean delivered = false;
+        for (int i = 0; i < BATCHES_PER_TURN; i++) {
+          ByteBuf batch = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+          int n;
+          try {
+            n =
+                batch.hasMemoryAddress()
+                    ? ring.read(batch.memoryAddress(), size)
+                    : ring.read(batch.nioBuffer(0, size).slice());
+            if (n > 0) {
+              batch.writerIndex(n);
+              deliver(batch);
+            }
+          } finally {
+            batch.release();
           }
-          int n =
-              batch.hasMemoryAddress()
-                  ? ring.read(batch.memoryAddress(), capacity)
-                  : ring.read(batch.internalNioBuffer(0, capacity));
-          if (n == 0) {
-            counters = ring.counters();
-            ring.await(SPIN, SLEEP_NANOS);
+          if (n < 0) {
+            size = -n; // one frame larger than a batch: a buffer its size, once
             continue;
           }
-          counters = ring.counters();
-          batch.writerIndex(n);
-          ByteBuf full = batch;
-          batch = null;
-          while (!ahead.tryAcquire(50, TimeUnit.MILLISECONDS)) {
-            if (stop) {
-              full.release();
+          size = BATCH_BYTES;
+          if (n > 0) {
+            delivered = true;
+          } else {
+            counters = ring.counters();
+            if (delivered) {
+              // Look again once the loop has flushed what this pass delivered: a busy link is
+              // polled between the loop's other work rather than slept on.
+              router.loop().execute(this::drain);
               return;
             }
+            if (!ring.prepareSleep(SPIN)) {
+              return; // the next write wakes it
+            }
           }
-          router
-              .loop()
-              .execute(
-                  () -> {
-                    try {
-                      deliver(full);
-                    } finally {
-                      full.release();
-                      ahead.release();
-                    }
-                  });
         }
+        counters = ring.counters();
+        router.loop().execute(this::drain); // more to read: after the other channels
       } catch (IOException e) {
+        closed = true;
+        router.metrics().malformedData("shm").inc();
         log.warn(
             "router {}: the ring from router {} holds what its writer cannot have written ({});"
                 + " its DATA is no longer read",
             config.router(),
             neighbour,
             e.getMessage());
-        router.loop().execute(() -> router.metrics().malformedData("shm").inc());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (RuntimeException e) {
-        if (!stop) {
-          log.warn("router {}: reader of the ring from {} failed", config.router(), neighbour, e);
-        }
       }
     }
 
-    /** On the loop: every frame of a batch, while the neighbour's session is up. */
+    /** Every frame of a batch, while the neighbour's session is up. */
     private void deliver(ByteBuf batch) {
       Link link = router.links().get(neighbour);
       boolean up = link != null && link.session != null && link.session.isActive();

@@ -54,11 +54,20 @@ final class RingNative {
   /** Reader: frames as (little-endian int length, payload) into {@code direct}: bytes, 0 none. */
   static native int read(long handle, ByteBuffer direct, int capacity) throws IOException;
 
-  /** Reader: as {@link #read}, into native memory at {@code address}. */
+  /**
+   * Reader: as {@link #read}, into native memory at {@code address}; when the next frame alone does
+   * not fit, minus the bytes it needs.
+   */
   static native int readAddress(long handle, long address, int capacity) throws IOException;
 
   /** Reader: 1 a frame is there, 0 timeout, -2 closed; polls {@code spin} times first. */
   static native int await(long handle, int spin, long timeoutNanos);
+
+  /** Writer: wakes a sleeping reader by a datagram to the Unix socket at {@code path}. */
+  static native void wakeBySocket(long handle, String path) throws IOException;
+
+  /** Reader in an event loop: 1 a frame is there (read on), 0 it may wait for its wake socket. */
+  static native int prepareSleep(long handle, int spin);
 
   /** This end's counters, then the shared tail and head (see {@link SharedRing.Counters}). */
   static native long[] counters(long handle);

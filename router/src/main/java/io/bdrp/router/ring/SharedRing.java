@@ -141,7 +141,8 @@ public final class SharedRing implements AutoCloseable {
 
   /**
    * Reader: as {@link #read(ByteBuffer)}, into {@code capacity} bytes of native memory at {@code
-   * address} (a direct buffer's, which the caller keeps alive).
+   * address} (a direct buffer's, which the caller keeps alive); when the next frame alone does not
+   * fit, nothing is read and the result is minus the bytes it needs.
    */
   public int read(long address, int capacity) throws IOException {
     return RingNative.readAddress(live(), address, capacity);
@@ -153,6 +154,23 @@ public final class SharedRing implements AutoCloseable {
    */
   public boolean await(int spin, long timeoutNanos) {
     return RingNative.await(live(), spin, timeoutNanos) == 1;
+  }
+
+  /**
+   * Writer: wakes a sleeping reader with a datagram to the Unix socket at {@code path}, which the
+   * reader's event loop listens on, instead of the futex.
+   */
+  public void wakeBySocket(Path path) throws IOException {
+    RingNative.wakeBySocket(live(), path.toString());
+  }
+
+  /**
+   * Reader in an event loop, when it has read everything: polls {@code spin} times, then publishes
+   * its position and says it sleeps, so that the next write wakes it through its socket. Whether a
+   * frame arrived meanwhile (then it does not sleep: read on).
+   */
+  public boolean prepareSleep(int spin) {
+    return RingNative.prepareSleep(live(), spin) == 1;
   }
 
   /** Marks the ring closed and wakes a waiting reader or writer; the ring stays usable to close. */

@@ -31,6 +31,7 @@ public final class BdrpSystem implements PubSubSystem {
 
   private final List<String> jvmOptions;
   private final boolean tls;
+  private final String linkTransport;
   private DevCa ca;
   private final List<ChildProcess> routers = new ArrayList<>();
   private final List<BdrpClient> clients = new ArrayList<>();
@@ -44,13 +45,26 @@ public final class BdrpSystem implements PubSubSystem {
 
   /** A system whose router JVMs run with {@code jvmOptions}, with TLS on every port if asked. */
   public BdrpSystem(List<String> jvmOptions, boolean tls) {
+    this(jvmOptions, tls, "tcp");
+  }
+
+  /**
+   * As {@link #BdrpSystem(List, boolean)}, the routers' links carrying DATA over {@code
+   * linkTransport} ({@code tcp}, {@code udp} or {@code shm}).
+   */
+  public BdrpSystem(List<String> jvmOptions, boolean tls, String linkTransport) {
+    if (!List.of("tcp", "udp", "shm").contains(linkTransport)) {
+      throw new IllegalArgumentException(
+          "--link-transports: tcp, udp or shm, got '" + linkTransport + "'");
+    }
     this.jvmOptions = List.copyOf(jvmOptions);
     this.tls = tls;
+    this.linkTransport = linkTransport;
   }
 
   @Override
   public String name() {
-    return tls ? "bdrp+tls" : "bdrp";
+    return "bdrp" + (linkTransport.equals("tcp") ? "" : "+" + linkTransport) + (tls ? "+tls" : "");
   }
 
   @Override
@@ -73,10 +87,12 @@ public final class BdrpSystem implements PubSubSystem {
       y.append("neighbours:\n");
       if (i > 0) {
         y.append("  - router: ").append(i - 1).append('\n'); // it dials us
+        y.append("    transport: ").append(linkTransport).append('\n');
       }
       if (i + 1 < servers) {
         y.append("  - router: ").append(i + 1).append('\n');
         y.append("    address: 127.0.0.1:").append(routerPorts[i + 1]).append('\n');
+        y.append("    transport: ").append(linkTransport).append('\n');
       }
       if (servers == 1) {
         y.setLength(y.length() - "neighbours:\n".length());
