@@ -90,7 +90,13 @@ public record RouterConfig(
      * TCP, and so do frames larger than a quarter of the ring. Falls back to TCP, with a WARN, when
      * the neighbour's ring cannot be opened.
      */
-    SHM
+    SHM,
+    /**
+     * DATA frames written with RDMA into a ring in the neighbour's memory (the sidecar's verbs
+     * backend); needs an RDMA device. Until the router exchanges the ring's endpoints with its
+     * neighbour, such links carry DATA over TCP and the router says why at start.
+     */
+    RDMA
   }
 
   /**
@@ -472,7 +478,9 @@ public record RouterConfig(
                   case "tcp" -> LinkTransport.TCP;
                   case "udp" -> LinkTransport.UDP;
                   case "shm" -> LinkTransport.SHM;
-                  default -> throw error(p + ".transport", "expected tcp, udp or shm, got " + t);
+                  case "rdma" -> LinkTransport.RDMA;
+                  default ->
+                      throw error(p + ".transport", "expected tcp, udp, shm or rdma, got " + t);
                 };
           }
           neighbours.add(

@@ -92,6 +92,21 @@ final class ShmLinks {
    * run of this router number (another epoch, a process that was killed) are removed.
    */
   void start() throws InterruptedException {
+    for (RouterConfig.Neighbour n : config.neighbours()) {
+      if (n.transport() == RouterConfig.LinkTransport.RDMA) {
+        String why = io.bdrp.router.ring.RdmaNative.whyNot();
+        log.warn(
+            "router {}: link to router {} is configured for rdma; DATA goes over TCP: {}",
+            config.router(),
+            n.router(),
+            why != null
+                ? why
+                : "devices "
+                    + io.bdrp.router.ring.RdmaNative.sysfsDevices()
+                    + " are there, but"
+                    + " this router does not yet exchange ring endpoints with its neighbours");
+      }
+    }
     if (!config.usesShm()) {
       return;
     }
