@@ -374,8 +374,9 @@ void bdrp_ring_consume(struct bdrp_ring *r)
 	r->head += align8(BDRP_RING_FRAME_HEADER + (uint64_t)n);
 	r->frames++;
 	r->bytes += n;
-	if (r->head - r->published_head >= r->sh->watermark ||
-	    atomic_load_explicit(&r->sh->writer_waiting, memory_order_relaxed))
+	/* A waiting writer too waits for the watermark (or the reader's sleep): it then writes a
+	 * watermark's worth at once rather than one frame per wake-up. */
+	if (r->head - r->published_head >= r->sh->watermark)
 		bdrp_ring_publish_head(r);
 }
 
@@ -423,12 +424,19 @@ int bdrp_ring_prepare_sleep(struct bdrp_ring *r, uint32_t spin)
 	return 0;
 }
 
-int bdrp_ring_wait(struct bdrp_ring *r, uint32_t spin, int64_t timeout_ns)
+int bdrp_ring_wait(struct bdrp_ring *r, int64_t spin_ns, int64_t timeout_ns)
 {
-	for (uint32_t i = 0; i < spin; i++) {
-		if (has_frame(r))
-			return 1;
-		cpu_relax();
+	/* Poll for spin_ns (the clock read every 64 polls): a writer that comes back within it finds
+	 * the reader awake, and pays no wake-up. */
+	if (spin_ns > 0) {
+		int64_t until = now_ns() + spin_ns;
+		for (uint32_t i = 1;; i++) {
+			if (has_frame(r))
+				return 1;
+			cpu_relax();
+			if ((i & 63) == 0 && now_ns() >= until)
+				break;
+		}
 	}
 	if (r->head != r->published_head)
 		bdrp_ring_publish_head(r);

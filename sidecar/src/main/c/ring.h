@@ -9,8 +9,8 @@
  *  - tail: where the writer writes next. The writer publishes it (release) after a frame is
  *    complete, so the reader never sees part of a frame, even if the writer dies mid-frame.
  *  - head: where the reader reads next. The reader keeps it locally and publishes it lazily:
- *    when it has consumed at least the watermark since the last publication, when the writer
- *    says it is waiting for space, and before it sleeps.
+ *    when it has consumed at least the watermark since the last publication, and before it
+ *    sleeps (a writer waiting for room is woken then, not for every frame).
  *  - delayed head: the writer's copy of the last published head. A write checks against it
  *    alone ("exceed": tail + bytes - delayed head > capacity); only when that fails does the
  *    writer read the published head again, and if the frame still does not fit the ring is full:
@@ -178,11 +178,11 @@ void bdrp_ring_consume(struct bdrp_ring *r);
 long bdrp_ring_read(struct bdrp_ring *r, uint8_t *dst, size_t cap);
 
 /*
- * Reader: waits until a frame is there: polls `spin` times, then publishes its head, says it is
+ * Reader: waits until a frame is there: polls for `spin_ns`, then publishes its head, says it is
  * sleeping and sleeps on the futex for up to `timeout_ns` (< 0: without limit). Returns 1 when a
  * frame is there, 0 on timeout, -EPIPE if the writer closed the ring and it is empty.
  */
-int bdrp_ring_wait(struct bdrp_ring *r, uint32_t spin, int64_t timeout_ns);
+int bdrp_ring_wait(struct bdrp_ring *r, int64_t spin_ns, int64_t timeout_ns);
 
 /* Reader: publishes its head now (consumed bytes since the last publication otherwise wait). */
 void bdrp_ring_publish_head(struct bdrp_ring *r);

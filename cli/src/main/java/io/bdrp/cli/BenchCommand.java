@@ -447,6 +447,16 @@ final class BenchCommand {
     int idleSeconds;
 
     @Option(
+        names = "--pin",
+        negatable = true,
+        defaultValue = "true",
+        fallbackValue = "true",
+        description =
+            "Pin the writer to CPU 0 and the reader to CPU 1 (with two CPUs or more and taskset;"
+                + " default: pinned).")
+    boolean pin;
+
+    @Option(
         names = "--ring-bytes",
         defaultValue = "8388608",
         description =
@@ -463,7 +473,8 @@ final class BenchCommand {
               highRate,
               Duration.ofSeconds(seconds),
               Duration.ofSeconds(idleSeconds),
-              ringBytes);
+              ringBytes,
+              pin);
       Path dir = parent.runFolder("ring");
       List<RingBench.Run> runs = new ArrayList<>();
       for (String t : transports) {

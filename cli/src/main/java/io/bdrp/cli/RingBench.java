@@ -40,11 +40,18 @@ final class RingBench {
 
   static final byte HIGH = 2;
   static final byte MOST = 3;
-  static final byte END = 4;
+  static final byte WARM = 4;
+  static final byte END = 5;
 
   /** Run parameters. */
   record Options(
-      int frameBytes, int lowRate, int highRate, Duration phase, Duration idle, int ringBytes) {
+      int frameBytes,
+      int lowRate,
+      int highRate,
+      Duration phase,
+      Duration idle,
+      int ringBytes,
+      boolean pin) {
     Options {
       if (frameBytes < 17 || frameBytes > 65_536 || lowRate < 1 || highRate < 1) {
         throw new IllegalArgumentException(
@@ -92,9 +99,8 @@ final class RingBench {
       throw new IllegalArgumentException("--transports: shm or tcp, got '" + transport + "'");
     }
     List<String> jvm = List.of("-Xms256m", "-Xmx256m");
-    try (ChildProcess reader =
-        ChildProcess.start(
-            "ring bench reader",
+    List<String> cmd =
+        new ArrayList<>(
             ChildProcess.java(
                 jvm,
                 RingBench.class.getName(),
@@ -102,8 +108,16 @@ final class RingBench {
                 where,
                 Integer.toString(o.ringBytes()),
                 Integer.toString(o.frameBytes()),
-                results.toString()),
-            dir.resolve(transport + "-reader.log"))) {
+                results.toString()));
+    boolean pin = o.pin() && pinnable();
+    if (pin) {
+      // The reader on CPU 1, this JVM (the writer) on CPU 0: two processes that poll must not
+      // share a CPU, or each one's polling takes the other's time.
+      cmd.addAll(0, List.of("taskset", "-c", "1"));
+      taskset("0", ProcessHandle.current().pid());
+    }
+    try (ChildProcess reader =
+        ChildProcess.start("ring bench reader", cmd, dir.resolve(transport + "-reader.log"))) {
       Writer w =
           transport.equals("shm")
               ? ringWriter(reader, Path.of(where), o.frameBytes())
@@ -118,18 +132,10 @@ final class RingBench {
         seq = paced(w, o.highRate(), o.phase(), HIGH, seq);
         sent[HIGH] = seq - before;
         progress.printf(Locale.ROOT, "%s: high load sent %,d frames%n", transport, seq - before);
-        // Most: as fast as the transport takes them.
-        long end = System.nanoTime() + o.phase().toNanos();
-        long most = 0;
-        while (System.nanoTime() < end) {
-          // One frame in 64 carries its send time (a latency sample); the others 0.
-          w.send(seq++, System.nanoTime(), MOST, true);
-          for (int i = 1; i < 64; i++) {
-            w.send(seq++, 0, MOST, true);
-          }
-          most += 64;
-        }
-        w.flush();
+        // Most: as fast as the transport takes them, after as long unmeasured (the loop compiled).
+        seq += flood(w, o.phase(), WARM, seq);
+        long most = flood(w, o.phase(), MOST, seq);
+        seq += most;
         sent[MOST] = most;
         progress.printf(Locale.ROOT, "%s: as fast as it goes sent %,d frames%n", transport, most);
         // Idle, after the load: the reader waits for frames that do not come.
@@ -169,7 +175,29 @@ final class RingBench {
       if (transport.equals("shm")) {
         Files.deleteIfExists(Path.of(where)); // the reader removes it unless it was killed
       }
+      if (pin) {
+        taskset(
+            "0-" + (Runtime.getRuntime().availableProcessors() - 1), ProcessHandle.current().pid());
+      }
     }
+  }
+
+  /**
+   * Sends frames of {@code phase} as fast as the transport takes them for {@code length}, in 64 KiB
+   * batches, one frame in 64 with its send time (a latency sample; the others 0). Returns how many.
+   */
+  private static long flood(Writer w, Duration length, byte phase, long seq) throws IOException {
+    long end = System.nanoTime() + length.toNanos();
+    long sent = 0;
+    while (System.nanoTime() < end) {
+      w.send(seq + sent, System.nanoTime(), phase, true);
+      for (int i = 1; i < 64; i++) {
+        w.send(seq + sent + i, 0, phase, true);
+      }
+      sent += 64;
+    }
+    w.flush();
+    return sent;
   }
 
   /**
@@ -195,6 +223,24 @@ final class RingBench {
     }
     w.flush();
     return seq;
+  }
+
+  /** Whether this machine has two CPUs or more and the taskset command. */
+  static boolean pinnable() {
+    return Runtime.getRuntime().availableProcessors() >= 2
+        && Files.isExecutable(Path.of("/usr/bin/taskset"));
+  }
+
+  /** Sets the CPUs of every thread of process {@code pid}. */
+  private static void taskset(String cpus, long pid) throws IOException, InterruptedException {
+    Process p =
+        new ProcessBuilder("taskset", "-a", "-cp", cpus, Long.toString(pid))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IOException("taskset -a -cp " + cpus + " " + pid + " failed");
+    }
   }
 
   /** CPU time of process {@code pid} (all its threads), from /proc: user and system. */
@@ -346,7 +392,9 @@ final class RingBench {
         while (!done) {
           int n = ring.read(in);
           if (n == 0) {
-            ring.await(4_000, TimeUnit.MILLISECONDS.toNanos(200));
+            // Polls for 100 µs before it sleeps; the END frame (or the writer ending this process)
+            // stops it.
+            ring.await(TimeUnit.MICROSECONDS.toNanos(100), -1);
             continue;
           }
           long now = System.nanoTime();
@@ -396,15 +444,17 @@ final class RingBench {
     if (phase == END) {
       return true;
     }
+    // The same work for every frame of every phase (the warm-up's too), so that the loop the JIT
+    // compiles during one phase suits the next.
     long sent = in.getLong(at + 8);
+    count[phase]++;
+    last[phase] = now;
     if (sent != 0) { // a latency sample
       h[phase].recordValue(Math.max(0, Math.min(now - sent, h[phase].getHighestTrackableValue())));
       if (first[phase] == 0) {
         first[phase] = sent;
       }
     }
-    count[phase]++;
-    last[phase] = now;
     return false;
   }
 

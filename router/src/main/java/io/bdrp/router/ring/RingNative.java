@@ -60,8 +60,8 @@ final class RingNative {
    */
   static native int readAddress(long handle, long address, int capacity) throws IOException;
 
-  /** Reader: 1 a frame is there, 0 timeout, -2 closed; polls {@code spin} times first. */
-  static native int await(long handle, int spin, long timeoutNanos);
+  /** Reader: 1 a frame is there, 0 timeout, -2 closed; polls for {@code spinNanos} first. */
+  static native int await(long handle, long spinNanos, long timeoutNanos);
 
   /** Writer: wakes a sleeping reader by a datagram to the Unix socket at {@code path}. */
   static native void wakeBySocket(long handle, String path) throws IOException;

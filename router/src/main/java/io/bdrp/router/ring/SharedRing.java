@@ -149,11 +149,12 @@ public final class SharedRing implements AutoCloseable {
   }
 
   /**
-   * Reader: waits until a frame is there, polling {@code spin} times before it sleeps for at most
-   * {@code timeoutNanos}: whether a frame is there (false on timeout or once shut down).
+   * Reader: waits until a frame is there, polling for {@code spinNanos} before it sleeps for at
+   * most {@code timeoutNanos} (below 0: no limit): whether a frame is there (false on timeout or
+   * once shut down).
    */
-  public boolean await(int spin, long timeoutNanos) {
-    return RingNative.await(live(), spin, timeoutNanos) == 1;
+  public boolean await(long spinNanos, long timeoutNanos) {
+    return RingNative.await(live(), spinNanos, timeoutNanos) == 1;
   }
 
   /**

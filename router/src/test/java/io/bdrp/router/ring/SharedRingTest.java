@@ -186,7 +186,9 @@ class SharedRingTest {
       while (s < frames) {
         int n = reader.read(in);
         if (n == 0) {
-          assertTrue(reader.await(1000, TimeUnit.SECONDS.toNanos(30)), "stalled at " + s);
+          assertTrue(
+              reader.await(TimeUnit.MICROSECONDS.toNanos(50), TimeUnit.SECONDS.toNanos(30)),
+              "stalled at " + s);
           continue;
         }
         for (int at = 0; at < n; s++) {
