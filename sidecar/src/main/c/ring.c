@@ -438,13 +438,8 @@ int bdrp_ring_wait(struct bdrp_ring *r, int64_t spin_ns, int64_t timeout_ns)
 				break;
 		}
 	}
-	if (r->head != r->published_head)
-		bdrp_ring_publish_head(r);
-	atomic_store_explicit(&r->sh->reader_sleeping, 1, memory_order_seq_cst);
-	if (has_frame(r)) {
-		atomic_store(&r->sh->reader_sleeping, 0);
+	if (bdrp_ring_prepare_sleep(r, 0))
 		return 1;
-	}
 	if (atomic_load(&r->sh->closed)) {
 		atomic_store(&r->sh->reader_sleeping, 0);
 		return -EPIPE;
