@@ -57,30 +57,30 @@ final class RouterMetrics {
         "bdrp_predicate_filter_bytes",
         "Bytes of Bloom filters PREDICATES holds.",
         () -> node.predicates().filterBytes());
-    m.gauge(
+    m.counter(
         "bdrp_predicate_rejected_total",
         "Advertisements refused (other Bloom parameters, router number out of range).",
         () -> node.predicates().rejected());
-    m.gauge(
+    m.counter(
         "bdrp_predicate_deltas_sent_total",
         "Advertisements sent as the change from the version the neighbour held.",
         () -> node.predicates().deltasSent());
-    m.gauge(
+    m.counter(
         "bdrp_predicate_resyncs_total",
         "Changes received for a version not held, answered by asking for the whole advertisement.",
         () -> node.predicates().resyncs());
     m.gauge("bdrp_local_hosts", "Hosts with a predicate.", () -> node.local().hostCount());
-    m.gauge(
+    m.counter(
         "bdrp_connections_lost_total",
         "Sessions whose connection failed under them (reset by the peer, broken pipe).",
         errors::connectionsLost);
-    m.gauge(
+    m.counter(
         "bdrp_control_refused_total",
         "Control messages from neighbours refused because they named an epoch more than"
             + " routing.maxEpochAheadMs ahead of this router's clock.",
         node::futureEpochs);
     for (ErrorCode c : ErrorCode.values()) {
-      m.gauge(
+      m.counter(
           "bdrp_protocol_errors_total",
           "Bad input from clients and routers, by error code.",
           () -> errors.count(c),
@@ -96,21 +96,22 @@ final class RouterMetrics {
 
   /** The data plane's counters, read when rendered (on the router's loop). */
   void dataPlane(DataPlane<?> dp, LongSupplier udpOverflows) {
-    registry.gauge("bdrp_messages_published_total", "Messages sent by local hosts.", dp::published);
-    registry.gauge(
+    registry.counter(
+        "bdrp_messages_published_total", "Messages sent by local hosts.", dp::published);
+    registry.counter(
         "bdrp_data_received_total", "DATA packets received from neighbours.", dp::received);
-    registry.gauge("bdrp_data_copies_total", "DATA copies queued to neighbours.", dp::copies);
-    registry.gauge(
+    registry.counter("bdrp_data_copies_total", "DATA copies queued to neighbours.", dp::copies);
+    registry.counter(
         "bdrp_local_matches_total",
         "Messages, published here or received, that matched at least one local host.",
         dp::localMatches);
-    registry.gauge("bdrp_deliveries_total", "Deliveries queued to local hosts.", dp::delivered);
-    registry.gauge(
+    registry.counter("bdrp_deliveries_total", "Deliveries queued to local hosts.", dp::delivered);
+    registry.counter(
         "bdrp_destination_routers_total",
         "Sum of |D| over messages published here (routers each message was sent towards).",
         dp::destinationSum);
     for (DataPlane.Drop d : DataPlane.Drop.values()) {
-      registry.gauge(
+      registry.counter(
           "bdrp_drops_total",
           "Data-plane drops by reason: hop_limit and not_on_tree count packets, no_route and"
               + " unknown_router routers of D, link copies, host deliveries, bad_message and"
@@ -119,7 +120,7 @@ final class RouterMetrics {
           "reason",
           d.name().toLowerCase(Locale.ROOT));
     }
-    registry.gauge(
+    registry.counter(
         "bdrp_udp_receive_overflows_total",
         "DATA datagrams the kernel dropped because the UDP socket's receive buffer was full"
             + " (-1: unknown).",
@@ -249,7 +250,7 @@ final class RouterMetrics {
         budget::reservedBytes,
         "port",
         port);
-    registry.gauge(
+    registry.counter(
         "bdrp_inbound_budget_refused_total",
         "Sessions ended because the partial frames of their port had spent"
             + " limits.inboundBufferBytes.",

@@ -2,10 +2,59 @@ package io.bdrp.router;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 class MetricsTest {
+  /** The promtool binary on PATH, or null. */
+  private static Path promtool() {
+    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+      Path p = Path.of(d, "promtool");
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  /** What a running router serves passes Prometheus' own linter, {@code promtool check metrics}. */
+  @Test
+  void aRoutersMetricsPassPromtool() throws Exception {
+    Path promtool = promtool();
+    if (promtool == null) {
+      // CI installs it (.ci/run); elsewhere the check is skipped, saying why.
+      assertTrue(System.getenv("CI") == null, "promtool must be on PATH in CI");
+      Assumptions.abort("promtool is not on PATH (Debian package prometheus)");
+    }
+    try (Router r = Router.start(Federation.loneRouter());
+        BdrpClient c = BdrpClient.builder().router(r.clientAddress()).connect()) {
+      c.subscribe(Predicate.parse("exists(x)"), m -> {}).get(10, TimeUnit.SECONDS);
+      c.sendAcknowledged(Message.builder().put("x", 1).build()).get(10, TimeUnit.SECONDS);
+      String text = r.loop().submit(() -> r.metrics().registry().render()).get();
+      Process p =
+          new ProcessBuilder(promtool.toString(), "check", "metrics")
+              .redirectErrorStream(true)
+              .start();
+      try (OutputStream in = p.getOutputStream()) {
+        in.write(text.getBytes(StandardCharsets.UTF_8));
+      }
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(p.waitFor(30, TimeUnit.SECONDS), "promtool finished");
+      assertEquals(0, p.exitValue(), () -> out + "\n" + text);
+      assertEquals("", out.strip(), () -> "promtool's findings:\n" + out);
+    }
+  }
+
   @Test
   void rendersThePrometheusTextFormat() {
     Metrics m = new Metrics();
