@@ -32,6 +32,9 @@ public final class Main {
 
   public static void main(String[] args) {
     String refused = undecodedArgument(args, System.getProperty("sun.jnu.encoding"));
+    if (refused == null) {
+      refused = badLogLevel(System.getenv("BDRP_LOG_LEVEL"));
+    }
     if (refused != null) {
       System.err.println(refused);
       System.exit(2);
@@ -66,6 +69,22 @@ public final class Main {
     return null;
   }
 
+  /** The levels {@code BDRP_LOG_LEVEL} may name (logback's). */
+  static final java.util.List<String> LOG_LEVELS =
+      java.util.List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
+
+  /** Why {@code level} (the value of BDRP_LOG_LEVEL, null when unset) is refused, or null. */
+  static String badLogLevel(String level) {
+    if (level == null || LOG_LEVELS.contains(level.strip().toUpperCase(java.util.Locale.ROOT))) {
+      return null;
+    }
+    return "bdrp: BDRP_LOG_LEVEL="
+        + level
+        + " is not a log level (one of "
+        + String.join(", ", LOG_LEVELS)
+        + ")";
+  }
+
   private static boolean isUtf8(String charsetName) {
     try {
       return java.nio.charset.Charset.forName(charsetName).equals(StandardCharsets.UTF_8);
@@ -74,7 +93,11 @@ public final class Main {
     }
   }
 
-  /** The configured command line (also used by tests). */
+  /**
+   * The configured command line (also used by tests). Exit codes: 0 done, 1 a failure while running
+   * (a router that cannot be reached, a port in use), 2 a usage error (a bad option, argument, file
+   * or configuration).
+   */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
     cl.setExecutionExceptionHandler(
@@ -87,9 +110,12 @@ public final class Main {
             cmd.getErr().println("bdrp: no such file: " + nf.getFile());
             return 2;
           }
-          if (ex instanceof java.io.IOException) {
+          // Failures while running (a router that cannot be reached, a port in use): one line, 1.
+          if (ex instanceof java.io.IOException
+              || ex instanceof java.io.UncheckedIOException
+              || ex instanceof IllegalStateException) {
             cmd.getErr().println("bdrp: " + ex.getMessage());
-            return 2;
+            return 1;
           }
           throw ex;
         });

@@ -27,11 +27,7 @@ final class PubCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin ClientCredentials credentials;
 
-  @Option(
-      names = "--router",
-      defaultValue = "127.0.0.1:7400",
-      description = "Router client address (default: ${DEFAULT-VALUE}).")
-  String router;
+  @picocli.CommandLine.Mixin RouterAddressOption router;
 
   @Option(
       names = "--attr",
@@ -51,7 +47,7 @@ final class PubCommand implements Callable<Integer> {
     try (BdrpClient c =
         credentials
             .apply(BdrpClient.builder())
-            .router(Addresses.parse("--router", router))
+            .router(router.address())
             .name(name)
             .reconnect(false)
             .connect()) {

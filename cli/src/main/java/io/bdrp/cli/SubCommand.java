@@ -28,11 +28,7 @@ final class SubCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin ClientCredentials credentials;
 
-  @Option(
-      names = "--router",
-      defaultValue = "127.0.0.1:7400",
-      description = "Router client address (default: ${DEFAULT-VALUE}).")
-  String router;
+  @picocli.CommandLine.Mixin RouterAddressOption router;
 
   @Option(
       names = "--predicate",
@@ -63,7 +59,7 @@ final class SubCommand implements Callable<Integer> {
     try (BdrpClient c =
         credentials
             .apply(BdrpClient.builder())
-            .router(Addresses.parse("--router", router))
+            .router(router.address())
             .name(name)
             .onMessage(
                 m -> {

@@ -12,6 +12,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -80,5 +81,49 @@ class SubCommandTest {
 
   private static Message tick(long n) {
     return Message.builder().put("kind", "tick").put("n", n).build();
+  }
+
+  @Test
+  void bdrpRouterNamesTheRouterAndDashRTheSame(@TempDir Path dir) throws Exception {
+    ChildProcesses.Router router =
+        processes.startRouter(
+            dir,
+            0,
+            "router: 0\n"
+                + "listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\","
+                + " metrics: \"127.0.0.1:0\"}\n");
+    String at = "127.0.0.1:" + router.clientPort();
+    Proc byEnv =
+        processes.start(
+            dir, true, List.of("env", "BDRP_ROUTER=" + at), "sub", "--predicate", "exists(x)");
+    Proc byFlag = processes.start(dir, "sub", "-r", at, "--predicate", "exists(x)");
+    for (Proc p : List.of(byEnv, byFlag)) {
+      await("sub to subscribe", p, () -> p.err().stream().anyMatch(l -> l.contains("subscribed")));
+    }
+  }
+
+  @Test
+  void aRouterThatCannotBeReachedIsAFailureNotAUsageError(@TempDir Path dir) throws Exception {
+    Proc sub = processes.start(dir, "sub", "-r", "127.0.0.1:1", "--predicate", "exists(x)");
+    assertTrue(sub.process().waitFor(60, TimeUnit.SECONDS), "sub exited");
+    assertEquals(1, sub.process().exitValue(), () -> "exit code; stderr " + sub.err());
+    assertTrue(
+        sub.err().stream().anyMatch(l -> l.contains("cannot connect to 127.0.0.1:1")),
+        () -> sub.err().toString());
+
+    Proc typo = processes.start(dir, "sub", "-r", "127.0.0.1:1", "--predicat", "exists(x)");
+    assertTrue(typo.process().waitFor(60, TimeUnit.SECONDS), "sub exited");
+    assertEquals(2, typo.process().exitValue(), () -> "a usage error; stderr " + typo.err());
+  }
+
+  @Test
+  void anUnknownLogLevelIsRefused(@TempDir Path dir) throws Exception {
+    Proc p =
+        processes.start(dir, true, List.of("env", "BDRP_LOG_LEVEL=LOUD"), "predicate", "exists(x)");
+    assertTrue(p.process().waitFor(60, TimeUnit.SECONDS), "bdrp exited");
+    assertEquals(2, p.process().exitValue(), () -> "exit code; stderr " + p.err());
+    assertTrue(
+        p.err().stream().anyMatch(l -> l.contains("BDRP_LOG_LEVEL=LOUD is not a log level")),
+        () -> p.err().toString());
   }
 }
