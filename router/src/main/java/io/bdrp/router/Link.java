@@ -31,6 +31,12 @@ final class Link implements Face {
   long lastReadNanos; // when something last arrived on the session
   boolean dialledByUs;
 
+  /** When dialling it started to fail (System.nanoTime), or 0 while it is reachable. */
+  long unreachableSince;
+
+  /** When that was last reported in the log. */
+  long unreachableReported;
+
   /** The neighbour's UDP socket, learnt from its hello: where it takes DATA, and sends it from. */
   InetSocketAddress udpPeer;
 

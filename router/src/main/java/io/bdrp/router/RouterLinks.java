@@ -118,6 +118,38 @@ final class RouterLinks {
     router.node().linkDown(l.neighbour());
   }
 
+  /** A WARN when dialling a neighbour first fails, again once a minute while it goes on failing. */
+  private static final long UNREACHABLE_REPORT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+  private void unreachable(Link l, Throwable cause) {
+    long now = System.nanoTime();
+    if (l.unreachableSince == 0) {
+      l.unreachableSince = now;
+      l.unreachableReported = now;
+      log.warn(
+          "router {}: cannot reach router {} at {}: {}; redialling every second",
+          config.router(),
+          l.neighbour(),
+          l.address,
+          cause.getMessage());
+    } else if (now - l.unreachableReported >= UNREACHABLE_REPORT_NANOS) {
+      l.unreachableReported = now;
+      log.warn(
+          "router {}: still cannot reach router {} at {} after {} s: {}",
+          config.router(),
+          l.neighbour(),
+          l.address,
+          TimeUnit.NANOSECONDS.toSeconds(now - l.unreachableSince),
+          cause.getMessage());
+    } else {
+      log.debug(
+          "router {}: cannot reach router {}: {}",
+          config.router(),
+          l.neighbour(),
+          cause.getMessage());
+    }
+  }
+
   private void closeSilent(Link l, Channel session) {
     router.metrics().connectionsClosed("routers", "silent").inc();
     log.info(
@@ -204,11 +236,7 @@ final class RouterLinks {
         .addListener(
             f -> {
               if (!f.isSuccess()) {
-                log.debug(
-                    "router {}: cannot reach {}: {}",
-                    config.router(),
-                    l.neighbour(),
-                    f.cause().getMessage());
+                unreachable(l, f.cause());
                 redialLater(l);
               }
             });
@@ -477,6 +505,14 @@ final class RouterLinks {
                   }
                 }
               });
+      if (l.unreachableSince != 0) {
+        log.info(
+            "router {}: reached router {} after {} s",
+            config.router(),
+            l.neighbour(),
+            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - l.unreachableSince));
+        l.unreachableSince = 0;
+      }
       log.info(
           "router {}: link to router {} up ({}, DATA over {})",
           config.router(),

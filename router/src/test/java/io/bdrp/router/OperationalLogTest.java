@@ -1,0 +1,103 @@
+package io.bdrp.router;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.bdrp.encoding.bloom.BloomParameters;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an operator reads in the log about links, at WARN with the reason: a neighbour that cannot
+ * be reached (once, not every redial), a neighbour refused for its token.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class OperationalLogTest {
+  private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+  private final Logger links = (Logger) LoggerFactory.getLogger(RouterLinks.class);
+  private final List<Router> routers = new ArrayList<>();
+
+  private Level level;
+
+  @BeforeEach
+  void capture() {
+    level = links.getLevel();
+    links.setLevel(Level.DEBUG); // the redials' lines too
+    log.start();
+    links.addAppender(log);
+  }
+
+  @AfterEach
+  void stop() {
+    routers.forEach(Router::close);
+    links.detachAppender(log);
+    links.setLevel(level);
+  }
+
+  private List<String> lines(Level at, String containing) {
+    synchronized (log.list) {
+      return log.list.stream()
+          .filter(e -> e.getLevel() == at)
+          .map(ILoggingEvent::getFormattedMessage)
+          .filter(m -> m.contains(containing))
+          .toList();
+    }
+  }
+
+  private List<String> warnings(String containing) {
+    return lines(Level.WARN, containing);
+  }
+
+  private Router start(int number, int neighbour, InetSocketAddress address, String token)
+      throws InterruptedException {
+    InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
+    Router r =
+        Router.start(
+            new RouterConfig(
+                number,
+                System.currentTimeMillis(),
+                any,
+                any,
+                null,
+                List.of(new RouterConfig.Neighbour(neighbour, address, 1)),
+                Federation.FAST,
+                BloomParameters.DEFAULT,
+                RouterConfig.Limits.DEFAULT,
+                token));
+    routers.add(r);
+    return r;
+  }
+
+  @Test
+  void anUnreachableNeighbourIsReportedOnceWithTheReasonNotOnEveryRedial() throws Exception {
+    start(0, 1, new InetSocketAddress("127.0.0.1", 1), null);
+    // Redials follow every second, each a DEBUG line; after three of them, still one WARN.
+    Federation.await(
+        "three redials after the first failure",
+        () -> lines(Level.DEBUG, "cannot reach router 1").size() >= 3);
+    List<String> w = warnings("cannot reach router 1");
+    assertEquals(1, w.size(), w::toString);
+    assertTrue(w.get(0).contains("127.0.0.1:1") && w.get(0).contains("refused"), w.get(0));
+  }
+
+  @Test
+  void aNeighbourRefusedForItsTokenIsReportedWithTheReason() throws Exception {
+    Router a = start(0, 1, null, "secret");
+    start(1, 0, a.routerAddress(), "other");
+    Federation.await("the refusal reported", () -> !warnings("token").isEmpty());
+    assertTrue(
+        warnings("token").stream().anyMatch(m -> m.contains("router 1")),
+        () -> warnings("token").toString());
+  }
+}
