@@ -44,11 +44,16 @@ import java.util.function.Consumer;
  * and receives messages.
  *
  * <pre>{@code
+ * BlockingQueue<Message> received = new ArrayBlockingQueue<>(16);
  * try (BdrpClient c = BdrpClient.builder().router("127.0.0.1", 7400).name("ticker").connect()) {
- *   c.subscribe(Predicate.parse("stock = \"XYZ\" && price > 20"), m -> System.out.println(m));
- *   c.send(Message.builder().put("stock", "XYZ").put("price", 21L).build());
+ *   // Wait until the router holds the predicate, then until it has taken the message.
+ *   c.subscribe(Predicate.parse("stock = \"XYZ\" && price > 20"), received::add).get();
+ *   c.sendAcknowledged(Message.builder().put("stock", "XYZ").put("price", 21L).build()).get();
+ *   System.out.println(received.poll(10, TimeUnit.SECONDS)); // handlers run on another thread
  * }
  * }</pre>
+ *
+ * <p>docs/client.md is the guide: how to get the library, a complete example, and these rules.
  *
  * <p><b>Subscriptions.</b> A client may hold several subscriptions; the router knows one predicate
  * per host, the disjunction of them all, and each delivered message is handed to the handlers of
