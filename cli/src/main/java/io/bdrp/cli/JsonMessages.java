@@ -13,7 +13,10 @@ import java.util.Map;
  * Messages as JSON objects, one per line, for {@code bdrp pub} and {@code bdrp sub}: each attribute
  * is a member whose JSON type gives its type — a string, an integer (a number without fraction or
  * exponent, 64-bit), a float (a number with a fraction or exponent) or a boolean. The body, if any,
- * is the member {@value #BODY} as base64; attribute names may not start with {@code $}.
+ * is the member {@value #BODY} as base64. Members starting with {@code $} are the format's own: an
+ * attribute whose name starts with {@code $} is written with one more ({@code $$body} is the
+ * attribute {@code $body}, not the body), and any other member starting with a single {@code $} is
+ * refused.
  */
 final class JsonMessages {
   /** The member that carries the body, base64-encoded. */
@@ -38,7 +41,19 @@ final class JsonMessages {
     for (Map.Entry<String, JsonNode> e : root.properties()) {
       String name = e.getKey();
       JsonNode v = e.getValue();
-      if (name.equals(BODY)) {
+      if (name.startsWith("$$")) {
+        name = name.substring(1); // an attribute whose name starts with $
+      } else if (name.startsWith("$") && !name.equals(BODY)) {
+        throw new IllegalArgumentException(
+            name
+                + ": members starting with $ are reserved ("
+                + BODY
+                + " is the body); write $"
+                + name
+                + " for an attribute named "
+                + name);
+      }
+      if (name.equals(BODY) && e.getKey().equals(BODY)) {
         if (!v.isTextual()) {
           throw new IllegalArgumentException(BODY + " must be a base64 string");
         }
@@ -71,7 +86,7 @@ final class JsonMessages {
     ObjectNode o = JSON.createObjectNode();
     for (int i = 0; i < m.size(); i++) {
       Value v = m.value(i);
-      String name = m.name(i);
+      String name = m.name(i).startsWith("$") ? "$" + m.name(i) : m.name(i);
       switch (v.type()) {
         case STRING -> o.put(name, v.asString());
         case INTEGER -> o.put(name, v.asLong());

@@ -89,6 +89,35 @@ final class PubCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The JSON of an {@code --attr} value, typed as on stdin: a JSON number, boolean or quoted string
+   * keeps its type, anything else that is not JSON (a bare word) is a string, and JSON that stdin
+   * refuses (null, an object, an array) is refused here too.
+   */
+  static String attrValue(String name, String value) {
+    String t = value.strip();
+    boolean json = t.equals("null") || t.startsWith("{") || t.startsWith("[");
+    try {
+      JsonMessages.parse("{\"v\":" + value + "}");
+      return value;
+    } catch (IllegalArgumentException e) {
+      if (json) {
+        throw new IllegalArgumentException(
+            "--attr "
+                + name
+                + "="
+                + value
+                + ": values are strings, numbers or booleans, as on stdin; to send the text, quote"
+                + " it: --attr '"
+                + name
+                + "=\""
+                + value.replace("\"", "\\\"")
+                + "\"'");
+      }
+      return quote(value);
+    }
+  }
+
   private Message fromFlags() {
     StringBuilder json = new StringBuilder("{");
     for (String a : attrs) {
@@ -101,13 +130,8 @@ final class PubCommand implements Callable<Integer> {
       if (json.length() > 1) {
         json.append(',');
       }
-      json.append(quote(name)).append(':');
-      try {
-        JsonMessages.parse("{\"v\":" + value + "}");
-        json.append(value);
-      } catch (IllegalArgumentException e) {
-        json.append(quote(value));
-      }
+      json.append(quote(name.startsWith("$") ? "$" + name : name)).append(':');
+      json.append(attrValue(name, value));
     }
     return JsonMessages.parse(json.append('}').toString());
   }
