@@ -45,12 +45,8 @@ final class PubCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
     try (BdrpClient c =
-        credentials
-            .apply(BdrpClient.builder())
-            .router(router.address())
-            .name(name)
-            .reconnect(false)
-            .connect()) {
+        router.connect(
+            credentials.apply(BdrpClient.builder()).name(name).reconnect(false), err, "bdrp pub")) {
       if (attrs != null && !attrs.isEmpty()) {
         c.sendAcknowledged(fromFlags()).get(10, TimeUnit.SECONDS);
         return 0;

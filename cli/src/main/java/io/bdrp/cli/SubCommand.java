@@ -57,39 +57,41 @@ final class SubCommand implements Callable<Integer> {
     AtomicLong seen = new AtomicLong();
     AtomicBoolean stdoutClosed = new AtomicBoolean();
     try (BdrpClient c =
-        credentials
-            .apply(BdrpClient.builder())
-            .router(router.address())
-            .name(name)
-            .onMessage(
-                m -> {
-                  if (stdoutClosed.get()) {
-                    return;
-                  }
-                  out.println(JsonMessages.format(m));
-                  // The writers swallow a write's IOException (EPIPE once the reader of a pipe has
-                  // gone, as `head` does) and only remember it: ask both, and stop then.
-                  if (out.checkError() || System.out.checkError()) {
-                    stdoutClosed.set(true);
-                    done.countDown();
-                    return;
-                  }
-                  if (count > 0 && seen.incrementAndGet() >= count) {
-                    done.countDown();
-                  }
-                })
-            .listener(
-                new BdrpClient.ConnectionListener() {
-                  @Override
-                  public void disconnected(Throwable cause, boolean willReconnect) {
-                    err.println(
-                        "bdrp sub: "
-                            + cause.getMessage()
-                            + (willReconnect ? "; reconnecting" : ""));
-                    err.flush();
-                  }
-                })
-            .connect()) {
+        router.connect(
+            credentials
+                .apply(BdrpClient.builder())
+                .name(name)
+                .onMessage(
+                    m -> {
+                      if (stdoutClosed.get()) {
+                        return;
+                      }
+                      out.println(JsonMessages.format(m));
+                      // The writers swallow a write's IOException (EPIPE once the reader of a pipe
+                      // has
+                      // gone, as `head` does) and only remember it: ask both, and stop then.
+                      if (out.checkError() || System.out.checkError()) {
+                        stdoutClosed.set(true);
+                        done.countDown();
+                        return;
+                      }
+                      if (count > 0 && seen.incrementAndGet() >= count) {
+                        done.countDown();
+                      }
+                    })
+                .listener(
+                    new BdrpClient.ConnectionListener() {
+                      @Override
+                      public void disconnected(Throwable cause, boolean willReconnect) {
+                        err.println(
+                            "bdrp sub: "
+                                + cause.getMessage()
+                                + (willReconnect ? "; reconnecting" : ""));
+                        err.flush();
+                      }
+                    }),
+            err,
+            "bdrp sub")) {
       c.setPredicate(p).get(10, TimeUnit.SECONDS);
       err.println("bdrp sub: subscribed at router " + c.routerNumber() + ": " + p);
       err.flush();

@@ -104,14 +104,16 @@ class SubCommandTest {
 
   @Test
   void aRouterThatCannotBeReachedIsAFailureNotAUsageError(@TempDir Path dir) throws Exception {
-    Proc sub = processes.start(dir, "sub", "-r", "127.0.0.1:1", "--predicate", "exists(x)");
+    Proc sub =
+        processes.start(dir, "sub", "-r", "127.0.0.1:1", "--wait", "0", "--predicate", "exists(x)");
     assertTrue(sub.process().waitFor(60, TimeUnit.SECONDS), "sub exited");
     assertEquals(1, sub.process().exitValue(), () -> "exit code; stderr " + sub.err());
     assertTrue(
         sub.err().stream().anyMatch(l -> l.contains("cannot connect to 127.0.0.1:1")),
         () -> sub.err().toString());
 
-    Proc typo = processes.start(dir, "sub", "-r", "127.0.0.1:1", "--predicat", "exists(x)");
+    Proc typo =
+        processes.start(dir, "sub", "-r", "127.0.0.1:1", "--wait", "0", "--predicat", "exists(x)");
     assertTrue(typo.process().waitFor(60, TimeUnit.SECONDS), "sub exited");
     assertEquals(2, typo.process().exitValue(), () -> "a usage error; stderr " + typo.err());
   }
@@ -125,5 +127,28 @@ class SubCommandTest {
     assertTrue(
         p.err().stream().anyMatch(l -> l.contains("BDRP_LOG_LEVEL=LOUD is not a log level")),
         () -> p.err().toString());
+  }
+
+  @Test
+  void subStartedBeforeItsRouterWaitsForIt(@TempDir Path dir) throws Exception {
+    int port = io.bdrp.testbed.Ports.free();
+    Proc sub =
+        processes.start(
+            dir, "sub", "-r", "127.0.0.1:" + port, "--wait", "60s", "--predicate", "exists(x)");
+    await(
+        "sub to say it waits", sub, () -> sub.err().stream().anyMatch(l -> l.contains("(--wait)")));
+    processes.startRouter(
+        dir,
+        0,
+        "router: 0\nlisten: {clients: \"127.0.0.1:"
+            + port
+            + "\", routers: \"127.0.0.1:0\", metrics: \"127.0.0.1:0\"}\n");
+    await(
+        "sub to connect and subscribe",
+        sub,
+        () -> sub.err().stream().anyMatch(l -> l.contains("subscribed")));
+    assertTrue(
+        sub.err().stream().anyMatch(l -> l.contains("connected to router 0")),
+        () -> sub.err().toString());
   }
 }
