@@ -100,6 +100,7 @@ public final class Main {
    */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
+    Examples.apply(cl);
     cl.setExecutionExceptionHandler(
         (ex, cmd, parsed) -> {
           if (ex instanceof IllegalArgumentException) {

@@ -1,0 +1,101 @@
+package io.bdrp.cli;
+
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine;
+
+/** The examples at the end of each command's {@code --help}, by the command's full name. */
+final class Examples {
+  private Examples() {}
+
+  static final Map<String, List<String>> BY_COMMAND =
+      Map.ofEntries(
+          Map.entry(
+              "bdrp",
+              List.of(
+                  "./bdrp demo                                   # a federation, traffic, a summary",
+                  "./bdrp router --config docs/router-example.yaml",
+                  "./bdrp sub -r 127.0.0.1:7400 --predicate 'exists(stock)'")),
+          Map.entry(
+              "bdrp demo",
+              List.of("./bdrp demo", "./bdrp demo --topology routers-42 --messages 2000")),
+          Map.entry(
+              "bdrp router",
+              List.of(
+                  "./bdrp router --config docs/router-example.yaml",
+                  "BDRP_LOG_LEVEL=DEBUG ./bdrp router --config r0.yaml --epoch 1")),
+          Map.entry(
+              "bdrp sub",
+              List.of(
+                  "./bdrp sub -r 127.0.0.1:7400 --predicate 'stock = \"XYZ\" && price > 20'",
+                  "BDRP_ROUTER=127.0.0.1:7401 ./bdrp sub --predicate 'exists(stock)' --count 1",
+                  "./bdrp sub --tls-ca ca.crt --token \"$TOKEN\" --predicate 'exists(stock)'")),
+          Map.entry(
+              "bdrp pub",
+              List.of(
+                  "echo '{\"stock\":\"XYZ\",\"price\":21.5}' | ./bdrp pub -r 127.0.0.1:7400",
+                  "./bdrp pub --attr stock=XYZ --attr price=21")),
+          Map.entry(
+              "bdrp sim",
+              List.of("./bdrp sim --routers 1000", "./bdrp sim --routers 200 --messages 5000")),
+          Map.entry("bdrp topo", List.of("./bdrp topo show routers-8", "./bdrp topo --help")),
+          Map.entry("bdrp topo show", List.of("./bdrp topo show routers-42")),
+          Map.entry(
+              "bdrp topo generate",
+              List.of("./bdrp topo generate --routers 100 --out /tmp/net-100.brite")),
+          Map.entry(
+              "bdrp topo configs",
+              List.of(
+                  "printf '0 10.0.0.1\\n1 10.0.0.2\\n' > hosts.txt   # router, host",
+                  "./bdrp topo configs routers-2 --hosts hosts.txt --out /tmp/configs")),
+          Map.entry(
+              "bdrp bench",
+              List.of("./bdrp bench fanout", "./bdrp bench ring", "./bdrp bench latency")),
+          Map.entry(
+              "bdrp bench fanout",
+              List.of(
+                  "./bdrp bench fanout --seconds 10 --warmup 10",
+                  "./bdrp bench fanout --systems bdrp,nats --tls both")),
+          Map.entry(
+              "bdrp bench latency",
+              List.of(
+                  "./bdrp bench latency",
+                  "./bdrp bench latency --systems bdrp --servers 2 --link-transports tcp,shm")),
+          Map.entry("bdrp bench ring", List.of("./bdrp bench ring", "./bdrp bench ring --no-pin")),
+          Map.entry(
+              "bdrp testbed",
+              List.of("sudo ./bdrp testbed run ci-4", "sudo ./bdrp testbed run fig45-8 --tls")),
+          Map.entry("bdrp testbed up", List.of("sudo ./bdrp testbed up routers-8 --rate 8mbit")),
+          Map.entry("bdrp testbed down", List.of("sudo ./bdrp testbed down")),
+          Map.entry("bdrp testbed status", List.of("sudo ./bdrp testbed status")),
+          Map.entry(
+              "bdrp testbed run",
+              List.of(
+                  "sudo ./bdrp testbed run fig45-8 --systems bdrp,activemq",
+                  "sudo ./bdrp testbed run ci-4 --link-transport udp --fast-path ebpf")),
+          Map.entry("bdrp testbed chaos", List.of("sudo ./bdrp testbed chaos")),
+          Map.entry("bdrp testbed transit", List.of("sudo ./bdrp testbed transit")),
+          Map.entry(
+              "bdrp predicate",
+              List.of(
+                  "./bdrp predicate 'stock = \"XYZ\" && price > 20'",
+                  "./bdrp predicate 'exists(a) || b < 3' --bloom 8192/1")),
+          Map.entry("bdrp auth", List.of("./bdrp auth token --user alice")),
+          Map.entry(
+              "bdrp auth token",
+              List.of(
+                  "./bdrp auth token --user alice",
+                  "./bdrp auth token --user metrics   # a password hash for auth.metrics")));
+
+  /** Puts each command's examples at the end of its help. */
+  static void apply(CommandLine cl) {
+    List<String> lines = BY_COMMAND.get(cl.getCommandSpec().qualifiedName());
+    if (lines != null) {
+      String[] footer = lines.stream().map(l -> "  " + l.replace("%", "%%")).toArray(String[]::new);
+      cl.getCommandSpec().usageMessage().footerHeading("%nExamples:%n").footer(footer);
+    }
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      apply(sub);
+    }
+  }
+}
