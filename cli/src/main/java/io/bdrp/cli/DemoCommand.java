@@ -138,10 +138,13 @@ public final class DemoCommand implements Callable<Integer> {
         seed);
     o.flush();
 
+    Path dir = runFolder();
+    Path logFile = dir.resolve("routers.log");
     List<Router> routers = new ArrayList<>();
     List<BdrpClient> clients = new ArrayList<>();
     EventLoopGroup io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     ExecutorService callbacks = Executors.newFixedThreadPool(2);
+    LogToFile log = LogToFile.open("io.bdrp", logFile); // the routers' lines, not the terminal's
     try {
       // Routers on loopback; each dials its higher-numbered neighbours.
       InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
@@ -264,7 +267,7 @@ public final class DemoCommand implements Callable<Integer> {
           }
         }
       }
-      Path csv = writeCsv(deliveredAt, routerOf, n);
+      Path csv = writeCsv(dir, deliveredAt, routerOf, n);
       o.printf("  published                 %,12d messages in %.2f s%n", messages, seconds);
       o.printf(
           "  throughput                %,12.0f messages/s, %,.0f deliveries/s%n",
@@ -275,6 +278,7 @@ public final class DemoCommand implements Callable<Integer> {
       o.printf("  duplicates                %,12d%n", duplicates);
       o.printf("  spurious                  %,12d%n", spurious);
       o.printf("  per-router CSV            %s%n", csv);
+      o.printf("  router logs               %s%n", logFile);
       o.flush();
       return undelivered == 0 && duplicates == 0 && spurious == 0 ? 0 : 1;
     } finally {
@@ -286,6 +290,7 @@ public final class DemoCommand implements Callable<Integer> {
       }
       io.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
       callbacks.shutdown();
+      log.close();
     }
   }
 
@@ -318,13 +323,21 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private Path writeCsv(long[] deliveredAt, int[] routerOf, int n) {
+  /** The run folder, made now: {@code OUT/demo-DATE-TIME}. */
+  private Path runFolder() {
+    Path dir =
+        out.resolve(
+            "demo-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS")));
     try {
-      Path dir =
-          out.resolve(
-              "demo-"
-                  + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS")));
-      Files.createDirectories(dir);
+      return Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot make the run folder " + dir, e);
+    }
+  }
+
+  private Path writeCsv(Path dir, long[] deliveredAt, int[] routerOf, int n) {
+    try {
       Path file = dir.resolve("routers.csv");
       List<String> lines = new ArrayList<>();
       lines.add("router,hosts,host_deliveries");
