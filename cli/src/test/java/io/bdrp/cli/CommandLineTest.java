@@ -58,6 +58,11 @@ class CommandLineTest {
       assertEquals(5, lines.size(), "header plus one line per router");
       long sum = lines.stream().skip(1).mapToLong(l -> Long.parseLong(l.split(",")[2])).sum();
       assertEquals(expected, sum, "per-router deliveries add up to the total");
+      // The routers' log lines are in the run folder, not among the command's output.
+      Path log = csv.resolveSibling("routers.log");
+      String logged = Files.readString(log);
+      assertTrue(logged.contains("router 3") && logged.contains("listening"), logged);
+      assertTrue(out.toString().contains(log.toString()), "the summary names the log file");
     }
   }
 
