@@ -248,12 +248,14 @@ public final class DemoCommand implements Callable<Integer> {
       long duplicates = 0;
       long spurious = 0;
       long[] deliveredAt = new long[n];
+      long[] expectedAt = new long[n];
       for (int i = 0; i < messages; i++) {
         for (int h = 0; h < hosts; h++) {
           boolean want = predicateOf[h].matches(sent[i]);
           int c = got[h].get(i);
           if (want) {
             expected++;
+            expectedAt[routerOf[h]]++;
           }
           if (c > 0) {
             delivered++;
@@ -279,6 +281,22 @@ public final class DemoCommand implements Callable<Integer> {
       o.printf("  spurious                  %,12d%n", spurious);
       o.printf("  per-router CSV            %s%n", csv);
       o.printf("  router logs               %s%n", logFile);
+      Path plot = DemoReport.plot(dir, topology, messages, expectedAt, deliveredAt);
+      Path summary =
+          DemoReport.summary(
+              dir,
+              topology,
+              n,
+              hosts,
+              messages,
+              seconds,
+              expected,
+              delivered,
+              undelivered,
+              duplicates,
+              spurious);
+      o.printf("  plot                      %s%n", plot);
+      o.printf("  summary                   %s%n", summary);
       o.flush();
       return undelivered == 0 && duplicates == 0 && spurious == 0 ? 0 : 1;
     } finally {

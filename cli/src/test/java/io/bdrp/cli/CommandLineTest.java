@@ -63,6 +63,11 @@ class CommandLineTest {
       String logged = Files.readString(log);
       assertTrue(logged.contains("router 3") && logged.contains("listening"), logged);
       assertTrue(out.toString().contains(log.toString()), "the summary names the log file");
+      // A plot and a Markdown summary beside them.
+      byte[] png = Files.readAllBytes(csv.resolveSibling("deliveries.png"));
+      assertTrue(png.length > 1000 && png[1] == 'P' && png[2] == 'N' && png[3] == 'G', "a PNG");
+      String summary = Files.readString(csv.resolveSibling("summary.md"));
+      assertTrue(summary.contains(String.format(java.util.Locale.ROOT, "%,d", expected)), summary);
     }
   }
 
