@@ -151,4 +151,27 @@ class SubCommandTest {
         sub.err().stream().anyMatch(l -> l.contains("connected to router 0")),
         () -> sub.err().toString());
   }
+
+  @Test
+  void aRouterWhosePortIsTakenSaysSoInOneLineAndExits1(@TempDir Path dir) throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      java.nio.file.Files.writeString(
+          dir.resolve("r.yaml"),
+          "router: 0\nlisten: {clients: \"127.0.0.1:"
+              + taken.getLocalPort()
+              + "\", routers: \"127.0.0.1:0\"}\n");
+      Proc r = processes.start(dir, "router", "--config", dir.resolve("r.yaml").toString());
+      assertTrue(r.process().waitFor(60, TimeUnit.SECONDS), "the router exited");
+      assertEquals(1, r.process().exitValue(), () -> r.err().toString());
+      String want =
+          "bdrp: listen.clients: cannot listen on 127.0.0.1:"
+              + taken.getLocalPort()
+              + ": the address is in use";
+      assertTrue(r.err().stream().anyMatch(l -> l.startsWith(want)), () -> r.err().toString());
+      assertTrue(
+          r.err().stream().noneMatch(l -> l.startsWith("\tat ")),
+          () -> "no stack trace: " + r.err());
+    }
+  }
 }

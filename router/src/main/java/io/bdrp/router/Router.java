@@ -307,8 +307,19 @@ public final class Router implements AutoCloseable {
             .childHandler(tracked(init));
     var f = b.bind(resolve(address)).await();
     if (!f.isSuccess()) {
+      String why = f.cause().getMessage();
+      if (why != null && why.contains("Address already in use")) {
+        why = "the address is in use (another router, or another program)";
+      }
       throw new IllegalStateException(
-          field + ": cannot listen on " + address + ": " + f.cause().getMessage(), f.cause());
+          field
+              + ": cannot listen on "
+              + address.getHostString()
+              + ":"
+              + address.getPort()
+              + ": "
+              + why,
+          f.cause());
     }
     channels.add(f.channel());
     return f.channel();
