@@ -29,19 +29,23 @@ class SubCommandTest {
     processes.endAll();
   }
 
+  /** A router 0 without neighbours taking clients on {@code clientPort} (0: any). */
+  private ChildProcesses.Router loneRouter(Path dir, int clientPort) throws Exception {
+    return processes.startRouter(
+        dir,
+        0,
+        "router: 0\nlisten: {clients: \"127.0.0.1:"
+            + clientPort
+            + "\", routers: \"127.0.0.1:0\", metrics: \"127.0.0.1:0\"}\n");
+  }
+
   /**
    * {@code bdrp sub ... | head -1}: once the reader of its stdout has gone, sub exits with status 0
    * at the next message it would print, rather than printing into the void for ever.
    */
   @Test
   void subExitsWhenTheReaderOfItsStdoutHasGone(@TempDir Path dir) throws Exception {
-    ChildProcesses.Router router =
-        processes.startRouter(
-            dir,
-            0,
-            "router: 0\n"
-                + "listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\","
-                + " metrics: \"127.0.0.1:0\"}\n");
+    ChildProcesses.Router router = loneRouter(dir, 0);
     Proc sub =
         processes.start(
             dir,
@@ -85,13 +89,7 @@ class SubCommandTest {
 
   @Test
   void bdrpRouterNamesTheRouterAndDashRTheSame(@TempDir Path dir) throws Exception {
-    ChildProcesses.Router router =
-        processes.startRouter(
-            dir,
-            0,
-            "router: 0\n"
-                + "listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\","
-                + " metrics: \"127.0.0.1:0\"}\n");
+    ChildProcesses.Router router = loneRouter(dir, 0);
     String at = "127.0.0.1:" + router.clientPort();
     Proc byEnv =
         processes.start(
@@ -137,12 +135,7 @@ class SubCommandTest {
             dir, "sub", "-r", "127.0.0.1:" + port, "--wait", "60s", "--predicate", "exists(x)");
     await(
         "sub to say it waits", sub, () -> sub.err().stream().anyMatch(l -> l.contains("(--wait)")));
-    processes.startRouter(
-        dir,
-        0,
-        "router: 0\nlisten: {clients: \"127.0.0.1:"
-            + port
-            + "\", routers: \"127.0.0.1:0\", metrics: \"127.0.0.1:0\"}\n");
+    loneRouter(dir, port);
     await(
         "sub to connect and subscribe",
         sub,
