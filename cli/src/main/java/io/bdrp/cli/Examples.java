@@ -13,7 +13,7 @@ final class Examples {
           Map.entry(
               "bdrp",
               List.of(
-                  "./bdrp demo                                   # a federation, traffic, a summary",
+                  "./bdrp demo          # a local federation with traffic and a summary",
                   "./bdrp router --config docs/router-example.yaml",
                   "./bdrp sub -r 127.0.0.1:7400 --predicate 'exists(stock)'")),
           Map.entry(
@@ -81,6 +81,11 @@ final class Examples {
                   "./bdrp predicate 'stock = \"XYZ\" && price > 20'",
                   "./bdrp predicate 'exists(a) || b < 3' --bloom 8192/1")),
           Map.entry("bdrp auth", List.of("./bdrp auth token --user alice")),
+          Map.entry(
+              "bdrp generate-completion",
+              List.of(
+                  "./bdrp generate-completion > ~/.bdrp-completion.bash   # bash or zsh",
+                  "source ~/.bdrp-completion.bash")),
           Map.entry(
               "bdrp auth token",
               List.of(

@@ -25,7 +25,8 @@ import picocli.CommandLine.Command;
       TestbedCommand.class,
       PredicateCommand.class,
       AuthCommand.class,
-      CommandLine.HelpCommand.class
+      CommandLine.HelpCommand.class,
+      picocli.AutoComplete.GenerateCompletion.class
     })
 public final class Main {
   private Main() {}

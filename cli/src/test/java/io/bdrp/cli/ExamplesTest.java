@@ -88,4 +88,17 @@ class ExamplesTest {
     }
     return out;
   }
+
+  @Test
+  void bashCompletionIsGeneratedForEveryCommand() {
+    StringWriter out = new StringWriter();
+    CommandLine cl = Main.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    assertTrue(cl.execute("generate-completion") == 0, out::toString);
+    String script = out.toString();
+    assertTrue(script.contains("complete -F _complete_bdrp"), "a bash completion function");
+    for (String sub : List.of("router", "sub", "pub", "bench", "testbed", "topo")) {
+      assertTrue(script.contains(sub), sub + " is completed");
+    }
+  }
 }
