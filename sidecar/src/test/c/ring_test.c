@@ -332,7 +332,7 @@ static void two_processes(void)
 		for (uint64_t s = 0; s < frames; s++) {
 			uint32_t len = (uint32_t)(next_random() % 2000);
 			fill(b, len, s);
-			if (bdrp_ring_write_wait(&wr, b, len, 10LL * 1000000000LL) != 1)
+			if (bdrp_ring_write_wait(&wr, b, len, 60LL * 1000000000LL) != 1)
 				_exit(3);
 		}
 		_exit(0);
@@ -344,7 +344,7 @@ static void two_processes(void)
 		long n = bdrp_ring_read(&rd, buf, 1 << 16);
 		CHECK(n >= 0, "read: %ld", n);
 		if (n == 0) {
-			int rc = bdrp_ring_wait(&rd, 100000, 5LL * 1000000000LL);
+			int rc = bdrp_ring_wait(&rd, 100000, 30LL * 1000000000LL);
 			CHECK(rc == 1, "the writer stalled at frame %llu", (unsigned long long)s);
 			continue;
 		}
