@@ -441,11 +441,11 @@ public final class Router implements AutoCloseable {
   }
 
   /**
-   * The counters of the shared-memory ring this router reads from {@code neighbour} (as of its
-   * reader's last batch), or null when there is none.
+   * The counters of the shared-memory ring this router reads from {@code neighbour}, or null when
+   * there is none (runs on the router's loop).
    */
   public io.bdrp.router.ring.SharedRing.Counters ringFrom(int neighbour) {
-    return shm.inbound(neighbour);
+    return loop.submit(() -> shm.inbound(neighbour)).syncUninterruptibly().getNow();
   }
 
   /**

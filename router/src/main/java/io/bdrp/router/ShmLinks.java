@@ -246,11 +246,14 @@ final class ShmLinks {
     }
   }
 
-  /** The counters of the ring read from neighbour {@code n}, or null if there is none. */
+  /**
+   * The counters of the ring read from neighbour {@code n}, or null if there is none (on the
+   * router's loop, which owns the reader).
+   */
   SharedRing.Counters inbound(int n) {
     for (Reader r : readers) {
       if (r.neighbour == n && !r.closed) {
-        return r.counters;
+        return r.ring.counters();
       }
     }
     return null;
@@ -262,7 +265,6 @@ final class ShmLinks {
     final SharedRing ring;
     Channel wake;
     boolean closed;
-    volatile SharedRing.Counters counters;
 
     Reader(int neighbour, SharedRing ring) {
       this.neighbour = neighbour;
@@ -280,23 +282,31 @@ final class ShmLinks {
       if (closed) {
         return;
       }
+      ByteBuf spare = null; // a buffer a read left empty: nobody holds it, the next read takes it
       try {
         int size = BATCH_BYTES;
         boolean delivered = false;
         for (int i = 0; i < BATCHES_PER_TURN; i++) {
-          ByteBuf batch = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-          int n;
-          try {
-            n =
-                batch.hasMemoryAddress()
-                    ? ring.read(batch.memoryAddress(), size)
-                    : ring.read(batch.nioBuffer(0, size).slice());
-            if (n > 0) {
+          ByteBuf batch =
+              spare != null && spare.capacity() == size
+                  ? spare
+                  : PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+          if (spare != null && spare != batch) {
+            spare.release();
+          }
+          spare = batch;
+          int n =
+              batch.hasMemoryAddress()
+                  ? ring.read(batch.memoryAddress(), size)
+                  : ring.read(batch.nioBuffer(0, size).slice());
+          if (n > 0) {
+            spare = null; // delivered: forwarded copies may keep slices of it
+            try {
               batch.writerIndex(n);
               deliver(batch);
+            } finally {
+              batch.release();
             }
-          } finally {
-            batch.release();
           }
           if (n < 0) {
             size = -n; // one frame larger than a batch: a buffer its size, once
@@ -306,7 +316,6 @@ final class ShmLinks {
           if (n > 0) {
             delivered = true;
           } else {
-            counters = ring.counters();
             if (delivered) {
               // Look again once the loop has flushed what this pass delivered: a busy link is
               // polled between the loop's other work rather than slept on.
@@ -318,7 +327,6 @@ final class ShmLinks {
             }
           }
         }
-        counters = ring.counters();
         router.loop().execute(this::drain); // more to read: after the other channels
       } catch (IOException e) {
         closed = true;
@@ -329,6 +337,10 @@ final class ShmLinks {
             config.router(),
             neighbour,
             e.getMessage());
+      } finally {
+        if (spare != null) {
+          spare.release();
+        }
       }
     }
 
