@@ -18,6 +18,10 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class Ports {
   private Ports() {}
 
+  /** Ports handed out by this JVM: a random pick must not name one twice. */
+  private static final java.util.Set<Integer> GIVEN =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   /** The lowest port of the ephemeral range, or 0 when it cannot be read. */
   private static int ephemeralLow() {
     try {
@@ -37,7 +41,7 @@ public final class Ports {
     if (low > 11_000) {
       for (int attempt = 0; attempt < 200; attempt++) {
         int p = ThreadLocalRandom.current().nextInt(10_000, low);
-        if (bindable(p)) {
+        if (bindable(p) && GIVEN.add(p)) {
           return p;
         }
       }
