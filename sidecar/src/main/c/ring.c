@@ -307,6 +307,25 @@ long bdrp_ring_write_batch(struct bdrp_ring *r, const uint8_t *src, size_t n)
 	return (long)at;
 }
 
+/* Writer: polls the published head for up to BDRP_RING_WRITER_POLL_NS (and not past `deadline`,
+ * if >= 0). Returns 1 when it moved (delayed head updated), 0 when the writer should sleep. */
+static int writer_poll_head(struct bdrp_ring *r, int64_t deadline)
+{
+	int64_t until = now_ns() + BDRP_RING_WRITER_POLL_NS;
+	if (deadline >= 0 && deadline < until)
+		until = deadline;
+	for (uint32_t i = 1;; i++) {
+		uint64_t head = atomic_load_explicit(&r->sh->head, memory_order_acquire);
+		if (head != r->delayed_head) {
+			r->delayed_head = head;
+			return 1;
+		}
+		cpu_relax();
+		if ((i & 63) == 0 && (now_ns() >= until || atomic_load(&r->sh->closed)))
+			return 0;
+	}
+}
+
 int bdrp_ring_write_wait(struct bdrp_ring *r, const void *payload, uint32_t len, int64_t timeout_ns)
 {
 	int64_t deadline = timeout_ns < 0 ? -1 : now_ns() + timeout_ns;
@@ -319,6 +338,11 @@ int bdrp_ring_write_wait(struct bdrp_ring *r, const void *payload, uint32_t len,
 		int64_t left = deadline < 0 ? -1 : deadline - now_ns();
 		if (deadline >= 0 && left <= 0)
 			return 0;
+		/* Poll the published head for a while first, as a busy reader polls the tail: a reader
+		 * that publishes within it spares both ends a futex wake-up, which on a virtual machine
+		 * costs the halted CPU's wake-up too. */
+		if (writer_poll_head(r, deadline))
+			continue;
 		atomic_store_explicit(&r->sh->writer_waiting, 1, memory_order_seq_cst);
 		/* The reader publishes its head when it sees the flag; look once more first. */
 		uint64_t head = atomic_load_explicit(&r->sh->head, memory_order_seq_cst);

@@ -38,6 +38,8 @@
 #define BDRP_RING_ALIGN 8u
 #define BDRP_RING_MIN_CAPACITY 4096u
 #define BDRP_RING_MAX_CAPACITY (1ull << 32)
+/* How long a writer waiting for space polls the reader's head before it sleeps on the futex. */
+#define BDRP_RING_WRITER_POLL_NS 100000
 
 enum { BDRP_RING_DATA = 1, BDRP_RING_PAD = 2 };
 
@@ -156,7 +158,9 @@ int bdrp_ring_try_write(struct bdrp_ring *r, const void *payload, uint32_t len);
 long bdrp_ring_write_batch(struct bdrp_ring *r, const uint8_t *src, size_t n);
 
 /*
- * Writer: as bdrp_ring_try_write, waiting up to `timeout_ns` for space (< 0: without limit).
+ * Writer: as bdrp_ring_try_write, waiting up to `timeout_ns` for space (< 0: without limit): it
+ * polls the reader's head for BDRP_RING_WRITER_POLL_NS, then sleeps on the futex until the reader
+ * publishes a head.
  * Returns 1, 0 on timeout, -EMSGSIZE, or -EPIPE if the reader closed the ring.
  */
 int bdrp_ring_write_wait(struct bdrp_ring *r, const void *payload, uint32_t len, int64_t timeout_ns);

@@ -401,9 +401,11 @@ final class BenchCommand {
       description = {
         "The link transport alone, between two processes on this host: a shared-memory ring (the"
             + " router's transport: shm) against a TCP loopback connection. A writer streams"
-            + " fixed-size frames to a reader process: idle (the reader's CPU), low load (a fixed"
-            + " rate) and high load (as fast as it goes); reports frames per second and one-way"
-            + " latency percentiles. --systems does not apply."
+            + " fixed-size frames to a reader process at low load and high load (fixed rates), then"
+            + " as fast as it goes, then not at all (the idle reader's CPU); reports frames per"
+            + " second, one-way latency percentiles and, around the full-load phase, how fast a"
+            + " cache line crosses between the two CPUs (which says whether the host ran them on"
+            + " cores that share a cache). --systems does not apply."
       })
   static final class Ring implements Callable<Integer> {
     @ParentCommand BenchCommand parent;
@@ -494,12 +496,12 @@ final class BenchCommand {
       try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(dir.resolve("ring.csv")))) {
         csv.println(
             "transport,load,sent,frames,seconds,frames_per_s,p50_us,p90_us,p99_us,p999_us,max_us,"
-                + "idle_reader_cores");
+                + "idle_reader_cores,round_trip_before_ns,round_trip_after_ns");
         for (RingBench.Run r : runs) {
           for (RingBench.Phase p : r.phases()) {
             csv.printf(
                 Locale.ROOT,
-                "%s,%s,%d,%d,%.6f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f%n",
+                "%s,%s,%d,%d,%.6f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.0f,%.0f%n",
                 p.transport(),
                 p.load(),
                 p.sent(),
@@ -511,7 +513,9 @@ final class BenchCommand {
                 p.p99us(),
                 p.p999us(),
                 p.maxUs(),
-                r.idleReaderCores());
+                r.idleReaderCores(),
+                r.roundTripBeforeNs(),
+                r.roundTripAfterNs());
             md.append(
                 String.format(
                     Locale.ROOT,
@@ -546,6 +550,24 @@ final class BenchCommand {
                 ratio(shmLow.p99us(), tcpLow.p99us()),
                 ratio(shmHigh.p99us(), tcpHigh.p99us())));
       }
+      for (RingBench.Run r : runs) {
+        if (!Double.isNaN(r.roundTripBeforeNs())) {
+          md.append(
+              String.format(
+                  Locale.ROOT,
+                  "%s at full load: a cache line from CPU 0 to CPU 1 and back took %.0f ns before,"
+                      + " %.0f ns after.%n",
+                  r.transport(),
+                  r.roundTripBeforeNs(),
+                  r.roundTripAfterNs()));
+        }
+      }
+      if (runs.size() > 1 && !samePlacement(runs)) {
+        md.append(
+            "The round trips differ by more than 1.5×: the host ran the two CPUs on cores further"
+                + " apart for one transport than for the other, so the full-load throughputs do not"
+                + " compare; run again.\n");
+      }
       Files.writeString(dir.resolve("summary.md"), md);
       w.println();
       w.print(md);
@@ -554,6 +576,24 @@ final class BenchCommand {
       return runs.stream().flatMap(r -> r.phases().stream()).anyMatch(p -> p.frames() != p.sent())
           ? 1
           : 0;
+    }
+
+    /**
+     * Whether every run saw about the same CPU-to-CPU round trip (within 1.5×), before and after.
+     */
+    private static boolean samePlacement(List<RingBench.Run> runs) {
+      double lo = Double.MAX_VALUE;
+      double hi = 0;
+      for (RingBench.Run r : runs) {
+        for (double ns : new double[] {r.roundTripBeforeNs(), r.roundTripAfterNs()}) {
+          if (Double.isNaN(ns)) {
+            return true; // unpinned: not measured
+          }
+          lo = Math.min(lo, ns);
+          hi = Math.max(hi, ns);
+        }
+      }
+      return hi <= 1.5 * lo;
     }
 
     private static RingBench.Phase phase(List<RingBench.Run> runs, String t, String load) {

@@ -19,18 +19,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
  * The link transport alone, between two processes on this host: a writer (this JVM) streams
  * fixed-size frames to a reader (a child JVM) through a shared-memory ring, as a router writes DATA
  * into its neighbour's ring ({@link SharedRing}, the router's own code), or through a TCP loopback
- * connection. Each frame at low load, and one in 64 at high load, carries its send time (the others
- * 0, so that reading the clock does not bound the rate); the reader records the one-way latency
- * (both processes read the same monotonic clock) and the rate. Three phases per transport: idle
- * (the reader's CPU while nothing is sent), low load (a fixed rate) and high load (as fast as the
- * writer can send; the TCP writer coalesces frames into 64 KiB writes as a router's link output
- * does, the ring writer writes frame by frame).
+ * connection. Four phases per transport: low and high load (fixed rates, every frame with its send
+ * time), full load (as fast as the writer can send, in 64 KiB batches, one frame in 64 with its
+ * send time, after as long unmeasured), and idle (the reader's CPU while nothing is sent). The
+ * reader records the one-way latency (both processes read the same monotonic clock) and the rate.
  */
 final class RingBench {
   private RingBench() {}
@@ -42,6 +41,12 @@ final class RingBench {
   static final byte MOST = 3;
   static final byte WARM = 4;
   static final byte END = 5;
+
+  /**
+   * The CPUs this JVM may use, read before any run pins it (a pinned JVM sees one CPU, and would
+   * take the next transport's run for an unpinnable machine).
+   */
+  private static final int CPUS = Runtime.getRuntime().availableProcessors();
 
   /** Run parameters. */
   record Options(
@@ -83,8 +88,16 @@ final class RingBench {
     }
   }
 
-  /** One transport's run: its phases and the reader's CPU while idle (cores). */
-  record Run(String transport, double idleReaderCores, List<Phase> phases) {}
+  /**
+   * One transport's run: its phases, the reader's CPU while idle (cores), and the round trip of a
+   * cache line between two CPUs just before and just after the full-load phase (ns; NaN unpinned).
+   */
+  record Run(
+      String transport,
+      double idleReaderCores,
+      List<Phase> phases,
+      double roundTripBeforeNs,
+      double roundTripAfterNs) {}
 
   /** Runs {@code transport} ("shm" or "tcp") with a reader process, results under {@code dir}. */
   static Run run(String transport, Options o, Path dir, PrintStream progress) throws Exception {
@@ -123,6 +136,8 @@ final class RingBench {
               ? ringWriter(reader, Path.of(where), o.frameBytes())
               : tcpWriter(reader, where, o.frameBytes());
       double idle;
+      double rtBefore;
+      double rtAfter;
       long[] sent = new long[END];
       try (w) {
         long seq = paced(w, o.lowRate(), o.phase(), LOW, 0);
@@ -133,6 +148,11 @@ final class RingBench {
         sent[HIGH] = seq - before;
         progress.printf(Locale.ROOT, "%s: high load sent %,d frames%n", transport, seq - before);
         // Most: as fast as the transport takes them, after as long unmeasured (the loop compiled).
+        // How fast a cache line crosses between the two CPUs, just before and just after, says
+        // where the host put them (they may share a cache or not, and that may change between
+        // runs): the full-load figures of two runs compare only when this agrees.
+        Thread.sleep(100); // the high-load frames drain
+        rtBefore = pin ? crossCpuRoundTripNanos() : Double.NaN;
         seq += flood(w, o.phase(), WARM, seq);
         long most = flood(w, o.phase(), MOST, seq);
         seq += most;
@@ -140,6 +160,15 @@ final class RingBench {
         progress.printf(Locale.ROOT, "%s: as fast as it goes sent %,d frames%n", transport, most);
         // Idle, after the load: the reader waits for frames that do not come.
         Thread.sleep(500); // the last frames drain
+        rtAfter = pin ? crossCpuRoundTripNanos() : Double.NaN;
+        if (pin) {
+          progress.printf(
+              Locale.ROOT,
+              "%s: a cache line between CPU 0 and CPU 1 and back: %.0f ns before, %.0f ns after%n",
+              transport,
+              rtBefore,
+              rtAfter);
+        }
         long cpu = cpuNanos(reader.pid());
         Thread.sleep(o.idle().toMillis());
         idle = (cpuNanos(reader.pid()) - cpu) / (double) o.idle().toNanos();
@@ -170,14 +199,13 @@ final class RingBench {
                 Double.parseDouble(c[6]),
                 Double.parseDouble(c[7])));
       }
-      return new Run(transport, idle, phases);
+      return new Run(transport, idle, phases, rtBefore, rtAfter);
     } finally {
       if (transport.equals("shm")) {
         Files.deleteIfExists(Path.of(where)); // the reader removes it unless it was killed
       }
       if (pin) {
-        taskset(
-            "0-" + (Runtime.getRuntime().availableProcessors() - 1), ProcessHandle.current().pid());
+        taskset("0-" + (CPUS - 1), ProcessHandle.current().pid());
       }
     }
   }
@@ -225,10 +253,55 @@ final class RingBench {
     return seq;
   }
 
+  /**
+   * The mean time for a cache line to go from one CPU to the other and back (ns), measured by two
+   * threads of this JVM handing a counter to each other while the JVM may use CPUs 0 and 1 (both
+   * threads spin, so the scheduler runs them on different CPUs). On a virtual machine this is about
+   * 50–60 ns when the host runs the two virtual CPUs on cores that share a cache and several times
+   * that when it does not. The JVM is pinned to CPU 0 again after.
+   */
+  static double crossCpuRoundTripNanos() throws IOException, InterruptedException {
+    long pid = ProcessHandle.current().pid();
+    taskset("0,1", pid);
+    try {
+      AtomicLong turn = new AtomicLong();
+      int rounds = 200_000;
+      Thread other =
+          new Thread(
+              () -> {
+                for (long i = 0; i < rounds; i++) {
+                  while (turn.get() != 2 * i + 1) {
+                    Thread.onSpinWait();
+                  }
+                  turn.set(2 * i + 2);
+                }
+              },
+              "round-trip");
+      other.setDaemon(true);
+      other.start();
+      // Warm up (the loops compiled, both threads running), then measure.
+      long measureFrom = rounds / 4;
+      long start = 0;
+      for (long i = 0; i < rounds; i++) {
+        if (i == measureFrom) {
+          start = System.nanoTime();
+        }
+        turn.set(2 * i + 1);
+        while (turn.get() != 2 * i + 2) {
+          Thread.onSpinWait();
+        }
+      }
+      long elapsed = System.nanoTime() - start;
+      other.join();
+      return (double) elapsed / (rounds - measureFrom);
+    } finally {
+      taskset("0", pid);
+    }
+  }
+
   /** Whether this machine has two CPUs or more and the taskset command. */
   static boolean pinnable() {
-    return Runtime.getRuntime().availableProcessors() >= 2
-        && Files.isExecutable(Path.of("/usr/bin/taskset"));
+    return CPUS >= 2 && Files.isExecutable(Path.of("/usr/bin/taskset"));
   }
 
   /** Sets the CPUs of every thread of process {@code pid}. */
