@@ -564,7 +564,7 @@ final class BenchCommand {
       }
       if (runs.size() > 1 && !samePlacement(runs)) {
         md.append(
-            "The round trips differ by more than 1.5×: the host ran the two CPUs on cores further"
+            "The round trips differ by more than 2×: the host ran the two CPUs on cores further"
                 + " apart for one transport than for the other, so the full-load throughputs do not"
                 + " compare; run again.\n");
       }
@@ -578,9 +578,7 @@ final class BenchCommand {
           : 0;
     }
 
-    /**
-     * Whether every run saw about the same CPU-to-CPU round trip (within 1.5×), before and after.
-     */
+    /** Whether every run saw about the same CPU-to-CPU round trip (within 2×), before and after. */
     private static boolean samePlacement(List<RingBench.Run> runs) {
       double lo = Double.MAX_VALUE;
       double hi = 0;
@@ -593,7 +591,7 @@ final class BenchCommand {
           hi = Math.max(hi, ns);
         }
       }
-      return hi <= 1.5 * lo;
+      return hi <= 2 * lo;
     }
 
     private static RingBench.Phase phase(List<RingBench.Run> runs, String t, String load) {

@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -184,6 +185,7 @@ public final class DemoCommand implements Callable<Integer> {
       int[] routerOf = new int[hosts];
       AtomicIntegerArray[] got = new AtomicIntegerArray[hosts];
       AtomicIntegerArray markers = new AtomicIntegerArray(hosts);
+      AtomicLong deliveries = new AtomicLong();
       for (int h = 0; h < hosts; h++) {
         int hh = h;
         routerOf[h] = h % n;
@@ -191,7 +193,12 @@ public final class DemoCommand implements Callable<Integer> {
         got[h] = new AtomicIntegerArray(messages);
         BdrpClient c = client(routers.get(routerOf[h]), "host-" + h, io, callbacks);
         clients.add(c);
-        c.subscribe(predicateOf[h], m -> got[hh].incrementAndGet((int) m.get("id").asLong()))
+        c.subscribe(
+                predicateOf[h],
+                m -> {
+                  got[hh].incrementAndGet((int) m.get("id").asLong());
+                  deliveries.incrementAndGet();
+                })
             .get(10, TimeUnit.SECONDS);
         c.subscribe(Predicate.parse("exists(marker)"), m -> markers.incrementAndGet(hh))
             .get(10, TimeUnit.SECONDS);
@@ -206,7 +213,7 @@ public final class DemoCommand implements Callable<Integer> {
       clients.addAll(publishers);
       Message[] sent = new Message[messages];
       long start = System.nanoTime();
-      long lastReport = start;
+      ProgressLine progress = new ProgressLine(o);
       for (int i = 0; i < messages; i++) {
         Message.Builder b = Message.builder();
         g.message().attributes().forEach(b::put);
@@ -217,18 +224,20 @@ public final class DemoCommand implements Callable<Integer> {
         } else {
           p.send(sent[i]);
         }
-        long now = System.nanoTime();
-        if (now - lastReport > 1_000_000_000L) {
-          o.printf("  ... %,d/%,d messages published%n", i + 1, messages);
-          o.flush();
-          lastReport = now;
-        }
+        progress.update(
+            String.format(
+                "published %,d of %,d messages, %,d deliveries so far",
+                i + 1, messages, deliveries.get()));
       }
       // A marker from each publisher follows its messages along the same paths: when every host
       // has every marker, everything published before has arrived.
       for (BdrpClient p : publishers) {
         p.sendAcknowledged(Message.builder().put("marker", 1L).build()).get(30, TimeUnit.SECONDS);
       }
+      progress.done(
+          String.format(
+              "published %,d of %,d messages, %,d deliveries so far",
+              messages, messages, deliveries.get()));
       await(
           o,
           "every message to arrive",
@@ -322,22 +331,29 @@ public final class DemoCommand implements Callable<Integer> {
         .connect();
   }
 
-  /** Polls {@code condition} until it holds; fails after 120 s, saying what it waited for. */
+  /**
+   * Polls {@code condition} until it holds, on a progress line when it takes a while; fails after
+   * 120 s, saying what it waited for.
+   */
   private static void await(PrintWriter o, String what, BooleanSupplier condition)
       throws InterruptedException {
     long start = System.nanoTime();
-    long lastReport = start;
+    ProgressLine progress = null;
     while (!condition.getAsBoolean()) {
       long now = System.nanoTime();
       if (now - start > TimeUnit.SECONDS.toNanos(120)) {
         throw new IllegalStateException("timed out after 120 s waiting for " + what);
       }
-      if (now - lastReport > 1_000_000_000L) {
-        o.printf("  ... waiting for %s%n", what);
-        o.flush();
-        lastReport = now;
+      if (progress == null && now - start > 500_000_000L) {
+        progress = new ProgressLine(o);
+      }
+      if (progress != null) {
+        progress.update(String.format("waiting for %s (%.0f s)", what, (now - start) / 1e9));
       }
       Thread.sleep(10);
+    }
+    if (progress != null) {
+      progress.done(String.format("%s: after %.1f s", what, (System.nanoTime() - start) / 1e9));
     }
   }
 

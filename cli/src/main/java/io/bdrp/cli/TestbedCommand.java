@@ -238,7 +238,7 @@ final class TestbedCommand {
         names = "--broadcast-fraction",
         description =
             "bdrp's routing.broadcastFraction: a message for more than this fraction of the"
-                + " routers is broadcast along the source's tree instead of forwarded by D; above 1,"
+                + " routers is broadcast along the source's tree instead of forwarded by D; 1:"
                 + " never (default: the router's).")
     Double broadcastFraction;
 
@@ -516,8 +516,8 @@ final class TestbedCommand {
     @Option(
         names = "--broadcast-fraction",
         description =
-            "The routers' routing.broadcastFraction; above 1, every message goes by D (default:"
-                + " the router's).")
+            "The routers' routing.broadcastFraction; 1: every message goes by D (default: the"
+                + " router's).")
     Double broadcastFraction;
 
     @Option(

@@ -79,7 +79,7 @@ class ChaosCommandTest {
                 dir.toString()));
     if (ebpf) {
       args.addAll(
-          List.of("--link-transport", "udp", "--fast-path", "ebpf", "--broadcast-fraction", "2"));
+          List.of("--link-transport", "udp", "--fast-path", "ebpf", "--broadcast-fraction", "1"));
     }
     cl.execute(args.toArray(String[]::new));
     assertEquals(List.of(), Emulator.namespaces(name), "network removed");

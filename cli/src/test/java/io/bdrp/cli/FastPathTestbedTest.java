@@ -52,7 +52,7 @@ class FastPathTestbedTest {
                 "--link-transport",
                 "udp",
                 "--broadcast-fraction",
-                "2",
+                "1",
                 "--fast-path",
                 fastPath,
                 "--out",

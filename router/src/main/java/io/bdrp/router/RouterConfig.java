@@ -785,8 +785,9 @@ public record RouterConfig(
           case "predicateExpiryMs" -> b.predicateExpiryMs(integer(v, p, 1, Long.MAX_VALUE));
           case "hopLimit" -> b.hopLimit((int) integer(v, p, 1, 255));
           case "broadcastFraction" -> {
-            if (!v.isNumber() || !(v.asDouble() > 0)) {
-              throw error(p, "expected a positive number, got " + v);
+            if (!v.isNumber() || !(v.asDouble() > 0 && v.asDouble() <= 1)) {
+              throw error(
+                  p, "expected a number above 0 and at most 1 (1: never broadcast), got " + v);
             }
             b.broadcastFraction(v.asDouble());
           }

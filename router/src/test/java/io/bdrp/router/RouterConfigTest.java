@@ -92,6 +92,8 @@ class RouterConfigTest {
         "'router: 1\nlimits: {ringBytes: 5000}' | limits.ringBytes: must be a power of two, got 5000",
         "'router: 1\nlimits: {ringBytes: 1024}' | limits.ringBytes: must be in 4096..1073741824",
         "'router: 1\nlimits: {ringBytes: 8192, ringWatermarkBytes: 9000}' | limits.ringWatermarkBytes: must be in 0..8192",
+        "'router: 1\nrouting: {broadcastFraction: 1.5}' | routing.broadcastFraction: expected a number above 0 and at most 1 (1: never broadcast), got 1.5",
+        "'router: 1\nrouting: {broadcastFraction: 0}' | routing.broadcastFraction: expected a number above 0 and at most 1",
         "'router: 1\nlisten: {udp: nope}' | listen.udp: expected host:port, got 'nope'",
         "'router: 1\nrouting: {helloIntervalMs: 1000, deadIntervalMs: 1500}' | routing: deadIntervalMs (1500) must exceed two hello intervals",
         "'router: 1\nbloom: {bits: 32, hashes: 2}' | bloom.bits: must be in 64..8192",

@@ -256,7 +256,7 @@ public final class DataPlane<M> {
     for (long w : destinations) {
       n += Long.bitCount(w);
     }
-    if (n > 0 && n > broadcastFraction * t.reachableCount()) {
+    if (n > 0 && broadcastFraction < 1 && n > broadcastFraction * t.reachableCount()) {
       t.broadcast(self, -1, Integer.MAX_VALUE, partition);
     } else {
       t.partition(destinations, Integer.MAX_VALUE, partition);

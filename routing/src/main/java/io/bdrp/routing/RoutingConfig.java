@@ -23,8 +23,8 @@ package io.bdrp.routing;
  *     long
  * @param hopLimit hop limit written into every data packet at the ingress router
  * @param broadcastFraction a message whose destination set holds more than this fraction of all
- *     known routers is broadcast along the tree of shortest paths from the ingress router; above 1,
- *     never
+ *     known routers is broadcast along the tree of shortest paths from the ingress router; in (0,
+ *     1], and 1 means never (every message goes by its destination set)
  * @param maxRouters router numbers are 0 to maxRouters - 1; this sizes destination bitmaps
  * @param maxEpochAheadMs a router's epoch is its wall clock in milliseconds when it starts; a
  *     control message naming an epoch more than this far ahead of the receiver's wall clock is
@@ -89,9 +89,10 @@ public record RoutingConfig(
     if (hopLimit < 1 || hopLimit > 255) {
       throw new IllegalArgumentException("hopLimit must be in 1..255, got " + hopLimit);
     }
-    if (!(broadcastFraction > 0)) {
+    if (!(broadcastFraction > 0 && broadcastFraction <= 1)) {
       throw new IllegalArgumentException(
-          "broadcastFraction must be positive, got " + broadcastFraction);
+          "broadcastFraction must be above 0 and at most 1 (1: never broadcast), got "
+              + broadcastFraction);
     }
     if (maxRouters < 1 || maxRouters > MAX_ROUTERS) {
       throw new IllegalArgumentException(

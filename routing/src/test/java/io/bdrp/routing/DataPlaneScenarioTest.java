@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class DataPlaneScenarioTest {
 
-  private static final double NEVER = 2.0;
+  private static final double NEVER = 1.0;
   private static final double ALWAYS = 1e-9;
 
   static Stream<String> topologies() {

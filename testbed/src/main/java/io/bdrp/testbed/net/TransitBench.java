@@ -174,7 +174,7 @@ public final class TransitBench {
             dir,
             jvmOptions,
             // Every packet goes by D: transit routers split it rather than pass a broadcast up.
-            NamespaceFederation.routerYaml(Map.of("broadcastFraction", 2), fastPath),
+            NamespaceFederation.routerYaml(Map.of("broadcastFraction", 1), fastPath),
             "udp")) {
       awaitRoutes(f, fanOut);
       for (int k = 0; k < fanOut; k++) {

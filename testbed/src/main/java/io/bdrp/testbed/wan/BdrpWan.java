@@ -45,7 +45,7 @@ public final class BdrpWan implements WanSystem {
   /**
    * As {@link #BdrpWan(List, String)}, with the routers' {@code fastPath} ({@code jvm} or {@code
    * ebpf}: transit DATA from UDP links forwarded in the kernel, which needs {@code udp} links) and
-   * {@code routing.broadcastFraction} (null: the default; above 1, messages always go by D).
+   * {@code routing.broadcastFraction} (null: the default; 1: messages always go by D).
    */
   public BdrpWan(
       List<String> jvmOptions, String linkTransport, String fastPath, Double broadcastFraction) {
@@ -87,9 +87,10 @@ public final class BdrpWan implements WanSystem {
       throw new IllegalArgumentException(
           "--fast-path ebpf forwards DATA that arrives by UDP: it needs --link-transport udp");
     }
-    if (broadcastFraction != null && !(broadcastFraction > 0)) {
+    if (broadcastFraction != null && !(broadcastFraction > 0 && broadcastFraction <= 1)) {
       throw new IllegalArgumentException(
-          "--broadcast-fraction must be positive, got " + broadcastFraction);
+          "--broadcast-fraction must be above 0 and at most 1 (1: every message by D), got "
+              + broadcastFraction);
     }
   }
 
