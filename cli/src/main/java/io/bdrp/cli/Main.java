@@ -36,6 +36,9 @@ public final class Main {
     if (refused == null) {
       refused = badLogLevel(System.getenv("BDRP_LOG_LEVEL"));
     }
+    if (refused == null) {
+      refused = badLogFormat(System.getenv("BDRP_LOG_FORMAT"));
+    }
     if (refused != null) {
       System.err.println(refused);
       System.exit(2);
@@ -83,6 +86,21 @@ public final class Main {
         + level
         + " is not a log level (one of "
         + String.join(", ", LOG_LEVELS)
+        + ")";
+  }
+
+  /** The formats {@code BDRP_LOG_FORMAT} may name (logback.xml includes logback-FORMAT.xml). */
+  static final java.util.List<String> LOG_FORMATS = java.util.List.of("text", "json");
+
+  /** Why {@code format} (the value of BDRP_LOG_FORMAT, null when unset) is refused, or null. */
+  static String badLogFormat(String format) {
+    if (format == null || LOG_FORMATS.contains(format)) {
+      return null;
+    }
+    return "bdrp: BDRP_LOG_FORMAT="
+        + format
+        + " is not a log format (one of "
+        + String.join(", ", LOG_FORMATS)
         + ")";
   }
 

@@ -42,6 +42,7 @@ final class ChildProcesses {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
+    cmd.add("--enable-native-access=ALL-UNNAMED"); // as ./bdrp runs it: JNI without a warning
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(Main.class.getName());

@@ -128,6 +128,17 @@ class SubCommandTest {
   }
 
   @Test
+  void anUnknownLogFormatIsRefused(@TempDir Path dir) throws Exception {
+    Proc p =
+        processes.start(dir, true, List.of("env", "BDRP_LOG_FORMAT=xml"), "predicate", "exists(x)");
+    assertTrue(p.process().waitFor(60, TimeUnit.SECONDS), "bdrp exited");
+    assertEquals(2, p.process().exitValue(), () -> "exit code; stderr " + p.err());
+    assertTrue(
+        p.err().stream().anyMatch(l -> l.contains("BDRP_LOG_FORMAT=xml is not a log format")),
+        () -> p.err().toString());
+  }
+
+  @Test
   void subStartedBeforeItsRouterWaitsForIt(@TempDir Path dir) throws Exception {
     int port = io.bdrp.testbed.Ports.free();
     Proc sub =
