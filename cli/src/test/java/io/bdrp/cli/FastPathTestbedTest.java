@@ -71,7 +71,7 @@ class FastPathTestbedTest {
 
   /** The sum over routers of {@code series} in the metrics they had at the end of the run. */
   private static long metric(Path dir, String series) throws IOException {
-    Pattern p = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\d+)$");
+    Pattern p = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\d+)(?:\\.0)?$");
     long sum = 0;
     try (var files = Files.list(dir.resolve("bdrp"))) {
       for (Path f : files.filter(f -> f.toString().endsWith(".metrics")).toList()) {

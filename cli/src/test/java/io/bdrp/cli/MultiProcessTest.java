@@ -179,7 +179,7 @@ class MultiProcessTest {
                         java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
                     .build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
-    Matcher m = Pattern.compile("(?m)^" + name + " (\\d+)$").matcher(r.body());
+    Matcher m = Pattern.compile("(?m)^" + name + " (\\d+)(?:\\.0)?$").matcher(r.body());
     return m.find() ? Long.parseLong(m.group(1)) : 0;
   }
 

@@ -1,20 +1,42 @@
 package io.bdrp.router;
 
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.Collector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * The router's metrics, rendered in the Prometheus text exposition format (version 0.0.4):
- * counters, gauges read when rendered, and histograms. Families are registered once, on the control
- * path; incrementing a counter or observing a histogram allocates nothing and may happen on any
- * thread.
+ * A router's metrics, through the Prometheus Java client library: each family is a collector in
+ * this router's own {@link PrometheusRegistry} (several routers may share a JVM), rendered by the
+ * library's text format writer together with the JVM's and the process's metrics (one registry for
+ * the whole JVM, registered once). Families are registered on the control path; incrementing a
+ * counter or observing a histogram allocates nothing and may happen on any thread.
  */
 public final class Metrics {
+  /** The JVM's and the process's metrics (memory, GC, threads, CPU, open files...), once. */
+  private static final PrometheusRegistry JVM = new PrometheusRegistry();
+
+  static {
+    JvmMetrics.builder().register(JVM);
+  }
+
+  private static final PrometheusTextFormatWriter TEXT = PrometheusTextFormatWriter.create();
+
   /** A monotonically increasing count. */
   public static final class Counter {
     private final LongAdder value = new LongAdder();
@@ -32,58 +54,108 @@ public final class Metrics {
     }
   }
 
-  /** Counts of observations below each upper bound, plus their sum. */
+  /** Counts of observations below each upper bound, plus their sum (the library's histogram). */
   public static final class Histogram {
-    private final double[] bounds;
-    private final AtomicLongArray counts;
-    private final LongAdder sumNanos = new LongAdder();
+    private final io.prometheus.metrics.core.metrics.Histogram h;
+    private final LongAdder count = new LongAdder();
 
-    Histogram(double[] bounds) {
-      this.bounds = bounds.clone();
-      this.counts = new AtomicLongArray(bounds.length + 1);
+    Histogram(io.prometheus.metrics.core.metrics.Histogram h) {
+      this.h = h;
     }
 
     /** Records a duration in nanoseconds; buckets are in seconds. */
     public void observeNanos(long nanos) {
-      double s = nanos / 1e9;
-      int i = 0;
-      while (i < bounds.length && s > bounds[i]) {
-        i++;
-      }
-      counts.incrementAndGet(i);
-      sumNanos.add(nanos);
+      h.observe(nanos / 1e9);
+      count.increment();
     }
 
     public long count() {
-      long n = 0;
-      for (int i = 0; i < counts.length(); i++) {
-        n += counts.get(i);
-      }
-      return n;
+      return count.sum();
     }
   }
 
-  private record Series(String labels, Object value) {}
+  private enum Type {
+    COUNTER,
+    GAUGE,
+    HISTOGRAM
+  }
 
-  private static final class Family {
+  /** One series: its labels and a {@link Counter} or a {@link LongSupplier} read when rendered. */
+  private record Series(Labels labels, Object value) {
+    long read() {
+      return value instanceof Counter c ? c.get() : ((LongSupplier) value).getAsLong();
+    }
+  }
+
+  /** A counter or gauge family: the series registered under one name. */
+  private static final class Family implements Collector {
     final String name;
     final String help;
-    final String type;
+    final Type type;
     final List<Series> series = new ArrayList<>();
 
-    Family(String name, String help, String type) {
+    Family(String name, String help, Type type) {
       this.name = name;
       this.help = help;
       this.type = type;
     }
+
+    /** Adds a series, in place of one with the same labels (a family holds each labels once). */
+    void add(Series s) {
+      series.removeIf(x -> x.labels.equals(s.labels));
+      series.add(s);
+    }
+
+    @Override
+    public String getPrometheusName() {
+      return name;
+    }
+
+    @Override
+    public MetricSnapshot collect() {
+      // Called from render(), under the Metrics lock, as are all changes to the series.
+      if (type == Type.COUNTER) {
+        CounterSnapshot.Builder b =
+            CounterSnapshot.builder().name(name.substring(0, name.length() - 6)).help(help);
+        for (Series s : series) {
+          b.dataPoint(
+              CounterSnapshot.CounterDataPointSnapshot.builder()
+                  .labels(s.labels)
+                  .value(s.read())
+                  .build());
+        }
+        return b.build();
+      }
+      GaugeSnapshot.Builder b = GaugeSnapshot.builder().name(name).help(help);
+      for (Series s : series) {
+        b.dataPoint(
+            GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                .labels(s.labels)
+                .value(s.read())
+                .build());
+      }
+      return b.build();
+    }
   }
 
-  private final Map<String, Family> families = new LinkedHashMap<>();
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final Map<String, Type> types = new HashMap<>();
+  private final Map<String, Family> families = new HashMap<>();
 
-  /** A counter {@code name{labels}}; labels are name, value pairs. */
+  /**
+   * A counter {@code name{labels}}; labels are name, value pairs; the name ends in _total. Asked
+   * for again with the same labels, it is the same counter.
+   */
   public synchronized Counter counter(String name, String help, String... labels) {
+    Family f = family(name, help, Type.COUNTER);
+    Labels l = labels(labels);
+    for (Series s : f.series) {
+      if (s.labels.equals(l) && s.value instanceof Counter c) {
+        return c;
+      }
+    }
     Counter c = new Counter();
-    family(name, help, "counter").series.add(new Series(labels(labels), c));
+    f.add(new Series(l, c));
     return c;
   }
 
@@ -94,7 +166,7 @@ public final class Metrics {
   public synchronized void remove(String name, String... labels) {
     Family f = families.get(name);
     if (f != null) {
-      String l = labels(labels);
+      Labels l = labels(labels);
       f.series.removeIf(s -> s.labels.equals(l));
     }
   }
@@ -104,12 +176,12 @@ public final class Metrics {
    * are rendered; {@code value} never decreases.
    */
   public synchronized void counter(String name, String help, LongSupplier value, String... labels) {
-    family(name, help, "counter").series.add(new Series(labels(labels), value));
+    family(name, help, Type.COUNTER).add(new Series(labels(labels), value));
   }
 
   /** A gauge read from {@code value} each time the metrics are rendered. */
   public synchronized void gauge(String name, String help, LongSupplier value, String... labels) {
-    family(name, help, "gauge").series.add(new Series(labels(labels), value));
+    family(name, help, Type.GAUGE).add(new Series(labels(labels), value));
   }
 
   /** A histogram with the given upper bounds in seconds, ascending. */
@@ -119,80 +191,60 @@ public final class Metrics {
         throw new IllegalArgumentException("histogram bounds must ascend");
       }
     }
-    Histogram h = new Histogram(boundsSeconds);
-    family(name, help, "histogram").series.add(new Series("", h));
-    return h;
+    type(name, Type.HISTOGRAM);
+    return new Histogram(
+        io.prometheus.metrics.core.metrics.Histogram.builder()
+            .name(name)
+            .help(help)
+            .classicOnly()
+            .classicUpperBounds(boundsSeconds)
+            .withoutExemplars()
+            .register(registry));
   }
 
-  private Family family(String name, String help, String type) {
-    if (!name.matches("[a-zA-Z_:][a-zA-Z0-9_:]*")) {
-      throw new IllegalArgumentException("not a metric name: " + name);
+  private Family family(String name, String help, Type type) {
+    if (type == Type.COUNTER && !name.endsWith("_total")) {
+      throw new IllegalArgumentException("a counter's name ends in _total: " + name);
     }
-    Family f = families.computeIfAbsent(name, n -> new Family(n, help, type));
-    if (!f.type.equals(type)) {
-      throw new IllegalArgumentException(name + " is a " + f.type + ", not a " + type);
+    type(name, type);
+    Family f = families.get(name);
+    if (f == null) {
+      f = new Family(name, help, type);
+      families.put(name, f);
+      registry.register(f);
     }
     return f;
   }
 
-  private static String labels(String... kv) {
+  private void type(String name, Type type) {
+    if (!name.matches("[a-zA-Z_:][a-zA-Z0-9_:]*")) {
+      throw new IllegalArgumentException("not a metric name: " + name);
+    }
+    Type was = types.putIfAbsent(name, type);
+    if (was != null && was != type) {
+      throw new IllegalArgumentException(
+          name + " is a " + was.name().toLowerCase() + ", not a " + type.name().toLowerCase());
+    }
+  }
+
+  private static Labels labels(String... kv) {
     if (kv.length % 2 != 0) {
       throw new IllegalArgumentException("labels come in name, value pairs");
     }
-    if (kv.length == 0) {
-      return "";
-    }
-    StringBuilder sb = new StringBuilder("{");
-    for (int i = 0; i < kv.length; i += 2) {
-      if (i > 0) {
-        sb.append(',');
-      }
-      sb.append(kv[i]).append("=\"");
-      for (char c : kv[i + 1].toCharArray()) {
-        switch (c) {
-          case '\\' -> sb.append("\\\\");
-          case '"' -> sb.append("\\\"");
-          case '\n' -> sb.append("\\n");
-          default -> sb.append(c);
-        }
-      }
-      sb.append('"');
-    }
-    return sb.append('}').toString();
+    return kv.length == 0 ? Labels.EMPTY : Labels.of(kv);
   }
 
-  /** The metrics in the Prometheus text format. */
+  /** This router's metrics and the JVM's, in the Prometheus text format (version 0.0.4). */
   public synchronized String render() {
-    StringBuilder sb = new StringBuilder();
-    for (Family f : families.values()) {
-      sb.append("# HELP ")
-          .append(f.name)
-          .append(' ')
-          .append(f.help.replace("\n", " "))
-          .append('\n');
-      sb.append("# TYPE ").append(f.name).append(' ').append(f.type).append('\n');
-      for (Series s : f.series) {
-        switch (s.value) {
-          case Counter c -> line(sb, f.name, s.labels, Long.toString(c.get()));
-          case LongSupplier g -> line(sb, f.name, s.labels, Long.toString(g.getAsLong()));
-          case Histogram h -> {
-            long cumulative = 0;
-            for (int i = 0; i <= h.bounds.length; i++) {
-              cumulative += h.counts.get(i);
-              String le = i < h.bounds.length ? Double.toString(h.bounds[i]) : "+Inf";
-              line(sb, f.name + "_bucket", "{le=\"" + le + "\"}", Long.toString(cumulative));
-            }
-            line(sb, f.name + "_sum", "", Double.toString(h.sumNanos.sum() / 1e9));
-            line(sb, f.name + "_count", "", Long.toString(cumulative));
-          }
-          default -> throw new IllegalStateException(s.value.getClass().toString());
-        }
-      }
+    List<MetricSnapshot> all = new ArrayList<>();
+    registry.scrape().forEach(all::add);
+    JVM.scrape().forEach(all::add);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16 << 10);
+    try {
+      TEXT.write(out, new MetricSnapshots(all));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
     }
-    return sb.toString();
-  }
-
-  private static void line(StringBuilder sb, String name, String labels, String value) {
-    sb.append(name).append(labels).append(' ').append(value).append('\n');
+    return out.toString(StandardCharsets.UTF_8);
   }
 }

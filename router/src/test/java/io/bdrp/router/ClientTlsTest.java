@@ -123,7 +123,7 @@ class ClientTlsTest {
   private long reloads(String result) {
     java.util.regex.Matcher m =
         java.util.regex.Pattern.compile(
-                "(?m)^bdrp_tls_reloads_total\\{result=\"" + result + "\"\\} (\\d+)$")
+                "(?m)^bdrp_tls_reloads_total\\{result=\"" + result + "\"\\} (\\d+)(?:\\.0)?$")
             .matcher(router.metricsText());
     return m.find() ? Long.parseLong(m.group(1)) : 0;
   }

@@ -202,7 +202,7 @@ final class Federation implements AutoCloseable {
         java.util.regex.Pattern.compile(
                 "(?m)^bdrp_link_refused_total\\{parameter=\""
                     + java.util.regex.Pattern.quote(parameter)
-                    + "\"\\} (\\d+)$")
+                    + "\"\\} (\\d+)(?:\\.0)?$")
             .matcher(r.metricsText());
     return m.find() ? Long.parseLong(m.group(1)) : 0;
   }

@@ -135,7 +135,8 @@ class HardeningTest {
 
   private static long metric(Router r, String series) {
     Matcher m =
-        Pattern.compile("(?m)^" + Pattern.quote(series) + " (-?\\d+)$").matcher(r.metricsText());
+        Pattern.compile("(?m)^" + Pattern.quote(series) + " (-?\\d+)(?:\\.0)?$")
+            .matcher(r.metricsText());
     return m.find() ? Long.parseLong(m.group(1)) : 0;
   }
 

@@ -64,7 +64,8 @@ class HelloChecksTest {
 
   private static long incompatibleErrors(Router r) {
     Matcher m =
-        Pattern.compile("(?m)^bdrp_protocol_errors_total\\{code=\"incompatible_peer\"\\} (\\d+)$")
+        Pattern.compile(
+                "(?m)^bdrp_protocol_errors_total\\{code=\"incompatible_peer\"\\} (\\d+)(?:\\.0)?$")
             .matcher(r.metricsText());
     return m.find() ? Long.parseLong(m.group(1)) : 0;
   }

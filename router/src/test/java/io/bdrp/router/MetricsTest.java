@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -68,24 +69,51 @@ class MetricsTest {
     h.observeNanos(500_000); // 0.5 ms
     h.observeNanos(5_000_000); // 5 ms
     h.observeNanos(50_000_000); // 50 ms
+    String text = m.render();
+    // This router's families, by name, in the library's text format.
     assertEquals(
         """
         # HELP bdrp_link_messages_in_total Data frames in.
         # TYPE bdrp_link_messages_in_total counter
-        bdrp_link_messages_in_total{link="4"} 3
-        bdrp_link_messages_in_total{link="a\\"b"} 1
-        # HELP bdrp_unicast_routes Routes held.
-        # TYPE bdrp_unicast_routes gauge
-        bdrp_unicast_routes 7
+        bdrp_link_messages_in_total{link="4"} 3.0
+        bdrp_link_messages_in_total{link="a\\"b"} 1.0
         # HELP bdrp_match_seconds Match latency.
         # TYPE bdrp_match_seconds histogram
         bdrp_match_seconds_bucket{le="0.001"} 1
         bdrp_match_seconds_bucket{le="0.01"} 2
         bdrp_match_seconds_bucket{le="+Inf"} 3
-        bdrp_match_seconds_sum 0.0555
         bdrp_match_seconds_count 3
+        bdrp_match_seconds_sum 0.0555
+        # HELP bdrp_unicast_routes Routes held.
+        # TYPE bdrp_unicast_routes gauge
+        bdrp_unicast_routes 7.0
         """,
-        m.render());
+        text.lines()
+            .filter(l -> l.startsWith("bdrp_") || l.matches("# (HELP|TYPE) bdrp_.*"))
+            .map(l -> l + "\n")
+            .collect(java.util.stream.Collectors.joining()));
+    // And the JVM's and the process's, beside them.
+    assertTrue(text.contains("# TYPE jvm_memory_used_bytes gauge"), text);
+    assertTrue(text.contains("# TYPE process_cpu_seconds_total counter"), text);
+    assertTrue(text.contains("# TYPE jvm_threads_current gauge"), text);
+  }
+
+  @Test
+  void aSeriesAskedForAgainIsTheSameSeries() {
+    Metrics m = new Metrics();
+    Metrics.Counter a = m.counter("bdrp_x_total", "X.", "neighbour", "1");
+    Metrics.Counter b = m.counter("bdrp_x_total", "X.", "neighbour", "1");
+    a.inc();
+    b.inc();
+    m.gauge("bdrp_g", "G.", () -> 1, "port", "clients");
+    m.gauge("bdrp_g", "G.", () -> 2, "port", "clients"); // the later supplier replaces the first
+    String text = m.render();
+    assertEquals(
+        List.of("bdrp_x_total{neighbour=\"1\"} 2.0"),
+        text.lines().filter(l -> l.startsWith("bdrp_x_total{")).toList());
+    assertEquals(
+        List.of("bdrp_g{port=\"clients\"} 2.0"),
+        text.lines().filter(l -> l.startsWith("bdrp_g{")).toList());
   }
 
   @Test
@@ -94,7 +122,8 @@ class MetricsTest {
     m.counter("x_total", "x");
     assertThrows(IllegalArgumentException.class, () -> m.gauge("x_total", "x", () -> 1));
     assertThrows(IllegalArgumentException.class, () -> m.counter("bad name", "x"));
-    assertThrows(IllegalArgumentException.class, () -> m.counter("y", "y", "odd"));
+    assertThrows(IllegalArgumentException.class, () -> m.counter("y_total", "y", "odd"));
+    assertThrows(IllegalArgumentException.class, () -> m.counter("no_suffix", "a counter's name"));
     assertThrows(IllegalArgumentException.class, () -> m.histogram("h", "h", 0.2, 0.1));
   }
 }

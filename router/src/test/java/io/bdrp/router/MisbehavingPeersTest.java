@@ -117,7 +117,7 @@ class MisbehavingPeersTest {
     assertTrue(
         router
             .metricsText()
-            .contains("bdrp_protocol_errors_total{code=\"unsupported_version\"} 1"));
+            .contains("bdrp_protocol_errors_total{code=\"unsupported_version\"} 1.0"));
   }
 
   @Test

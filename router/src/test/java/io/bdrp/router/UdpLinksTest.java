@@ -39,7 +39,8 @@ import org.junit.jupiter.api.Timeout;
 class UdpLinksTest {
   private static long metric(Router r, String series) {
     Matcher m =
-        Pattern.compile("(?m)^" + Pattern.quote(series) + " (-?\\d+)$").matcher(r.metricsText());
+        Pattern.compile("(?m)^" + Pattern.quote(series) + " (-?\\d+)(?:\\.0)?$")
+            .matcher(r.metricsText());
     return m.find() ? Long.parseLong(m.group(1)) : 0;
   }
 
