@@ -1,5 +1,6 @@
 package io.bdrp.cli;
 
+import io.bdrp.testbed.CsvFile;
 import io.bdrp.testbed.FanoutBenchmark;
 import io.bdrp.testbed.LatencyBenchmark;
 import io.bdrp.testbed.PubSubSystem;
@@ -201,14 +202,22 @@ final class BenchCommand {
           }
         }
       }
-      try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(dir.resolve("fanout.csv")))) {
-        csv.println(
-            "system,workload,subscribers,published,expected,delivered,lost,seconds,"
-                + "delivered_per_s,server_cpu_s,client_cpu_s");
+      try (CsvFile csv =
+          CsvFile.create(
+              dir.resolve("fanout.csv"),
+              "system",
+              "workload",
+              "subscribers",
+              "published",
+              "expected",
+              "delivered",
+              "lost",
+              "seconds",
+              "delivered_per_s",
+              "server_cpu_s",
+              "client_cpu_s")) {
         for (FanoutBenchmark.Result r : results) {
-          csv.printf(
-              Locale.ROOT,
-              "%s,%s,%d,%d,%d,%d,%d,%.3f,%.0f,%.2f,%.2f%n",
+          csv.row(
               r.system(),
               r.workload().name().toLowerCase(Locale.ROOT),
               r.subscribers(),
@@ -216,10 +225,10 @@ final class BenchCommand {
               r.expected(),
               r.delivered(),
               r.lost(),
-              r.seconds(),
-              r.deliveredPerSecond(),
-              r.serverCpuSeconds(),
-              r.clientCpuSeconds());
+              CsvFile.fixed(3, r.seconds()),
+              CsvFile.fixed(0, r.deliveredPerSecond()),
+              CsvFile.fixed(2, r.serverCpuSeconds()),
+              CsvFile.fixed(2, r.clientCpuSeconds()));
         }
       }
       StringBuilder md = new StringBuilder();
@@ -355,21 +364,29 @@ final class BenchCommand {
       md.append(
           "| system | servers | sent | received | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs |\n");
       md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-      try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(dir.resolve("latency.csv")))) {
-        csv.println("system,servers,sent,received,p50_us,p90_us,p99_us,p999_us,max_us");
+      try (CsvFile csv =
+          CsvFile.create(
+              dir.resolve("latency.csv"),
+              "system",
+              "servers",
+              "sent",
+              "received",
+              "p50_us",
+              "p90_us",
+              "p99_us",
+              "p999_us",
+              "max_us")) {
         for (LatencyBenchmark.Result r : results) {
-          csv.printf(
-              Locale.ROOT,
-              "%s,%d,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f%n",
+          csv.row(
               r.system(),
               r.servers(),
               r.sent(),
               r.received(),
-              r.p50(),
-              r.p90(),
-              r.p99(),
-              r.p999(),
-              r.max());
+              CsvFile.fixed(1, r.p50()),
+              CsvFile.fixed(1, r.p90()),
+              CsvFile.fixed(1, r.p99()),
+              CsvFile.fixed(1, r.p999()),
+              CsvFile.fixed(1, r.max()));
           md.append(
               String.format(
                   Locale.ROOT,
@@ -493,29 +510,40 @@ final class BenchCommand {
           "| transport | load | frames/s | p50 µs | p90 µs | p99 µs | p99.9 µs | max µs |"
               + " idle reader (cores) |\n");
       md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-      try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(dir.resolve("ring.csv")))) {
-        csv.println(
-            "transport,load,sent,frames,seconds,frames_per_s,p50_us,p90_us,p99_us,p999_us,max_us,"
-                + "idle_reader_cores,round_trip_before_ns,round_trip_after_ns");
+      try (CsvFile csv =
+          CsvFile.create(
+              dir.resolve("ring.csv"),
+              "transport",
+              "load",
+              "sent",
+              "frames",
+              "seconds",
+              "frames_per_s",
+              "p50_us",
+              "p90_us",
+              "p99_us",
+              "p999_us",
+              "max_us",
+              "idle_reader_cores",
+              "round_trip_before_ns",
+              "round_trip_after_ns")) {
         for (RingBench.Run r : runs) {
           for (RingBench.Phase p : r.phases()) {
-            csv.printf(
-                Locale.ROOT,
-                "%s,%s,%d,%d,%.6f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.0f,%.0f%n",
+            csv.row(
                 p.transport(),
                 p.load(),
                 p.sent(),
                 p.frames(),
-                p.seconds(),
-                p.perSecond(),
-                p.p50us(),
-                p.p90us(),
-                p.p99us(),
-                p.p999us(),
-                p.maxUs(),
-                r.idleReaderCores(),
-                r.roundTripBeforeNs(),
-                r.roundTripAfterNs());
+                CsvFile.fixed(6, p.seconds()),
+                CsvFile.fixed(0, p.perSecond()),
+                CsvFile.fixed(2, p.p50us()),
+                CsvFile.fixed(2, p.p90us()),
+                CsvFile.fixed(2, p.p99us()),
+                CsvFile.fixed(2, p.p999us()),
+                CsvFile.fixed(2, p.maxUs()),
+                CsvFile.fixed(4, r.idleReaderCores()),
+                CsvFile.fixed(0, r.roundTripBeforeNs()),
+                CsvFile.fixed(0, r.roundTripAfterNs()));
             md.append(
                 String.format(
                     Locale.ROOT,

@@ -6,6 +6,7 @@ import io.bdrp.encoding.Predicate;
 import io.bdrp.router.Router;
 import io.bdrp.router.RouterConfig;
 import io.bdrp.routing.RoutingConfig;
+import io.bdrp.testbed.CsvFile;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Topology;
 import io.bdrp.workload.WorkloadGenerator;
@@ -371,16 +372,13 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   private Path writeCsv(Path dir, long[] deliveredAt, int[] routerOf, int n) {
-    try {
-      Path file = dir.resolve("routers.csv");
-      List<String> lines = new ArrayList<>();
-      lines.add("router,hosts,host_deliveries");
+    Path file = dir.resolve("routers.csv");
+    try (CsvFile csv = CsvFile.create(file, "router", "hosts", "host_deliveries")) {
       for (int r = 0; r < n; r++) {
         int rr = r;
         long h = java.util.Arrays.stream(routerOf).filter(x -> x == rr).count();
-        lines.add(r + "," + h + "," + deliveredAt[r]);
+        csv.row(r, h, deliveredAt[r]);
       }
-      Files.write(file, lines);
       return file;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the run's CSV under " + out, e);

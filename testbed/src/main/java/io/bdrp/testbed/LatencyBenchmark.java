@@ -134,12 +134,11 @@ public final class LatencyBenchmark {
 
   /** Every measured latency in arrival order, for plots and for looking at outliers. */
   private static void writeSamples(Path file, long[] nanos) throws java.io.IOException {
-    StringBuilder b = new StringBuilder("message,latency_us\n");
-    for (int i = 0; i < nanos.length; i++) {
-      b.append(i).append(',').append(String.format(java.util.Locale.ROOT, "%.1f", nanos[i] / 1e3));
-      b.append('\n');
+    try (CsvFile csv = CsvFile.create(file, "message", "latency_us")) {
+      for (int i = 0; i < nanos.length; i++) {
+        csv.row(i, CsvFile.fixed(1, nanos[i] / 1e3));
+      }
     }
-    java.nio.file.Files.writeString(file, b);
   }
 
   static double micros(long[] sorted, double q) {

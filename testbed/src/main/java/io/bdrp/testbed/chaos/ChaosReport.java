@@ -1,13 +1,14 @@
 package io.bdrp.testbed.chaos;
 
+import io.bdrp.testbed.CsvFile;
 import io.bdrp.testbed.net.Emulator;
 import io.bdrp.testbed.wan.Report;
 import java.awt.Color;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -276,14 +277,16 @@ public final class ChaosReport {
   }
 
   private static void seconds(Path file, long[][] ps, double offset) throws IOException {
-    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file))) {
-      w.println("second," + String.join(",", Accounting.Result.SERIES));
+    List<String> columns = new ArrayList<>(List.of("second"));
+    columns.addAll(List.of(Accounting.Result.SERIES));
+    try (CsvFile w = CsvFile.create(file, columns)) {
       for (int s = 0; s < ps[0].length; s++) {
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%.0f", offset + s));
+        List<Object> row = new ArrayList<>();
+        row.add(CsvFile.fixed(0, offset + s));
         for (long[] series : ps) {
-          line.append(',').append(series[s]);
+          row.add(series[s]);
         }
-        w.println(line);
+        w.row(row);
       }
     }
   }
@@ -294,69 +297,97 @@ public final class ChaosReport {
    * delivery to any client did.
    */
   private static void anomalies(Path file, ChaosRun.FaultRun f, int[] routerOf) throws IOException {
-    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file))) {
-      w.println(
-          "kind,message,sent_s,sent_from_fault_s,from_client,from_router,to_client,to_router,"
-              + "send_failed,arrived_s,delay_s,first_delivery_s");
+    try (CsvFile w =
+        CsvFile.create(
+            file,
+            "kind",
+            "message",
+            "sent_s",
+            "sent_from_fault_s",
+            "from_client",
+            "from_router",
+            "to_client",
+            "to_router",
+            "send_failed",
+            "arrived_s",
+            "delay_s",
+            "first_delivery_s")) {
       for (Accounting.Anomaly a : f.anomalies()) {
-        w.printf(
-            Locale.ROOT,
-            "%s,%d,%.3f,%.3f,%d,%d,%s,%s,%b,%s,%s,%s%n",
+        w.row(
             a.kind().name().toLowerCase(Locale.ROOT).replace('_', '-'),
             a.message(),
-            a.sentAt() / 1e9,
-            (a.sentAt() - f.window().inject()) / 1e9,
+            CsvFile.fixed(3, a.sentAt() / 1e9),
+            CsvFile.fixed(3, (a.sentAt() - f.window().inject()) / 1e9),
             a.from(),
             routerOf[a.from()],
-            a.to() < 0 ? "" : Integer.toString(a.to()),
-            a.to() < 0 ? "" : Integer.toString(routerOf[a.to()]),
+            a.to() < 0 ? null : a.to(),
+            a.to() < 0 ? null : routerOf[a.to()],
             a.failed(),
-            a.arrivedAt() == 0 ? "" : String.format(Locale.ROOT, "%.3f", a.arrivedAt() / 1e9),
-            a.arrivedAt() == 0
-                ? ""
-                : String.format(Locale.ROOT, "%.3f", (a.arrivedAt() - a.sentAt()) / 1e9),
-            a.firstArrivedAt() == 0
-                ? ""
-                : String.format(Locale.ROOT, "%.3f", a.firstArrivedAt() / 1e9));
+            a.arrivedAt() == 0 ? null : CsvFile.fixed(3, a.arrivedAt() / 1e9),
+            a.arrivedAt() == 0 ? null : CsvFile.fixed(3, (a.arrivedAt() - a.sentAt()) / 1e9),
+            a.firstArrivedAt() == 0 ? null : CsvFile.fixed(3, a.firstArrivedAt() / 1e9));
       }
     }
   }
 
   private static void writeCsv(Path file, ChaosRun.Result r) throws IOException {
     int routers = r.network().routers().size();
-    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file))) {
-      StringBuilder head =
-          new StringBuilder(
-              "fault,target,start_s,inject_s,heal_s,end_s,messages,failed_sends,expected,"
-                  + "delivered,missing,expected_loss,loss,loss_outside_window,missing_from_s,"
-                  + "missing_to_s,loss_from_s,loss_to_s,duplicates,spurious,exact_after_heal_s,"
-                  + "exact_after_inject_s,exact_throughout,late,max_delay_s,session_breaks,"
-                  + "hello_ms,dead_ms,peak_rss_max_kib");
-      for (int i = 0; i < routers; i++) {
-        head.append(",peak_rss_r").append(i).append("_kib");
-      }
-      head.append(",targets,skipped");
-      w.println(head);
+    List<String> columns =
+        new ArrayList<>(
+            List.of(
+                "fault",
+                "target",
+                "start_s",
+                "inject_s",
+                "heal_s",
+                "end_s",
+                "messages",
+                "failed_sends",
+                "expected",
+                "delivered",
+                "missing",
+                "expected_loss",
+                "loss",
+                "loss_outside_window",
+                "missing_from_s",
+                "missing_to_s",
+                "loss_from_s",
+                "loss_to_s",
+                "duplicates",
+                "spurious",
+                "exact_after_heal_s",
+                "exact_after_inject_s",
+                "exact_throughout",
+                "late",
+                "max_delay_s",
+                "session_breaks",
+                "hello_ms",
+                "dead_ms",
+                "peak_rss_max_kib"));
+    for (int i = 0; i < routers; i++) {
+      columns.add("peak_rss_r" + i + "_kib");
+    }
+    columns.add("targets");
+    columns.add("skipped");
+    try (CsvFile w = CsvFile.create(file, columns)) {
       for (ChaosRun.FaultRun f : r.faults()) {
-        StringBuilder line = new StringBuilder(f.fault().id()).append(',');
-        line.append('"').append(f.target().replace("\"", "'")).append('"');
+        List<Object> row = new ArrayList<>(List.of(f.fault().id(), f.target()));
         if (f.skipped() != null) {
-          int columns = head.toString().split(",").length;
-          line.append(",".repeat(columns - 3)).append(",\"").append(f.skipped()).append('"');
-          w.println(line);
+          while (row.size() < columns.size() - 1) {
+            row.add(null);
+          }
+          row.add(f.skipped());
+          w.row(row);
           continue;
         }
         Accounting.Window win = f.window();
         Accounting.Result a = f.account();
-        line.append(
-            String.format(
-                Locale.ROOT,
-                ",%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%s,%s,%d,%d,%s,%s,%b,%d,%s,%d,%d,%d,"
-                    + "%d",
-                win.start() / 1e9,
-                win.inject() / 1e9,
-                win.heal() / 1e9,
-                win.end() / 1e9,
+        row.addAll(
+            Arrays.asList(
+                CsvFile.fixed(3, win.start() / 1e9),
+                CsvFile.fixed(3, win.inject() / 1e9),
+                CsvFile.fixed(3, win.heal() / 1e9),
+                CsvFile.fixed(3, win.end() / 1e9),
                 a.messages(),
                 a.failedSends(),
                 a.expected(),
@@ -381,17 +412,19 @@ public final class ChaosReport {
                 r.spec().deadMillis(),
                 f.maxPeakRssKiB()));
         for (long p : f.peakRssKiB()) {
-          line.append(',').append(p);
+          row.add(p);
         }
         List<String> miss = misses(f, r.spec().rssBoundMiB());
-        line.append(',').append(miss.isEmpty() ? "met" : String.join(";", miss)).append(',');
-        w.println(line);
+        row.add(miss.isEmpty() ? "met" : String.join(";", miss));
+        row.add(null);
+        w.row(row);
       }
     }
   }
 
+  /** A number with three decimals, or an empty cell for NaN (not measured). */
   private static String csvNum(double v) {
-    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
+    return Double.isNaN(v) ? null : CsvFile.fixed(3, v);
   }
 
   private static String jsonNum(double v) {

@@ -1,12 +1,11 @@
 package io.bdrp.testbed.chaos;
 
+import io.bdrp.testbed.CsvFile;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntToLongFunction;
 
@@ -112,10 +111,9 @@ public final class RssSampler implements AutoCloseable {
 
   /** Writes every sample as CSV: seconds from the origin, router, PID, kB. */
   public void write(Path file) throws IOException {
-    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file))) {
-      w.println("seconds,router,pid,rss_kib");
+    try (CsvFile w = CsvFile.create(file, "seconds", "router", "pid", "rss_kib")) {
       for (Sample s : samples()) {
-        w.printf(Locale.ROOT, "%.3f,%d,%d,%d%n", s.at / 1e9, s.router, s.pid, s.rssKiB);
+        w.row(CsvFile.fixed(3, s.at / 1e9), s.router, s.pid, s.rssKiB);
       }
     }
   }

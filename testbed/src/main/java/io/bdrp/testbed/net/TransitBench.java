@@ -2,6 +2,7 @@ package io.bdrp.testbed.net;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.testbed.ChildProcess;
+import io.bdrp.testbed.CsvFile;
 import io.bdrp.topologies.Edge;
 import io.bdrp.topologies.Node;
 import io.bdrp.topologies.Topology;
@@ -297,11 +298,19 @@ public final class TransitBench {
    * summary.
    */
   public static String writeReport(Path dir, List<Result> results) throws IOException {
-    StringBuilder csv =
-        new StringBuilder(
-            "path,fan_out,offered_pps,sent,delivered,seconds,loss_percent,"
-                + "machine_cpu_us_per_packet,transit_core_cpu_us_per_packet,"
-                + "transit_jvm_cpu_us_per_packet\n");
+    CsvFile csv =
+        CsvFile.create(
+            dir.resolve("transit.csv"),
+            "path",
+            "fan_out",
+            "offered_pps",
+            "sent",
+            "delivered",
+            "seconds",
+            "loss_percent",
+            "machine_cpu_us_per_packet",
+            "transit_core_cpu_us_per_packet",
+            "transit_jvm_cpu_us_per_packet");
     StringBuilder md =
         new StringBuilder(
             "| path | highest rate without loss (pkt/s, ≤ 0.1 % lost) | machine CPU µs/pkt there |"
@@ -310,20 +319,17 @@ public final class TransitBench {
     for (Result r : results) {
       Point best = null;
       for (Point pt : r.points()) {
-        csv.append(
-            String.format(
-                Locale.ROOT,
-                "%s,%d,%.0f,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f%n",
-                pt.fastPath(),
-                pt.fanOut(),
-                pt.offered(),
-                pt.sent(),
-                pt.delivered(),
-                pt.seconds(),
-                pt.lossPercent(),
-                pt.machineMicrosPerPacket(),
-                pt.transitCoreMicrosPerPacket(),
-                pt.transitJvmMicrosPerPacket()));
+        csv.row(
+            pt.fastPath(),
+            pt.fanOut(),
+            CsvFile.fixed(0, pt.offered()),
+            pt.sent(),
+            pt.delivered(),
+            CsvFile.fixed(3, pt.seconds()),
+            CsvFile.fixed(3, pt.lossPercent()),
+            CsvFile.fixed(3, pt.machineMicrosPerPacket()),
+            CsvFile.fixed(3, pt.transitCoreMicrosPerPacket()),
+            CsvFile.fixed(3, pt.transitJvmMicrosPerPacket()));
         if (pt.lossPercent() <= 0.1
             && (best == null || pt.sent() / pt.seconds() > best.sent() / best.seconds())) {
           best = pt;
@@ -357,7 +363,7 @@ public final class TransitBench {
                 l.p99()));
       }
     }
-    Files.writeString(dir.resolve("transit.csv"), csv);
+    csv.close();
     Files.writeString(dir.resolve("summary.md"), md);
     return md.toString();
   }

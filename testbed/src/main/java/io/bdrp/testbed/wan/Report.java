@@ -1,5 +1,6 @@
 package io.bdrp.testbed.wan;
 
+import io.bdrp.testbed.CsvFile;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -7,7 +8,6 @@ import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,14 +30,20 @@ public final class Report {
       Path d = dir.resolve(r.system());
       Files.createDirectories(d);
       WanRun.Seconds s = r.seconds();
-      try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(d.resolve("seconds.csv")))) {
-        w.println(
-            "second,input_msgs,ideal_deliveries,output_deliveries,undelivered,duplicates,spurious,"
-                + "max_link_utilisation,server_cpu_s");
+      try (CsvFile w =
+          CsvFile.create(
+              d.resolve("seconds.csv"),
+              "second",
+              "input_msgs",
+              "ideal_deliveries",
+              "output_deliveries",
+              "undelivered",
+              "duplicates",
+              "spurious",
+              "max_link_utilisation",
+              "server_cpu_s")) {
         for (int i = 0; i < s.input().length; i++) {
-          w.printf(
-              Locale.ROOT,
-              "%d,%d,%d,%d,%d,%d,%d,%.4f,%.3f%n",
+          w.row(
               i,
               s.input()[i],
               s.ideal()[i],
@@ -45,8 +51,8 @@ public final class Report {
               s.undelivered()[i],
               s.duplicates()[i],
               s.spurious()[i],
-              s.maxLinkUtilisation()[i],
-              s.serverCpu()[i]);
+              CsvFile.fixed(4, s.maxLinkUtilisation()[i]),
+              CsvFile.fixed(3, s.serverCpu()[i]));
         }
       }
     }
