@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -306,14 +307,29 @@ final class RingBench {
 
   /** Sets the CPUs of every thread of process {@code pid}. */
   private static void taskset(String cpus, long pid) throws IOException, InterruptedException {
-    Process p =
-        new ProcessBuilder("taskset", "-a", "-cp", cpus, Long.toString(pid))
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IOException("taskset -a -cp " + cpus + " " + pid + " failed");
+    // taskset -a lists the process's threads, then sets each one's CPUs: a thread that ends in
+    // between (the JVM starts and ends threads of its own) fails the whole command with "No such
+    // process". The threads still there have their CPUs set by then; doing it again sets those
+    // that started meanwhile. Any other failure is reported at once.
+    String out = "";
+    for (int attempt = 0; attempt < 3; attempt++) {
+      Process p =
+          new ProcessBuilder("taskset", "-a", "-cp", cpus, Long.toString(pid))
+              .redirectErrorStream(true)
+              .start();
+      out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IOException("taskset -a -cp " + cpus + " " + pid + " did not finish");
+      }
+      if (p.exitValue() == 0) {
+        return;
+      }
+      if (!out.contains("No such process")) {
+        break;
+      }
     }
+    throw new IOException("taskset -a -cp " + cpus + " " + pid + " failed: " + out.strip());
   }
 
   /** CPU time of process {@code pid} (all its threads), from /proc: user and system. */

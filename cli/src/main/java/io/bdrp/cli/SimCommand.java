@@ -211,10 +211,11 @@ final class SimCommand implements Callable<Integer> {
       }
     }
     long[] lastReport = {System.nanoTime()};
+    boolean[] converging = {true}; // progress lines only until the summary: not among its lines
     sim.observe(
         s -> {
           long nowNs = System.nanoTime();
-          if (nowNs - lastReport[0] > 5_000_000_000L) {
+          if (converging[0] && nowNs - lastReport[0] > 5_000_000_000L) {
             lastReport[0] = nowNs;
             o.printf(
                 "  ... simulated %.1f s, %,d events, last change at %.1f s%n",
@@ -224,6 +225,7 @@ final class SimCommand implements Callable<Integer> {
         });
     double quietMs = 3.0 * routing.routeExpiryMs();
     double converged = sim.runUntilStable(quietMs, limitSeconds * 1000);
+    converging[0] = false;
     double wall = (System.nanoTime() - wallStart) / 1e9;
     if (converged < 0) {
       o.printf("not converged after %.0f simulated seconds%n", limitSeconds);
@@ -268,8 +270,9 @@ final class SimCommand implements Callable<Integer> {
     long heap = rt.totalMemory() - rt.freeMemory();
     int n = t.nodeCount();
     o.printf(
-        "converged at %.2f s simulated (%.1f s wall, %,d events)%n",
-        converged / 1000, wall, sim.events());
+        "converged at %.2f s simulated: the last change to any table, none in the %.0f s after"
+            + " (%.1f s wall, %,d events)%n",
+        converged / 1000, quietMs / 1000, wall, sim.events());
     o.printf(
         "  control traffic until quiet: %,.0f bytes per router (max %,d), %,.0f messages per router%n",
         bytes / (double) n, maxBytes, msgs / (double) n);

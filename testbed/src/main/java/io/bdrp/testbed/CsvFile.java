@@ -1,6 +1,7 @@
 package io.bdrp.testbed;
 
 import com.fasterxml.jackson.databind.SequenceWriter;
+import com.fasterxml.jackson.dataformat.csv.CsvGenerator;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import java.io.Closeable;
@@ -18,7 +19,10 @@ import java.util.Locale;
  * passes the formatted string.
  */
 public final class CsvFile implements Closeable {
-  private static final CsvMapper MAPPER = new CsvMapper();
+  // Strict: quote a value only when it holds the separator, a quote or a line break (by default
+  // the library also quotes any value with a character below '-', such as "bdrp+tls").
+  private static final CsvMapper MAPPER =
+      CsvMapper.builder().enable(CsvGenerator.Feature.STRICT_CHECK_FOR_QUOTING).build();
 
   private final int columns;
   private final SequenceWriter out;

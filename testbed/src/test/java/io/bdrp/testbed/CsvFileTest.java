@@ -13,10 +13,12 @@ class CsvFileTest {
   void writesAHeaderAndRowsQuotingOnlyWhatNeedsIt(@TempDir Path dir) throws Exception {
     Path f = dir.resolve("t.csv");
     try (CsvFile csv = CsvFile.create(f, "system", "note", "rate")) {
-      csv.row("bdrp", "plain", 12.5).row("nats", "a, \"quoted\" note", 3L);
+      csv.row("bdrp+tls", "plain", 12.5).row("nats", "a, \"quoted\" note", 3L);
+      csv.row("nats+tls", null, "-1.0");
     }
     assertEquals(
-        "system,note,rate\nbdrp,plain,12.5\nnats,\"a, \"\"quoted\"\" note\",3\n",
+        "system,note,rate\nbdrp+tls,plain,12.5\nnats,\"a, \"\"quoted\"\" note\",3\n"
+            + "nats+tls,,-1.0\n",
         Files.readString(f));
   }
 
