@@ -28,6 +28,7 @@ final class Examples {
               "bdrp sub",
               List.of(
                   "./bdrp sub -r 127.0.0.1:7400 --predicate 'stock = \"XYZ\" && price > 20'",
+                  "./bdrp sub -r 127.0.0.1:7400 --predicate true",
                   "BDRP_ROUTER=127.0.0.1:7401 ./bdrp sub --predicate 'exists(stock)' --count 1",
                   "./bdrp sub --tls-ca ca.crt --token \"$TOKEN\" --predicate 'exists(stock)'")),
           Map.entry(

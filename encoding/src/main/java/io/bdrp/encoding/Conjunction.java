@@ -25,6 +25,12 @@ import java.util.Optional;
  * </ul>
  */
 public final class Conjunction implements Comparable<Conjunction> {
+  /**
+   * The conjunction of no constraints: it holds on every message, and is written {@code true}. A
+   * predicate that has it has nothing else ({@link Predicate#ALL}).
+   */
+  public static final Conjunction TRUE = new Conjunction(new Constraint[0]);
+
   private final Constraint[] constraints;
 
   private Conjunction(Constraint[] constraints) {
@@ -32,12 +38,12 @@ public final class Conjunction implements Comparable<Conjunction> {
   }
 
   /**
-   * The canonical conjunction of the given constraints, or empty if they contradict each other.
-   * Fails on an empty collection or more than {@link Limits#MAX_CONSTRAINTS}.
+   * The canonical conjunction of the given constraints, or empty if they contradict each other;
+   * {@link #TRUE} for no constraints. Fails on more than {@link Limits#MAX_CONSTRAINTS}.
    */
   public static Optional<Conjunction> of(Collection<Constraint> constraints) {
     if (constraints.isEmpty()) {
-      throw new IllegalArgumentException("a conjunction needs at least one constraint");
+      return Optional.of(TRUE);
     }
     Constraint[] sorted = constraints.toArray(new Constraint[0]);
     Arrays.sort(sorted);
@@ -298,6 +304,9 @@ public final class Conjunction implements Comparable<Conjunction> {
   }
 
   void appendTo(StringBuilder sb) {
+    if (constraints.length == 0) {
+      sb.append("true");
+    }
     for (int i = 0; i < constraints.length; i++) {
       if (i > 0) {
         sb.append(" && ");

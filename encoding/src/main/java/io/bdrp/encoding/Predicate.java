@@ -15,12 +15,19 @@ import java.util.TreeSet;
  * of another one is removed (absorption: {@code a || a && b} is {@code a}), and the rest are
  * sorted. Two predicates with the same canonical form are {@link #equals equal}.
  *
- * <p>The empty disjunction, {@link #NONE}, matches no message and is written {@code false}. {@link
- * #toString()} prints the predicate language ({@code docs/predicate-language.md}).
+ * <p>The empty disjunction, {@link #NONE}, matches no message and is written {@code false}; the
+ * disjunction of the empty conjunction, {@link #ALL}, matches every message and is written {@code
+ * true}. {@link #toString()} prints the predicate language ({@code docs/predicate-language.md}).
  */
 public final class Predicate {
-  /** The predicate that matches nothing. */
+  /** The predicate that matches nothing, written {@code false}. */
   public static final Predicate NONE = new Predicate(new Conjunction[0]);
+
+  /**
+   * The predicate that matches every message, written {@code true}: its one conjunction has no
+   * constraints ({@link Conjunction#TRUE}), and absorbs every other.
+   */
+  public static final Predicate ALL = new Predicate(new Conjunction[] {Conjunction.TRUE});
 
   private final Conjunction[] conjunctions;
 
@@ -115,6 +122,11 @@ public final class Predicate {
   /** True for {@link #NONE}. */
   public boolean isEmpty() {
     return conjunctions.length == 0;
+  }
+
+  /** True for {@link #ALL}, the predicate that matches every message. */
+  public boolean isAll() {
+    return conjunctions.length == 1 && conjunctions[0].size() == 0;
   }
 
   /** The i-th conjunction in canonical order. */

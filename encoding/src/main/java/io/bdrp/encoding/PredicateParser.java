@@ -7,7 +7,7 @@ import java.util.List;
  * Parser of the predicate language ({@code docs/predicate-language.md}).
  *
  * <pre>
- * predicate   = "false" | disjunction                  (the whole input)
+ * predicate   = "true" | "false" | disjunction         (the whole input)
  * disjunction = conjunction { "||" conjunction }
  * conjunction = term { "&amp;&amp;" term }
  * term        = "(" disjunction ")" | "exists" "(" name ")" | name op value
@@ -69,7 +69,15 @@ public final class PredicateParser {
     Predicate parse() {
       next();
       if (tok.kind == Kind.END) {
-        throw error(tok, "empty predicate: expected a constraint or 'false'");
+        throw error(tok, "empty predicate: expected a constraint, 'true' or 'false'");
+      }
+      if (tok.kind == Kind.WORD && tok.text.equals("true")) {
+        Token t = tok;
+        next();
+        if (tok.kind == Kind.END) {
+          return Predicate.ALL;
+        }
+        throw error(t, "'true' stands alone as the predicate that matches every message");
       }
       if (tok.kind == Kind.WORD && tok.text.equals("false")) {
         Token f = tok;

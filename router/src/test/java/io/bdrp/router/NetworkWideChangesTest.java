@@ -27,6 +27,39 @@ class NetworkWideChangesTest {
   }
 
   @Test
+  void aSubscriptionToTrueReceivesEveryMessageOfTheNetwork() throws Exception {
+    try (Federation f = new Federation(Bundled.load("routers-4"))) {
+      f.awaitRoutes();
+      BdrpClient all = f.client(0, "all");
+      BdrpClient some = f.client(3, "some");
+      BdrpClient pub = f.client(2, "P");
+      List<String> toAll = new CopyOnWriteArrayList<>();
+      List<String> toSome = new CopyOnWriteArrayList<>();
+      List<Long> markers = new CopyOnWriteArrayList<>();
+      all.subscribe(Predicate.parse("true"), m -> toAll.add(m.toString()))
+          .get(10, TimeUnit.SECONDS);
+      some.subscribe(Predicate.parse("x = 1"), m -> toSome.add(m.toString()))
+          .get(10, TimeUnit.SECONDS);
+      some.subscribe(Predicate.parse("exists(marker)"), m -> markers.add(m.get("marker").asLong()))
+          .get(10, TimeUnit.SECONDS);
+      f.awaitPredicates();
+      List<Message> sent =
+          List.of(
+              Message.builder().put("x", 1L).build(),
+              Message.builder().put("y", "s").build(),
+              Message.builder().put("n", 3.5).put("ok", false).build(),
+              Message.builder().put("marker", 1L).build());
+      for (Message m : sent) {
+        pub.send(m).get(10, TimeUnit.SECONDS);
+      }
+      Federation.await("the marker at 'some'", () -> markers.size() == 1);
+      Federation.await("every message at 'all'", () -> toAll.size() >= sent.size());
+      assertEquals(sent.stream().map(Message::toString).toList(), toAll);
+      assertEquals(List.of(sent.get(0).toString()), toSome);
+    }
+  }
+
+  @Test
   void aChangedPredicateIsWhatTheNetworkDeliversTo() throws Exception {
     try (Federation f = new Federation(Bundled.load("routers-4"))) {
       f.awaitRoutes();

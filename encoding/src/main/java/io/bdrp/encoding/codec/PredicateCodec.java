@@ -25,7 +25,7 @@ import java.util.Locale;
  *  +------------------+
  *  conjCount times:
  *  +-------------+
- *  | consCount u8|  1 .. Limits.MAX_CONSTRAINTS (64)
+ *  | consCount u8|  0 .. Limits.MAX_CONSTRAINTS (64); 0 is true (Predicate.ALL: it absorbs the rest)
  *  +-------------+
  *    consCount times:
  *    +-------+---------+------------------+---------+------------------------+
@@ -56,8 +56,8 @@ public final class PredicateCodec {
   /** Smallest constraint: op, name length, a one-byte name (an {@code exists}). */
   private static final int MIN_CONSTRAINT_BYTES = 3;
 
-  /** Smallest conjunction: its count and one smallest constraint. */
-  private static final int MIN_CONJUNCTION_BYTES = 1 + MIN_CONSTRAINT_BYTES;
+  /** Smallest conjunction: its count alone (0: the conjunction of no constraints, true). */
+  private static final int MIN_CONJUNCTION_BYTES = 1;
 
   private PredicateCodec() {}
 
@@ -137,9 +137,6 @@ public final class PredicateCodec {
     for (int i = 0; i < count; i++) {
       int sizeAt = r.offset();
       int size = r.u8();
-      if (size == 0) {
-        throw WireReader.error(sizeAt, "conjunction has no constraints");
-      }
       WireReader.checkLimit(sizeAt, "constraint count", size, Limits.MAX_CONSTRAINTS);
       r.requireItems(sizeAt, size, "constraints", MIN_CONSTRAINT_BYTES, 0);
       List<Constraint> conjunction = new ArrayList<>(size);

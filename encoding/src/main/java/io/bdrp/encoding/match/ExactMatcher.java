@@ -97,6 +97,11 @@ public final class ExactMatcher {
   private int[] constraintHead = new int[16];
   private int[] constraintEpoch = new int[16];
 
+  // Host slots whose predicate is true (a conjunction of no constraints): they match every message
+  // without counting, and are reported first.
+  private int[] allSlots = new int[4];
+  private int allCount;
+
   // Per-message state.
   private int epoch;
   private IntConsumer sink;
@@ -250,6 +255,12 @@ public final class ExactMatcher {
       // Every name first, then every value: the names of a message just received are rarely in
       // the cache, and looking them up back to back lets the processor wait for several misses
       // at once instead of one per attribute between the much longer collects.
+      for (int j = 0; j < allCount; j++) {
+        int slot = allSlots[j];
+        slotEpoch[slot] = epoch;
+        matchedCount++;
+        sink.accept(slotHost[slot]);
+      }
       for (int i = 0; i < n; i++) {
         found[i] = nameSlots.get(m.name(i));
       }
@@ -381,6 +392,13 @@ public final class ExactMatcher {
       conjPositions = Arrays.copyOf(conjPositions, cap);
     }
     int n = conj.size();
+    if (n == 0) {
+      // true: the host matches every message; listed apart, under no constraint.
+      if (allCount == allSlots.length) {
+        allSlots = Arrays.copyOf(allSlots, 2 * allCount);
+      }
+      allSlots[allCount++] = slot;
+    }
     int entry = c << 7 | n; // n <= Limits.MAX_CONSTRAINTS = 64 < 128; c < MAX_CONJUNCTIONS
     int[] ks = new int[n];
     int[] positions = new int[n];
@@ -399,6 +417,15 @@ public final class ExactMatcher {
   private void removeConjunction(int c) {
     int[] ks = conjConstraints[c];
     int[] positions = conjPositions[c];
+    if (ks.length == 0) {
+      int slot = conjSlot[c];
+      for (int j = 0; j < allCount; j++) {
+        if (allSlots[j] == slot) {
+          allSlots[j] = allSlots[--allCount];
+          break;
+        }
+      }
+    }
     for (int k = 0; k < ks.length; k++) {
       int id = ks[k];
       int[] list = constraintConjs[id];

@@ -1,5 +1,6 @@
 package io.bdrp.encoding.codec;
 
+import static io.bdrp.encoding.codec.GoldenVectors.ALL_HEX;
 import static io.bdrp.encoding.codec.GoldenVectors.EDGE_VALUES;
 import static io.bdrp.encoding.codec.GoldenVectors.EDGE_VALUES_HEX;
 import static io.bdrp.encoding.codec.GoldenVectors.EMPTY_MESSAGE;
@@ -63,6 +64,11 @@ class GoldenVectorTest {
   @Test
   void noneIsZeroConjunctions() {
     assertPredicateVector(Predicate.NONE, NONE_HEX);
+  }
+
+  @Test
+  void allIsOneConjunctionOfNoConstraints() {
+    assertPredicateVector(Predicate.ALL, ALL_HEX);
   }
 
   @Test

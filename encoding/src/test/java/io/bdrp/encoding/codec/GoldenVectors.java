@@ -83,6 +83,9 @@ final class GoldenVectors {
   /** Predicate.NONE: no conjunctions. */
   static final String NONE_HEX = "0000";
 
+  /** Predicate.ALL: one conjunction of no constraints. */
+  static final String ALL_HEX = "000100";
+
   /**
    * One conjunction with every operator, each on its own name so that canonicalisation keeps them
    * all; {@code k != false} is canonically {@code k = true}.

@@ -71,7 +71,7 @@ class PredicateCodecMalformedTest {
     assertRejected(
         Hex.patched(NONE_HEX, 0, "0400"),
         0,
-        "truncated: 1024 conjunctions need at least 4096 bytes, 0 remain");
+        "truncated: 1024 conjunctions need at least 1024 bytes, 0 remain");
     assertRejected(
         Hex.patched(EVERY_OPERATOR_HEX, 2, "40"),
         2,
@@ -79,8 +79,12 @@ class PredicateCodecMalformedTest {
   }
 
   @Test
-  void emptyConjunction() {
-    assertRejected(Hex.patched(EVERY_OPERATOR_HEX, 2, "00"), 2, "conjunction has no constraints");
+  void anEmptyConjunctionIsTrue() {
+    // The first conjunction patched to hold no constraints is true, which absorbs the rest: the
+    // predicate ends after its count (the caller's frame decides what trailing bytes mean).
+    ByteBuffer in = Hex.patched(EVERY_OPERATOR_HEX, 2, "00");
+    assertEquals(io.bdrp.encoding.Predicate.ALL, PredicateCodec.decode(in));
+    assertEquals(3, in.position());
   }
 
   @ParameterizedTest

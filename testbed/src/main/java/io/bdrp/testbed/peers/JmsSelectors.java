@@ -99,12 +99,16 @@ public final class JmsSelectors {
 
   /**
    * A JMS selector that ActiveMQ evaluates to TRUE on a message set up by {@link #setProperties}
-   * exactly when {@code p} matches the bdrp message; {@code FALSE} for {@link Predicate#NONE}. See
-   * the class description for the translation of each operator.
+   * exactly when {@code p} matches the bdrp message; {@code FALSE} for {@link Predicate#NONE},
+   * {@code TRUE} for {@link Predicate#ALL}. See the class description for the translation of each
+   * operator.
    */
   public static String selector(Predicate p) {
     if (p.isEmpty()) {
       return "FALSE";
+    }
+    if (p.isAll()) {
+      return "TRUE";
     }
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < p.size(); i++) {
