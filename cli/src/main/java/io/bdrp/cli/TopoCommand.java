@@ -166,7 +166,10 @@ final class TopoCommand {
         "Of each link, the lower-numbered router dials the higher one, which waits for it.",
         "Hosts file: one line per router, ROUTER HOST[:CLIENT_PORT[:ROUTER_PORT[:METRICS_PORT]]],"
             + " # comments. Ports left out are 7400, 7500 and 9400, or the next free ones for"
-            + " further routers on the same host."
+            + " further routers on the same host.",
+        "With --k8s instead of --hosts: a federation on Kubernetes, each router in its own pod"
+            + " behind a Service named bdrp-router-N; DIR/k8s.yaml holds every object (kubectl"
+            + " apply -f DIR/k8s.yaml)."
       })
   static final class Configs implements Callable<Integer> {
     /** With --cost delay or length, the costliest link costs this much. */
@@ -182,10 +185,32 @@ final class TopoCommand {
 
     @Option(
         names = "--hosts",
-        required = true,
         paramLabel = "FILE",
         description = "Where each router runs (see above and docs/deploy.md).")
     Path hosts;
+
+    @Option(
+        names = "--k8s",
+        description =
+            "Write Kubernetes manifests (DIR/k8s.yaml): the configurations in a ConfigMap (a"
+                + " Secret with --token), and a Service and a Deployment per router. Instead of"
+                + " --hosts.")
+    boolean k8s;
+
+    @Option(
+        names = "--image",
+        defaultValue = "bdrp:latest",
+        paramLabel = "IMAGE",
+        description =
+            "With --k8s: the container image, whose entrypoint is the bdrp command (default:"
+                + " ${DEFAULT-VALUE}; see docs/deploy.md).")
+    String image;
+
+    @Option(
+        names = "--namespace",
+        paramLabel = "NAME",
+        description = "With --k8s: the namespace of every object (default: kubectl's current).")
+    String namespace;
 
     @Option(
         names = "--out",
@@ -240,7 +265,27 @@ final class TopoCommand {
         throw new IllegalArgumentException(
             source + " has " + n + " routers; a network has at most " + RoutingConfig.MAX_ROUTERS);
       }
-      List<HostsFile.Placement> at = HostsFile.read(hosts, n);
+      if (k8s == (hosts != null)) {
+        throw new IllegalArgumentException(
+            k8s
+                ? "--k8s places every router in its own pod: leave out --hosts"
+                : "say where the routers run: --hosts FILE, or --k8s for Kubernetes");
+      }
+      List<HostsFile.Placement> at = new ArrayList<>(n);
+      if (k8s) {
+        for (int r = 0; r < n; r++) {
+          at.add(
+              new HostsFile.Placement(
+                  r,
+                  KubernetesManifests.serviceName(r),
+                  KubernetesManifests.CLIENT_PORT,
+                  KubernetesManifests.ROUTER_PORT,
+                  KubernetesManifests.METRICS_PORT,
+                  0));
+        }
+      } else {
+        at = HostsFile.read(hosts, n);
+      }
 
       List<List<int[]>> links = new ArrayList<>(n);
       for (int r = 0; r < n; r++) {
@@ -275,6 +320,15 @@ final class TopoCommand {
         files.put(out.resolve(name), yaml);
       }
       files.put(out.resolve("README.md"), readme(label, t, at, links, bp, token != null));
+      if (k8s) {
+        Map<Integer, Map.Entry<String, String>> configs = new LinkedHashMap<>();
+        for (int r = 0; r < n; r++) {
+          configs.put(r, Map.entry(fileName(r), files.get(out.resolve(fileName(r)))));
+        }
+        files.put(
+            out.resolve("k8s.yaml"),
+            KubernetesManifests.write(configs, image, namespace, token != null));
+      }
       if (!force) {
         List<Path> existing = files.keySet().stream().filter(Files::exists).toList();
         if (!existing.isEmpty()) {
@@ -299,7 +353,13 @@ final class TopoCommand {
           hostCount == 1 ? "" : "s",
           t.edgeCount(),
           cost);
-      o.printf("  %s says what to run on each host%n", out.resolve("README.md"));
+      if (k8s) {
+        o.printf(
+            "  %s holds the Kubernetes objects: kubectl apply -f %s%n",
+            out.resolve("k8s.yaml"), out.resolve("k8s.yaml"));
+      } else {
+        o.printf("  %s says what to run on each host%n", out.resolve("README.md"));
+      }
       for (String w : read.warnings()) {
         o.printf("  warning: %s%n", w);
       }
