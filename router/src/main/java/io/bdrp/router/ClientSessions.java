@@ -218,6 +218,17 @@ final class ClientSessions {
           }
           router.node().setHost(host.id, allowed);
           router.metrics().predicateChanges.inc();
+          if (log.isDebugEnabled()) {
+            log.debug(
+                "router {}: client {} ({}) set its predicate to {}{}",
+                config.router(),
+                host.id,
+                host.name,
+                allowed,
+                allowed.equals(s.predicate())
+                    ? ""
+                    : " (" + s.predicate() + " within its permission)");
+          }
           ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
           router.rearm();
         }
@@ -238,6 +249,14 @@ final class ClientSessions {
                         + host.permissions.publish(),
                     0));
             return;
+          }
+          if (log.isDebugEnabled()) {
+            log.debug(
+                "router {}: client {} ({}) published {}",
+                config.router(),
+                host.id,
+                host.name,
+                s.message());
           }
           router.dataPlane().publish(s.message(), sendBytes);
           if (s.correlationId() != 0) {

@@ -6,6 +6,8 @@ import io.bdrp.transport.RouterFrameCodec;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A configured neighbour: its TCP session, which carries control frames and (unless DATA goes by
@@ -24,6 +26,8 @@ import java.util.ArrayDeque;
  * <p>Owned by the router's event loop.
  */
 final class Link implements Face {
+  private static final Logger log = LoggerFactory.getLogger(Link.class);
+
   final RouterConfig.Neighbour config;
   InetSocketAddress address; // where to dial it, or null to wait for it
   Channel session; // after the hello exchange; set with attach()
@@ -99,6 +103,9 @@ final class Link implements Face {
     Channel c = session;
     if (c == null || !c.isActive()) {
       return;
+    }
+    if (log.isDebugEnabled()) {
+      log.debug("to router {}: {}", neighbour(), message);
     }
     Pending p = new Pending(message, RouterFrameCodec.encodedLength(message));
     if (!waiting.isEmpty() || !fits(p)) {

@@ -367,6 +367,19 @@ public final class Router implements AutoCloseable {
           e.getMessage());
       return;
     }
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "router {}: DATA from router {} over {}: source router {}, message {}, {}, hop limit {},"
+              + " {} bytes",
+          config.router(),
+          from.neighbour(),
+          transport,
+          h.sourceRouter(),
+          h.messageId(),
+          h.isBroadcast() ? "broadcast" : "by D",
+          h.hopLimit(),
+          h.messageLength());
+    }
     dataPlane.receive(
         from.neighbour(),
         h,

@@ -323,6 +323,9 @@ final class RouterLinks {
                     + link.neighbour());
           }
           link.controlIn.inc();
+          if (log.isDebugEnabled()) {
+            log.debug("router {}: from router {}: {}", config.router(), link.neighbour(), m);
+          }
           if (!router.node().receive(m)) {
             futureEpoch(m);
           }

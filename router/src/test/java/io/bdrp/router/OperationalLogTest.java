@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What an operator reads in the log about links, at WARN with the reason: a neighbour that cannot
- * be reached (once, not every redial), a neighbour refused for its token.
+ * be reached (once, not every redial), a neighbour refused for its token; and at DEBUG a line per
+ * frame (client frames, control messages both ways, DATA).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OperationalLogTest {
@@ -99,5 +100,57 @@ class OperationalLogTest {
     assertTrue(
         warnings("token").stream().anyMatch(m -> m.contains("router 1")),
         () -> warnings("token").toString());
+  }
+
+  @Test
+  void debugAddsALineForEveryFrame() throws Exception {
+    Logger routers = (Logger) LoggerFactory.getLogger("io.bdrp.router");
+    Level was = routers.getLevel();
+    ListAppender<ILoggingEvent> all = new ListAppender<>();
+    all.start();
+    routers.addAppender(all);
+    routers.setLevel(Level.DEBUG);
+    try (Federation f = new Federation(io.bdrp.topologies.Bundled.load("routers-2"))) {
+      f.awaitRoutes();
+      io.bdrp.client.BdrpClient sub = f.client(1, "watcher");
+      io.bdrp.client.BdrpClient pub = f.client(0, "teller");
+      java.util.List<io.bdrp.encoding.Message> got =
+          new java.util.concurrent.CopyOnWriteArrayList<>();
+      sub.subscribe(io.bdrp.encoding.Predicate.parse("x = 7"), got::add).get(10, TimeUnit.SECONDS);
+      f.awaitPredicates();
+      pub.send(io.bdrp.encoding.Message.builder().put("x", 7L).build()).get(10, TimeUnit.SECONDS);
+      Federation.await("the message", () -> got.size() == 1);
+    } finally {
+      routers.detachAppender(all);
+      routers.setLevel(was);
+    }
+    List<String> debug;
+    synchronized (all.list) {
+      debug =
+          all.list.stream()
+              .filter(e -> e.getLevel() == Level.DEBUG)
+              .map(ILoggingEvent::getFormattedMessage)
+              .toList();
+    }
+    // The client frames, the control messages both ways, and the DATA frame in transit.
+    assertTrue(
+        debug.stream()
+            .anyMatch(
+                l -> l.matches("router 1: client \\d+ \\(watcher\\) set its predicate to x = 7")),
+        () -> String.join("\n", debug));
+    assertTrue(
+        debug.stream()
+            .anyMatch(l -> l.startsWith("router 0: client ") && l.contains("(teller) published")),
+        () -> String.join("\n", debug));
+    assertTrue(
+        debug.stream().anyMatch(l -> l.startsWith("router 0: from router 1: ")),
+        () -> String.join("\n", debug));
+    assertTrue(
+        debug.stream().anyMatch(l -> l.startsWith("to router 1: ")),
+        () -> String.join("\n", debug));
+    assertTrue(
+        debug.stream()
+            .anyMatch(l -> l.startsWith("router 1: DATA from router 0 over tcp: source router 0")),
+        () -> String.join("\n", debug));
   }
 }
