@@ -112,6 +112,14 @@ final class KubernetesManifests {
     return m;
   }
 
+  /** A router's three ports, as a Service's or as a container's. */
+  private static List<Map<String, Object>> ports(boolean service) {
+    return List.of(
+        port("clients", CLIENT_PORT, service),
+        port("routers", ROUTER_PORT, service),
+        port("metrics", METRICS_PORT, service));
+  }
+
   private static Map<String, Object> port(String name, int port, boolean service) {
     Map<String, Object> p = new LinkedHashMap<>();
     p.put("name", name);
@@ -128,12 +136,7 @@ final class KubernetesManifests {
   private static Map<String, Object> service(int r, String namespace) {
     Map<String, Object> spec = new LinkedHashMap<>();
     spec.put("selector", labels(r));
-    spec.put(
-        "ports",
-        List.of(
-            port("clients", CLIENT_PORT, true),
-            port("routers", ROUTER_PORT, true),
-            port("metrics", METRICS_PORT, true)));
+    spec.put("ports", ports(true));
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("apiVersion", "v1");
     s.put("kind", "Service");
@@ -148,12 +151,7 @@ final class KubernetesManifests {
     container.put("name", "router");
     container.put("image", image);
     container.put("args", List.of("router", "--config", CONFIG_DIR + "/" + file));
-    container.put(
-        "ports",
-        List.of(
-            port("clients", CLIENT_PORT, false),
-            port("routers", ROUTER_PORT, false),
-            port("metrics", METRICS_PORT, false)));
+    container.put("ports", ports(false));
     // Ready once it answers on its metrics port; alive while it accepts on its router port.
     container.put(
         "readinessProbe",
