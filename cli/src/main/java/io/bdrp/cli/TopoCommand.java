@@ -346,11 +346,10 @@ final class TopoCommand {
 
       long hostCount = at.stream().map(p -> p.host().toLowerCase(Locale.ROOT)).distinct().count();
       o.printf(
-          "wrote %s: %d routers on %d host%s, %d links, cost %s%n",
+          "wrote %s: %d routers %s, %d links, cost %s%n",
           n == 1 ? "router-0.yaml" : "router-0.yaml .. " + fileName(n - 1),
           n,
-          hostCount,
-          hostCount == 1 ? "" : "s",
+          k8s ? "each in its own pod" : "on " + hostCount + (hostCount == 1 ? " host" : " hosts"),
           t.edgeCount(),
           cost);
       if (k8s) {
