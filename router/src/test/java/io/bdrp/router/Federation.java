@@ -165,6 +165,57 @@ final class Federation implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Waits until every router's broadcast tree reaches every other router: following each router's
+   * children for a source from that source visits them all. Routes come first; a router learns that
+   * a neighbour takes it as its next hop towards a source one update later, and a broadcast sent
+   * before then misses the routers below that neighbour.
+   */
+  Federation awaitTrees() throws InterruptedException {
+    int n = routers.size();
+    await(
+        "every broadcast tree to span the network",
+        () -> {
+          int[][][] children = new int[n][][];
+          for (int r = 0; r < n; r++) {
+            Router router = routers.get(r);
+            children[r] =
+                router
+                    .loop()
+                    .submit(
+                        () -> {
+                          int[][] c = new int[n][];
+                          for (int s = 0; s < n; s++) {
+                            c[s] = router.node().routes().childrenOf(s);
+                          }
+                          return c;
+                        })
+                    .syncUninterruptibly()
+                    .getNow();
+          }
+          for (int s = 0; s < n; s++) {
+            boolean[] seen = new boolean[n];
+            java.util.ArrayDeque<Integer> todo = new java.util.ArrayDeque<>(List.of(s));
+            seen[s] = true;
+            int count = 1;
+            while (!todo.isEmpty()) {
+              for (int c : children[todo.pop()][s]) {
+                if (c < n && !seen[c]) {
+                  seen[c] = true;
+                  count++;
+                  todo.push(c);
+                }
+              }
+            }
+            if (count != n) {
+              return false;
+            }
+          }
+          return true;
+        });
+    return this;
+  }
+
   /** Waits until every router holds every router's current aggregate. */
   void awaitPredicates() throws InterruptedException {
     await("every router's predicate known everywhere", () -> Router.predicatesAgree(routers));

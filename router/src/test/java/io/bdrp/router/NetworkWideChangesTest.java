@@ -29,7 +29,9 @@ class NetworkWideChangesTest {
   @Test
   void aSubscriptionToTrueReceivesEveryMessageOfTheNetwork() throws Exception {
     try (Federation f = new Federation(Bundled.load("routers-4"))) {
-      f.awaitRoutes();
+      // A message for routers 0 and 3 of 4 is broadcast (more than half of them): it needs the
+      // trees, not only the routes.
+      f.awaitRoutes().awaitTrees();
       BdrpClient all = f.client(0, "all");
       BdrpClient some = f.client(3, "some");
       BdrpClient pub = f.client(2, "P");
