@@ -30,7 +30,6 @@ final class Addresses {
   }
 
   static String format(InetSocketAddress a) {
-    String host = a.getHostString();
-    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    return io.bdrp.router.RouterMain.format(a);
   }
 }

@@ -1,11 +1,9 @@
 package io.bdrp.cli;
 
-import io.bdrp.router.Router;
 import io.bdrp.router.RouterConfig;
-import java.io.PrintWriter;
+import io.bdrp.router.RouterMain;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -78,31 +76,10 @@ final class RouterCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    PrintWriter o = spec.commandLine().getOut();
     if (epoch != null && epoch < 1) {
       throw new IllegalArgumentException("--epoch must be positive, got " + epoch);
     }
-    Router r = Router.start(effective());
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread hook =
-        new Thread(
-            () -> {
-              r.close();
-              stopped.countDown();
-            },
-            "bdrp-router-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    o.printf(
-        "router %d listening: clients %s, routers %s%s%s%n",
-        r.number(),
-        Addresses.format(r.clientAddress()),
-        Addresses.format(r.routerAddress()),
-        r.udpAddress() == null ? "" : ", udp " + Addresses.format(r.udpAddress()),
-        r.metricsAddress() == null
-            ? ""
-            : ", metrics http://" + Addresses.format(r.metricsAddress()) + "/metrics");
-    o.flush();
-    stopped.await();
+    RouterMain.run(effective(), spec.commandLine().getOut());
     return 0;
   }
 }

@@ -30,7 +30,8 @@ public final class NamespaceFederation implements AutoCloseable {
   /** The metrics port, on the host address. */
   public static final int METRICS_PORT = 9400;
 
-  private static final String MAIN = "io.bdrp.cli.Main";
+  /** The router process: the router module's own main (a dependency of this module). */
+  private static final String MAIN = io.bdrp.router.RouterMain.class.getName();
 
   private final Emulator.Network network;
   private final List<ChildProcess> routers = new ArrayList<>();
@@ -136,7 +137,7 @@ public final class NamespaceFederation implements AutoCloseable {
         Path config = dir.resolve("router-" + r.router() + ".yaml");
         Files.writeString(config, config(n, r.router(), routingYaml, linkTransport, f.ca));
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", r.namespace()));
-        cmd.addAll(ChildProcess.java(jvmOptions, MAIN, "router", "--config", config.toString()));
+        cmd.addAll(ChildProcess.java(jvmOptions, MAIN, "--config", config.toString()));
         f.commands.add(List.copyOf(cmd));
         f.routers.add(
             ChildProcess.start(

@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
  * speak TLS 1.3, router links mutual TLS, and clients trust the CA.
  */
 public final class BdrpSystem implements PubSubSystem {
-  /** The class that runs {@code bdrp router}; it is on the class path of the bdrp command. */
-  static final String MAIN = "io.bdrp.cli.Main";
+  /** The router process: the router module's own main (a dependency of this module). */
+  static final String MAIN = io.bdrp.router.RouterMain.class.getName();
 
   private final List<String> jvmOptions;
   private final boolean tls;
@@ -109,7 +109,7 @@ public final class BdrpSystem implements PubSubSystem {
       ChildProcess p =
           ChildProcess.start(
               "bdrp router " + i,
-              ChildProcess.java(jvmOptions, MAIN, "router", "--config", config.toString()),
+              ChildProcess.java(jvmOptions, MAIN, "--config", config.toString()),
               dir.resolve("bdrp-router-" + i + ".log"));
       routers.add(p);
     }
