@@ -462,16 +462,28 @@ int bdrp_ring_wait(struct bdrp_ring *r, int64_t spin_ns, int64_t timeout_ns)
 				break;
 		}
 	}
-	if (bdrp_ring_prepare_sleep(r, 0))
-		return 1;
-	if (atomic_load(&r->sh->closed)) {
+	/* Sleep until a frame, the ring's close, or the deadline. A wake-up without a frame sleeps
+	 * again: a signal interrupts the futex, and a writer that saw this reader's flag from an
+	 * earlier sleep may clear it (and wake it) for a frame read already. */
+	int64_t deadline = timeout_ns < 0 ? -1 : now_ns() + timeout_ns;
+	for (;;) {
+		if (bdrp_ring_prepare_sleep(r, 0))
+			return 1;
+		if (atomic_load(&r->sh->closed)) {
+			atomic_store(&r->sh->reader_sleeping, 0);
+			return -EPIPE;
+		}
+		int64_t left = deadline < 0 ? -1 : deadline - now_ns();
+		if (deadline >= 0 && left <= 0) {
+			atomic_store(&r->sh->reader_sleeping, 0);
+			return 0;
+		}
+		futex_wait(&r->sh->reader_sleeping, 1, left);
+		r->sleeps++;
 		atomic_store(&r->sh->reader_sleeping, 0);
-		return -EPIPE;
+		if (has_frame(r))
+			return 1;
+		if (atomic_load(&r->sh->closed))
+			return -EPIPE;
 	}
-	futex_wait(&r->sh->reader_sleeping, 1, timeout_ns);
-	r->sleeps++;
-	atomic_store(&r->sh->reader_sleeping, 0);
-	if (has_frame(r))
-		return 1;
-	return atomic_load(&r->sh->closed) ? -EPIPE : 0;
 }

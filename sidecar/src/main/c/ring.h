@@ -183,8 +183,9 @@ long bdrp_ring_read(struct bdrp_ring *r, uint8_t *dst, size_t cap);
 
 /*
  * Reader: waits until a frame is there: polls for `spin_ns`, then publishes its head, says it is
- * sleeping and sleeps on the futex for up to `timeout_ns` (< 0: without limit). Returns 1 when a
- * frame is there, 0 on timeout, -EPIPE if the writer closed the ring and it is empty.
+ * sleeping and sleeps on the futex for up to `timeout_ns` (< 0: without limit); a wake-up that
+ * brings no frame sleeps again. Returns 1 when a frame is there, 0 on timeout, -EPIPE if the
+ * writer closed the ring and it is empty.
  */
 int bdrp_ring_wait(struct bdrp_ring *r, int64_t spin_ns, int64_t timeout_ns);
 

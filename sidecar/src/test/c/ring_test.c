@@ -1,7 +1,8 @@
 /*
  * Property tests of the shared ring (ring.h), run by RingCTest through `ring_test`:
  * random frame sizes against a model, wrap-around starting at every offset, watermark edges, a
- * full ring refusing and then blocking its writer, a reader and a writer in separate processes,
+ * full ring refusing and then blocking its writer, a wake-up without a frame not ending a wait, a
+ * reader and a writer in separate processes,
  * and a writer killed (SIGKILL) in the middle of a frame. Prints one line per property and exits
  * non-zero at the first failure, naming it.
  */
@@ -14,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -213,6 +216,55 @@ static void *write_blocking(void *arg)
 	w->rc = bdrp_ring_write_wait(w->wr, b, w->len, 10LL * 1000000000LL);
 	atomic_store(&w->done, 1);
 	return NULL;
+}
+
+struct waiting_reader {
+	struct bdrp_ring *rd;
+	_Atomic int done;
+	int rc;
+};
+
+static void *wait_for_frame(void *arg)
+{
+	struct waiting_reader *w = arg;
+	w->rc = bdrp_ring_wait(w->rd, 0, 10LL * 1000000000LL);
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/* A wake-up that brings no frame (a writer clearing the flag of an earlier sleep, a signal) does
+ * not end a wait: the reader sleeps again until a frame, and returns it. */
+static void a_wake_up_without_a_frame_does_not_end_the_wait(void)
+{
+	uint64_t capacity = 4096;
+	size_t bytes = bdrp_ring_bytes(capacity);
+	void *mem = region(bytes);
+	struct bdrp_ring rd, wr;
+	CHECK(bdrp_ring_init(&rd, mem, capacity, 1024, 0) == 0, "init");
+	CHECK(bdrp_ring_attach(&wr, mem, bytes) == 0, "attach");
+	struct waiting_reader w = {.rd = &rd};
+	pthread_t t;
+	pthread_create(&t, NULL, wait_for_frame, &w);
+	while (!atomic_load(&rd.sh->reader_sleeping))
+		sched_yield();
+	/* What a writer does after publishing a tail, with no frame behind it. */
+	CHECK(atomic_exchange(&rd.sh->reader_sleeping, 0) == 1, "the reader said it sleeps");
+	syscall(SYS_futex, (uint32_t *)&rd.sh->reader_sleeping, FUTEX_WAKE, 1, NULL, NULL, 0);
+	/* The reader goes back to sleep, or (before the fix) returns with nothing. */
+	while (!atomic_load(&rd.sh->reader_sleeping) && !atomic_load(&w.done))
+		sched_yield();
+	CHECK(!atomic_load(&w.done), "the wait ended without a frame: %d", w.rc);
+	uint8_t b[64];
+	fill(b, 64, 5);
+	CHECK(bdrp_ring_write_wait(&wr, b, 64, -1) == 1, "write");
+	pthread_join(t, NULL);
+	CHECK(w.rc == 1, "the wait returned the frame: %d", w.rc);
+	const uint8_t *p;
+	uint32_t len;
+	CHECK(bdrp_ring_peek(&rd, &p, &len) == 1, "peek");
+	check_payload(p, len, 64, 5);
+	munmap(mem, bytes);
+	printf("ok a wake-up without a frame does not end the wait\n");
 }
 
 /* A full ring refuses try_write, blocks write_wait until the reader frees space, and never
@@ -510,6 +562,7 @@ int main(void)
 	two_processes();
 	writer_killed_mid_frame();
 	idle_reader_sleeps_and_wakes();
+	a_wake_up_without_a_frame_does_not_end_the_wait();
 	wake_by_socket();
 	printf("all ring properties hold\n");
 	return 0;
