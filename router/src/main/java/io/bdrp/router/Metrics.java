@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
@@ -57,7 +58,6 @@ public final class Metrics {
   /** Counts of observations below each upper bound, plus their sum (the library's histogram). */
   public static final class Histogram {
     private final io.prometheus.metrics.core.metrics.Histogram h;
-    private final LongAdder count = new LongAdder();
 
     Histogram(io.prometheus.metrics.core.metrics.Histogram h) {
       this.h = h;
@@ -66,11 +66,6 @@ public final class Metrics {
     /** Records a duration in nanoseconds; buckets are in seconds. */
     public void observeNanos(long nanos) {
       h.observe(nanos / 1e9);
-      count.increment();
-    }
-
-    public long count() {
-      return count.sum();
     }
   }
 
@@ -80,30 +75,22 @@ public final class Metrics {
     HISTOGRAM
   }
 
-  /** One series: its labels and a {@link Counter} or a {@link LongSupplier} read when rendered. */
-  private record Series(Labels labels, Object value) {
-    long read() {
-      return value instanceof Counter c ? c.get() : ((LongSupplier) value).getAsLong();
-    }
+  /** A series' value now: a {@link Counter}'s, or a {@link LongSupplier} read when rendered. */
+  private static long read(Object value) {
+    return value instanceof Counter c ? c.get() : ((LongSupplier) value).getAsLong();
   }
 
-  /** A counter or gauge family: the series registered under one name. */
+  /** A counter or gauge family: the series registered under one name, one per set of labels. */
   private static final class Family implements Collector {
     final String name;
     final String help;
     final Type type;
-    final List<Series> series = new ArrayList<>();
+    final Map<Labels, Object> series = new LinkedHashMap<>();
 
     Family(String name, String help, Type type) {
       this.name = name;
       this.help = help;
       this.type = type;
-    }
-
-    /** Adds a series, in place of one with the same labels (a family holds each labels once). */
-    void add(Series s) {
-      series.removeIf(x -> x.labels.equals(s.labels));
-      series.add(s);
     }
 
     @Override
@@ -117,23 +104,23 @@ public final class Metrics {
       if (type == Type.COUNTER) {
         CounterSnapshot.Builder b =
             CounterSnapshot.builder().name(name.substring(0, name.length() - 6)).help(help);
-        for (Series s : series) {
-          b.dataPoint(
-              CounterSnapshot.CounterDataPointSnapshot.builder()
-                  .labels(s.labels)
-                  .value(s.read())
-                  .build());
-        }
+        series.forEach(
+            (labels, value) ->
+                b.dataPoint(
+                    CounterSnapshot.CounterDataPointSnapshot.builder()
+                        .labels(labels)
+                        .value(read(value))
+                        .build()));
         return b.build();
       }
       GaugeSnapshot.Builder b = GaugeSnapshot.builder().name(name).help(help);
-      for (Series s : series) {
-        b.dataPoint(
-            GaugeSnapshot.GaugeDataPointSnapshot.builder()
-                .labels(s.labels)
-                .value(s.read())
-                .build());
-      }
+      series.forEach(
+          (labels, value) ->
+              b.dataPoint(
+                  GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                      .labels(labels)
+                      .value(read(value))
+                      .build()));
       return b.build();
     }
   }
@@ -147,15 +134,13 @@ public final class Metrics {
    * for again with the same labels, it is the same counter.
    */
   public synchronized Counter counter(String name, String help, String... labels) {
-    Family f = family(name, help, Type.COUNTER);
+    Map<Labels, Object> series = family(name, help, Type.COUNTER).series;
     Labels l = labels(labels);
-    for (Series s : f.series) {
-      if (s.labels.equals(l) && s.value instanceof Counter c) {
-        return c;
-      }
+    if (series.get(l) instanceof Counter c) {
+      return c;
     }
     Counter c = new Counter();
-    f.add(new Series(l, c));
+    series.put(l, c);
     return c;
   }
 
@@ -166,8 +151,7 @@ public final class Metrics {
   public synchronized void remove(String name, String... labels) {
     Family f = families.get(name);
     if (f != null) {
-      Labels l = labels(labels);
-      f.series.removeIf(s -> s.labels.equals(l));
+      f.series.remove(labels(labels));
     }
   }
 
@@ -176,12 +160,12 @@ public final class Metrics {
    * are rendered; {@code value} never decreases.
    */
   public synchronized void counter(String name, String help, LongSupplier value, String... labels) {
-    family(name, help, Type.COUNTER).add(new Series(labels(labels), value));
+    family(name, help, Type.COUNTER).series.put(labels(labels), value);
   }
 
   /** A gauge read from {@code value} each time the metrics are rendered. */
   public synchronized void gauge(String name, String help, LongSupplier value, String... labels) {
-    family(name, help, Type.GAUGE).add(new Series(labels(labels), value));
+    family(name, help, Type.GAUGE).series.put(labels(labels), value);
   }
 
   /** A histogram with the given upper bounds in seconds, ascending. */
