@@ -196,7 +196,8 @@ JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_readAddress(JNIEnv *e
 }
 
 /* 1 a frame is there, 0 timeout, -2 the writer closed the ring. */
-JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_await(JNIEnv *env, jclass cls, jlong h, jlong spinNanos,
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_await(JNIEnv *env, jclass cls,
+							       jlong h, jlong spinNanos,
 							       jlong timeoutNanos)
 {
 	int rc = bdrp_ring_wait(ring(h), spinNanos, timeoutNanos);

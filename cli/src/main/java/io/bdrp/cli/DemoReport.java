@@ -51,6 +51,15 @@ final class DemoReport {
     return file;
   }
 
+  /** A run's deliveries against the oracle's. */
+  record Accounting(
+      long expected, long delivered, long undelivered, long duplicates, long spurious) {
+    /** Every expected delivery made once, and nothing else. */
+    boolean exact() {
+      return undelivered == 0 && duplicates == 0 && spurious == 0;
+    }
+  }
+
   /** {@code summary.md}: the run's set-up and accounting as a Markdown table. */
   static Path summary(
       Path dir,
@@ -59,11 +68,7 @@ final class DemoReport {
       int hosts,
       int messages,
       double seconds,
-      long expected,
-      long delivered,
-      long undelivered,
-      long duplicates,
-      long spurious) {
+      Accounting a) {
     String md =
         String.format(
             Locale.ROOT,
@@ -85,11 +90,11 @@ final class DemoReport {
             hosts,
             messages,
             seconds,
-            expected,
-            delivered,
-            undelivered,
-            duplicates,
-            spurious);
+            a.expected(),
+            a.delivered(),
+            a.undelivered(),
+            a.duplicates(),
+            a.spurious());
     Path file = dir.resolve("summary.md");
     try {
       Files.writeString(file, md);

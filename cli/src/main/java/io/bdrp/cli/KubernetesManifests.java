@@ -61,10 +61,8 @@ final class KubernetesManifests {
     String configName = "bdrp-routers";
     Map<String, Object> data = new LinkedHashMap<>();
     configs.values().forEach(e -> data.put(e.getKey(), e.getValue()));
-    Map<String, Object> config = new LinkedHashMap<>();
-    config.put("apiVersion", "v1");
-    config.put("kind", secret ? "Secret" : "ConfigMap");
-    config.put("metadata", metadata(configName, namespace, labels(null)));
+    Map<String, Object> config =
+        object("v1", secret ? "Secret" : "ConfigMap", configName, namespace, labels(null));
     if (secret) {
       config.put("type", "Opaque");
       config.put("stringData", data);
@@ -101,15 +99,20 @@ final class KubernetesManifests {
     return l;
   }
 
-  private static Map<String, Object> metadata(
-      String name, String namespace, Map<String, Object> labels) {
+  /** An object of {@code kind} with its metadata; the caller adds its body. */
+  private static Map<String, Object> object(
+      String apiVersion, String kind, String name, String namespace, Map<String, Object> labels) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("name", name);
     if (namespace != null) {
       m.put("namespace", namespace);
     }
     m.put("labels", labels);
-    return m;
+    Map<String, Object> o = new LinkedHashMap<>();
+    o.put("apiVersion", apiVersion);
+    o.put("kind", kind);
+    o.put("metadata", m);
+    return o;
   }
 
   /** A router's three ports, as a Service's or as a container's. */
@@ -137,10 +140,7 @@ final class KubernetesManifests {
     Map<String, Object> spec = new LinkedHashMap<>();
     spec.put("selector", labels(r));
     spec.put("ports", ports(true));
-    Map<String, Object> s = new LinkedHashMap<>();
-    s.put("apiVersion", "v1");
-    s.put("kind", "Service");
-    s.put("metadata", metadata(serviceName(r), namespace, labels(r)));
+    Map<String, Object> s = object("v1", "Service", serviceName(r), namespace, labels(r));
     s.put("spec", spec);
     return s;
   }
@@ -198,10 +198,7 @@ final class KubernetesManifests {
     spec.put("strategy", Map.of("type", "Recreate"));
     spec.put("selector", Map.of("matchLabels", labels(r)));
     spec.put("template", template);
-    Map<String, Object> d = new LinkedHashMap<>();
-    d.put("apiVersion", "apps/v1");
-    d.put("kind", "Deployment");
-    d.put("metadata", metadata(serviceName(r), namespace, labels(r)));
+    Map<String, Object> d = object("apps/v1", "Deployment", serviceName(r), namespace, labels(r));
     d.put("spec", spec);
     return d;
   }

@@ -73,34 +73,46 @@ public final class Main {
     return null;
   }
 
-  /** The levels {@code BDRP_LOG_LEVEL} may name (logback's). */
+  /** The levels {@code BDRP_LOG_LEVEL} may name (logback's, in any case). */
   static final java.util.List<String> LOG_LEVELS =
       java.util.List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
-
-  /** Why {@code level} (the value of BDRP_LOG_LEVEL, null when unset) is refused, or null. */
-  static String badLogLevel(String level) {
-    if (level == null || LOG_LEVELS.contains(level.strip().toUpperCase(java.util.Locale.ROOT))) {
-      return null;
-    }
-    return "bdrp: BDRP_LOG_LEVEL="
-        + level
-        + " is not a log level (one of "
-        + String.join(", ", LOG_LEVELS)
-        + ")";
-  }
 
   /** The formats {@code BDRP_LOG_FORMAT} may name (logback.xml includes logback-FORMAT.xml). */
   static final java.util.List<String> LOG_FORMATS = java.util.List.of("text", "json");
 
+  /** Why {@code level} (the value of BDRP_LOG_LEVEL, null when unset) is refused, or null. */
+  static String badLogLevel(String level) {
+    return refused(
+        "BDRP_LOG_LEVEL",
+        level,
+        level == null ? null : level.strip().toUpperCase(java.util.Locale.ROOT),
+        LOG_LEVELS,
+        "a log level");
+  }
+
   /** Why {@code format} (the value of BDRP_LOG_FORMAT, null when unset) is refused, or null. */
   static String badLogFormat(String format) {
-    if (format == null || LOG_FORMATS.contains(format)) {
+    return refused("BDRP_LOG_FORMAT", format, format, LOG_FORMATS, "a log format");
+  }
+
+  /** Null when {@code value} is unset or, as {@code normalised}, one of {@code allowed}. */
+  private static String refused(
+      String variable,
+      String value,
+      String normalised,
+      java.util.List<String> allowed,
+      String what) {
+    if (value == null || allowed.contains(normalised)) {
       return null;
     }
-    return "bdrp: BDRP_LOG_FORMAT="
-        + format
-        + " is not a log format (one of "
-        + String.join(", ", LOG_FORMATS)
+    return "bdrp: "
+        + variable
+        + "="
+        + value
+        + " is not "
+        + what
+        + " (one of "
+        + String.join(", ", allowed)
         + ")";
   }
 
