@@ -1,12 +1,14 @@
 package io.bdrp.cli;
 
+import com.fasterxml.jackson.databind.SequenceWriter;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.router.Router;
 import io.bdrp.router.RouterConfig;
 import io.bdrp.routing.RoutingConfig;
-import io.bdrp.testbed.CsvFile;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Topology;
 import io.bdrp.workload.WorkloadGenerator;
@@ -59,7 +61,7 @@ public final class DemoCommand implements Callable<Integer> {
       names = "--topology",
       defaultValue = "routers-8",
       description = "Bundled topology: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
-      completionCandidates = SimCommand.BundledNames.class)
+      completionCandidates = Bundled.Names.class)
   String topology;
 
   @Option(
@@ -363,11 +365,19 @@ public final class DemoCommand implements Callable<Integer> {
 
   private Path writeCsv(Path dir, long[] deliveredAt, int[] routerOf, int n) {
     Path file = dir.resolve("routers.csv");
-    try (CsvFile csv = CsvFile.create(file, "router", "hosts", "host_deliveries")) {
+    CsvSchema schema =
+        CsvSchema.builder()
+            .addColumn("router")
+            .addColumn("hosts")
+            .addColumn("host_deliveries")
+            .setUseHeader(true)
+            .build();
+    try (SequenceWriter csv =
+        new CsvMapper().writer(schema).writeValues(Files.newBufferedWriter(file))) {
       for (int r = 0; r < n; r++) {
         int rr = r;
         long h = java.util.Arrays.stream(routerOf).filter(x -> x == rr).count();
-        csv.row(r, h, deliveredAt[r]);
+        csv.write(List.of(r, h, deliveredAt[r]));
       }
       return file;
     } catch (IOException e) {

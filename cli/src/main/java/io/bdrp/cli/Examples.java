@@ -50,33 +50,6 @@ final class Examples {
                   "printf '0 10.0.0.1\\n1 10.0.0.2\\n' > hosts.txt   # router, host",
                   "./bdrp topo configs routers-2 --hosts hosts.txt --out /tmp/configs")),
           Map.entry(
-              "bdrp bench",
-              List.of("./bdrp bench fanout", "./bdrp bench ring", "./bdrp bench latency")),
-          Map.entry(
-              "bdrp bench fanout",
-              List.of(
-                  "./bdrp bench fanout --seconds 10 --warmup 10",
-                  "./bdrp bench fanout --systems bdrp,nats --tls both")),
-          Map.entry(
-              "bdrp bench latency",
-              List.of(
-                  "./bdrp bench latency",
-                  "./bdrp bench latency --systems bdrp --servers 2 --link-transports tcp,shm")),
-          Map.entry("bdrp bench ring", List.of("./bdrp bench ring", "./bdrp bench ring --no-pin")),
-          Map.entry(
-              "bdrp testbed",
-              List.of("sudo ./bdrp testbed run ci-4", "sudo ./bdrp testbed run fig45-8 --tls")),
-          Map.entry("bdrp testbed up", List.of("sudo ./bdrp testbed up routers-8 --rate 8mbit")),
-          Map.entry("bdrp testbed down", List.of("sudo ./bdrp testbed down")),
-          Map.entry("bdrp testbed status", List.of("sudo ./bdrp testbed status")),
-          Map.entry(
-              "bdrp testbed run",
-              List.of(
-                  "sudo ./bdrp testbed run fig45-8 --systems bdrp,activemq",
-                  "sudo ./bdrp testbed run ci-4 --link-transport udp --fast-path ebpf")),
-          Map.entry("bdrp testbed chaos", List.of("sudo ./bdrp testbed chaos")),
-          Map.entry("bdrp testbed transit", List.of("sudo ./bdrp testbed transit")),
-          Map.entry(
               "bdrp predicate",
               List.of(
                   "./bdrp predicate 'stock = \"XYZ\" && price > 20'",

@@ -1,6 +1,15 @@
 package io.bdrp.cli;
 
+import io.bdrp.router.ExitStatus;
+import io.bdrp.router.Logging;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,12 +30,8 @@ import picocli.CommandLine.Command;
       PubCommand.class,
       SimCommand.class,
       TopoCommand.class,
-      BenchCommand.class,
-      TestbedCommand.class,
       PredicateCommand.class,
-      AuthCommand.class,
-      CommandLine.HelpCommand.class,
-      picocli.AutoComplete.GenerateCompletion.class
+      AuthCommand.class
     })
 public final class Main {
   private Main() {}
@@ -34,16 +39,89 @@ public final class Main {
   public static void main(String[] args) {
     String refused = undecodedArgument(args, System.getProperty("sun.jnu.encoding"));
     if (refused == null) {
-      refused = badLogLevel(System.getenv("BDRP_LOG_LEVEL"));
-    }
-    if (refused == null) {
-      refused = badLogFormat(System.getenv("BDRP_LOG_FORMAT"));
+      refused = Logging.refusal(System.getenv());
     }
     if (refused != null) {
       System.err.println(refused);
       System.exit(2);
     }
-    System.exit(commandLine().execute(args));
+    Logging.configure();
+    CommandLine cl;
+    try {
+      cl = commandLine();
+    } catch (IllegalStateException e) {
+      System.err.println("bdrp: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
+    String lab = missingLabCommand(args, cl);
+    if (lab != null) {
+      System.err.println(lab);
+      System.exit(2);
+    }
+    System.exit(cl.execute(args));
+  }
+
+  /** The commands of the lab's jar (testbed/target/bdrp-lab.jar). */
+  static final List<String> LAB_COMMANDS = List.of("bench", "testbed");
+
+  /**
+   * The line that says where a lab command is when {@code args} name one that {@code cl} lacks
+   * (this class path has no lab jar), or null.
+   */
+  static String missingLabCommand(String[] args, CommandLine cl) {
+    if (args.length == 0
+        || !LAB_COMMANDS.contains(args[0])
+        || cl.getSubcommands().containsKey(args[0])) {
+      return null;
+    }
+    return "bdrp: '"
+        + args[0]
+        + "' is one of the lab's commands, which this jar does not hold (it runs routers and"
+        + " clients only); run ./bdrp "
+        + args[0]
+        + " from a clone of the repository, which adds testbed/target/bdrp-lab.jar";
+  }
+
+  /**
+   * Where other jars on the class path name commands of their own to add to {@code bdrp}: one class
+   * name per line ({@code #} starts a comment), each a picocli {@code @Command}. The lab's jar (the
+   * testbed module: {@code bench}, {@code testbed}) does, so that the jar that runs a router need
+   * not hold the benchmark peers; {@code ./bdrp} puts both jars on the class path.
+   */
+  static final String COMMANDS_RESOURCE = "META-INF/bdrp/commands";
+
+  /** The classes named by every {@link #COMMANDS_RESOURCE} on the class path, in order. */
+  static List<Class<?>> addedCommands(ClassLoader loader) {
+    List<Class<?>> found = new ArrayList<>();
+    try {
+      for (URL url : Collections.list(loader.getResources(COMMANDS_RESOURCE))) {
+        try (InputStream in = url.openStream()) {
+          String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          for (String line : text.split("\n")) {
+            String name = line.replaceFirst("#.*", "").strip();
+            if (name.isEmpty()) {
+              continue;
+            }
+            try {
+              Class<?> c = Class.forName(name, false, loader);
+              if (!c.isAnnotationPresent(Command.class)) {
+                throw new IllegalStateException(url + " names " + name + ", not a @Command class");
+              }
+              if (!found.contains(c)) {
+                found.add(c);
+              }
+            } catch (ClassNotFoundException e) {
+              throw new IllegalStateException(
+                  url + " names " + name + ", which is not on the class path", e);
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + COMMANDS_RESOURCE + " on the class path", e);
+    }
+    return found;
   }
 
   /**
@@ -73,49 +151,6 @@ public final class Main {
     return null;
   }
 
-  /** The levels {@code BDRP_LOG_LEVEL} may name (logback's, in any case). */
-  static final java.util.List<String> LOG_LEVELS =
-      java.util.List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
-
-  /** The formats {@code BDRP_LOG_FORMAT} may name (logback.xml includes logback-FORMAT.xml). */
-  static final java.util.List<String> LOG_FORMATS = java.util.List.of("text", "json");
-
-  /** Why {@code level} (the value of BDRP_LOG_LEVEL, null when unset) is refused, or null. */
-  static String badLogLevel(String level) {
-    return refused(
-        "BDRP_LOG_LEVEL",
-        level,
-        level == null ? null : level.strip().toUpperCase(java.util.Locale.ROOT),
-        LOG_LEVELS,
-        "a log level");
-  }
-
-  /** Why {@code format} (the value of BDRP_LOG_FORMAT, null when unset) is refused, or null. */
-  static String badLogFormat(String format) {
-    return refused("BDRP_LOG_FORMAT", format, format, LOG_FORMATS, "a log format");
-  }
-
-  /** Null when {@code value} is unset or, as {@code normalised}, one of {@code allowed}. */
-  private static String refused(
-      String variable,
-      String value,
-      String normalised,
-      java.util.List<String> allowed,
-      String what) {
-    if (value == null || allowed.contains(normalised)) {
-      return null;
-    }
-    return "bdrp: "
-        + variable
-        + "="
-        + value
-        + " is not "
-        + what
-        + " (one of "
-        + String.join(", ", allowed)
-        + ")";
-  }
-
   private static boolean isUtf8(String charsetName) {
     try {
       return java.nio.charset.Charset.forName(charsetName).equals(StandardCharsets.UTF_8);
@@ -130,36 +165,34 @@ public final class Main {
    * or configuration).
    */
   public static CommandLine commandLine() {
+    return commandLine(Main.class.getClassLoader());
+  }
+
+  /** The command line with the commands that {@code loader}'s class path adds. */
+  static CommandLine commandLine(ClassLoader loader) {
     CommandLine cl = new CommandLine(new Main());
+    for (Class<?> c : addedCommands(loader)) {
+      cl.addSubcommand(c);
+    }
+    cl.addSubcommand(CommandLine.HelpCommand.class);
+    cl.addSubcommand(picocli.AutoComplete.GenerateCompletion.class);
     Examples.apply(cl);
-    cl.setExecutionExceptionHandler(
-        (ex, cmd, parsed) -> {
-          if (ex instanceof IllegalArgumentException) {
-            cmd.getErr().println("bdrp: " + ex.getMessage());
-            return 2;
-          }
-          if (ex instanceof java.nio.file.NoSuchFileException nf) {
-            cmd.getErr().println("bdrp: no such file: " + nf.getFile());
-            return 2;
-          }
-          // Failures while running (a router that cannot be reached, a port in use): one line, 1.
-          if (ex instanceof java.io.IOException
-              || ex instanceof java.io.UncheckedIOException
-              || ex instanceof IllegalStateException) {
-            cmd.getErr().println("bdrp: " + ex.getMessage());
-            return 1;
-          }
-          throw ex;
-        });
+    cl.setExecutionExceptionHandler((ex, cmd, parsed) -> ExitStatus.report(ex, cmd.getErr()));
     return cl;
   }
 
-  /** Reports the project version from the jar manifest, or "development" when run from classes. */
+  /** Reports the project version, written into {@code io/bdrp/cli/version.txt} by the build. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
-    public String[] getVersion() {
-      String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"bdrp " + (v == null ? "development build" : v)};
+    public String[] getVersion() throws IOException {
+      try (InputStream in = Main.class.getResourceAsStream("version.txt")) {
+        if (in == null) {
+          throw new IllegalStateException("io/bdrp/cli/version.txt is missing: a broken build");
+        }
+        return new String[] {
+          "bdrp " + new String(in.readAllBytes(), StandardCharsets.UTF_8).strip()
+        };
+      }
     }
   }
 }

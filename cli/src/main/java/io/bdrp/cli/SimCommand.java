@@ -50,7 +50,7 @@ final class SimCommand implements Callable<Integer> {
       description =
           "A bundled topology (${COMPLETION-CANDIDATES}) or a BRITE file; without it a"
               + " topology is generated (see --routers, --model).",
-      completionCandidates = BundledNames.class)
+      completionCandidates = Bundled.Names.class)
   String topology;
 
   @Option(
@@ -137,14 +137,6 @@ final class SimCommand implements Callable<Integer> {
   long seed;
 
   @Mixin BloomOption bloom;
-
-  /** Completion candidates: the bundled topologies. */
-  static final class BundledNames implements Iterable<String> {
-    @Override
-    public java.util.Iterator<String> iterator() {
-      return Bundled.names().iterator();
-    }
-  }
 
   private WorkloadSpec workload() {
     if (names.length != 2 || names[0] < 0 || names[1] < 0 || names[0] + names[1] == 0) {

@@ -4,7 +4,6 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.router.RouterConfig;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.topologies.BriteGenerator;
-import io.bdrp.topologies.BriteReader;
 import io.bdrp.topologies.BriteWriter;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Edge;
@@ -48,19 +47,6 @@ import picocli.CommandLine.Spec;
             + " topology.",
     subcommands = {TopoCommand.Show.class, TopoCommand.Generate.class, TopoCommand.Configs.class})
 final class TopoCommand {
-  /** Reads a BRITE file, or a bundled topology by name. */
-  static ReadResult read(String source) throws IOException {
-    if (Bundled.names().contains(source)) {
-      return new ReadResult(Bundled.load(source), List.of());
-    }
-    Path p = Path.of(source);
-    if (!Files.isRegularFile(p)) {
-      throw new IllegalArgumentException(
-          "'" + source + "' is neither a file nor a bundled topology " + Bundled.names());
-    }
-    return BriteReader.read(p);
-  }
-
   /** {@code bdrp topo show}. */
   @Command(
       name = "show",
@@ -74,13 +60,13 @@ final class TopoCommand {
     @Parameters(
         paramLabel = "FILE|NAME",
         description = "A BRITE file or one of ${COMPLETION-CANDIDATES}.",
-        completionCandidates = SimCommand.BundledNames.class)
+        completionCandidates = Bundled.Names.class)
     String source;
 
     @Override
     public Integer call() throws IOException {
       PrintWriter o = spec.commandLine().getOut();
-      ReadResult r = read(source);
+      ReadResult r = Bundled.loadOrRead(source);
       Topology t = r.topology();
       IntSummaryStatistics deg =
           IntStream.range(0, t.nodeCount()).map(t::degree).summaryStatistics();
@@ -180,7 +166,7 @@ final class TopoCommand {
     @Parameters(
         paramLabel = "FILE|NAME",
         description = "A BRITE file or one of ${COMPLETION-CANDIDATES}.",
-        completionCandidates = SimCommand.BundledNames.class)
+        completionCandidates = Bundled.Names.class)
     String source;
 
     @Option(
@@ -245,7 +231,7 @@ final class TopoCommand {
     @Override
     public Integer call() throws IOException {
       PrintWriter o = spec.commandLine().getOut();
-      ReadResult read = read(source);
+      ReadResult read = Bundled.loadOrRead(source);
       Topology t = read.topology();
       int n = t.nodeCount();
       ToIntFunction<Edge> costOf = costs(cost, t);

@@ -33,6 +33,14 @@ class CommandLineTest {
   }
 
   @Test
+  void versionIsTheBuildsVersion() {
+    String version = System.getProperty("bdrp.version");
+    assertTrue(version != null && !version.isBlank(), "the build passes its version");
+    assertEquals(0, run("--version"));
+    assertEquals("bdrp " + version, out.toString().strip());
+  }
+
+  @Test
   void demoDeliversExactlyWhatTheOracleExpects(@TempDir Path dir) throws Exception {
     int code =
         run(

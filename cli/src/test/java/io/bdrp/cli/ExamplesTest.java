@@ -97,7 +97,7 @@ class ExamplesTest {
     assertTrue(cl.execute("generate-completion") == 0, out::toString);
     String script = out.toString();
     assertTrue(script.contains("complete -F _complete_bdrp"), "a bash completion function");
-    for (String sub : List.of("router", "sub", "pub", "bench", "testbed", "topo")) {
+    for (String sub : List.of("router", "sub", "pub", "sim", "topo", "predicate")) {
       assertTrue(script.contains(sub), sub + " is completed");
     }
   }

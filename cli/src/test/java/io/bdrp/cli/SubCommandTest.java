@@ -140,12 +140,21 @@ class SubCommandTest {
 
   @Test
   void subStartedBeforeItsRouterWaitsForIt(@TempDir Path dir) throws Exception {
-    int port = io.bdrp.testbed.Ports.free();
-    Proc sub =
-        processes.start(
-            dir, "sub", "-r", "127.0.0.1:" + port, "--wait", "60s", "--predicate", "exists(x)");
-    await(
-        "sub to say it waits", sub, () -> sub.err().stream().anyMatch(l -> l.contains("(--wait)")));
+    // The router's port, held (bound, not listening: a connection to it is refused) until the
+    // router starts, so that nothing else takes it while the sub waits.
+    java.net.Socket held = new java.net.Socket();
+    held.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+    int port = held.getLocalPort();
+    Proc sub;
+    try (held) {
+      sub =
+          processes.start(
+              dir, "sub", "-r", "127.0.0.1:" + port, "--wait", "60s", "--predicate", "exists(x)");
+      await(
+          "sub to say it waits",
+          sub,
+          () -> sub.err().stream().anyMatch(l -> l.contains("(--wait)")));
+    }
     loneRouter(dir, port);
     await(
         "sub to connect and subscribe",

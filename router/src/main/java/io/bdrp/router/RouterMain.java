@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
@@ -19,8 +18,8 @@ public final class RouterMain {
   private RouterMain() {}
 
   /**
-   * {@code --config FILE}. Exits 2 for a bad argument, file or configuration, and 1 when the router
-   * cannot start (a port in use), each with one line on stderr.
+   * {@code --config FILE}. Exits 2 for a bad argument, file, configuration or {@code BDRP_LOG_*}
+   * setting, and 1 when the router cannot start (a port in use), each with one line on stderr.
    */
   public static void main(String[] args) throws InterruptedException {
     if (args.length != 2 || !args[0].equals("--config")) {
@@ -28,23 +27,26 @@ public final class RouterMain {
           "usage: java -cp bdrp.jar " + RouterMain.class.getName() + " --config FILE");
       System.exit(2);
     }
+    String refused = Logging.refusal(System.getenv());
+    if (refused != null) {
+      System.err.println(refused);
+      System.exit(2);
+    }
+    Logging.configure();
     RouterConfig config;
     try {
       config = RouterConfig.load(Path.of(args[1]));
-    } catch (NoSuchFileException e) {
-      System.err.println("bdrp: no such file: " + e.getFile());
-      System.exit(2);
-      return;
     } catch (IOException | IllegalArgumentException e) {
-      System.err.println("bdrp: " + e.getMessage());
-      System.exit(2);
+      // A file that cannot be read is the caller's to fix, as a bad one is.
+      System.err.println(ExitStatus.line(e));
+      System.exit(ExitStatus.USAGE);
       return;
     }
     try {
       run(config, new PrintWriter(System.out, true));
     } catch (IllegalStateException | UncheckedIOException e) {
-      System.err.println("bdrp: " + e.getMessage());
-      System.exit(1);
+      System.err.println(ExitStatus.line(e));
+      System.exit(ExitStatus.FAILURE);
     }
   }
 

@@ -47,7 +47,8 @@ class OperationalLogTest {
   }
 
   private List<String> lines(Level at, String containing) {
-    synchronized (log.list) {
+    // AppenderBase.doAppend holds the appender's lock while it adds to the list.
+    synchronized (log) {
       return log.list.stream()
           .filter(e -> e.getLevel() == at)
           .map(ILoggingEvent::getFormattedMessage)

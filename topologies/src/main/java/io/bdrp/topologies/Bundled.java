@@ -3,6 +3,9 @@ package io.bdrp.topologies;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -22,6 +25,33 @@ public final class Bundled {
   /** The names of the bundled topologies, smallest first. */
   public static List<String> names() {
     return NAMES;
+  }
+
+  /**
+   * Reads {@code source}: the bundled topology of that name, or else the BRITE file at that path
+   * (with the warnings of reading it; a bundled one has none).
+   *
+   * @throws IllegalArgumentException if {@code source} is neither (the message lists the names)
+   * @throws IOException if the file cannot be read
+   */
+  public static ReadResult loadOrRead(String source) throws IOException {
+    if (NAMES.contains(source)) {
+      return new ReadResult(load(source), List.of());
+    }
+    Path p = Path.of(source);
+    if (!Files.isRegularFile(p)) {
+      throw new IllegalArgumentException(
+          "'" + source + "' is neither a file nor a bundled topology " + NAMES);
+    }
+    return BriteReader.read(p);
+  }
+
+  /** The bundled names as an iterable class, for command-line completion of a topology. */
+  public static final class Names implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return NAMES.iterator();
+    }
   }
 
   /**

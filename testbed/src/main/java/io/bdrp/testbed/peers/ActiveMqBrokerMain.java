@@ -32,6 +32,7 @@ public final class ActiveMqBrokerMain {
   }
 
   public static void main(String[] args) throws Exception {
+    io.bdrp.router.Logging.configure();
     if (args.length < 3) {
       System.err.println(
           "usage: ActiveMqBrokerMain NAME [HOST:]PORT NETWORK_TTL [[HOST:]NEIGHBOUR_PORT ...]");

@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,7 +25,7 @@ class BenchCommandTest {
   private final StringWriter out = new StringWriter();
 
   private int run(String... args) {
-    CommandLine cl = Main.commandLine();
+    CommandLine cl = LabCommandLine.create();
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(out, true));
     return cl.execute(args);

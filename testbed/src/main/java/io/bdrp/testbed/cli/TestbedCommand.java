@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import io.bdrp.testbed.chaos.ChaosReport;
 import io.bdrp.testbed.chaos.ChaosRun;
@@ -14,6 +14,7 @@ import io.bdrp.testbed.wan.Scenarios;
 import io.bdrp.testbed.wan.Suite;
 import io.bdrp.testbed.wan.WanRun;
 import io.bdrp.testbed.wan.WanSystem;
+import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Topology;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -36,6 +37,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "testbed",
+    footerHeading = "%nExamples:%n",
+    footer = {"  sudo ./bdrp testbed run ci-4", "  sudo ./bdrp testbed run fig45-8 --tls"},
     mixinStandardHelpOptions = true,
     description = {
       "An emulated wide-area network on this machine: one network namespace per router, one "
@@ -53,7 +56,7 @@ import picocli.CommandLine.Spec;
       TestbedCommand.Chaos.class,
       TestbedCommand.Transit.class
     })
-final class TestbedCommand {
+public final class TestbedCommand {
   @Option(
       names = "--name",
       defaultValue = "tb",
@@ -62,7 +65,7 @@ final class TestbedCommand {
   String name;
 
   static Topology topology(String source) throws IOException {
-    return TopoCommand.read(source).topology();
+    return Bundled.loadOrRead(source).topology();
   }
 
   /** {@code out}, or {@code runs/NAME-DATE-TIME} when none was given. */
@@ -80,6 +83,8 @@ final class TestbedCommand {
   /** {@code bdrp testbed up}. */
   @Command(
       name = "up",
+      footerHeading = "%nExamples:%n",
+      footer = {"  sudo ./bdrp testbed up routers-8 --rate 8mbit"},
       mixinStandardHelpOptions = true,
       description = "Creates the emulated network of a topology.")
   static final class Up implements Callable<Integer> {
@@ -89,7 +94,7 @@ final class TestbedCommand {
     @Parameters(
         paramLabel = "FILE|NAME",
         description = "A BRITE file or one of ${COMPLETION-CANDIDATES}.",
-        completionCandidates = SimCommand.BundledNames.class)
+        completionCandidates = Bundled.Names.class)
     String source;
 
     @Option(
@@ -137,6 +142,8 @@ final class TestbedCommand {
   /** {@code bdrp testbed down}. */
   @Command(
       name = "down",
+      footerHeading = "%nExamples:%n",
+      footer = {"  sudo ./bdrp testbed down"},
       mixinStandardHelpOptions = true,
       description =
           "Removes an emulated network: ends processes left in its namespaces and deletes the"
@@ -156,6 +163,8 @@ final class TestbedCommand {
   /** {@code bdrp testbed status}. */
   @Command(
       name = "status",
+      footerHeading = "%nExamples:%n",
+      footer = {"  sudo ./bdrp testbed status"},
       mixinStandardHelpOptions = true,
       description = "Shows an emulated network's links with their rate and counters.")
   static final class Status implements Callable<Integer> {
@@ -178,6 +187,11 @@ final class TestbedCommand {
   /** {@code bdrp testbed run}. */
   @Command(
       name = "run",
+      footerHeading = "%nExamples:%n",
+      footer = {
+        "  sudo ./bdrp testbed run fig45-8 --systems bdrp,activemq",
+        "  sudo ./bdrp testbed run ci-4 --link-transport udp --fast-path ebpf"
+      },
       mixinStandardHelpOptions = true,
       description = {
         "Runs a scenario on a freshly made emulated network, for each system in turn: predicates"
@@ -378,6 +392,8 @@ final class TestbedCommand {
   /** {@code bdrp testbed chaos}. */
   @Command(
       name = "chaos",
+      footerHeading = "%nExamples:%n",
+      footer = {"  sudo ./bdrp testbed chaos"},
       mixinStandardHelpOptions = true,
       description = {
         "A fault campaign: bdrp routers on a freshly made emulated network with cycles, the"
@@ -612,6 +628,8 @@ final class TestbedCommand {
   /** {@code bdrp testbed transit}. */
   @Command(
       name = "transit",
+      footerHeading = "%nExamples:%n",
+      footer = {"  sudo ./bdrp testbed transit"},
       mixinStandardHelpOptions = true,
       description = {
         "How fast one transit router forwards, in the JVM and in the kernel (fastPath: ebpf):"

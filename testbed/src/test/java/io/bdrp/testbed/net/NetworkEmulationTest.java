@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.net;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,8 +10,6 @@ import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.testbed.ChildProcess;
-import io.bdrp.testbed.net.Emulator;
-import io.bdrp.testbed.net.NamespaceFederation;
 import io.bdrp.topologies.Bundled;
 import java.io.IOException;
 import java.nio.file.Files;

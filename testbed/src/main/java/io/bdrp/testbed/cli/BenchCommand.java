@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import io.bdrp.testbed.CsvFile;
 import io.bdrp.testbed.FanoutBenchmark;
@@ -31,6 +31,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "bench",
+    footerHeading = "%nExamples:%n",
+    footer = {"  ./bdrp bench fanout", "  ./bdrp bench ring", "  ./bdrp bench latency"},
     mixinStandardHelpOptions = true,
     description = {
       "Benchmarks bdrp side by side with nats-server and ActiveMQ on loopback: every system runs "
@@ -38,7 +40,7 @@ import picocli.CommandLine.Spec;
           + "client library. Results go to a run folder as CSV and Markdown."
     },
     subcommands = {BenchCommand.Fanout.class, BenchCommand.Latency.class, BenchCommand.Ring.class})
-final class BenchCommand {
+public final class BenchCommand {
   @Option(
       names = "--systems",
       scope = ScopeType.INHERIT,
@@ -101,6 +103,11 @@ final class BenchCommand {
   /** {@code bdrp bench fanout}. */
   @Command(
       name = "fanout",
+      footerHeading = "%nExamples:%n",
+      footer = {
+        "  ./bdrp bench fanout --seconds 10 --warmup 10",
+        "  ./bdrp bench fanout --systems bdrp,nats --tls both"
+      },
       mixinStandardHelpOptions = true,
       description = {
         "One server, one publisher, N subscribers, 200-byte bodies. 'fanout': every subscriber "
@@ -299,6 +306,11 @@ final class BenchCommand {
   /** {@code bdrp bench latency}. */
   @Command(
       name = "latency",
+      footerHeading = "%nExamples:%n",
+      footer = {
+        "  ./bdrp bench latency",
+        "  ./bdrp bench latency --systems bdrp --servers 2 --link-transports tcp,shm"
+      },
       mixinStandardHelpOptions = true,
       description = {
         "End-to-end latency across a line of servers on loopback at low load: the publisher on "
@@ -414,6 +426,8 @@ final class BenchCommand {
   /** {@code bdrp bench ring}. */
   @Command(
       name = "ring",
+      footerHeading = "%nExamples:%n",
+      footer = {"  ./bdrp bench ring", "  ./bdrp bench ring --no-pin"},
       mixinStandardHelpOptions = true,
       description = {
         "The link transport alone, between two processes on this host: a shared-memory ring (the"

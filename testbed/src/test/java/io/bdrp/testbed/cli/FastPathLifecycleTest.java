@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

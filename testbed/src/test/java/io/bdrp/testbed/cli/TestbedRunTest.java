@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,7 +27,7 @@ class TestbedRunTest {
         "root".equals(System.getProperty("user.name")),
         "network namespaces need root; run as root to test the testbed");
     StringWriter out = new StringWriter();
-    CommandLine cl = Main.commandLine();
+    CommandLine cl = LabCommandLine.create();
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(out, true));
     String name = "y" + (ProcessHandle.current().pid() % 1000);

@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,7 +38,7 @@ class FastPathTestbedTest {
   private static TestbedTests.Totals run(
       Path dir, String scenario, String fastPath, String... extra) throws IOException {
     StringWriter out = new StringWriter();
-    CommandLine cl = Main.commandLine();
+    CommandLine cl = LabCommandLine.create();
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(out, true));
     List<String> args =

@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,8 +11,6 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.router.Router;
 import io.bdrp.router.RouterConfig;
 import io.bdrp.routing.RoutingConfig;
-import io.bdrp.testbed.ChildProcess;
-import io.bdrp.testbed.Ports;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +55,7 @@ class ShmLinkProcessTest {
     return ChildProcess.start(
         "bdrp router 1",
         ChildProcess.java(
-            List.of("-Xmx256m"), "io.bdrp.cli.Main", "router", "--config", config.toString()),
+            List.of("-Xmx256m"), "io.bdrp.router.RouterMain", "--config", config.toString()),
         dir.resolve("router-1.log"));
   }
 

@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -96,7 +96,7 @@ class LinkDelayTest {
 
   private String cli(String... args) {
     StringWriter out = new StringWriter();
-    CommandLine cl = Main.commandLine();
+    CommandLine cl = LabCommandLine.create();
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(out, true));
     int code = cl.execute(args);

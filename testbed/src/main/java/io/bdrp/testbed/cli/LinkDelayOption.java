@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import io.bdrp.testbed.net.Emulator;
 import picocli.CommandLine.Option;

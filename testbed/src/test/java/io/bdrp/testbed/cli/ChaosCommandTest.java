@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,7 +53,7 @@ class ChaosCommandTest {
       TestbedTests.requireFastPath();
     }
     StringWriter out = new StringWriter();
-    CommandLine cl = Main.commandLine();
+    CommandLine cl = LabCommandLine.create();
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(out, true));
     String name = "z" + (ProcessHandle.current().pid() % 1000);

@@ -1,4 +1,4 @@
-package io.bdrp.cli;
+package io.bdrp.testbed.cli;
 
 import io.bdrp.router.ring.SharedRing;
 import io.bdrp.testbed.ChildProcess;
@@ -463,6 +463,7 @@ final class RingBench {
 
   /** The reader process: {@code TRANSPORT WHERE RING_BYTES FRAME_BYTES RESULTS}. */
   public static void main(String[] args) throws Exception {
+    io.bdrp.router.Logging.configure();
     String transport = args[0];
     int ringBytes = Integer.parseInt(args[2]);
     int frameBytes = Integer.parseInt(args[3]);
