@@ -130,7 +130,7 @@ final class RouterLinks {
           "router {}: cannot reach router {} at {}: {}; redialling every second",
           config.router(),
           l.neighbour(),
-          l.address,
+          RouterMain.format(l.address),
           cause.getMessage());
     } else if (now - l.unreachableReported >= UNREACHABLE_REPORT_NANOS) {
       l.unreachableReported = now;
@@ -138,7 +138,7 @@ final class RouterLinks {
           "router {}: still cannot reach router {} at {} after {} s: {}",
           config.router(),
           l.neighbour(),
-          l.address,
+          RouterMain.format(l.address),
           TimeUnit.NANOSECONDS.toSeconds(now - l.unreachableSince),
           cause.getMessage());
     } else {

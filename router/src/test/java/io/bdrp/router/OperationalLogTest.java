@@ -83,14 +83,15 @@ class OperationalLogTest {
 
   @Test
   void anUnreachableNeighbourIsReportedOnceWithTheReasonNotOnEveryRedial() throws Exception {
-    start(0, 1, new InetSocketAddress("127.0.0.1", 1), null);
+    // Unresolved, as a neighbour's address read from a configuration file is.
+    start(0, 1, InetSocketAddress.createUnresolved("127.0.0.1", 1), null);
     // Redials follow every second, each a DEBUG line; after three of them, still one WARN.
     Federation.await(
         "three redials after the first failure",
         () -> lines(Level.DEBUG, "cannot reach router 1").size() >= 3);
     List<String> w = warnings("cannot reach router 1");
     assertEquals(1, w.size(), w::toString);
-    assertTrue(w.get(0).contains("127.0.0.1:1") && w.get(0).contains("refused"), w.get(0));
+    assertTrue(w.get(0).contains("at 127.0.0.1:1: ") && w.get(0).contains("refused"), w.get(0));
   }
 
   @Test
