@@ -270,8 +270,10 @@ public final class Router implements AutoCloseable {
               + " clear datagrams",
           config.router());
     }
-    java.net.InetAddress clientHost = config.clientListen().getAddress();
-    boolean exposed = clientHost != null && !clientHost.isLoopbackAddress();
+    // The address bound (the configured one is unresolved, as read from the file).
+    java.net.InetAddress clientHost =
+        ((InetSocketAddress) clientServer.localAddress()).getAddress();
+    boolean exposed = !clientHost.isLoopbackAddress();
     if (exposed && config.clientTls() == null) {
       log.warn(
           "router {}: the client port {} speaks plain TCP beyond loopback: tokens, predicates and"

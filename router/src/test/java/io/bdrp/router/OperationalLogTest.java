@@ -82,6 +82,24 @@ class OperationalLogTest {
   }
 
   @Test
+  void aClientPortBeyondLoopbackWithoutAuthOrTlsIsWarnedOfAsConfiguredInAFile() throws Exception {
+    Logger routerLog = (Logger) LoggerFactory.getLogger(Router.class);
+    routerLog.addAppender(log);
+    try {
+      // Read from YAML, the listen address is unresolved until the router binds it.
+      routers.add(
+          Router.start(
+              RouterConfig.parse(
+                  "router: 0\nlisten: {clients: \"0.0.0.0:0\", routers: \"127.0.0.1:0\"}\n",
+                  "test")));
+      assertEquals(1, warnings("speaks plain TCP beyond loopback").size(), log.list::toString);
+      assertEquals(1, warnings("the config has no auth.clients").size(), log.list::toString);
+    } finally {
+      routerLog.detachAppender(log);
+    }
+  }
+
+  @Test
   void anUnreachableNeighbourIsReportedOnceWithTheReasonNotOnEveryRedial() throws Exception {
     // Unresolved, as a neighbour's address read from a configuration file is.
     start(0, 1, InetSocketAddress.createUnresolved("127.0.0.1", 1), null);

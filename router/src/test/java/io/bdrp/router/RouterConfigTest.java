@@ -9,6 +9,7 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.routing.RoutingConfig;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -44,6 +45,16 @@ class RouterConfigTest {
                 "example-only-not-a-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8))
             .user());
     assertNull(c.clientAuth().authenticate(new byte[0]), "no anonymous clients");
+  }
+
+  @Test
+  void theLocalExampleServesClientsOnLoopbackWithoutCredentials() throws Exception {
+    // README.md and docs/client.md start their clients against it.
+    RouterConfig c = RouterConfig.load(Path.of("../docs/router-local.yaml"));
+    assertEquals("127.0.0.1", c.clientListen().getHostString());
+    assertEquals(7400, c.clientListen().getPort());
+    assertTrue(c.clientAuth().open(), "no client credentials needed");
+    assertEquals(List.of(), c.neighbours());
   }
 
   @Test
