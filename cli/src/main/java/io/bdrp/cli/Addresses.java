@@ -28,8 +28,4 @@ final class Addresses {
       throw new IllegalArgumentException(option + ": port of '" + s + "' is not a number");
     }
   }
-
-  static String format(InetSocketAddress a) {
-    return io.bdrp.router.RouterMain.format(a);
-  }
 }

@@ -39,25 +39,25 @@ public final class Main {
   public static void main(String[] args) {
     String refused = undecodedArgument(args, System.getProperty("sun.jnu.encoding"));
     if (refused == null) {
-      refused = Logging.refusal(System.getenv());
+      refused = Logging.configure(System.getenv());
     }
     if (refused != null) {
       System.err.println(refused);
-      System.exit(2);
+      System.exit(ExitStatus.USAGE);
     }
-    Logging.configure();
     CommandLine cl;
     try {
       cl = commandLine();
-    } catch (IllegalStateException e) {
-      System.err.println("bdrp: " + e.getMessage());
-      System.exit(1);
+    } catch (IllegalStateException | UncheckedIOException e) {
+      // A jar naming a command that is not there: a broken installation.
+      System.err.println(ExitStatus.line(e));
+      System.exit(ExitStatus.FAILURE);
       return;
     }
     String lab = missingLabCommand(args, cl);
     if (lab != null) {
       System.err.println(lab);
-      System.exit(2);
+      System.exit(ExitStatus.USAGE);
     }
     System.exit(cl.execute(args));
   }

@@ -8,7 +8,6 @@ import io.bdrp.routing.RoutingNode;
 import io.bdrp.simulator.DeliveryLog;
 import io.bdrp.simulator.Simulator;
 import io.bdrp.topologies.BriteGenerator;
-import io.bdrp.topologies.BriteReader;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Topology;
 import io.bdrp.transport.DataHeader;
@@ -16,8 +15,6 @@ import io.bdrp.workload.WorkloadGenerator;
 import io.bdrp.workload.WorkloadSpec;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -425,19 +422,11 @@ final class SimCommand implements Callable<Integer> {
 
   private Topology topology() throws IOException {
     if (topology != null) {
-      if (Bundled.names().contains(topology)) {
-        return Bundled.load(topology);
+      try {
+        return Bundled.loadOrRead(topology).topology();
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--topology: " + e.getMessage(), e);
       }
-      Path p = Path.of(topology);
-      if (!Files.isRegularFile(p)) {
-        throw new IllegalArgumentException(
-            "--topology: '"
-                + topology
-                + "' is neither a bundled topology "
-                + Bundled.names()
-                + " nor a file");
-      }
-      return BriteReader.read(p).topology();
     }
     if (routers < 1) {
       throw new IllegalArgumentException("--routers must be at least 1, got " + routers);

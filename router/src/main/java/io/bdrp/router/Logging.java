@@ -8,7 +8,7 @@ import java.util.Map;
  * The router process's logging: Logback configured by {@code io/bdrp/router/logback.xml} (lines to
  * stderr; {@code BDRP_LOG_LEVEL} the level, {@code BDRP_LOG_FORMAT} text or json). The
  * configuration is a named resource, not a {@code logback.xml} at the root of the jar, so that a
- * program embedding the router keeps its own; a process's main method calls {@link #configure}
+ * program embedding the router keeps its own; a process's main method calls {@link #configure(Map)}
  * before anything logs.
  */
 public final class Logging {
@@ -28,7 +28,7 @@ public final class Logging {
    * Why {@code env}'s {@code BDRP_LOG_LEVEL} or {@code BDRP_LOG_FORMAT} is refused (one line for
    * stderr), or null when both are unset or valid.
    */
-  public static String refusal(Map<String, String> env) {
+  private static String refusal(Map<String, String> env) {
     String level = env.get("BDRP_LOG_LEVEL");
     String refused =
         refused(
@@ -45,13 +45,18 @@ public final class Logging {
   }
 
   /**
-   * Makes Logback read {@link #CONFIGURATION} when it starts, unless {@code
-   * -Dlogback.configurationFile} names another. Call before the first logger is made.
+   * Checks {@code env}'s {@code BDRP_LOG_*} settings and, when they are valid, makes Logback read
+   * {@link #CONFIGURATION} when it starts, unless {@code -Dlogback.configurationFile} names
+   * another. Call before the first logger is made.
+   *
+   * @return null, or the line refusing a setting (nothing is configured then)
    */
-  public static void configure() {
-    if (System.getProperty("logback.configurationFile") == null) {
+  public static String configure(Map<String, String> env) {
+    String refused = refusal(env);
+    if (refused == null && System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", CONFIGURATION);
     }
+    return refused;
   }
 
   /** Null when {@code value} is unset or, as {@code normalised}, one of {@code allowed}. */

@@ -27,12 +27,11 @@ public final class RouterMain {
           "usage: java -cp bdrp.jar " + RouterMain.class.getName() + " --config FILE");
       System.exit(2);
     }
-    String refused = Logging.refusal(System.getenv());
+    String refused = Logging.configure(System.getenv());
     if (refused != null) {
       System.err.println(refused);
-      System.exit(2);
+      System.exit(ExitStatus.USAGE);
     }
-    Logging.configure();
     RouterConfig config;
     try {
       config = RouterConfig.load(Path.of(args[1]));

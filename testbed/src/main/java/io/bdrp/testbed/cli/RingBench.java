@@ -463,7 +463,8 @@ final class RingBench {
 
   /** The reader process: {@code TRANSPORT WHERE RING_BYTES FRAME_BYTES RESULTS}. */
   public static void main(String[] args) throws Exception {
-    io.bdrp.router.Logging.configure();
+    // The bdrp command that starts this process has checked the BDRP_LOG_* settings.
+    io.bdrp.router.Logging.configure(System.getenv());
     String transport = args[0];
     int ringBytes = Integer.parseInt(args[2]);
     int frameBytes = Integer.parseInt(args[3]);

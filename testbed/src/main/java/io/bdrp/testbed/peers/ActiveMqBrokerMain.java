@@ -32,7 +32,8 @@ public final class ActiveMqBrokerMain {
   }
 
   public static void main(String[] args) throws Exception {
-    io.bdrp.router.Logging.configure();
+    // The bdrp command that starts this process has checked the BDRP_LOG_* settings.
+    io.bdrp.router.Logging.configure(System.getenv());
     if (args.length < 3) {
       System.err.println(
           "usage: ActiveMqBrokerMain NAME [HOST:]PORT NETWORK_TTL [[HOST:]NEIGHBOUR_PORT ...]");
