@@ -1,6 +1,7 @@
 package io.bdrp.router;
 
 import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.bloom.Encoder;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
@@ -17,6 +18,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +46,17 @@ final class ClientSessions {
     final Metrics.Counter dropped;
     final ClientAuth.Permissions permissions;
 
+    /** The user whose sessions and filters are counted together, or null (anonymous). */
+    final String user;
+
+    /** Filters of the predicate now set, as counted against the limits. */
+    long filters;
+
+    /** Predicate changes the session may still make now (a token bucket). */
+    double changeTokens;
+
+    long changeTokensAt;
+
     Host(
         int id,
         Channel channel,
@@ -52,6 +67,7 @@ final class ClientSessions {
       this.channel = channel;
       this.name = name;
       this.permissions = permissions;
+      this.user = permissions == ClientAuth.Permissions.ALL ? null : permissions.user();
       this.delivered = metrics.hostDelivered(id, name);
       this.dropped = metrics.hostDropped(id, name);
     }
@@ -68,6 +84,11 @@ final class ClientSessions {
   final IntObjectHashMap<Host> hosts = new IntObjectHashMap<>();
   private int nextHost = 1;
 
+  /** Sessions and filters of each named user: {sessions, filters}. */
+  private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
+
+  private final Encoder encoder;
+
   /** The SEND frame being handled: its message bytes, exposed while it is decoded and published. */
   private final MessageBytes sendBytes = new MessageBytes();
 
@@ -82,6 +103,87 @@ final class ClientSessions {
     this.slowConsumers = metrics.connectionsClosed("clients", "slow_consumer");
     this.refused = metrics.connectionsClosed("clients", "not_authorized");
     this.forbidden = metrics.sendsRefused("publish_permission");
+    this.keptAlive = metrics.connectionsClosed("clients", "keepalive");
+    this.encoder = new Encoder(router.config().bloom());
+  }
+
+  private final Metrics.Counter keptAlive;
+
+  /**
+   * Checks a predicate {@code host} asks for against the per-host, per-user and rate limits, and
+   * returns its filter count; throws the ERROR that names the limit it breaks. The router's
+   * aggregate is checked when it is set ({@link #setPredicate}).
+   */
+  private long admit(Host host, Predicate p, long correlationId) {
+    RouterConfig.HostLimits l = router.config().limits().hosts();
+    long now = System.nanoTime();
+    double rate = l.predicateChangesPerSecond();
+    host.changeTokens =
+        Math.min(rate, host.changeTokens + (now - host.changeTokensAt) * rate / 1e9);
+    host.changeTokensAt = now;
+    if (host.changeTokens < 1) {
+      throw refusal(
+          "predicate_rate",
+          ErrorCode.OVERLOADED,
+          "more than "
+              + l.predicateChangesPerSecond()
+              + " predicate changes per second (limits.predicateChangesPerSecond); try again later",
+          correlationId);
+    }
+    host.changeTokens -= 1;
+    long filters = encoder.filterCount(p, l.maxFiltersPerHost());
+    if (filters > l.maxFiltersPerHost()) {
+      throw refusal(
+          "host_filters",
+          ErrorCode.BAD_PREDICATE,
+          "the predicate encodes to more than "
+              + l.maxFiltersPerHost()
+              + " Bloom filters (limits.maxFiltersPerHost); an exists without a type counts one per"
+              + " type",
+          correlationId);
+    }
+    long[] u = host.user == null ? null : users.get(host.user);
+    if (u != null && u[1] - host.filters + filters > l.maxFiltersPerUser()) {
+      throw refusal(
+          "user_filters",
+          ErrorCode.BAD_PREDICATE,
+          "user "
+              + host.user
+              + "'s sessions would hold "
+              + (u[1] - host.filters + filters)
+              + " Bloom filters, more than limits.maxFiltersPerUser ("
+              + l.maxFiltersPerUser()
+              + ")",
+          correlationId);
+    }
+    return filters;
+  }
+
+  private ProtocolException refusal(
+      String reason, ErrorCode code, String message, long correlationId) {
+    router.metrics().requestsRefused(reason).inc();
+    return new ProtocolException(code, message, correlationId, 0);
+  }
+
+  /** Sets an admitted predicate, unless the router's aggregate would break its limit. */
+  private void setPredicate(Host host, Predicate p, long filters, long correlationId) {
+    int max = router.config().limits().hosts().maxFiltersPerRouter();
+    int over = router.node().setHostWithin(host.id, p, max);
+    if (over >= 0) {
+      throw refusal(
+          "router_filters",
+          ErrorCode.BAD_PREDICATE,
+          "this router's aggregate predicate would hold "
+              + over
+              + " Bloom filters, more than limits.maxFiltersPerRouter ("
+              + max
+              + ")",
+          correlationId);
+    }
+    if (host.user != null) {
+      users.get(host.user)[1] += filters - host.filters;
+    }
+    host.filters = filters;
   }
 
   /** Connections in their HELLO now. */
@@ -102,6 +204,8 @@ final class ClientSessions {
           ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
         }
         ch.pipeline()
+            .addLast(
+                new IdleStateHandler(limits.hosts().keepAliveMs(), 0, 0, TimeUnit.MILLISECONDS))
             .addLast(handshakes.guard(true))
             .addLast(handshakes.frameDecoder())
             .addLast(new SendBytes())
@@ -195,7 +299,28 @@ final class ClientSessions {
                       ? "this router serves only clients with a token"
                       : "the token is not that of a user of this router");
         }
+        String user = permissions == ClientAuth.Permissions.ALL ? null : permissions.user();
+        if (user != null) {
+          long[] u = users.computeIfAbsent(user, k -> new long[2]);
+          int max = config.limits().hosts().maxSessionsPerUser();
+          if (u[0] >= max) {
+            router.metrics().requestsRefused("user_sessions").inc();
+            throw new ProtocolException(
+                ErrorCode.OVERLOADED,
+                "user "
+                    + user
+                    + " has "
+                    + u[0]
+                    + " sessions, at most limits.maxSessionsPerUser ("
+                    + max
+                    + ")",
+                true);
+          }
+          u[0]++;
+        }
         host = new Host(nextHost++, ctx.channel(), h.clientName(), permissions, router.metrics());
+        host.changeTokens = config.limits().hosts().predicateChangesPerSecond();
+        host.changeTokensAt = System.nanoTime();
         hosts.put(host.id, host);
         Handshakes.done(ctx);
         ctx.writeAndFlush(new ClientFrame.HelloOk(Frames.VERSION, config.router(), "bdrp-router"));
@@ -216,7 +341,8 @@ final class ClientSessions {
                 s.correlationId(),
                 0);
           }
-          router.node().setHost(host.id, allowed);
+          long filters = admit(host, allowed, s.correlationId());
+          setPredicate(host, allowed, filters, s.correlationId());
           router.metrics().predicateChanges.inc();
           if (log.isDebugEnabled()) {
             log.debug(
@@ -272,6 +398,40 @@ final class ClientSessions {
             throw new ProtocolException(
                 ErrorCode.PROTOCOL_VIOLATION, "a client may not send " + f.type());
       }
+    }
+
+    /**
+     * Keep-alive: a session that has sent nothing for {@link RouterConfig.HostLimits#keepAliveMs()}
+     * is sent a PING (which every client answers with a PONG); one that stays silent for as long
+     * again is closed ({@code TIMEOUT}, counted as {@code reason="keepalive"}).
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE && host != null) {
+        if (e.isFirst()) {
+          ctx.writeAndFlush(new ClientFrame.Ping(System.nanoTime()));
+        } else {
+          keptAlive.inc();
+          long ms = router.config().limits().hosts().keepAliveMs();
+          log.info(
+              "router {}: {} sent nothing for {} ms, not even a PONG: closed",
+              router.config().router(),
+              host,
+              2 * ms);
+          router.errors().increment(ErrorCode.TIMEOUT);
+          ctx.writeAndFlush(
+                  new ClientFrame.Error(
+                      0,
+                      ErrorCode.TIMEOUT.number(),
+                      "nothing received for "
+                          + 2 * ms
+                          + " ms, not even a PONG to the router's PING (limits.keepAliveMs)",
+                      0))
+              .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+        }
+        return;
+      }
+      ctx.fireUserEventTriggered(evt);
     }
 
     @Override
@@ -338,6 +498,14 @@ final class ClientSessions {
       }
       if (host != null) {
         hosts.remove(host.id);
+        if (host.user != null) {
+          long[] u = users.get(host.user);
+          u[0]--;
+          u[1] -= host.filters;
+          if (u[0] == 0) {
+            users.remove(host.user);
+          }
+        }
         router.metrics().removeHost(host.id, host.name);
         router.node().removeHost(host.id);
         router.rearm();

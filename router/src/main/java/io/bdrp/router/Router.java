@@ -59,6 +59,7 @@ public final class Router implements AutoCloseable {
   private final RouterConfig config;
   private final EventLoopGroup group;
   private final EventLoop loop;
+  private final LoopLag lag;
   private final boolean epoll;
   private final RoutingNode node;
   private final ProtocolErrorCounters errors = new ProtocolErrorCounters();
@@ -131,6 +132,7 @@ public final class Router implements AutoCloseable {
         new DataPlane<>(node, output, System::nanoTime, Math.min(config.epoch(), 1L << 41) << 6);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
     this.kernel = new KernelFastPath(this);
+    this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);
   }
 
   /**
@@ -247,6 +249,7 @@ public final class Router implements AutoCloseable {
           links.start();
           rearm();
         });
+    lag.start();
     if (tls.watching()) {
       loop.scheduleWithFixedDelay(
           tls::check, TlsReloader.CHECK_MS, TlsReloader.CHECK_MS, TimeUnit.MILLISECONDS);
@@ -539,6 +542,7 @@ public final class Router implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    lag.stop();
     shm.close(); // its readers hand frames to the loop: stopped while the loop still runs
     // The kernel fast path's filters are removed before the loop ends (they would outlive it).
     if (loop.inEventLoop()) {

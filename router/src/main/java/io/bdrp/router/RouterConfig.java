@@ -157,6 +157,7 @@ public record RouterConfig(
    *     them, as a link's full output buffer does
    * @param ringWatermarkBytes bytes the reader of a ring consumes before it tells the writer
    *     (publishes its head); it also does so before it sleeps and when the writer waits
+   * @param hosts what one client, and the clients of one user, may ask of the router
    */
   public record Limits(
       int maxFrameBytes,
@@ -174,14 +175,91 @@ public record RouterConfig(
       int inboundBufferBytes,
       int linkControlPercent,
       int ringBytes,
-      int ringWatermarkBytes) {
+      int ringWatermarkBytes,
+      HostLimits hosts) {
     /** The defaults. */
     public static final Limits DEFAULT =
         new Limits(
-            1 << 20, 8 << 20, 4 << 20, 4 << 20, 2 << 20, 10_000, 1472, 16 << 20, 512 << 10, 5_000,
-            256, 10_000, 64 << 20, 25, 8 << 20, 1 << 20);
+            1 << 20,
+            8 << 20,
+            4 << 20,
+            4 << 20,
+            2 << 20,
+            10_000,
+            1472,
+            16 << 20,
+            512 << 10,
+            5_000,
+            256,
+            10_000,
+            64 << 20,
+            25,
+            8 << 20,
+            1 << 20,
+            HostLimits.DEFAULT);
+
+    /** These limits with the default {@link HostLimits}. */
+    public Limits(
+        int maxFrameBytes,
+        int linkHighWaterBytes,
+        int linkLowWaterBytes,
+        int hostHighWaterBytes,
+        int hostLowWaterBytes,
+        int maxClients,
+        int maxDatagramBytes,
+        int udpReceiveBufferBytes,
+        int udpSendBufferBytes,
+        int helloTimeoutMs,
+        int maxHandshakes,
+        int slowConsumerMs,
+        int inboundBufferBytes,
+        int linkControlPercent,
+        int ringBytes,
+        int ringWatermarkBytes) {
+      this(
+          maxFrameBytes,
+          linkHighWaterBytes,
+          linkLowWaterBytes,
+          hostHighWaterBytes,
+          hostLowWaterBytes,
+          maxClients,
+          maxDatagramBytes,
+          udpReceiveBufferBytes,
+          udpSendBufferBytes,
+          helloTimeoutMs,
+          maxHandshakes,
+          slowConsumerMs,
+          inboundBufferBytes,
+          linkControlPercent,
+          ringBytes,
+          ringWatermarkBytes,
+          HostLimits.DEFAULT);
+    }
+
+    /** These limits with {@code hosts} in place of theirs. */
+    public Limits withHosts(HostLimits hosts) {
+      return new Limits(
+          maxFrameBytes,
+          linkHighWaterBytes,
+          linkLowWaterBytes,
+          hostHighWaterBytes,
+          hostLowWaterBytes,
+          maxClients,
+          maxDatagramBytes,
+          udpReceiveBufferBytes,
+          udpSendBufferBytes,
+          helloTimeoutMs,
+          maxHandshakes,
+          slowConsumerMs,
+          inboundBufferBytes,
+          linkControlPercent,
+          ringBytes,
+          ringWatermarkBytes,
+          hosts);
+    }
 
     public Limits {
+      java.util.Objects.requireNonNull(hosts, "hosts");
       if (ringBytes < 4096 || Integer.bitCount(ringBytes) != 1) {
         throw new IllegalArgumentException(
             "limits.ringBytes: a power of two from 4096, got " + ringBytes);
@@ -200,6 +278,57 @@ public record RouterConfig(
      * the longest name and token.
      */
     public static final int HANDSHAKE_FRAME_BYTES = 4096;
+  }
+
+  /**
+   * What the clients of a router may ask of it, bounded by what it costs the router and every other
+   * router of the federation (each holds this router's aggregate predicate). A request beyond a
+   * bound is refused with an ERROR that names the limit, and counted ({@code
+   * bdrp_client_requests_refused_total{reason}}); the session stays.
+   *
+   * <p>Filters are counted as the encoder makes them, before the minimal set: one per alternative
+   * of each conjunction (an {@code exists} without a type has one alternative per type), so that
+   * the bound is checked before any costly work.
+   *
+   * @param maxFiltersPerHost most filters one client's predicate may encode to
+   * @param maxFiltersPerUser most filters the predicates of all the sessions of one user may encode
+   *     to together (users named in {@code auth.clients}; anonymous clients are bounded per host
+   *     and per router)
+   * @param maxFiltersPerRouter most filters in this router's aggregate predicate, the one it
+   *     advertises to every router of the federation (after the minimal set)
+   * @param predicateChangesPerSecond SET_PREDICATEs one session may make per second, on average,
+   *     with bursts of as many; more are refused ({@code OVERLOADED}), so that no client makes
+   *     every router of the federation re-index more often than this
+   * @param maxSessionsPerUser client sessions one named user may hold at once; more are refused at
+   *     HELLO ({@code OVERLOADED})
+   * @param keepAliveMs a client session that sends nothing for this long is sent a PING; if it
+   *     still sends nothing (not even the PONG) for as long again, it is closed ({@code TIMEOUT}),
+   *     so that silent sessions cannot hold {@code maxClients} for good
+   */
+  public record HostLimits(
+      int maxFiltersPerHost,
+      int maxFiltersPerUser,
+      int maxFiltersPerRouter,
+      int predicateChangesPerSecond,
+      int maxSessionsPerUser,
+      int keepAliveMs) {
+    /** The defaults. */
+    public static final HostLimits DEFAULT = new HostLimits(4096, 16_384, 32_768, 10, 1000, 60_000);
+
+    public HostLimits {
+      positive("limits.maxFiltersPerHost", maxFiltersPerHost);
+      positive("limits.maxFiltersPerUser", maxFiltersPerUser);
+      positive("limits.maxFiltersPerRouter", maxFiltersPerRouter);
+      positive("limits.predicateChangesPerSecond", predicateChangesPerSecond);
+      positive("limits.maxSessionsPerUser", maxSessionsPerUser);
+      positive("limits.keepAliveMs", keepAliveMs);
+    }
+
+    private static void positive(String knob, int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException(knob + ": at least 1, got " + value);
+      }
+    }
   }
 
   public RouterConfig {
@@ -254,6 +383,27 @@ public record RouterConfig(
   /** This configuration with {@code tls} on router links (null: plain TCP). */
   public RouterConfig withRouterTls(RouterTls tls) {
     return withSecurity(clientAuth, clientTls, tls, metricsAccess);
+  }
+
+  /** This configuration with {@code limits} in place of its own. */
+  public RouterConfig withLimits(Limits limits) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        metricsAccess);
   }
 
   private RouterConfig withSecurity(
@@ -826,7 +976,13 @@ public record RouterConfig(
           "inboundBufferBytes",
           "linkControlPercent",
           "ringBytes",
-          "ringWatermarkBytes");
+          "ringWatermarkBytes",
+          "maxFiltersPerHost",
+          "maxFiltersPerUser",
+          "maxFiltersPerRouter",
+          "predicateChangesPerSecond",
+          "maxSessionsPerUser",
+          "keepAliveMs");
       int maxFrame = field(l, "maxFrameBytes", d.maxFrameBytes(), 1024, 64 << 20);
       int lh = field(l, "linkHighWaterBytes", d.linkHighWaterBytes(), 1024, Integer.MAX_VALUE);
       int ll = field(l, "linkLowWaterBytes", Math.min(d.linkLowWaterBytes(), lh), 0, lh);
@@ -867,7 +1023,18 @@ public record RouterConfig(
           inbound,
           field(l, "linkControlPercent", d.linkControlPercent(), 1, 100),
           ring,
-          field(l, "ringWatermarkBytes", Math.min(d.ringWatermarkBytes(), ring / 4), 0, ring));
+          field(l, "ringWatermarkBytes", Math.min(d.ringWatermarkBytes(), ring / 4), 0, ring),
+          hostLimits(l, d.hosts()));
+    }
+
+    HostLimits hostLimits(JsonNode l, HostLimits d) {
+      return new HostLimits(
+          field(l, "maxFiltersPerHost", d.maxFiltersPerHost(), 1, 1 << 24),
+          field(l, "maxFiltersPerUser", d.maxFiltersPerUser(), 1, 1 << 24),
+          field(l, "maxFiltersPerRouter", d.maxFiltersPerRouter(), 1, 65_535),
+          field(l, "predicateChangesPerSecond", d.predicateChangesPerSecond(), 1, 1_000_000),
+          field(l, "maxSessionsPerUser", d.maxSessionsPerUser(), 1, 1 << 24),
+          field(l, "keepAliveMs", d.keepAliveMs(), 100, Integer.MAX_VALUE));
     }
 
     int field(JsonNode l, String name, int dflt, int min, int max) {

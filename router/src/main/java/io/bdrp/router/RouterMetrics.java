@@ -22,6 +22,7 @@ final class RouterMetrics {
   final Metrics.Counter udpSent;
   final Metrics.Counter udpReceived;
   final Metrics.Histogram matchSeconds;
+  final Metrics.Histogram loopLagSeconds;
 
   RouterMetrics(Metrics m, RoutingNode node, ProtocolErrorCounters errors) {
     this.registry = m;
@@ -45,6 +46,24 @@ final class RouterMetrics {
             5e-4,
             1e-3,
             1e-2);
+    loopLagSeconds =
+        m.histogram(
+            "bdrp_event_loop_lag_seconds",
+            "How late the router's event loop ran a task it had scheduled (every "
+                + LoopLag.PERIOD_MS
+                + " ms): the time a frame of any session may wait behind the work before it.",
+            1e-4,
+            1e-3,
+            2e-3,
+            5e-3,
+            1e-2,
+            2e-2,
+            5e-2,
+            0.1,
+            0.2,
+            0.5,
+            1,
+            5);
     m.gauge(
         "bdrp_unicast_routes",
         "Routers this router has a route to.",
@@ -70,6 +89,11 @@ final class RouterMetrics {
         "Changes received for a version not held, answered by asking for the whole advertisement.",
         () -> node.predicates().resyncs());
     m.gauge("bdrp_local_hosts", "Hosts with a predicate.", () -> node.local().hostCount());
+    m.gauge(
+        "bdrp_local_filters",
+        "Filters of this router's aggregate predicate, the one it advertises to every router"
+            + " (limit: limits.maxFiltersPerRouter).",
+        () -> node.local().aggregate().size());
     m.counter(
         "bdrp_connections_lost_total",
         "Sessions whose connection failed under them (reset by the peer, broken pipe).",
@@ -214,7 +238,8 @@ final class RouterMetrics {
         "Connections closed by the router for a limit, by port and reason: handshakes (too many"
             + " connections in their HELLO), hello_timeout (no HELLO in time), slow_consumer (output"
             + " above the high water mark too long), silent (a neighbour's session carried nothing"
-            + " for a dead interval), not_authorized (a client without a valid token).";
+            + " for a dead interval), not_authorized (a client without a valid token), keepalive (a"
+            + " client sent nothing, not even a PONG, for twice limits.keepAliveMs).";
     return byLabel.computeIfAbsent(
         "bdrp_connections_closed_total\0" + port + '\0' + reason,
         k ->
@@ -238,6 +263,16 @@ final class RouterMetrics {
         "bdrp_client_sends_refused_total",
         "Messages from clients refused, by reason: publish_permission (the message is outside"
             + " the user's publish predicate).",
+        "reason",
+        reason);
+  }
+
+  Metrics.Counter requestsRefused(String reason) {
+    return byLabel(
+        "bdrp_client_requests_refused_total",
+        "Client requests refused for a limit, by reason: host_filters, user_filters,"
+            + " router_filters (limits.maxFiltersPer*), predicate_rate"
+            + " (limits.predicateChangesPerSecond), user_sessions (limits.maxSessionsPerUser).",
         "reason",
         reason);
   }

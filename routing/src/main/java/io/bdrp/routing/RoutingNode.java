@@ -221,6 +221,30 @@ public final class RoutingNode {
     }
   }
 
+  /**
+   * Sets the predicate of a local host as {@link #setHost} does, unless the router's aggregate
+   * would then hold more than {@code maxFilters} filters: then the host keeps the predicate it had
+   * and nothing is advertised.
+   *
+   * @return -1 when the predicate was set, else the number of filters the aggregate would have had
+   */
+  public int setHostWithin(int host, Predicate p, int maxFilters) {
+    Predicate before = local.predicate(host);
+    if (before == null) {
+      before = Predicate.NONE;
+    }
+    if (!local.set(host, p)) {
+      return -1;
+    }
+    int size = local.aggregate().size();
+    if (size > maxFilters) {
+      local.set(host, before);
+      return size;
+    }
+    predicates.setOwn(local.aggregate());
+    return -1;
+  }
+
   /** Removes a local host. */
   public void removeHost(int host) {
     if (local.remove(host)) {

@@ -420,4 +420,21 @@ public final class Encoder {
       expand(next, choices, i + 1, out);
     }
   }
+
+  /**
+   * How many filters {@link #encode(Predicate)} makes of {@code p} before it keeps the minimal set:
+   * one per alternative of each conjunction. Counting stops once the count is above {@code
+   * stopAbove}, so that the cost of asking is bounded by the limit it is checked against, not by
+   * the predicate; builds no filter.
+   */
+  public long filterCount(Predicate p, long stopAbove) {
+    long n = 0;
+    for (Conjunction c : p.conjunctions()) {
+      n += categories(c).size();
+      if (n > stopAbove) {
+        break;
+      }
+    }
+    return n;
+  }
 }
