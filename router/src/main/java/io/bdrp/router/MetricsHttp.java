@@ -16,30 +16,70 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-/** The metrics endpoint: {@code GET /metrics} answers the Prometheus text; anything else 404. */
+/**
+ * The metrics endpoint: {@code GET /metrics} answers the Prometheus text; anything else 404.
+ *
+ * <p>Its connections live on a thread of their own, not on the router's event loop: accepting, TLS
+ * handshakes and HTTP parsing never delay forwarding. At most {@link #MAX_CONNECTIONS} are open at
+ * once (more are closed as they arrive) and a connection that sends nothing for {@link #IDLE_MS} is
+ * closed, both counted ({@code bdrp_connections_closed_total{port="metrics"}}). The text itself is
+ * rendered by {@code renderOn} (the router's loop, which owns the state the gauges read) and
+ * written back from the connection's thread.
+ */
 final class MetricsHttp {
-  private MetricsHttp() {}
+  /** Most connections open at once on the metrics port. */
+  static final int MAX_CONNECTIONS = 16;
 
-  static ChannelInitializer<SocketChannel> initializer(Supplier<String> render) {
-    return initializer(render, null, () -> null);
-  }
+  /** A metrics connection that sends nothing this long is closed. */
+  static final int IDLE_MS = 10_000;
+
+  private MetricsHttp() {}
 
   /**
    * The endpoint with {@code access} (null: open, plain HTTP): basic authentication when it names a
    * user (401 otherwise), and TLS with the client port's current certificate when it asks.
+   *
+   * @param render makes the text; run on {@code renderOn}
+   * @param full counted when a connection beyond {@link #MAX_CONNECTIONS} is closed
+   * @param idle counted when a connection is closed for {@link #IDLE_MS} of silence
    */
   static ChannelInitializer<SocketChannel> initializer(
-      Supplier<String> render, MetricsAccess access, Supplier<ClientTls> tls) {
+      Supplier<String> render,
+      Executor renderOn,
+      MetricsAccess access,
+      Supplier<ClientTls> tls,
+      Metrics.Counter full,
+      Metrics.Counter idle) {
+    AtomicInteger open = new AtomicInteger();
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(SocketChannel ch) {
-        if (access != null && access.tls() && tls.get() != null) {
-          ch.pipeline().addLast(tls.get().context().newHandler(ch.alloc()));
+        if (open.incrementAndGet() > MAX_CONNECTIONS) {
+          open.decrementAndGet();
+          full.inc();
+          ch.close();
+          return;
+        }
+        ch.closeFuture().addListener(f -> open.decrementAndGet());
+        if (access != null && access.tls()) {
+          ClientTls now = tls.get();
+          if (now == null) {
+            ch.close(); // never plain HTTP where TLS was asked for
+            return;
+          }
+          ch.pipeline().addLast(now.context().newHandler(ch.alloc()));
         }
         ch.pipeline()
+            .addLast(new IdleStateHandler(IDLE_MS, 0, 0, TimeUnit.MILLISECONDS))
             .addLast(new HttpServerCodec(4096, 8192, 8192))
             .addLast(new HttpObjectAggregator(8192))
             .addLast(
@@ -64,10 +104,26 @@ final class MetricsHttp {
                     boolean ok =
                         req.method().equals(HttpMethod.GET)
                             && (req.uri().equals("/metrics") || req.uri().startsWith("/metrics?"));
-                    ByteBuf body =
-                        Unpooled.copiedBuffer(
-                            ok ? render.get() : "not found; try /metrics\n",
-                            StandardCharsets.UTF_8);
+                    if (!ok) {
+                      respond(ctx, false, "not found; try /metrics\n");
+                      return;
+                    }
+                    CompletableFuture.supplyAsync(render, renderOn)
+                        .whenComplete(
+                            (text, failed) ->
+                                ctx.executor()
+                                    .execute(
+                                        () -> {
+                                          if (failed != null) {
+                                            ctx.close();
+                                          } else {
+                                            respond(ctx, true, text);
+                                          }
+                                        }));
+                  }
+
+                  private void respond(ChannelHandlerContext ctx, boolean ok, String text) {
+                    ByteBuf body = Unpooled.copiedBuffer(text, StandardCharsets.UTF_8);
                     FullHttpResponse res =
                         new DefaultFullHttpResponse(
                             HttpVersion.HTTP_1_1,
@@ -79,6 +135,16 @@ final class MetricsHttp {
                             "text/plain; version=0.0.4; charset=utf-8")
                         .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
                     ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+                  }
+
+                  @Override
+                  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                    if (evt instanceof IdleStateEvent) {
+                      idle.inc();
+                      ctx.close();
+                    } else {
+                      ctx.fireUserEventTriggered(evt);
+                    }
                   }
 
                   @Override

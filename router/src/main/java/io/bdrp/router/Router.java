@@ -58,6 +58,7 @@ public final class Router implements AutoCloseable {
 
   private final RouterConfig config;
   private final EventLoopGroup group;
+  private EventLoopGroup metricsGroup; // null until the metrics port is bound
   private final EventLoop loop;
   private final LoopLag lag;
   private final boolean epoll;
@@ -242,7 +243,13 @@ public final class Router implements AutoCloseable {
               "listen.metrics",
               config.metricsListen(),
               MetricsHttp.initializer(
-                  () -> metrics.registry().render(), config.metricsAccess(), tls::clientTls));
+                  () -> metrics.registry().render(),
+                  loop,
+                  config.metricsAccess(),
+                  tls::clientTls,
+                  metrics.connectionsClosed("metrics", "connections"),
+                  metrics.connectionsClosed("metrics", "idle")),
+              metricsGroup());
     }
     loop.execute(
         () -> {
@@ -272,6 +279,16 @@ public final class Router implements AutoCloseable {
           "router {}: router links use TLS, but DATA to neighbours with transport udp goes in"
               + " clear datagrams",
           config.router());
+    }
+    boolean routersExposed =
+        !((InetSocketAddress) routerServer.localAddress()).getAddress().isLoopbackAddress();
+    if (routersExposed && config.routerTls() == null && config.routerToken() == null) {
+      log.warn(
+          "router {}: the router port {} takes any process as a neighbour, under any router"
+              + " number it claims: the config has neither auth.routerToken nor tls.ca (mutual"
+              + " TLS); see docs/security.md",
+          config.router(),
+          routerServer.localAddress());
     }
     // The address bound (the configured one is unresolved, as read from the file).
     java.net.InetAddress clientHost =
@@ -303,9 +320,28 @@ public final class Router implements AutoCloseable {
   private Channel bindOn(
       String field, InetSocketAddress address, ChannelInitializer<? extends Channel> init)
       throws InterruptedException {
+    return bindOn(field, address, init, group);
+  }
+
+  /** The thread of the metrics port's connections, made when first asked for. */
+  private EventLoopGroup metricsGroup() {
+    if (metricsGroup == null) {
+      metricsGroup =
+          new MultiThreadIoEventLoopGroup(
+              1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+    return metricsGroup;
+  }
+
+  private Channel bindOn(
+      String field,
+      InetSocketAddress address,
+      ChannelInitializer<? extends Channel> init,
+      EventLoopGroup on)
+      throws InterruptedException {
     ServerBootstrap b =
         new ServerBootstrap()
-            .group(group)
+            .group(on)
             .channel(serverChannel())
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
@@ -553,6 +589,9 @@ public final class Router implements AutoCloseable {
     var closing = channels.close();
     if (!loop.inEventLoop()) {
       closing.awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+    if (metricsGroup != null) {
+      metricsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }

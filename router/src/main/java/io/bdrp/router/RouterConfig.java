@@ -332,6 +332,11 @@ public record RouterConfig(
   }
 
   public RouterConfig {
+    if (metricsAccess != null && metricsAccess.tls() && clientTls == null) {
+      throw new IllegalArgumentException(
+          "tls.metrics: true needs tls.cert and tls.key: the metrics port serves the client port's"
+              + " certificate");
+    }
     neighbours = List.copyOf(neighbours);
     java.util.Objects.requireNonNull(fastPath, "fastPath");
     java.util.Objects.requireNonNull(clientAuth, "clientAuth");
@@ -711,6 +716,15 @@ public record RouterConfig(
               default -> throw error("fastPath", "expected jvm or ebpf, got " + fp);
             };
       }
+      MetricsAccess metricsAccess =
+          metricsAccess(auth == null ? null : auth.get("metrics"), root.get("tls"));
+      if (metricsAccess != null && metricsAccess.tls() && clientTls == null) {
+        // Served in plain HTTP instead, the scrape would cross the network in clear.
+        throw error(
+            "tls.metrics",
+            "true needs tls.cert and tls.key: the metrics port serves the client port's"
+                + " certificate");
+      }
       return new RouterConfig(
           router,
           epoch,
@@ -727,7 +741,7 @@ public record RouterConfig(
           clientAuth,
           clientTls,
           routerTls(router, root.get("tls")),
-          metricsAccess(auth == null ? null : auth.get("metrics"), root.get("tls")));
+          metricsAccess);
     }
 
     /** {@code auth.metrics} (user and password hash) and {@code tls.metrics}. */

@@ -99,6 +99,33 @@ class OperationalLogTest {
     }
   }
 
+  /**
+   * A router port beyond loopback without a router token or mutual TLS lets any process claim any
+   * router number: the router says so (it used to say nothing), and not when a token guards it.
+   */
+  @Test
+  void aRouterPortWhereRouterNumbersAreUnauthenticatedIsWarnedOf() throws Exception {
+    Logger routerLog = (Logger) LoggerFactory.getLogger(Router.class);
+    routerLog.addAppender(log);
+    try {
+      routers.add(
+          Router.start(
+              RouterConfig.parse(
+                  "router: 0\nlisten: {clients: \"127.0.0.1:0\", routers: \"0.0.0.0:0\"}\n",
+                  "test")));
+      assertEquals(1, warnings("under any router number it claims").size(), log.list::toString);
+      routers.add(
+          Router.start(
+              RouterConfig.parse(
+                  "router: 1\nlisten: {clients: \"127.0.0.1:0\", routers: \"0.0.0.0:0\"}\n"
+                      + "auth: {routerToken: s3cret}\n",
+                  "test")));
+      assertEquals(1, warnings("under any router number it claims").size(), log.list::toString);
+    } finally {
+      routerLog.detachAppender(log);
+    }
+  }
+
   @Test
   void anUnreachableNeighbourIsReportedOnceWithTheReasonNotOnEveryRedial() throws Exception {
     // Unresolved, as a neighbour's address read from a configuration file is.
