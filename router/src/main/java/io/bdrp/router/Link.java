@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * waits here is what the routing module sends while the link drains (paced and coalesced there); a
  * session that closes drops it, and the routing module sends everything again to the next.
  *
+ * <p><b>A neighbour that does not read</b> (it may still send hellos, so the link stays alive)
+ * would make this queue grow without end: once more than {@code maxWaitingBytes} of control frames
+ * wait, the session is closed as a slow consumer (WARN, {@code
+ * bdrp_connections_closed_total{port="routers",reason="slow_consumer"}}), as a client's would be.
+ *
  * <p>Owned by the router's event loop.
  */
 final class Link implements Face {
@@ -67,11 +72,25 @@ final class Link implements Face {
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
 
   private long controlInBuffer; // bytes of control frames written to the session, not yet sent
+  private long waitingBytes; // bytes of the frames in waiting
+  private final long maxWaitingBytes;
+  private final Metrics.Counter slowConsumers;
   private boolean drainScheduled;
 
-  Link(RouterConfig.Neighbour config, RouterMetrics metrics, long controlBudget) {
+  /**
+   * @param controlBudget most bytes of control frames in the session's output buffer at once
+   * @param maxWaitingBytes most bytes of control frames waiting for the share; more close the
+   *     session
+   */
+  Link(
+      RouterConfig.Neighbour config,
+      RouterMetrics metrics,
+      long controlBudget,
+      long maxWaitingBytes) {
     this.config = config;
     this.controlBudget = controlBudget;
+    this.maxWaitingBytes = maxWaitingBytes;
+    this.slowConsumers = metrics.connectionsClosed("routers", "slow_consumer");
     this.address = config.address();
     String n = Integer.toString(config.router());
     this.in = metrics.linkIn(n);
@@ -94,6 +113,7 @@ final class Link implements Face {
   void attach(Channel c) {
     session = c;
     waiting.clear();
+    waitingBytes = 0;
     controlInBuffer = 0;
     drainScheduled = false; // a drain scheduled for the previous session finds it gone
   }
@@ -112,7 +132,30 @@ final class Link implements Face {
       controlDeferred.inc();
     }
     waiting.add(p);
+    waitingBytes += p.bytes;
     drain(c);
+    if (waitingBytes > maxWaitingBytes) {
+      slowConsumers.inc();
+      log.warn(
+          "router {} left {} bytes of control frames unread beyond its share of the link (more than"
+              + " {}): disconnected as a slow consumer",
+          neighbour(),
+          waitingBytes,
+          maxWaitingBytes);
+      waiting.clear();
+      waitingBytes = 0;
+      c.close();
+    }
+  }
+
+  /** Sessions of this link closed for not reading, for tests. */
+  long slowConsumersClosed() {
+    return slowConsumers.get();
+  }
+
+  /** Bytes of control frames waiting for the share, for tests. */
+  long controlWaitingBytes() {
+    return waitingBytes;
   }
 
   /** Whether a frame fits the control share now: it does when no control frame is in the buffer. */
@@ -136,6 +179,7 @@ final class Link implements Face {
     while (!waiting.isEmpty() && fits(waiting.peek())) {
       Pending p = waiting.poll();
       int bytes = p.bytes;
+      waitingBytes -= bytes;
       controlInBuffer += bytes;
       controlOut.inc();
       wrote = true;

@@ -75,7 +75,12 @@ final class RouterLinks {
   /** Creates the configured links and dials those whose address is known. */
   void start() {
     for (RouterConfig.Neighbour n : config.neighbours()) {
-      Link l = new Link(n, router.metrics(), controlBudget(config.limits()));
+      Link l =
+          new Link(
+              n,
+              router.metrics(),
+              controlBudget(config.limits()),
+              config.limits().linkHighWaterBytes());
       byNumber[n.router()] = l;
       router.node().addLink(l, n.cost());
       if (n.address() != null) {

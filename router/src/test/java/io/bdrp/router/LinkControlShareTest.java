@@ -56,11 +56,16 @@ class LinkControlShareTest {
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
-  @Test
-  void controlHoldsAtMostItsShareAndEverythingArrivesInOrder() throws Exception {
-    int count = 400;
-    List<ControlMessage> received = new ArrayList<>();
-    CountDownLatch all = new CountDownLatch(count);
+  /** A server that reads nothing until asked, and a client connected to it. */
+  private record Pair(Channel server, Channel client, Channel reader) {
+    void close() {
+      client.close().syncUninterruptibly();
+      reader.close().syncUninterruptibly();
+      server.close().syncUninterruptibly();
+    }
+  }
+
+  private Pair connect(List<ControlMessage> received, CountDownLatch all) throws Exception {
     CompletableFuture<Channel> accepted = new CompletableFuture<>();
     Channel server =
         new ServerBootstrap()
@@ -108,7 +113,17 @@ class LinkControlShareTest {
             .connect(server.localAddress())
             .sync()
             .channel();
-    Channel reader = accepted.get(5, TimeUnit.SECONDS);
+    return new Pair(server, client, accepted.get(5, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void controlHoldsAtMostItsShareAndEverythingArrivesInOrder() throws Exception {
+    int count = 400;
+    List<ControlMessage> received = new ArrayList<>();
+    CountDownLatch all = new CountDownLatch(count);
+    Pair pair = connect(received, all);
+    Channel client = pair.client();
+    Channel reader = pair.reader();
     try {
       Link link = link();
       // Advertisements of a few kB each: 400 of them, sent in one go, are far more than the link's
@@ -142,9 +157,41 @@ class LinkControlShareTest {
       assertEquals(sent, received);
       assertEquals(0, (int) client.eventLoop().submit(link::controlWaiting).get());
     } finally {
-      client.close().syncUninterruptibly();
-      reader.close().syncUninterruptibly();
-      server.close().syncUninterruptibly();
+      pair.close();
+    }
+  }
+
+  /**
+   * A neighbour that never reads (its hellos keep the link alive) cannot make its control queue
+   * grow without end: past the bound the session is closed as a slow consumer. Before, the queue
+   * grew for as long as the neighbour stayed.
+   */
+  @Test
+  void aNeighbourThatDoesNotReadIsCutOnceItsControlQueueIsFull() throws Exception {
+    Pair pair = connect(new ArrayList<>(), new CountDownLatch(1));
+    try {
+      Channel client = pair.client();
+      Link link = link(256 * 1024);
+      int sent =
+          client
+              .eventLoop()
+              .submit(
+                  () -> {
+                    link.attach(client);
+                    int n = 0;
+                    while (client.isOpen() && n < 10_000) {
+                      link.send(new ControlMessage.PredicateAd(1, 2, 1, n + 1, aggregate(n)));
+                      n++;
+                    }
+                    return n;
+                  })
+              .get(20, TimeUnit.SECONDS);
+      assertTrue(sent < 10_000, "the session was never closed");
+      assertTrue(client.closeFuture().await(5, TimeUnit.SECONDS));
+      assertEquals(0L, (long) client.eventLoop().submit(link::controlWaitingBytes).get());
+      assertEquals(1, link.slowConsumersClosed());
+    } finally {
+      pair.close();
     }
   }
 
@@ -160,11 +207,18 @@ class LinkControlShareTest {
   }
 
   private static Link link() {
+    return link(64 << 20);
+  }
+
+  private static Link link(long maxWaitingBytes) {
     RoutingConfig routing = RoutingConfig.builder().maxRouters(8).build();
     Clock clock = System::currentTimeMillis;
     RoutingNode node = new RoutingNode(0, 1, routing, BloomParameters.DEFAULT, clock);
     RouterMetrics metrics = new RouterMetrics(new Metrics(), node, new ProtocolErrorCounters());
     return new Link(
-        new RouterConfig.Neighbour(1, new InetSocketAddress("127.0.0.1", 1), 1), metrics, BUDGET);
+        new RouterConfig.Neighbour(1, new InetSocketAddress("127.0.0.1", 1), 1),
+        metrics,
+        BUDGET,
+        maxWaitingBytes);
   }
 }
