@@ -18,6 +18,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -204,6 +205,9 @@ final class ClientSessions {
           ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
         }
         ch.pipeline()
+            // Replies to a read's requests (a burst of PINGs, of acknowledged SENDs) leave in
+            // one flush at the end of the read, not one system call each.
+            .addLast(new FlushConsolidationHandler(256, false))
             .addLast(
                 new IdleStateHandler(limits.hosts().keepAliveMs(), 0, 0, TimeUnit.MILLISECONDS))
             .addLast(handshakes.guard(true))
