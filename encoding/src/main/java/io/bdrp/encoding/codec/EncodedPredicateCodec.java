@@ -42,8 +42,9 @@ import java.nio.ByteOrder;
  * <p>The encoding is canonical, so equal sets have equal bytes and a decoded set re-encodes to the
  * input: filters in the set's canonical order (ascending, words compared unsigned from word 0), no
  * repeats, no bits at or beyond M, each filter in its shorter form, varints without redundant
- * bytes. The decoder requires all of that, and decoding is linear in the input. M and k travel with
- * the filters so that a router can reject filters made with other parameters than its own ({@link
+ * bytes. The decoder requires all of that, decoding is linear in the input, and what it allocates
+ * is bounded by the input's length ({@link #decode(ByteBuffer)}). M and k travel with the filters
+ * so that a router can reject filters made with other parameters than its own ({@link
  * #decode(ByteBuffer, BloomParameters)}).
  *
  * <p>Stateless and thread-safe.
