@@ -11,6 +11,7 @@ import io.bdrp.encoding.codec.CodecException;
 import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.encoding.codec.PredicateCodec;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -93,6 +94,43 @@ class EncodingJazzerTest {
       assertTrue(!p.parameters().equals(BloomParameters.DEFAULT), e::getMessage);
     }
   }
+
+  /**
+   * Input: an encoded predicate. Decoding it, accepted or not, allocates at most {@link
+   * EncodedPredicateCodec#ALLOCATION_PER_BYTE} bytes per input byte plus {@link
+   * EncodedPredicateCodec#ALLOCATION_FIXED}, whatever its count and filter heads claim (a decoder
+   * that made every filter a dense M-bit bitmap after checking one byte a filter let a 65 KB frame
+   * cost 64 MiB). Measured with the thread's allocated bytes on a second decode of the input, so
+   * that the first one's class loading and linking are not counted; where the JVM cannot measure,
+   * only the first decode runs.
+   */
+  @FuzzTest(maxDuration = "")
+  void encodedPredicateAllocation(byte[] input) {
+    decodeEncodedPredicate(input);
+    if (!THREADS.isThreadAllocatedMemorySupported() || !THREADS.isThreadAllocatedMemoryEnabled()) {
+      return;
+    }
+    long before = THREADS.getCurrentThreadAllocatedBytes();
+    decodeEncodedPredicate(input);
+    long used = THREADS.getCurrentThreadAllocatedBytes() - before;
+    long allowed =
+        (long) EncodedPredicateCodec.ALLOCATION_PER_BYTE * input.length
+            + EncodedPredicateCodec.ALLOCATION_FIXED;
+    assertTrue(
+        used <= allowed,
+        () -> "decoding " + input.length + " bytes allocated " + used + ", allowed " + allowed);
+  }
+
+  private static void decodeEncodedPredicate(byte[] input) {
+    try {
+      EncodedPredicateCodec.decode(ByteBuffer.wrap(input));
+    } catch (CodecException e) {
+      assertTrue(e.offset() >= 0 && e.offset() <= input.length, e::getMessage);
+    }
+  }
+
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
   @FuzzTest(maxDuration = "")
   void predicateParser(byte[] input) {

@@ -3,14 +3,13 @@ package io.bdrp.routing;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.CoverIndex;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.bloom.Encoder;
-import io.bdrp.encoding.bloom.Filters;
 import io.bdrp.encoding.match.ExactMatcher;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -23,16 +22,47 @@ import java.util.function.IntConsumer;
  *
  * <p>The aggregate is kept incrementally. Every distinct filter of every host's encoding is counted
  * (hosts with equal conjunctions share a filter); the aggregate is the set of minimal distinct
- * filters, those that cover no other. Adding a filter checks it against the minimal set; removing
- * the last copy of a minimal filter re-examines only the filters that cover it. A host change
- * therefore costs about its own filters times the minimal set, not a rebuild over all hosts.
+ * filters, those that cover no other. Filters are held as their set-bit positions, and two {@link
+ * CoverIndex}es (one over the distinct filters, one over the minimal ones) list, for every bit, the
+ * filters that set it. Adding a filter asks the minimal index whether it covers a minimal filter (a
+ * counting pass over the lists of its bits) and, if not, which minimal filters cover it (the list
+ * of its rarest bit); removing the last copy of a minimal filter finds the distinct filters that
+ * cover it the same way and re-examines only those. A host change therefore costs about its own
+ * filters' bits times the lists of those bits, not the size of the set: for 1,024 conjunctions of
+ * three {@code exists} (27,648 filters of 3 bits) a few tens of list steps a filter.
+ *
+ * <p>The worst case of a minimal set is quadratic in general (filters that share many bits make the
+ * lists long), so the router must bound the filters one host may add (its per-host filter cap);
+ * {@link #coverChecks()} counts the work done for a metric.
  *
  * <p>Owned by one thread (the router's control thread), which makes every call, including {@link
  * #match}.
  */
 public final class LocalPredicates {
-  /** A filter as a map key, ordered as encoded predicates order their filters. */
-  private record Key(long[] bits) implements Comparable<Key> {
+  /** A distinct filter, as its set-bit positions, and what is known of it. */
+  private static final class Filter implements Comparable<Filter> {
+    final char[] bits;
+    int copies;
+    int distinctId = -1;
+    int minimalId = -1; // its id in the minimal index, -1 when it is not minimal
+
+    Filter(char[] bits) {
+      this.bits = bits;
+    }
+
+    @Override
+    public int compareTo(Filter o) {
+      return EncodedPredicate.compare(bits, 0, bits.length, o.bits, 0, o.bits.length);
+    }
+
+    @Override
+    public String toString() {
+      return Arrays.toString(bits);
+    }
+  }
+
+  /** A filter's positions as a map key. */
+  private record Key(char[] bits) {
     @Override
     public boolean equals(Object o) {
       return o instanceof Key k && Arrays.equals(bits, k.bits);
@@ -44,13 +74,8 @@ public final class LocalPredicates {
     }
 
     @Override
-    public int compareTo(Key o) {
-      return Filters.compare(bits, o.bits);
-    }
-
-    @Override
     public String toString() {
-      return Filters.toHex(bits);
+      return Arrays.toString(bits);
     }
   }
 
@@ -58,14 +83,19 @@ public final class LocalPredicates {
   private final Encoder encoder;
   private final ExactMatcher matcher = new ExactMatcher();
   private final Map<Integer, EncodedPredicate> encoded = new HashMap<>();
-  private final Map<Key, Integer> counts = new HashMap<>();
-  private final TreeSet<Key> minimal = new TreeSet<>();
+  private final Map<Key, Filter> filters = new HashMap<>();
+  private final CoverIndex<Filter> distinct;
+  private final CoverIndex<Filter> minimalIndex;
+  private final TreeSet<Filter> minimal = new TreeSet<>(); // canonical order, for the aggregate
+  private int minimalPositions; // set bits over the minimal filters
   private EncodedPredicate aggregate;
 
   public LocalPredicates(BloomParameters params) {
     this.params = params;
     this.encoder = new Encoder(params);
     this.aggregate = EncodedPredicate.empty(params);
+    this.distinct = new CoverIndex<>(params.bits());
+    this.minimalIndex = new CoverIndex<>(params.bits());
   }
 
   /** The Bloom parameters of the aggregate. */
@@ -88,12 +118,12 @@ public final class LocalPredicates {
       return false;
     }
     boolean changed = false;
-    for (long[] f : next.filters()) {
-      changed |= add(new Key(f));
+    for (int i = 0; i < next.size(); i++) {
+      changed |= add(next.positions(i));
     }
     if (prev != null) {
-      for (long[] f : prev.filters()) {
-        changed |= drop(new Key(f));
+      for (int i = 0; i < prev.size(); i++) {
+        changed |= drop(prev.positions(i));
       }
     }
     return refresh(changed);
@@ -107,8 +137,8 @@ public final class LocalPredicates {
       return false;
     }
     boolean changed = false;
-    for (long[] f : prev.filters()) {
-      changed |= drop(new Key(f));
+    for (int i = 0; i < prev.size(); i++) {
+      changed |= drop(prev.positions(i));
     }
     return refresh(changed);
   }
@@ -133,64 +163,90 @@ public final class LocalPredicates {
     matcher.match(m, sink);
   }
 
+  /**
+   * Steps taken so far to keep the minimal set (list entries visited and candidates checked by the
+   * two indexes): the work host changes have cost, for tests and a metric.
+   */
+  public long coverChecks() {
+    return distinct.checks() + minimalIndex.checks();
+  }
+
+  /** Number of distinct filters over all hosts. */
+  public int distinctFilterCount() {
+    return filters.size();
+  }
+
   private boolean refresh(boolean changed) {
     if (changed) {
-      long[] flat = new long[minimal.size() * params.words()];
-      int i = 0;
-      for (Key k : minimal) {
-        System.arraycopy(k.bits, 0, flat, i, k.bits.length);
-        i += k.bits.length;
+      EncodedPredicate.Builder b =
+          new EncodedPredicate.Builder(params, minimal.size(), minimalPositions);
+      for (Filter f : minimal) {
+        if (!b.append(f.bits, 0, f.bits.length)) {
+          throw new IllegalStateException("minimal filters out of order at " + f);
+        }
       }
-      aggregate = EncodedPredicate.ofSortedFilters(params, flat);
+      aggregate = b.build();
     }
     return changed;
   }
 
-  /** Counts one more copy of {@code k}; returns true when the minimal set changed. */
-  private boolean add(Key k) {
-    if (counts.merge(k, 1, Integer::sum) > 1) {
+  private void makeMinimal(Filter f) {
+    f.minimalId = minimalIndex.add(f.bits, f);
+    minimal.add(f);
+    minimalPositions += f.bits.length;
+  }
+
+  private void unmakeMinimal(Filter f) {
+    minimalIndex.remove(f.minimalId);
+    f.minimalId = -1;
+    minimal.remove(f);
+    minimalPositions -= f.bits.length;
+  }
+
+  /** Counts one more copy of {@code bits}; returns true when the minimal set changed. */
+  private boolean add(char[] bits) {
+    Filter k = filters.computeIfAbsent(new Key(bits), x -> new Filter(x.bits()));
+    if (++k.copies > 1) {
       return false;
     }
-    for (Key m : minimal) {
-      if (Filters.covers(k.bits, m.bits)) {
-        return false; // k covers a minimal filter: redundant
-      }
+    k.distinctId = distinct.add(k.bits, k);
+    if (minimalIndex.coversAny(k.bits, 0, k.bits.length)) {
+      return false; // k covers a minimal filter: redundant
     }
-    minimal.removeIf(m -> Filters.covers(m.bits, k.bits));
-    minimal.add(k);
+    List<Filter> covering = new ArrayList<>();
+    minimalIndex.supersetsOf(k.bits, 0, k.bits.length, covering);
+    for (Filter m : covering) {
+      unmakeMinimal(m);
+    }
+    makeMinimal(k);
     return true;
   }
 
-  /** Counts one copy of {@code k} fewer; returns true when the minimal set changed. */
-  private boolean drop(Key k) {
-    int n = counts.merge(k, -1, Integer::sum);
-    if (n > 0) {
+  /** Counts one copy of {@code bits} fewer; returns true when the minimal set changed. */
+  private boolean drop(char[] bits) {
+    Key key = new Key(bits);
+    Filter k = filters.get(key);
+    if (--k.copies > 0) {
       return false;
     }
-    counts.remove(k);
-    if (!minimal.remove(k)) {
+    filters.remove(key);
+    distinct.remove(k.distinctId);
+    if (k.minimalId < 0) {
       return false;
     }
+    unmakeMinimal(k);
     // Filters that covered k may now be minimal; look at them fewest bits first, so that one
     // of them covering another is decided by the smaller one, already placed.
-    List<Key> freed = new ArrayList<>();
-    for (Key c : counts.keySet()) {
-      if (Filters.covers(c.bits, k.bits)) {
-        freed.add(c);
-      }
-    }
+    List<Filter> freed = new ArrayList<>();
+    distinct.supersetsOf(k.bits, 0, k.bits.length, freed);
     freed.sort(
         (a, b) -> {
-          int c = Integer.compare(Filters.bitCount(a.bits), Filters.bitCount(b.bits));
+          int c = Integer.compare(a.bits.length, b.bits.length);
           return c != 0 ? c : a.compareTo(b);
         });
-    for (Key c : freed) {
-      boolean covered = false;
-      for (Iterator<Key> it = minimal.iterator(); it.hasNext() && !covered; ) {
-        covered = Filters.covers(c.bits, it.next().bits);
-      }
-      if (!covered) {
-        minimal.add(c);
+    for (Filter c : freed) {
+      if (!minimalIndex.coversAny(c.bits, 0, c.bits.length)) {
+        makeMinimal(c);
       }
     }
     return true;

@@ -598,7 +598,7 @@ public final class Simulator {
                   : nodes[self].predicates().get(a.origin());
           adWholeBytes[self] +=
               (whole == null ? 0 : EncodedPredicateCodec.encodedLength(whole)) - sent;
-          adBitmapBytes[self] += 5 + (whole == null ? 0 : whole.byteSize()) - sent;
+          adBitmapBytes[self] += 5 + (whole == null ? 0 : whole.bitmapByteSize()) - sent;
         }
       }
       for (ControlObserver o : controlObservers) {

@@ -183,12 +183,28 @@ public final class Categories {
    * category hash (h1 + i·h2, i = 0..k-1), each mapped into [0, M) by a multiply-high.
    */
   public static void add(long[] filter, long category, BloomParameters p) {
-    long h1 = category;
     long h2 = fmix(category ^ C1) | 1;
     int m = p.bits();
     for (int i = 0; i < p.hashes(); i++) {
-      int bit = (int) Math.unsignedMultiplyHigh(h1 + i * h2, m);
+      int bit = position(category, h2, i, m);
       filter[bit >>> 6] |= 1L << bit;
     }
+  }
+
+  /**
+   * Writes the k positions of a category (as {@link #add} sets them, repeats possible) to {@code
+   * dst} from {@code at}; returns the index after them.
+   */
+  static int positions(long category, BloomParameters p, int[] dst, int at) {
+    long h2 = fmix(category ^ C1) | 1;
+    int m = p.bits();
+    for (int i = 0; i < p.hashes(); i++) {
+      dst[at++] = position(category, h2, i, m);
+    }
+    return at;
+  }
+
+  private static int position(long h1, long h2, int i, int m) {
+    return (int) Math.unsignedMultiplyHigh(h1 + i * h2, m);
   }
 }

@@ -129,7 +129,7 @@ public final class EncodedIndex {
       }
       maxRouter = Math.max(maxRouter, router);
       for (int i = 0; i < p.size(); i++) {
-        Key k = new Key(p.filter(i));
+        Key k = new Key(p.positions(i)); // as positions: no filter is made dense here
         List<Integer> holders = distinct.get(k);
         if (holders == null) {
           holders = new ArrayList<>(1);
@@ -146,10 +146,8 @@ public final class EncodedIndex {
     // Bit ranks: least shared bits first (see the class comment).
     int[] shared = new int[bits];
     for (Key k : order) {
-      for (int w = 0; w < k.bits.length; w++) {
-        for (long word = k.bits[w]; word != 0; word &= word - 1) {
-          shared[w * 64 + Long.numberOfTrailingZeros(word)]++;
-        }
+      for (char b : k.bits) {
+        shared[b]++;
       }
     }
     Integer[] byShare = new Integer[bits];
@@ -167,13 +165,10 @@ public final class EncodedIndex {
     // Each filter as its ascending rank sequence; filters sorted by sequence.
     int[][] seq = new int[n][];
     for (int f = 0; f < n; f++) {
-      long[] fb = order.get(f).bits;
-      int[] s = new int[Filters.bitCount(fb)];
-      int j = 0;
-      for (int w = 0; w < fb.length; w++) {
-        for (long word = fb[w]; word != 0; word &= word - 1) {
-          s[j++] = rank[w * 64 + Long.numberOfTrailingZeros(word)];
-        }
+      char[] fb = order.get(f).bits;
+      int[] s = new int[fb.length];
+      for (int j = 0; j < fb.length; j++) {
+        s[j] = rank[fb[j]];
       }
       Arrays.sort(s);
       seq[f] = s;
@@ -340,8 +335,8 @@ public final class EncodedIndex {
     }
   }
 
-  /** A filter as a hash key. */
-  private record Key(long[] bits) {
+  /** A filter, as its set-bit positions, as a hash key. */
+  private record Key(char[] bits) {
     @Override
     public boolean equals(Object o) {
       return o instanceof Key k && Arrays.equals(bits, k.bits);

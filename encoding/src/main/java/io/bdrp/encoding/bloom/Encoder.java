@@ -133,13 +133,34 @@ public final class Encoder {
 
   /** The minimal filter set of a predicate. */
   public EncodedPredicate encode(Predicate p) {
-    List<long[]> filters = new ArrayList<>(p.size());
+    List<char[]> filters = new ArrayList<>(p.size());
     for (Conjunction c : p.conjunctions()) {
       for (long[] alternative : categories(c)) {
-        filters.add(filter(alternative));
+        filters.add(positions(alternative));
       }
     }
-    return EncodedPredicate.ofFilters(params, filters);
+    return EncodedPredicate.minimalSet(params, filters, null);
+  }
+
+  /** The filter of a set of categories as its set-bit positions, ascending (never made dense). */
+  private char[] positions(long[] categories) {
+    int[] bits = new int[categories.length * params.hashes()];
+    int n = 0;
+    for (long category : categories) {
+      n = Categories.positions(category, params, bits, n);
+    }
+    Arrays.sort(bits, 0, n);
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+      if (i == 0 || bits[i] != bits[i - 1]) {
+        bits[distinct++] = bits[i];
+      }
+    }
+    char[] out = new char[distinct];
+    for (int i = 0; i < distinct; i++) {
+      out[i] = (char) bits[i];
+    }
+    return out;
   }
 
   /** The filters of one conjunction, one per alternative. */

@@ -2,7 +2,10 @@ package io.bdrp.encoding.bloom;
 
 import java.util.Arrays;
 
-/** Operations on Bloom filters held as {@code long[]}. Stateless and thread-safe. */
+/**
+ * Operations on Bloom filters held as dense {@code long[]} bitmaps (message filters; predicate
+ * filters are held as positions, {@link EncodedPredicate}). Stateless and thread-safe.
+ */
 public final class Filters {
   private Filters() {}
 
@@ -13,17 +16,6 @@ public final class Filters {
   public static boolean covers(long[] large, long[] small) {
     for (int i = 0; i < small.length; i++) {
       if ((large[i] & small[i]) != small[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** As {@link #covers(long[], long[])} for a filter stored at {@code offset} of a flat array. */
-  static boolean covers(long[] large, long[] flat, int offset, int words) {
-    for (int i = 0; i < words; i++) {
-      long s = flat[offset + i];
-      if ((large[i] & s) != s) {
         return false;
       }
     }

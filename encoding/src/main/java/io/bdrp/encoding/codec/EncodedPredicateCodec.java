@@ -3,7 +3,6 @@ package io.bdrp.encoding.codec;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.encoding.bloom.EncodedPredicate;
-import io.bdrp.encoding.bloom.Filters;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -43,8 +42,9 @@ import java.nio.ByteOrder;
  * <p>The encoding is canonical, so equal sets have equal bytes and a decoded set re-encodes to the
  * input: filters in the set's canonical order (ascending, words compared unsigned from word 0), no
  * repeats, no bits at or beyond M, each filter in its shorter form, varints without redundant
- * bytes. The decoder requires all of that, and decoding is linear in the input. M and k travel with
- * the filters so that a router can reject filters made with other parameters than its own ({@link
+ * bytes. The decoder requires all of that, decoding is linear in the input, and what it allocates
+ * is bounded by the input's length ({@link #decode(ByteBuffer)}). M and k travel with the filters
+ * so that a router can reject filters made with other parameters than its own ({@link
  * #decode(ByteBuffer, BloomParameters)}).
  *
  * <p>Stateless and thread-safe.
@@ -68,11 +68,10 @@ public final class EncodedPredicateCodec {
 
   private static int measure(EncodedPredicate p) {
     int bits = p.parameters().bits();
-    long[] f = p.parameters().newFilter();
+    int bitmap = bitmapLength(p.parameters().words());
     int n = HEADER_BYTES;
     for (int i = 0; i < p.size(); i++) {
-      p.filterInto(i, f);
-      n += Math.min(list(f, bits, null), bitmapLength(f.length));
+      n += Math.min(listLength(p, i, bits), bitmap);
     }
     return n;
   }
@@ -86,39 +85,66 @@ public final class EncodedPredicateCodec {
     return 31 - Integer.numberOfLeadingZeros(Math.max(1, bits / Math.max(1, n)));
   }
 
-  /**
-   * A filter as the list of its positions: the head (2 x n) and the Rice-coded gaps, written to
-   * {@code out} unless it is null; returns the bytes they take.
-   */
-  private static int list(long[] f, int bits, ByteBuffer out) {
-    int n = Filters.bitCount(f);
-    int bytes = varint(out, 2 * n);
+  /** Bytes filter i of {@code p} takes as a list of positions: its head and its Rice code. */
+  private static int listLength(EncodedPredicate p, int i, int bits) {
+    int n = p.bitCount(i);
     int r = riceParameter(bits, n);
-    BitWriter w = out == null ? null : new BitWriter(out);
-    long total = 0;
+    long total = (long) n * (1 + r);
     int prev = -1;
-    for (int i = 0; i < f.length; i++) {
-      for (long word = f[i]; word != 0; word &= word - 1) {
-        int pos = i * 64 + Long.numberOfTrailingZeros(word);
-        int gap = pos - prev - 1;
-        prev = pos;
-        int q = gap >>> r;
-        total += q + 1 + r;
-        if (w != null) {
-          for (int j = 0; j < q; j++) {
-            w.put(1);
-          }
-          w.put(0);
-          for (int b = r - 1; b >= 0; b--) {
-            w.put((gap >>> b) & 1);
-          }
-        }
+    for (int j = 0; j < n; j++) {
+      int pos = p.position(i, j);
+      total += (pos - prev - 1) >>> r;
+      prev = pos;
+    }
+    return varint(null, 2 * n) + (int) ((total + 7) >>> 3);
+  }
+
+  /** As {@link #listLength(EncodedPredicate, int, int)} for positions {@code f[0 .. n)}. */
+  private static int listLength(char[] f, int n, int bits) {
+    int r = riceParameter(bits, n);
+    long total = (long) n * (1 + r);
+    int prev = -1;
+    for (int j = 0; j < n; j++) {
+      total += (f[j] - prev - 1) >>> r;
+      prev = f[j];
+    }
+    return varint(null, 2 * n) + (int) ((total + 7) >>> 3);
+  }
+
+  /** Writes filter i of {@code p} as the list of its positions: the head (2 x n), the gaps. */
+  private static void writeList(EncodedPredicate p, int i, int bits, ByteBuffer out) {
+    int n = p.bitCount(i);
+    varint(out, 2 * n);
+    int r = riceParameter(bits, n);
+    BitWriter w = new BitWriter(out);
+    int prev = -1;
+    for (int j = 0; j < n; j++) {
+      int pos = p.position(i, j);
+      int gap = pos - prev - 1;
+      prev = pos;
+      for (int q = gap >>> r; q > 0; q--) {
+        w.put(1);
+      }
+      w.put(0);
+      for (int b = r - 1; b >= 0; b--) {
+        w.put((gap >>> b) & 1);
       }
     }
-    if (w != null) {
-      w.pad();
+    w.pad();
+  }
+
+  /** Writes filter i of {@code p} as a bitmap, word by word from its positions. */
+  private static void writeBitmap(EncodedPredicate p, int i, int words, ByteBuffer out) {
+    varint(out, BITMAP);
+    int j = 0;
+    int n = p.bitCount(i);
+    for (int w = 0; w < words; w++) {
+      long word = 0;
+      for (int pos; j < n && (pos = p.position(i, j)) >>> 6 == w; j++) {
+        word |= 1L << pos;
+      }
+      out.putLong(word);
     }
-    return bytes + (int) ((total + 7) >>> 3);
   }
 
   /** Bits into bytes, most significant bit first. */
@@ -163,7 +189,8 @@ public final class EncodedPredicateCodec {
   }
 
   /**
-   * Writes the encoding at the buffer's position and advances it.
+   * Writes the encoding at the buffer's position and advances it. Works on the filters' positions;
+   * no filter is made dense.
    *
    * @throws java.nio.BufferOverflowException if it does not fit; nothing is written then
    * @throws IllegalArgumentException if the set has more than {@link #MAX_FILTERS} filters
@@ -183,16 +210,11 @@ public final class EncodedPredicateCodec {
     b.put((byte) p.parameters().categories().wireId());
     b.putShort((short) p.size());
     int bits = p.parameters().bits();
-    long[] f = p.parameters().newFilter();
     for (int i = 0; i < p.size(); i++) {
-      p.filterInto(i, f);
-      if (list(f, bits, null) <= bitmapLength(words)) {
-        list(f, bits, b);
+      if (listLength(p, i, bits) <= bitmapLength(words)) {
+        writeList(p, i, bits, b);
       } else {
-        varint(b, BITMAP);
-        for (long w : f) {
-          b.putLong(w);
-        }
+        writeBitmap(p, i, words, b);
       }
     }
     out.position(b.position());
@@ -205,7 +227,22 @@ public final class EncodedPredicateCodec {
     return b.array();
   }
 
-  /** Reads one encoded predicate at the buffer's position; advances it only on success. */
+  /**
+   * Reads one encoded predicate at the buffer's position; advances it only on success.
+   *
+   * <p><b>Allocation is bounded by the input.</b> Decoding L bytes allocates at most {@value
+   * #ALLOCATION_PER_BYTE} x L + {@value #ALLOCATION_FIXED} bytes, whatever the fields claim and
+   * whether the decode succeeds or fails: nothing is allocated for a count or a length before the
+   * bytes it needs are known to be there, and no filter is made dense. The filters are read twice:
+   * once to check everything and count their positions, then into arrays of exactly that size. What
+   * is kept is 2 bytes a set bit and 4 a filter ({@link EncodedPredicate#byteSize}); a set bit
+   * takes at least one bit of input (a Rice-coded gap or a bitmap bit) and a filter at least one
+   * byte, so that is at most 20 x L (16 x L for filters in bitmap form, about 2 x L for the usual
+   * filters of a few bits). The rest is two scratch lists of positions, each grown only when a
+   * filter needs more room than it has, to what that filter needs (at most 16 x L over a decode),
+   * and the reader and an exception: under 3 KiB. {@code EncodedPredicateAllocationTest} and the
+   * {@code encodedPredicateAllocation} fuzz target check the bound.
+   */
   public static EncodedPredicate decode(ByteBuffer in) {
     WireReader r = new WireReader(in);
     int bitsAt = r.offset();
@@ -227,67 +264,129 @@ public final class EncodedPredicateCodec {
       throw WireReader.error(schemeAt, "unknown category scheme " + schemeId);
     }
     BloomParameters params = new BloomParameters(bits, k, scheme);
-    int words = params.words();
     int countAt = r.offset();
     int count = r.u16();
     r.requireItems(countAt, count, "filters", 1, 0);
-    long[] flat = new long[count * words];
-    long[] f = new long[words];
-    int tail = bits & 63;
+    int filtersAt = r.position();
+    // First pass: every check, and the number of positions.
+    Scratch s = new Scratch();
+    BitReader br = new BitReader(r);
+    long total = 0;
     for (int i = 0; i < count; i++) {
       int filterAt = r.offset();
-      java.util.Arrays.fill(f, 0L);
-      int head = r.varint(2 * bits, "filter " + i + " head");
-      if (head == BITMAP) {
-        r.requireItems(filterAt, words, "bitmap words", Long.BYTES, 0);
-        for (int w = 0; w < words; w++) {
-          f[w] = r.i64();
-        }
-        if (tail != 0 && (f[words - 1] >>> tail) != 0) {
-          throw WireReader.error(
-              filterAt, "filter " + i + " has bits set at or beyond M = " + bits);
-        }
-        if (list(f, bits, null) <= bitmapLength(words)) {
-          throw WireReader.error(
-              filterAt,
-              "filter "
-                  + i
-                  + " is a bitmap, but its list of positions is no longer (not canonical)");
-        }
-      } else if ((head & 1) != 0) {
-        throw WireReader.error(
-            filterAt, "filter " + i + " has an unknown form (head " + head + ")");
-      } else {
-        int n = head >>> 1;
-        r.requireItems(filterAt, (n + 7) / 8, "bytes of positions", 1, 0);
-        readPositions(r, i, n, bits, f);
-        if (r.offset() - filterAt > bitmapLength(words)) {
-          throw WireReader.error(
-              filterAt,
-              "filter " + i + " is a list of positions longer than its bitmap (not canonical)");
-        }
-      }
-      System.arraycopy(f, 0, flat, i * words, words);
-      if (i > 0
-          && java.util.Arrays.compareUnsigned(
-                  flat, (i - 1) * words, i * words, flat, i * words, (i + 1) * words)
-              >= 0) {
+      int n = readFilter(r, br, i, params, s);
+      if (i > 0 && EncodedPredicate.compare(s.prev, 0, s.prevCount, s.cur, 0, n) >= 0) {
         throw WireReader.error(
             filterAt, "filter " + i + " is not greater than the one before it (order or repeat)");
       }
+      total += n;
+      s.swap(n);
     }
-    EncodedPredicate p = EncodedPredicate.ofSortedFilters(params, flat);
-    in.position(r.position());
+    int end = r.position();
+    // Second pass: the same bytes, known good, into arrays of the exact size.
+    ByteBuffer again = in.duplicate();
+    again.position(filtersAt);
+    WireReader r2 = new WireReader(again);
+    BitReader br2 = new BitReader(r2);
+    EncodedPredicate.Builder b = new EncodedPredicate.Builder(params, count, (int) total);
+    for (int i = 0; i < count; i++) {
+      int n = readFilter(r2, br2, i, params, s);
+      if (!b.append(s.cur, 0, n)) {
+        throw new IllegalStateException("filter " + i + " out of order on the second pass");
+      }
+    }
+    EncodedPredicate p = b.build();
+    in.position(end);
     return p;
   }
 
+  /** Most bytes a decode allocates per input byte (see {@link #decode(ByteBuffer)}). */
+  public static final int ALLOCATION_PER_BYTE = 36;
+
+  /** Bytes a decode may allocate whatever the input's length (see {@link #decode(ByteBuffer)}). */
+  public static final int ALLOCATION_FIXED = 16 * 1024;
+
   /**
-   * Reads n Rice-coded gaps into {@code f} (cleared), checking that every position is below M and
-   * that the padding bits are zero.
+   * The positions of the filter being read ({@code cur}) and of the one before it ({@code prev}),
+   * for the order check. Each array grows to exactly what one filter needs, when a filter needs
+   * more than it has: a filter's positions are bounded by its bytes before it is read.
    */
-  private static void readPositions(WireReader r, int i, int n, int bits, long[] f) {
+  private static final class Scratch {
+    char[] cur = new char[16];
+    char[] prev = new char[16];
+    int prevCount;
+
+    /** Makes room for n positions in {@code cur}. */
+    void ensure(int n) {
+      if (cur.length < n) {
+        cur = new char[n];
+      }
+    }
+
+    /** The filter just read, n positions, becomes the one before the next. */
+    void swap(int n) {
+      char[] t = prev;
+      prev = cur;
+      cur = t;
+      prevCount = n;
+    }
+  }
+
+  /**
+   * Reads filter i into {@code s.cur}, checking its form, its bounds and that it is in its shorter
+   * form; returns its number of positions.
+   */
+  private static int readFilter(
+      WireReader r, BitReader br, int i, BloomParameters params, Scratch s) {
+    int bits = params.bits();
+    int words = params.words();
+    int filterAt = r.offset();
+    int head = r.varint(2 * bits, "filter ", i, " head");
+    if (head == BITMAP) {
+      r.requireItems(filterAt, words, "bitmap words", Long.BYTES, 0);
+      s.ensure(bits);
+      char[] f = s.cur;
+      int n = 0;
+      int tail = bits & 63;
+      for (int w = 0; w < words; w++) {
+        long word = r.i64();
+        if (w == words - 1 && tail != 0 && (word >>> tail) != 0) {
+          throw WireReader.error(
+              filterAt, "filter " + i + " has bits set at or beyond M = " + bits);
+        }
+        for (; word != 0; word &= word - 1) {
+          f[n++] = (char) (w * 64 + Long.numberOfTrailingZeros(word));
+        }
+      }
+      if (listLength(f, n, bits) <= bitmapLength(words)) {
+        throw WireReader.error(
+            filterAt,
+            "filter " + i + " is a bitmap, but its list of positions is no longer (not canonical)");
+      }
+      return n;
+    }
+    if ((head & 1) != 0) {
+      throw WireReader.error(filterAt, "filter " + i + " has an unknown form (head " + head + ")");
+    }
+    int n = head >>> 1;
+    r.requireItems(filterAt, (n + 7) / 8, "bytes of positions", 1, 0);
+    s.ensure(n);
+    readPositions(r, br, i, n, bits, s.cur);
+    if (r.offset() - filterAt > bitmapLength(words)) {
+      throw WireReader.error(
+          filterAt,
+          "filter " + i + " is a list of positions longer than its bitmap (not canonical)");
+    }
+    return n;
+  }
+
+  /**
+   * Reads n Rice-coded gaps as positions into {@code f[0 .. n)}, checking that every position is
+   * below M and that the padding bits are zero.
+   */
+  private static void readPositions(WireReader r, BitReader in, int i, int n, int bits, char[] f) {
     int rice = riceParameter(bits, n);
-    BitReader in = new BitReader(r);
+    in.reset();
     int pos = -1;
     for (int j = 0; j < n; j++) {
       int gapAt = r.offset();
@@ -305,7 +404,7 @@ public final class EncodedPredicateCodec {
       if (pos >= bits) {
         throw WireReader.error(gapAt, "filter " + i + " has a position at or beyond M = " + bits);
       }
-      f[pos >>> 6] |= 1L << pos;
+      f[j] = (char) pos;
     }
     if (in.unreadBits() != 0) {
       throw WireReader.error(
@@ -321,6 +420,12 @@ public final class EncodedPredicateCodec {
 
     BitReader(WireReader r) {
       this.r = r;
+    }
+
+    /** Starts on a byte boundary, as every filter's positions do. */
+    void reset() {
+      cur = 0;
+      left = 0;
     }
 
     int bit() {

@@ -103,25 +103,40 @@ final class WireReader {
    * trailing zero group is refused, so every value has one encoding.
    */
   int varint(int max, String what) {
+    return varint(max, what, -1, "");
+  }
+
+  /**
+   * As {@link #varint(int, String)} for a field named {@code prefix + index + suffix} (or {@code
+   * prefix} alone when index is negative); the name is built only for an error, so that reading a
+   * field of every item of a long list allocates nothing.
+   */
+  int varint(int max, String prefix, int index, String suffix) {
     int at = offset();
     int v = 0;
     for (int shift = 0; ; shift += 7) {
       if (shift == 21) {
-        throw error(at, what + ": varint longer than 3 bytes");
+        throw error(at, name(prefix, index, suffix) + ": varint longer than 3 bytes");
       }
       int b = u8();
       v |= (b & 0x7F) << shift;
       if ((b & 0x80) == 0) {
         if (b == 0 && shift > 0) {
-          throw error(at, what + ": varint with a redundant zero byte (not canonical)");
+          throw error(
+              at,
+              name(prefix, index, suffix) + ": varint with a redundant zero byte (not canonical)");
         }
         break;
       }
     }
     if (v > max) {
-      throw error(at, what + " " + v + " exceeds " + max);
+      throw error(at, name(prefix, index, suffix) + " " + v + " exceeds " + max);
     }
     return v;
+  }
+
+  private static String name(String prefix, int index, String suffix) {
+    return index < 0 ? prefix : prefix + index + suffix;
   }
 
   int u8() {

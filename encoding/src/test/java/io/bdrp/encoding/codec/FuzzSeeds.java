@@ -77,6 +77,32 @@ class FuzzSeeds {
     }
   }
 
+  /**
+   * Seeds of the allocation target: the shapes that cost a decoder most per input byte. The first
+   * is the attack on the dense decoder: the largest count, a byte a filter.
+   */
+  @Test
+  void writeAllocationSeeds() throws IOException {
+    String t = "encodedPredicateAllocation";
+    write(t, "many-empty-filters", EncodedPredicateAllocationTest.manyEmptyFilters(8192));
+    write(
+        t,
+        "one-bit-filters",
+        EncodedPredicateAllocationTest.oneBitFilters(BloomParameters.DEFAULT, 1024));
+    write(
+        t,
+        "two-bit-filters-m64",
+        EncodedPredicateAllocationTest.twoBitFilters(new BloomParameters(64, 1), 2016));
+    write(
+        t,
+        "bitmap-filters",
+        EncodedPredicateAllocationTest.bitmapFilters(BloomParameters.DEFAULT, 8));
+    write(
+        t,
+        "bitmap-filters-m130",
+        EncodedPredicateAllocationTest.bitmapFilters(new BloomParameters(130, 1), 20));
+  }
+
   private static void write(String target, String name, byte[] bytes) throws IOException {
     Path dir = INPUTS.resolve(target);
     Files.createDirectories(dir);
