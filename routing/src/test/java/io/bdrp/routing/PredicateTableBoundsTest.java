@@ -104,7 +104,13 @@ class PredicateTableBoundsTest {
     assertTrue(toOne.size() > 1, "more than one frame: " + toOne.size());
     for (ControlMessage m : toOne) {
       long length = AdvertisementFrames.lengthField(m);
-      assertTrue(length <= 1024, m + " needs a frame of " + length + " bytes");
+      assertTrue(
+          length <= 1024,
+          "a frame of "
+              + length
+              + " bytes for "
+              + advertisements(List.of(m)).size()
+              + " advertisements");
     }
     Set<Integer> origins = new HashSet<>();
     for (ControlMessage.Advertisement a : advertisements(toOne)) {
