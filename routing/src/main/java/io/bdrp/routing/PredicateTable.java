@@ -88,15 +88,11 @@ public final class PredicateTable {
     /** Bytes of the filters in memory ({@link EncodedPredicate#byteSize()}); 0 without content. */
     final long bytes;
 
-    /** Whether the filters hold the match-all filter. */
-    final boolean matchAll;
-
     Entry(long epoch, long seq, EncodedPredicate predicate) {
       this.epoch = epoch;
       this.seq = seq;
       this.predicate = predicate;
       this.bytes = predicate == null ? 0 : predicate.byteSize();
-      this.matchAll = predicate != null && matchesAll(predicate);
     }
 
     private int wireLength = -1;
@@ -121,10 +117,14 @@ public final class PredicateTable {
    * message. In a minimal set it is the only filter; in any canonical set the first.
    */
   static boolean matchesAll(EncodedPredicate p) {
+    return matchesAll(p, p.parameters().newFilter());
+  }
+
+  /** As {@link #matchesAll(EncodedPredicate)}, with {@code f} (a filter's words) as scratch. */
+  private static boolean matchesAll(EncodedPredicate p, long[] f) {
     if (p.isEmpty()) {
       return false;
     }
-    long[] f = p.parameters().newFilter();
     p.filterInto(0, f);
     for (long w : f) {
       if (w != 0) {
@@ -204,6 +204,9 @@ public final class PredicateTable {
 
   /** Origins held whose filters hold the match-all filter, this router included. */
   private int matchAllCount;
+
+  /** One filter's words, for looking at a filter without allocating. */
+  private final long[] scratch;
 
   /** A neighbour with an adjacency, and the advertisements queued for it. */
   private static final class Peer {
@@ -351,6 +354,7 @@ public final class PredicateTable {
     this.listener = listener;
     this.matcher = new EncodedMatcher(params, config.maxRouters());
     this.entries = new Entry[config.maxRouters()];
+    this.scratch = params.newFilter();
     this.nextScan = clock.nowMillis() + config.helloIntervalMs();
     hold(self, new Entry(epoch, 0, EncodedPredicate.empty(params)));
   }
@@ -387,7 +391,7 @@ public final class PredicateTable {
     if (origin != self) {
       otherBytes += sign * e.bytes;
     }
-    if (e.matchAll) {
+    if (matchesAll(e.predicate, scratch)) {
       matchAllCount += sign;
     }
   }
@@ -430,7 +434,7 @@ public final class PredicateTable {
     if (origin == self) {
       return null;
     }
-    if (!config.acceptMatchAll() && matchesAll(p)) {
+    if (!config.acceptMatchAll() && matchesAll(p, scratch)) {
       return new Refusal(
           origin,
           Refusal.Reason.MATCH_ALL,
