@@ -32,7 +32,7 @@ package io.bdrp.routing;
  *     (applies where the node is given a wall clock: {@link RoutingNode#useWallClock})
  * @param maxControlFrameBytes the largest advertisement frame sent to a neighbour, as the value of
  *     its length field (the frame's bytes after that 4-byte field): the neighbours' frame limit,
- *     which the router sets to its own {@code limits.maxFrameBytes} (the routers of a federation
+ *     their {@code limits.maxFrameBytes}, which the router passes (the routers of a federation
  *     share it). Advertisement batches are cut to fit it, and an advertisement that cannot fit it
  *     alone is not held (see {@link PredicateTable}). By default 1 MiB, the router's default frame
  *     limit; at least 1024
