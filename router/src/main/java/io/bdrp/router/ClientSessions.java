@@ -2,6 +2,7 @@ package io.bdrp.router;
 
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.Encoder;
+import io.bdrp.routing.PredicateTable;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
@@ -166,19 +167,19 @@ final class ClientSessions {
     return new ProtocolException(code, message, correlationId, 0);
   }
 
-  /** Sets an admitted predicate, unless the router's aggregate would break its limit. */
+  /**
+   * Sets an admitted predicate, unless the router's aggregate would then break a bound of the
+   * routing module (its filters or bytes, or one advertisement frame): then the host keeps the
+   * predicate it had.
+   */
   private void setPredicate(Host host, Predicate p, long filters, long correlationId) {
-    int max = router.config().limits().hosts().maxFiltersPerRouter();
-    int over = router.node().setHostWithin(host.id, p, max);
-    if (over >= 0) {
+    PredicateTable.Refusal r = router.node().setHost(host.id, p);
+    if (r != null) {
       throw refusal(
-          "router_filters",
+          "router_aggregate",
           ErrorCode.BAD_PREDICATE,
-          "this router's aggregate predicate would hold "
-              + over
-              + " Bloom filters, more than limits.maxFiltersPerRouter ("
-              + max
-              + ")",
+          "this router's aggregate predicate, which every router holds, would break a bound: "
+              + r.message(),
           correlationId);
     }
     if (host.user != null) {

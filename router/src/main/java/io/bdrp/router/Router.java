@@ -111,10 +111,17 @@ public final class Router implements AutoCloseable {
         new RoutingNode(
             config.router(),
             config.epoch(),
-            config.routing(),
+            // Advertisement frames are cut to fit the frame limit, the neighbours' as well as this
+            // router's (a federation's routers share limits.maxFrameBytes).
+            config.routing().toBuilder()
+                .maxControlFrameBytes(
+                    Math.min(
+                        config.routing().maxControlFrameBytes(), config.limits().maxFrameBytes()))
+                .build(),
             config.bloom(),
             () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
     node.useWallClock(System::currentTimeMillis);
+    node.predicates().onRefusal(this::refused);
     this.metrics = new RouterMetrics(new Metrics(), node, errors);
     this.tls = new TlsReloader(config, metrics);
     this.clients = new ClientSessions(this, metrics);
@@ -594,6 +601,30 @@ public final class Router implements AutoCloseable {
       metricsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  private long refusalLoggedNanos;
+  private long refusalsUnlogged;
+
+  /**
+   * A version of PREDICATES refused for a bound: a WARN, at most one every 10 s (the rest counted
+   * in the metrics and in the next line).
+   */
+  private void refused(io.bdrp.routing.PredicateTable.Refusal r) {
+    long now = System.nanoTime();
+    if (refusalLoggedNanos != 0 && now - refusalLoggedNanos < TimeUnit.SECONDS.toNanos(10)) {
+      refusalsUnlogged++;
+      return;
+    }
+    refusalLoggedNanos = now;
+    log.warn(
+        "router {}: {}{}",
+        config.router(),
+        r.message(),
+        refusalsUnlogged == 0
+            ? ""
+            : " (and " + refusalsUnlogged + " more refusals since the last such line)");
+    refusalsUnlogged = 0;
   }
 
   /** Client connections in their HELLO now (on the router's loop). */

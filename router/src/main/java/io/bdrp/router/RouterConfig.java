@@ -294,8 +294,6 @@ public record RouterConfig(
    * @param maxFiltersPerUser most filters the predicates of all the sessions of one user may encode
    *     to together (users named in {@code auth.clients}; anonymous clients are bounded per host
    *     and per router)
-   * @param maxFiltersPerRouter most filters in this router's aggregate predicate, the one it
-   *     advertises to every router of the federation (after the minimal set)
    * @param predicateChangesPerSecond SET_PREDICATEs one session may make per second, on average,
    *     with bursts of as many; more are refused ({@code OVERLOADED}), so that no client makes
    *     every router of the federation re-index more often than this
@@ -308,17 +306,15 @@ public record RouterConfig(
   public record HostLimits(
       int maxFiltersPerHost,
       int maxFiltersPerUser,
-      int maxFiltersPerRouter,
       int predicateChangesPerSecond,
       int maxSessionsPerUser,
       int keepAliveMs) {
     /** The defaults. */
-    public static final HostLimits DEFAULT = new HostLimits(4096, 16_384, 32_768, 10, 1000, 60_000);
+    public static final HostLimits DEFAULT = new HostLimits(4096, 16_384, 10, 1000, 60_000);
 
     public HostLimits {
       positive("limits.maxFiltersPerHost", maxFiltersPerHost);
       positive("limits.maxFiltersPerUser", maxFiltersPerUser);
-      positive("limits.maxFiltersPerRouter", maxFiltersPerRouter);
       positive("limits.predicateChangesPerSecond", predicateChangesPerSecond);
       positive("limits.maxSessionsPerUser", maxSessionsPerUser);
       positive("limits.keepAliveMs", keepAliveMs);
@@ -388,6 +384,27 @@ public record RouterConfig(
   /** This configuration with {@code tls} on router links (null: plain TCP). */
   public RouterConfig withRouterTls(RouterTls tls) {
     return withSecurity(clientAuth, clientTls, tls, metricsAccess);
+  }
+
+  /** This configuration with {@code routing} in place of its own. */
+  public RouterConfig withRouting(RoutingConfig routing) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        metricsAccess);
   }
 
   /** This configuration with {@code limits} in place of its own. */
@@ -934,7 +951,11 @@ public record RouterConfig(
           "hopLimit",
           "broadcastFraction",
           "maxRouters",
-          "maxEpochAheadMs");
+          "maxEpochAheadMs",
+          "maxOriginFilters",
+          "maxOriginFilterBytes",
+          "maxPredicateFilterBytes",
+          "acceptMatchAll");
       for (Map.Entry<String, JsonNode> e : r.properties()) {
         String p = "routing." + e.getKey();
         JsonNode v = e.getValue();
@@ -957,6 +978,17 @@ public record RouterConfig(
           }
           case "maxRouters" -> b.maxRouters((int) integer(v, p, 1, RoutingConfig.MAX_ROUTERS));
           case "maxEpochAheadMs" -> b.maxEpochAheadMs(integer(v, p, 1, Long.MAX_VALUE));
+          case "maxOriginFilters" ->
+              b.maxOriginFilters((int) integer(v, p, 1, RoutingConfig.MAX_ORIGIN_FILTERS));
+          case "maxOriginFilterBytes" -> b.maxOriginFilterBytes(integer(v, p, 1, Long.MAX_VALUE));
+          case "maxPredicateFilterBytes" ->
+              b.maxPredicateFilterBytes(integer(v, p, 1, Long.MAX_VALUE));
+          case "acceptMatchAll" -> {
+            if (!v.isBoolean()) {
+              throw error(p, "expected true or false, got " + v);
+            }
+            b.acceptMatchAll(v.asBoolean());
+          }
           default -> throw new AssertionError(e.getKey());
         }
       }
@@ -993,7 +1025,6 @@ public record RouterConfig(
           "ringWatermarkBytes",
           "maxFiltersPerHost",
           "maxFiltersPerUser",
-          "maxFiltersPerRouter",
           "predicateChangesPerSecond",
           "maxSessionsPerUser",
           "keepAliveMs");
@@ -1045,7 +1076,6 @@ public record RouterConfig(
       return new HostLimits(
           field(l, "maxFiltersPerHost", d.maxFiltersPerHost(), 1, 1 << 24),
           field(l, "maxFiltersPerUser", d.maxFiltersPerUser(), 1, 1 << 24),
-          field(l, "maxFiltersPerRouter", d.maxFiltersPerRouter(), 1, 65_535),
           field(l, "predicateChangesPerSecond", d.predicateChangesPerSecond(), 1, 1_000_000),
           field(l, "maxSessionsPerUser", d.maxSessionsPerUser(), 1, 1 << 24),
           field(l, "keepAliveMs", d.keepAliveMs(), 100, Integer.MAX_VALUE));

@@ -74,8 +74,47 @@ final class RouterMetrics {
         () -> node.predicates().size());
     m.gauge(
         "bdrp_predicate_filter_bytes",
-        "Bytes of Bloom filters PREDICATES holds.",
+        "Bytes of Bloom filters PREDICATES holds (as set-bit positions).",
         () -> node.predicates().filterBytes());
+    m.gauge(
+        "bdrp_predicate_other_filter_bytes",
+        "Bytes of the other routers' filters PREDICATES holds (limit:"
+            + " routing.maxPredicateFilterBytes).",
+        () -> node.predicates().otherFilterBytes());
+    m.gauge(
+        "bdrp_predicate_match_all_origins",
+        "Routers whose aggregate holds the filter that matches every message (a subscriber of"
+            + " true), this one included: each receives every message.",
+        () -> node.predicates().matchAllOrigins());
+    String bound =
+        "Advertisements of other routers refused for a bound of PREDICATES, by reason:"
+            + " too_large (routing.maxOriginFilters, maxOriginFilterBytes or one frame),"
+            + " table_full (routing.maxPredicateFilterBytes), match_all (routing.acceptMatchAll"
+            + " off); own: this router's aggregate not taken (its host was refused).";
+    m.counter(
+        "bdrp_predicate_refused_total",
+        bound,
+        () -> node.predicates().refusedTooLarge(),
+        "reason",
+        "too_large");
+    m.counter(
+        "bdrp_predicate_refused_total",
+        bound,
+        () -> node.predicates().refusedTableFull(),
+        "reason",
+        "table_full");
+    m.counter(
+        "bdrp_predicate_refused_total",
+        bound,
+        () -> node.predicates().refusedMatchAll(),
+        "reason",
+        "match_all");
+    m.counter(
+        "bdrp_predicate_refused_total",
+        bound,
+        () -> node.predicates().ownRefused(),
+        "reason",
+        "own");
     m.counter(
         "bdrp_predicate_rejected_total",
         "Advertisements refused (other Bloom parameters, router number out of range).",
@@ -92,7 +131,7 @@ final class RouterMetrics {
     m.gauge(
         "bdrp_local_filters",
         "Filters of this router's aggregate predicate, the one it advertises to every router"
-            + " (limit: limits.maxFiltersPerRouter).",
+            + " (limit: routing.maxOriginFilters).",
         () -> node.local().aggregate().size());
     m.counter(
         "bdrp_connections_lost_total",
@@ -270,8 +309,8 @@ final class RouterMetrics {
   Metrics.Counter requestsRefused(String reason) {
     return byLabel(
         "bdrp_client_requests_refused_total",
-        "Client requests refused for a limit, by reason: host_filters, user_filters,"
-            + " router_filters (limits.maxFiltersPer*), predicate_rate"
+        "Client requests refused for a limit, by reason: host_filters, user_filters"
+            + " (limits.maxFiltersPer*), router_aggregate (routing.maxOrigin*), predicate_rate"
             + " (limits.predicateChangesPerSecond), user_sessions (limits.maxSessionsPerUser).",
         "reason",
         reason);

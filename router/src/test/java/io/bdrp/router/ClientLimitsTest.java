@@ -67,9 +67,8 @@ class ClientLimitsTest {
   }
 
   private static RouterConfig.HostLimits hosts(
-      int perHost, int perUser, int perRouter, int changesPerSecond, int sessions, int keepAlive) {
-    return new RouterConfig.HostLimits(
-        perHost, perUser, perRouter, changesPerSecond, sessions, keepAlive);
+      int perHost, int perUser, int changesPerSecond, int sessions, int keepAlive) {
+    return new RouterConfig.HostLimits(perHost, perUser, changesPerSecond, sessions, keepAlive);
   }
 
   private BdrpClient client(String token) throws Exception {
@@ -151,7 +150,7 @@ class ClientLimitsTest {
   /** Filters are counted over every session of a user, and freed when a session ends. */
   @Test
   void theSessionsOfOneUserShareTheirFilterLimit() throws Exception {
-    start(hosts(100, 10, 1000, 100, 100, 60_000), true);
+    start(hosts(100, 10, 100, 100, 60_000), true);
     BdrpClient a = client(ALICE);
     BdrpClient b = client(ALICE);
     a.setPredicate(distinct("a", 6, 1)).get(20, TimeUnit.SECONDS);
@@ -176,29 +175,34 @@ class ClientLimitsTest {
   }
 
   /**
-   * The router's aggregate is bounded after the minimal set: a second host with the same filters
-   * costs nothing more, one with new filters beyond the bound is refused and the first keeps its
-   * own.
+   * The router's aggregate, which every router of the federation holds, is bounded after the
+   * minimal set ({@code routing.maxOriginFilters}): a second host with the same filters costs
+   * nothing more, one with new filters beyond the bound is refused and the others keep theirs.
    */
   @Test
   void theAggregateIsBoundedAfterSharedFiltersAreCountedOnce() throws Exception {
-    start(hosts(100, 1000, 4, 100, 100, 60_000), false);
+    router =
+        Router.start(
+            Federation.loneRouter()
+                .withRouting(Federation.FAST.toBuilder().maxOriginFilters(4).build()));
     BdrpClient a = client(null);
     BdrpClient b = client(null);
     BdrpClient c = client(null);
     a.setPredicate(distinct("x", 3, 2)).get(20, TimeUnit.SECONDS);
     b.setPredicate(distinct("x", 3, 2)).get(20, TimeUnit.SECONDS); // the same three filters
     BdrpClient.RouterException e = refusal(c.setPredicate(distinct("y", 2, 2)));
-    assertTrue(e.getMessage().contains("limits.maxFiltersPerRouter"), e.getMessage());
-    assertEquals(1, metric("bdrp_client_requests_refused_total{reason=\"router_filters\"}"));
+    assertEquals(ErrorCode.BAD_PREDICATE.number(), e.code());
+    assertTrue(e.getMessage().contains("routing.maxOriginFilters"), e.getMessage());
+    assertEquals(1, metric("bdrp_client_requests_refused_total{reason=\"router_aggregate\"}"));
     assertEquals(3, metric("bdrp_local_filters"));
-    stillServed(c);
+    c.setPredicate(distinct("y", 1, 2)).get(20, TimeUnit.SECONDS); // 3 + 1: within
+    assertEquals(4, metric("bdrp_local_filters"));
   }
 
   /** A session that changes its predicate faster than the rate is refused, not obeyed. */
   @Test
   void predicateChangesBeyondTheRateAreRefused() throws Exception {
-    start(hosts(100, 1000, 1000, 1, 100, 60_000), false);
+    start(hosts(100, 1000, 1, 100, 60_000), false);
     BdrpClient c = client(null);
     List<CompletableFuture<Void>> asks = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
@@ -225,7 +229,7 @@ class ClientLimitsTest {
   /** One user cannot hold every client slot of the router. */
   @Test
   void sessionsPerUserAreCapped() throws Exception {
-    start(hosts(100, 1000, 1000, 100, 2, 60_000), true);
+    start(hosts(100, 1000, 100, 2, 60_000), true);
     BdrpClient a = client(ALICE);
     client(ALICE);
     BdrpClient.RouterException e =
@@ -254,7 +258,7 @@ class ClientLimitsTest {
    */
   @Test
   void silentSessionsAreProbedThenClosedWhileAnsweringOnesStay() throws Exception {
-    start(hosts(100, 1000, 1000, 100, 100, 300), false);
+    start(hosts(100, 1000, 100, 100, 300), false);
     BdrpClient answering = client(null);
     Socket s = new Socket();
     sockets.add(s);

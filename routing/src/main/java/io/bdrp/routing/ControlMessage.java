@@ -1,6 +1,7 @@
 package io.bdrp.routing;
 
 import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import java.util.List;
 import java.util.Objects;
 
@@ -126,4 +127,84 @@ public sealed interface ControlMessage {
 
   /** Asks a neighbour for the advertisement it holds for {@code origin}, if any. */
   record PredicateRequest(int sender, int origin) implements ControlMessage {}
+
+  /**
+   * The sizes of the router-link frames that carry advertisements (PREDICATE_AD, PREDICATE_DELTA
+   * and PREDICATE_BATCH, laid out by the transport's {@code RouterFrameCodec};
+   * docs/wire-protocol.md), as the value of their length field: a frame's bytes after that 4-byte
+   * field, which is what a receiver compares with its frame limit ({@link
+   * RoutingConfig#maxControlFrameBytes()}). They let {@link PredicateTable} cut batches to the
+   * neighbours' frame limit without depending on the transport; the transport's tests check that
+   * they agree with the codec.
+   *
+   * <pre>
+   *  every frame     | version u8 | type u8 | sender u16 | ...
+   *  PREDICATE_AD    | ... | origin u16 | epoch i64 | seq i64 | filters |
+   *  PREDICATE_DELTA | ... | origin u16 | epoch i64 | seq i64 | baseSeq i64 | removed | added |
+   *  PREDICATE_BATCH | ... | count u16 | count x (kind u8 | an AD's or a DELTA's fields) |
+   * </pre>
+   *
+   * Stateless.
+   */
+  final class AdvertisementFrames {
+    /** Version, type and sender: the start of every advertisement frame. */
+    static final int FRAME_HEAD = 1 + 1 + 2;
+
+    /** Origin, epoch and seq. */
+    static final int AD_HEAD = 2 + 8 + 8;
+
+    /** Origin, epoch, seq and baseSeq. */
+    static final int DELTA_HEAD = 2 + 8 + 8 + 8;
+
+    /** A PREDICATE_BATCH without advertisements: the frame's head and the count. */
+    public static final int EMPTY_BATCH = FRAME_HEAD + 2;
+
+    private AdvertisementFrames() {}
+
+    /** The length field of a PREDICATE_AD carrying {@code p}. */
+    public static long whole(EncodedPredicate p) {
+      return FRAME_HEAD + AD_HEAD + (long) EncodedPredicateCodec.encodedLength(p);
+    }
+
+    /** The length field of the frame that carries {@code a} alone. */
+    public static long alone(Advertisement a) {
+      return FRAME_HEAD + body(a);
+    }
+
+    /** The bytes {@code a} adds to a PREDICATE_BATCH (its kind byte included). */
+    public static long inBatch(Advertisement a) {
+      return 1 + body(a);
+    }
+
+    /**
+     * The length field of the frame that carries {@code m}: a PREDICATE_AD, PREDICATE_DELTA or
+     * PREDICATE_BATCH.
+     *
+     * @throws IllegalArgumentException for another message
+     */
+    public static long lengthField(ControlMessage m) {
+      return switch (m) {
+        case Advertisement a -> alone(a);
+        case PredicateBatch b -> {
+          long n = EMPTY_BATCH;
+          for (Advertisement a : b.ads()) {
+            n += inBatch(a);
+          }
+          yield n;
+        }
+        default -> throw new IllegalArgumentException("not an advertisement frame: " + m);
+      };
+    }
+
+    /** An advertisement's fields after the sender. */
+    private static long body(Advertisement a) {
+      return switch (a) {
+        case PredicateAd ad -> AD_HEAD + (long) EncodedPredicateCodec.encodedLength(ad.predicate());
+        case PredicateDelta d ->
+            DELTA_HEAD
+                + (long) EncodedPredicateCodec.encodedLength(d.removed())
+                + EncodedPredicateCodec.encodedLength(d.added());
+      };
+    }
+  }
 }

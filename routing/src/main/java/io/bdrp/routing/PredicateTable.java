@@ -6,6 +6,7 @@ import io.bdrp.encoding.bloom.EncodedMatcher;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import io.bdrp.routing.ControlMessage.Advertisement;
+import io.bdrp.routing.ControlMessage.AdvertisementFrames;
 import io.bdrp.routing.ControlMessage.PredicateAd;
 import io.bdrp.routing.ControlMessage.PredicateBatch;
 import io.bdrp.routing.ControlMessage.PredicateDelta;
@@ -15,6 +16,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
 
@@ -51,6 +53,20 @@ import java.util.function.Supplier;
  *       copy held elsewhere is replaced rather than answered back and forth, and no number of such
  *       advertisements makes it flood more than once per hello interval. (How far ahead of the
  *       clock an epoch may be is bounded by the {@link RoutingNode}.)
+ *   <li>Every frame sent fits the neighbours' frame limit ({@link
+ *       RoutingConfig#maxControlFrameBytes()}): a batch is cut where the next advertisement would
+ *       not fit, and no version is held that could not go alone in one frame, so none is ever sent
+ *       half or not at all.
+ *   <li>What is held is bounded ({@link Refusal}): an origin's version of more filters than {@link
+ *       RoutingConfig#maxOriginFilters()}, more bytes of filters than {@link
+ *       RoutingConfig#maxOriginFilterBytes()} or a frame beyond the limit is not held, nor one that
+ *       would take the other routers' filters together beyond {@link
+ *       RoutingConfig#maxPredicateFilterBytes()}, nor one holding the match-all filter when {@link
+ *       RoutingConfig#acceptMatchAll()} is off. A refused version of an origin already held leaves
+ *       the version held in force (it is not passed on either); each refusal is counted and told to
+ *       {@link #onRefusal}, and a refused origin is not asked for again for {@link
+ *       RoutingConfig#predicateExpiryMs()}. This router's own aggregate is refused by the
+ *       per-origin bounds alone ({@link #setOwn} says why), and then the version advertised stays.
  * </ul>
  *
  * <p>State grows with the number of routers and their filters, never with traffic. Per-origin state
@@ -69,10 +85,14 @@ public final class PredicateTable {
     final long seq;
     final EncodedPredicate predicate;
 
+    /** Bytes of the filters in memory ({@link EncodedPredicate#byteSize()}); 0 without content. */
+    final long bytes;
+
     Entry(long epoch, long seq, EncodedPredicate predicate) {
       this.epoch = epoch;
       this.seq = seq;
       this.predicate = predicate;
+      this.bytes = predicate == null ? 0 : predicate.byteSize();
     }
 
     private int wireLength = -1;
@@ -88,6 +108,77 @@ public final class PredicateTable {
         wireLength = EncodedPredicateCodec.encodedLength(predicate);
       }
       return wireLength;
+    }
+  }
+
+  /**
+   * Whether {@code p} holds the match-all filter: the empty filter (no bit set), which every
+   * message's filter covers, as the predicate {@code true} encodes. Its router receives every
+   * message. In a minimal set it is the only filter; in any canonical set the first.
+   */
+  static boolean matchesAll(EncodedPredicate p) {
+    return matchesAll(p, p.parameters().newFilter());
+  }
+
+  /** As {@link #matchesAll(EncodedPredicate)}, with {@code f} (a filter's words) as scratch. */
+  private static boolean matchesAll(EncodedPredicate p, long[] f) {
+    if (p.isEmpty()) {
+      return false;
+    }
+    p.filterInto(0, f);
+    for (long w : f) {
+      if (w != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A version of an origin's predicate that the table did not take, and why: the bound it exceeds
+   * ({@link Reason#knob()} names the configuration knob), the amount it came to and the bound. For
+   * this router's own aggregate, {@link #setOwn} returns it, and the router answers the host whose
+   * predicate caused it with an error carrying {@link #message()}; for a neighbour's advertisement
+   * it goes to {@link #onRefusal}.
+   *
+   * @param origin the router whose predicate it is
+   * @param reason the bound exceeded
+   * @param amount what the version came to, in the bound's unit (filters, bytes; 1 for {@link
+   *     Reason#MATCH_ALL})
+   * @param limit the bound (0 for {@link Reason#MATCH_ALL})
+   * @param message a sentence naming the origin, the amount and the knob
+   */
+  public record Refusal(int origin, Reason reason, long amount, long limit, String message) {
+    /** The bounds. */
+    public enum Reason {
+      /** More filters than {@link RoutingConfig#maxOriginFilters()}. */
+      TOO_MANY_FILTERS("routing.maxOriginFilters"),
+      /** More bytes of filters than {@link RoutingConfig#maxOriginFilterBytes()}. */
+      TOO_MANY_BYTES("routing.maxOriginFilterBytes"),
+      /** An advertisement frame longer than {@link RoutingConfig#maxControlFrameBytes()}. */
+      FRAME_TOO_LARGE("routing.maxControlFrameBytes"),
+      /**
+       * The other routers' filters would exceed {@link RoutingConfig#maxPredicateFilterBytes()}.
+       */
+      TABLE_FULL("routing.maxPredicateFilterBytes"),
+      /** The match-all filter, with {@link RoutingConfig#acceptMatchAll()} off. */
+      MATCH_ALL("routing.acceptMatchAll");
+
+      private final String knob;
+
+      Reason(String knob) {
+        this.knob = knob;
+      }
+
+      /** The configuration knob that sets the bound, as the router's configuration names it. */
+      public String knob() {
+        return knob;
+      }
+    }
+
+    @Override
+    public String toString() {
+      return message;
     }
   }
 
@@ -107,6 +198,15 @@ public final class PredicateTable {
   private final Entry[] entries;
 
   private int entryCount;
+
+  /** Bytes of the filters held for the other routers ({@link Entry#bytes} summed). */
+  private long otherBytes;
+
+  /** Origins held whose filters hold the match-all filter, this router included. */
+  private int matchAllCount;
+
+  /** One filter's words, for looking at a filter without allocating. */
+  private final long[] scratch;
 
   /** A neighbour with an adjacency, and the advertisements queued for it. */
   private static final class Peer {
@@ -206,8 +306,8 @@ public final class PredicateTable {
 
   /**
    * Most advertisements in one {@link PredicateBatch}: a batch is no larger than 64 of the
-   * advertisements a router would otherwise send one by one (a few kB each with compact filters),
-   * far below the 1 MiB frame limit.
+   * advertisements a router would otherwise send one by one, and is cut sooner where the next would
+   * take it beyond {@link RoutingConfig#maxControlFrameBytes()}.
    */
   static final int MAX_BATCH = 64;
 
@@ -221,6 +321,15 @@ public final class PredicateTable {
 
   /** When the advertisement of each missing origin was last asked for. */
   private final OriginTimes requestedAt = new OriginTimes();
+
+  /** When a version of each origin was last refused, for origins refused lately. */
+  private final OriginTimes refusedAt = new OriginTimes();
+
+  private Consumer<Refusal> refusals = r -> {};
+  private long refusedTooLarge;
+  private long refusedTableFull;
+  private long refusedMatchAll;
+  private long ownRefused;
 
   private IntUnaryOperator nextHop = r -> -1;
   private Supplier<int[]> reachable = () -> new int[0];
@@ -245,6 +354,7 @@ public final class PredicateTable {
     this.listener = listener;
     this.matcher = new EncodedMatcher(params, config.maxRouters());
     this.entries = new Entry[config.maxRouters()];
+    this.scratch = params.newFilter();
     this.nextScan = clock.nowMillis() + config.helloIntervalMs();
     hold(self, new Entry(epoch, 0, EncodedPredicate.empty(params)));
   }
@@ -258,8 +368,11 @@ public final class PredicateTable {
     Entry old = entries[origin];
     if (old == null) {
       entryCount++;
+    } else {
+      count(origin, old, -1);
     }
     entries[origin] = e;
+    count(origin, e, 1);
     rebase(origin, old, e);
   }
 
@@ -268,8 +381,162 @@ public final class PredicateTable {
     if (old != null) {
       entries[origin] = null;
       entryCount--;
+      count(origin, old, -1);
       rebase(origin, old, null);
     }
+  }
+
+  /** Adds ({@code sign} 1) or takes away (-1) a held version's share of the totals. */
+  private void count(int origin, Entry e, int sign) {
+    if (origin != self) {
+      otherBytes += sign * e.bytes;
+    }
+    if (matchesAll(e.predicate, scratch)) {
+      matchAllCount += sign;
+    }
+  }
+
+  /**
+   * Why {@code p} may not be held as a newer version of {@code origin}, or null if it may: the
+   * per-origin bounds, the frame limit, and for another router the match-all setting and the bound
+   * on all other routers' filters together (counting {@code p} instead of the version held).
+   */
+  private Refusal check(int origin, EncodedPredicate p) {
+    String whose =
+        origin == self
+            ? "this router's aggregate predicate"
+            : "the advertisement of router " + origin;
+    if (p.size() > config.maxOriginFilters()) {
+      return refusal(
+          origin,
+          Refusal.Reason.TOO_MANY_FILTERS,
+          p.size(),
+          config.maxOriginFilters(),
+          whose + " has " + p.size() + " Bloom filters");
+    }
+    if (p.byteSize() > config.maxOriginFilterBytes()) {
+      return refusal(
+          origin,
+          Refusal.Reason.TOO_MANY_BYTES,
+          p.byteSize(),
+          config.maxOriginFilterBytes(),
+          whose + " takes " + p.byteSize() + " bytes of Bloom filters");
+    }
+    long frame = AdvertisementFrames.whole(p);
+    if (frame > config.maxControlFrameBytes()) {
+      return refusal(
+          origin,
+          Refusal.Reason.FRAME_TOO_LARGE,
+          frame,
+          config.maxControlFrameBytes(),
+          whose + " needs a " + frame + "-byte advertisement frame (the neighbours' frame limit)");
+    }
+    if (origin == self) {
+      return null;
+    }
+    if (!config.acceptMatchAll() && matchesAll(p, scratch)) {
+      return new Refusal(
+          origin,
+          Refusal.Reason.MATCH_ALL,
+          1,
+          0,
+          whose
+              + " holds the match-all filter (a predicate true: every message), refused by "
+              + Refusal.Reason.MATCH_ALL.knob()
+              + " = false");
+    }
+    Entry cur = entries[origin];
+    long total = otherBytes - (cur == null ? 0 : cur.bytes) + p.byteSize();
+    if (total > config.maxPredicateFilterBytes()) {
+      return refusal(
+          origin,
+          Refusal.Reason.TABLE_FULL,
+          total,
+          config.maxPredicateFilterBytes(),
+          whose
+              + " ("
+              + p.byteSize()
+              + " bytes of Bloom filters) would take the other routers' filters in PREDICATES to "
+              + total
+              + " bytes");
+    }
+    return null;
+  }
+
+  private static Refusal refusal(
+      int origin, Refusal.Reason reason, long amount, long limit, String what) {
+    return new Refusal(
+        origin,
+        reason,
+        amount,
+        limit,
+        what + ", more than " + reason.knob() + " = " + limit + " allows");
+  }
+
+  /** Whether {@code p} is within the per-origin bounds on filters and bytes. */
+  private boolean withinOriginBounds(EncodedPredicate p) {
+    return p.size() <= config.maxOriginFilters() && p.byteSize() <= config.maxOriginFilterBytes();
+  }
+
+  /** Counts a neighbour's refused version, holds off asking for its origin, and says so. */
+  private void refuse(Refusal r) {
+    switch (r.reason()) {
+      case TABLE_FULL -> refusedTableFull++;
+      case MATCH_ALL -> refusedMatchAll++;
+      default -> refusedTooLarge++;
+    }
+    refusedAt.put(r.origin(), clock.nowMillis());
+    refusals.accept(r);
+  }
+
+  /**
+   * Tells {@code listener} of every version of another router's predicate refused from now on (on
+   * the control thread, as it happens): a {@link Refusal.Reason#TABLE_FULL} is worth a warning,
+   * since then routers' interests are missing from PREDICATES.
+   */
+  public void onRefusal(Consumer<Refusal> listener) {
+    refusals = listener;
+  }
+
+  /**
+   * Versions of other routers' predicates refused for exceeding a per-origin bound ({@link
+   * Refusal.Reason#TOO_MANY_FILTERS}, {@link Refusal.Reason#TOO_MANY_BYTES}) or the frame limit
+   * ({@link Refusal.Reason#FRAME_TOO_LARGE}).
+   */
+  public long refusedTooLarge() {
+    return refusedTooLarge;
+  }
+
+  /** Versions of other routers' predicates refused because PREDICATES was full. */
+  public long refusedTableFull() {
+    return refusedTableFull;
+  }
+
+  /** Versions of other routers' predicates refused for holding the match-all filter. */
+  public long refusedMatchAll() {
+    return refusedMatchAll;
+  }
+
+  /** Aggregates of this router's own hosts not advertised because they exceeded a bound. */
+  public long ownRefused() {
+    return ownRefused;
+  }
+
+  /**
+   * Origins held, this router included, whose predicate holds the match-all filter: each receives
+   * every message published anywhere, and a message whose destination set they fill beyond {@link
+   * RoutingConfig#broadcastFraction()} is broadcast.
+   */
+  public int matchAllOrigins() {
+    return matchAllCount;
+  }
+
+  /**
+   * Bytes of filters held for the other routers, which {@link
+   * RoutingConfig#maxPredicateFilterBytes()} bounds.
+   */
+  public long otherFilterBytes() {
+    return otherBytes;
   }
 
   /**
@@ -346,15 +613,9 @@ public final class PredicateTable {
     return resyncs;
   }
 
-  /** The total size of the filters held, in bytes. */
+  /** The total size of the filters held, in bytes, this router's own included. */
   public long filterBytes() {
-    long n = 0;
-    for (Entry e : entries) {
-      if (e != null) {
-        n += e.predicate.byteSize();
-      }
-    }
-    return n;
+    return otherBytes + entries[self].bytes;
   }
 
   /**
@@ -375,15 +636,28 @@ public final class PredicateTable {
     return matcher.version();
   }
 
-  /** Sets this router's own aggregate; advertises it when it changed. */
-  public void setOwn(EncodedPredicate p) {
+  /**
+   * Sets this router's own aggregate and advertises it when it changed, unless it exceeds {@link
+   * RoutingConfig#maxOriginFilters()}, {@link RoutingConfig#maxOriginFilterBytes()} or could not go
+   * in one frame of {@link RoutingConfig#maxControlFrameBytes()}: then the version advertised stays
+   * in force, the refusal is counted ({@link #ownRefused()}) and returned.
+   *
+   * @return null when the aggregate is in force (advertised, or unchanged), else why it is not
+   */
+  public Refusal setOwn(EncodedPredicate p) {
     Entry cur = entries[self];
     if (cur.predicate.equals(p)) {
-      return;
+      return null;
+    }
+    Refusal r = check(self, p);
+    if (r != null) {
+      ownRefused++;
+      return r;
     }
     ownSeq++;
     hold(self, new Entry(ownEpoch, ownSeq, p));
     flood(self, entries[self], -1);
+    return null;
   }
 
   /** A neighbour's adjacency came up: send it every advertisement held, by ascending origin. */
@@ -422,6 +696,13 @@ public final class PredicateTable {
   public void requestIfMissing(int origin) {
     if (origin == self || origin < 0 || origin >= entries.length || entries[origin] != null) {
       return;
+    }
+    long refused = refusedAt.get(origin);
+    if (refused != OriginTimes.NONE) {
+      if (clock.nowMillis() - refused < config.predicateExpiryMs()) {
+        return; // it would be refused again, likely: not asked for every dead interval
+      }
+      refusedAt.remove(origin);
     }
     int hop = nextHop.applyAsInt(origin);
     Peer f = hop < 0 ? null : adjacent.get(hop);
@@ -501,18 +782,36 @@ public final class PredicateTable {
       rejected++;
       return;
     }
-    // The version already held, when this is it (as every neighbour but the first sends it in a
-    // flood), so that the neighbour's record and the table share one object.
     Entry cur = entries[origin];
-    Entry e =
-        cur != null && cur.compareVersion(ad.epoch(), ad.seq()) == 0
-            ? cur
-            : shared(origin, ad.epoch(), ad.seq(), ad.predicate());
     Peer from = adjacent.get(ad.sender());
+    int c = cur == null ? -1 : cur.compareVersion(ad.epoch(), ad.seq());
+    Entry e;
+    if (c == 0) {
+      // The version already held (as every neighbour but the first sends it in a flood), so that
+      // the neighbour's record and the table share one object.
+      e = cur;
+    } else if (c < 0 && origin != self) {
+      Refusal r = check(origin, ad.predicate());
+      if (r != null) {
+        if (from != null) {
+          setHeldBy(from, origin, null); // its content is not kept, not even as the neighbour's
+        }
+        refuse(r);
+        return;
+      }
+      e = shared(origin, ad.epoch(), ad.seq(), ad.predicate());
+    } else {
+      // Older, or about this router: only the version matters here, and the content is kept as
+      // the neighbour's (the base of a change sent to it) only within the per-origin bounds.
+      e =
+          withinOriginBounds(ad.predicate())
+              ? shared(origin, ad.epoch(), ad.seq(), ad.predicate())
+              : null;
+    }
     if (from != null) {
       setHeldBy(from, origin, e);
     }
-    accept(ad.sender(), origin, e);
+    accept(ad.sender(), origin, e != null ? e : new Entry(ad.epoch(), ad.seq(), null));
   }
 
   /**
@@ -544,6 +843,14 @@ public final class PredicateTable {
           setHeldBy(from, origin, null);
           from.face.send(new PredicateRequest(self, origin));
         }
+        return;
+      }
+      Refusal r = check(origin, p);
+      if (r != null) {
+        if (from != null) {
+          setHeldBy(from, origin, null);
+        }
+        refuse(r);
         return;
       }
       Entry e = known != null ? known : shared(origin, d.epoch(), d.seq(), p);
@@ -593,6 +900,7 @@ public final class PredicateTable {
     Entry e = ad;
     hold(origin, e);
     requestedAt.remove(origin);
+    refusedAt.remove(origin);
     if (nextHop.applyAsInt(origin) < 0) {
       unreachableSince.putIfAbsent(origin, clock.nowMillis());
     }
@@ -641,7 +949,14 @@ public final class PredicateTable {
     // removed here with the origin), so one pass over the held origins keeps and checks them all.
     boolean changed = false;
     for (int origin = 0; origin < entries.length; origin++) {
-      if (origin == self || entries[origin] == null) {
+      if (origin == self) {
+        continue;
+      }
+      if (entries[origin] == null) {
+        long refused = refusedAt.size == 0 ? OriginTimes.NONE : refusedAt.get(origin);
+        if (refused != OriginTimes.NONE && now - refused >= config.predicateExpiryMs()) {
+          refusedAt.remove(origin); // not kept for every number ever refused
+        }
         continue;
       }
       if (nextHop.applyAsInt(origin) >= 0) {
@@ -719,6 +1034,7 @@ public final class PredicateTable {
     }
     p.pacer.sent(now);
     List<Advertisement> batch = new ArrayList<>(Math.min(p.queueCount, MAX_BATCH));
+    long batchBytes = AdvertisementFrames.EMPTY_BATCH;
     for (int i = 0; i < p.queueCount; i++) {
       int origin = p.queue[i];
       p.queued[origin >>> 6] &= ~(1L << origin);
@@ -727,22 +1043,33 @@ public final class PredicateTable {
       if (e == null || held == e) {
         continue; // dropped meanwhile, or the neighbour sent this very version since
       }
-      batch.add(advertisement(origin, e, held));
-      setHeldBy(p, origin, e);
-      if (batch.size() == MAX_BATCH) {
-        p.face.send(new PredicateBatch(self, batch));
+      Advertisement a = advertisement(origin, e, held);
+      long bytes = AdvertisementFrames.inBatch(a);
+      // A batch ends where the next advertisement would take its frame beyond the limit. A lone
+      // advertisement goes in a frame of its own, which fits: no version is held that does not
+      // (check), and a change goes only when it is shorter than the whole.
+      if (!batch.isEmpty()
+          && (batch.size() == MAX_BATCH || batchBytes + bytes > config.maxControlFrameBytes())) {
+        sendBatch(p, batch);
         batch.clear();
+        batchBytes = AdvertisementFrames.EMPTY_BATCH;
       }
+      batch.add(a);
+      batchBytes += bytes;
+      setHeldBy(p, origin, e);
     }
     if (p.queue.length > SMALL_QUEUE * 16) {
       p.queue = new int[SMALL_QUEUE]; // a cold start's burst: not kept for every neighbour
     }
     p.queueCount = 0;
-    if (batch.size() == 1) {
-      p.face.send(batch.get(0));
-    } else if (!batch.isEmpty()) {
-      p.face.send(new PredicateBatch(self, batch));
+    if (!batch.isEmpty()) {
+      sendBatch(p, batch);
     }
+  }
+
+  /** Sends the advertisements as one frame: a lone one as itself, more as a batch. */
+  private void sendBatch(Peer p, List<Advertisement> batch) {
+    p.face.send(batch.size() == 1 ? batch.get(0) : new PredicateBatch(self, batch));
   }
 
   /**

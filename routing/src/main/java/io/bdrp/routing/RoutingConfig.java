@@ -30,6 +30,29 @@ package io.bdrp.routing;
  *     control message naming an epoch more than this far ahead of the receiver's wall clock is
  *     refused, so one bogus or clock-skewed epoch cannot shadow a router's real ones for ever
  *     (applies where the node is given a wall clock: {@link RoutingNode#useWallClock})
+ * @param maxControlFrameBytes the largest advertisement frame sent to a neighbour, as the value of
+ *     its length field (the frame's bytes after that 4-byte field): the neighbours' frame limit,
+ *     their {@code limits.maxFrameBytes}, which the router passes (the routers of a federation
+ *     share it). Advertisement batches are cut to fit it, and an advertisement that cannot fit it
+ *     alone is not held (see {@link PredicateTable}). By default 1 MiB, the router's default frame
+ *     limit; at least 1024
+ * @param maxOriginFilters most Bloom filters in one origin's advertisement: an aggregate of more is
+ *     not advertised, and a received advertisement of more is refused. By default, and at most,
+ *     65,535, what one advertisement can carry
+ * @param maxOriginFilterBytes most bytes of filters in one origin's advertisement, as held in
+ *     memory ({@link io.bdrp.encoding.bloom.EncodedPredicate#byteSize()}): an aggregate of more is
+ *     not advertised, and a received advertisement of more is refused. By default 8 MiB (8,192
+ *     filters of the default M = 8,192 bits held as bitmaps)
+ * @param maxPredicateFilterBytes most bytes of filters PREDICATES holds for the other routers
+ *     together ({@code EncodedPredicate#byteSize()} summed): an advertisement that would take the
+ *     table beyond it is refused, so that advertisements, including those of router numbers no
+ *     router uses, cannot grow a router's memory without bound. This router's own aggregate is not
+ *     counted (it is bounded by {@code maxOriginFilterBytes}), so other routers cannot crowd out
+ *     this router's own hosts. By default 256 MiB; at least {@code maxOriginFilterBytes}
+ * @param acceptMatchAll whether advertisements of other routers that hold the empty filter (the
+ *     encoding of the predicate {@code true}, which every message matches: its router receives all
+ *     traffic) are accepted, as by default; when false they are refused and counted. A router's own
+ *     hosts may still subscribe to {@code true}
  */
 public record RoutingConfig(
     long helloIntervalMs,
@@ -43,10 +66,27 @@ public record RoutingConfig(
     int hopLimit,
     double broadcastFraction,
     int maxRouters,
-    long maxEpochAheadMs) {
+    long maxEpochAheadMs,
+    int maxControlFrameBytes,
+    int maxOriginFilters,
+    long maxOriginFilterBytes,
+    long maxPredicateFilterBytes,
+    boolean acceptMatchAll) {
 
   /** The largest supported number of routers (router numbers fit 16 bits on the wire). */
   public static final int MAX_ROUTERS = 1 << 16;
+
+  /**
+   * The default of {@link #maxControlFrameBytes()}: 1 MiB, the router's default frame limit ({@code
+   * limits.maxFrameBytes}).
+   */
+  public static final int DEFAULT_MAX_CONTROL_FRAME_BYTES = 1 << 20;
+
+  /** The smallest {@link #maxControlFrameBytes()}: the router's smallest frame limit. */
+  public static final int MIN_CONTROL_FRAME_BYTES = 1024;
+
+  /** The largest {@link #maxOriginFilters()}: what one advertisement can carry (a u16 count). */
+  public static final int MAX_ORIGIN_FILTERS = 65_535;
 
   /** The defaults: see each knob. */
   public static final RoutingConfig DEFAULT = builder().build();
@@ -99,6 +139,26 @@ public record RoutingConfig(
           "maxRouters must be in 1.." + MAX_ROUTERS + ", got " + maxRouters);
     }
     positive("maxEpochAheadMs", maxEpochAheadMs);
+    if (maxControlFrameBytes < MIN_CONTROL_FRAME_BYTES) {
+      throw new IllegalArgumentException(
+          "maxControlFrameBytes must be at least "
+              + MIN_CONTROL_FRAME_BYTES
+              + ", got "
+              + maxControlFrameBytes);
+    }
+    if (maxOriginFilters < 1 || maxOriginFilters > MAX_ORIGIN_FILTERS) {
+      throw new IllegalArgumentException(
+          "maxOriginFilters must be in 1.." + MAX_ORIGIN_FILTERS + ", got " + maxOriginFilters);
+    }
+    positive("maxOriginFilterBytes", maxOriginFilterBytes);
+    if (maxPredicateFilterBytes < maxOriginFilterBytes) {
+      throw new IllegalArgumentException(
+          "maxPredicateFilterBytes ("
+              + maxPredicateFilterBytes
+              + ") must be at least maxOriginFilterBytes ("
+              + maxOriginFilterBytes
+              + ")");
+    }
   }
 
   /** Whether {@code a > 2 * b} for a positive {@code b}, without overflowing {@code 2 * b}. */
@@ -132,6 +192,11 @@ public record RoutingConfig(
     b.broadcastFraction = broadcastFraction;
     b.maxRouters = maxRouters;
     b.maxEpochAheadMs = maxEpochAheadMs;
+    b.maxControlFrameBytes = maxControlFrameBytes;
+    b.maxOriginFilters = maxOriginFilters;
+    b.maxOriginFilterBytes = maxOriginFilterBytes;
+    b.maxPredicateFilterBytes = maxPredicateFilterBytes;
+    b.acceptMatchAll = acceptMatchAll;
     return b;
   }
 
@@ -149,6 +214,11 @@ public record RoutingConfig(
     private double broadcastFraction = 0.5;
     private int maxRouters = 4_096;
     private long maxEpochAheadMs = 24 * 3_600_000L;
+    private int maxControlFrameBytes = DEFAULT_MAX_CONTROL_FRAME_BYTES;
+    private int maxOriginFilters = MAX_ORIGIN_FILTERS;
+    private long maxOriginFilterBytes = 8L << 20;
+    private long maxPredicateFilterBytes = 256L << 20;
+    private boolean acceptMatchAll = true;
 
     private Builder() {}
 
@@ -212,6 +282,31 @@ public record RoutingConfig(
       return this;
     }
 
+    public Builder maxControlFrameBytes(int v) {
+      maxControlFrameBytes = v;
+      return this;
+    }
+
+    public Builder maxOriginFilters(int v) {
+      maxOriginFilters = v;
+      return this;
+    }
+
+    public Builder maxOriginFilterBytes(long v) {
+      maxOriginFilterBytes = v;
+      return this;
+    }
+
+    public Builder maxPredicateFilterBytes(long v) {
+      maxPredicateFilterBytes = v;
+      return this;
+    }
+
+    public Builder acceptMatchAll(boolean v) {
+      acceptMatchAll = v;
+      return this;
+    }
+
     public RoutingConfig build() {
       return new RoutingConfig(
           helloIntervalMs,
@@ -225,7 +320,12 @@ public record RoutingConfig(
           hopLimit,
           broadcastFraction,
           maxRouters,
-          maxEpochAheadMs);
+          maxEpochAheadMs,
+          maxControlFrameBytes,
+          maxOriginFilters,
+          maxOriginFilterBytes,
+          maxPredicateFilterBytes,
+          acceptMatchAll);
     }
   }
 }

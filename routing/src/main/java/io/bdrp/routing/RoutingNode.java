@@ -214,38 +214,37 @@ public final class RoutingNode {
   /**
    * Sets the predicate of a local host ({@link Predicate#NONE} removes it); re-advertises the
    * router's aggregate if it changed.
+   *
+   * <p>An aggregate that exceeds a per-origin bound ({@link RoutingConfig#maxOriginFilters()},
+   * {@link RoutingConfig#maxOriginFilterBytes()}) or could not be advertised in one frame ({@link
+   * RoutingConfig#maxControlFrameBytes()}) is not taken: the host keeps the predicate it had (none,
+   * if it had none), the aggregate advertised stays, the refusal is counted ({@link
+   * PredicateTable#ownRefused()}) and returned, and the caller answers the host with an error
+   * carrying {@link PredicateTable.Refusal#message()}. (Removing a predicate is never refused.)
+   *
+   * @return null when the predicate is in force, else why it was refused
    */
-  public void setHost(int host, Predicate p) {
-    if (local.set(host, p)) {
-      predicates.setOwn(local.aggregate());
+  public PredicateTable.Refusal setHost(int host, Predicate p) {
+    Predicate held = local.predicate(host);
+    Predicate before = held == null ? Predicate.NONE : held; // null for an unknown host
+    if (!local.set(host, p)) {
+      return null;
     }
+    PredicateTable.Refusal r = predicates.setOwn(local.aggregate());
+    if (r != null && !p.equals(Predicate.NONE)) {
+      local.set(host, before); // NONE removes it again
+      return r;
+    }
+    return null;
   }
 
   /**
-   * Sets the predicate of a local host as {@link #setHost} does, unless the router's aggregate
-   * would then hold more than {@code maxFilters} filters: then the host keeps the predicate it had
-   * and nothing is advertised.
-   *
-   * @return -1 when the predicate was set, else the number of filters the aggregate would have had
+   * Removes a local host. Its predicate goes at once from local matching; should the aggregate of
+   * the remaining hosts exceed a bound (removing a filter that covered others exposes them), the
+   * aggregate advertised stays (it matches every message the new one would: safe, with more false
+   * positives) until a change that fits, and the refusal is counted ({@link
+   * PredicateTable#ownRefused()}).
    */
-  public int setHostWithin(int host, Predicate p, int maxFilters) {
-    Predicate before = local.predicate(host);
-    if (before == null) {
-      before = Predicate.NONE;
-    }
-    if (!local.set(host, p)) {
-      return -1;
-    }
-    int size = local.aggregate().size();
-    if (size > maxFilters) {
-      local.set(host, before);
-      return size;
-    }
-    predicates.setOwn(local.aggregate());
-    return -1;
-  }
-
-  /** Removes a local host. */
   public void removeHost(int host) {
     if (local.remove(host)) {
       predicates.setOwn(local.aggregate());

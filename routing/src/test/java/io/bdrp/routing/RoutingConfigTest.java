@@ -44,4 +44,39 @@ class RoutingConfigTest {
         IllegalArgumentException.class,
         () -> RoutingConfig.builder().helloIntervalMs(1000).deadIntervalMs(-5000).build());
   }
+
+  /** The bounds on PREDICATES: documented defaults, and each bad value named by its knob. */
+  @Test
+  void predicateBoundsHaveTheirDefaultsAndAreValidated() {
+    RoutingConfig d = RoutingConfig.DEFAULT;
+    assertEquals(1 << 20, d.maxControlFrameBytes(), "the router's default frame limit");
+    assertEquals(65_535, d.maxOriginFilters());
+    assertEquals(8L << 20, d.maxOriginFilterBytes());
+    assertEquals(256L << 20, d.maxPredicateFilterBytes());
+    assertTrue(d.acceptMatchAll());
+    assertEquals(d, d.toBuilder().build());
+    for (var bad :
+        java.util.List.<java.util.Map.Entry<String, Runnable>>of(
+            java.util.Map.entry(
+                "maxControlFrameBytes",
+                () -> RoutingConfig.builder().maxControlFrameBytes(1023).build()),
+            java.util.Map.entry(
+                "maxOriginFilters", () -> RoutingConfig.builder().maxOriginFilters(65_536).build()),
+            java.util.Map.entry(
+                "maxOriginFilters", () -> RoutingConfig.builder().maxOriginFilters(0).build()),
+            java.util.Map.entry(
+                "maxOriginFilterBytes",
+                () -> RoutingConfig.builder().maxOriginFilterBytes(0).build()),
+            java.util.Map.entry(
+                "maxPredicateFilterBytes",
+                () ->
+                    RoutingConfig.builder()
+                        .maxOriginFilterBytes(100)
+                        .maxPredicateFilterBytes(99)
+                        .build()))) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, bad.getValue()::run);
+      assertTrue(e.getMessage().startsWith(bad.getKey()), e.getMessage());
+    }
+  }
 }
