@@ -1,9 +1,11 @@
 package io.bdrp.router;
 
 import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.bloom.Encoder;
 import io.bdrp.routing.PredicateTable;
 import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
 import io.bdrp.transport.ErrorCode;
@@ -111,12 +113,33 @@ final class ClientSessions {
 
   private final Metrics.Counter keptAlive;
 
+  // ---- SET_PREDICATE, prepared off the loop ----
+  //
+  // A SET_PREDICATE costs in proportion to its predicate: decoding it, bounding it by the user's
+  // permission, counting and encoding its filters. That work runs on the router's control thread,
+  // so that no predicate holds up forwarding; the loop keeps the cheap checks (the rate, the bytes
+  // waiting for the control thread) before, and the tables it owns after: the user's filter count,
+  // LOCAL-PREDICATES and PREDICATES, and the reply.
+
+  /** Most frames waiting for the control thread at once, and their bytes together. */
+  static final int MAX_PREPARING = 256;
+
+  private long preparingBytes; // on the loop
+  private int preparing;
+
+  /** A SET_PREDICATE made ready on the control thread: the predicate or the error to send. */
+  private record Prepared(
+      ClientFrame.SetPredicate frame,
+      Predicate allowed,
+      long filters,
+      EncodedPredicate encoded,
+      ProtocolException error) {}
+
   /**
-   * Checks a predicate {@code host} asks for against the per-host, per-user and rate limits, and
-   * returns its filter count; throws the ERROR that names the limit it breaks. The router's
-   * aggregate is checked when it is set ({@link #setPredicate}).
+   * The rate check, on the loop: a session may change its predicate {@link
+   * RouterConfig.HostLimits#predicateChangesPerSecond()} times a second (a token bucket).
    */
-  private long admit(Host host, Predicate p, long correlationId) {
+  private void checkRate(Host host, long correlationId) {
     RouterConfig.HostLimits l = router.config().limits().hosts();
     long now = System.nanoTime();
     double rate = l.predicateChangesPerSecond();
@@ -133,32 +156,119 @@ final class ClientSessions {
           correlationId);
     }
     host.changeTokens -= 1;
-    long filters = encoder.filterCount(p, l.maxFiltersPerHost());
-    if (filters > l.maxFiltersPerHost()) {
-      throw refusal(
-          "host_filters",
-          ErrorCode.BAD_PREDICATE,
-          "the predicate encodes to more than "
-              + l.maxFiltersPerHost()
-              + " Bloom filters (limits.maxFiltersPerHost); an exists without a type counts one per"
-              + " type",
-          correlationId);
+  }
+
+  /**
+   * On the control thread: decodes a SET_PREDICATE frame (released here), bounds its predicate by
+   * the host's permission and {@link RouterConfig.HostLimits#maxFiltersPerHost()}, and encodes it.
+   * Touches nothing of the loop's: the host's permissions are immutable, the encoder is this
+   * thread's.
+   */
+  private Prepared prepare(Host host, ByteBuf frame, long correlationId) {
+    ClientFrame.SetPredicate s = null;
+    try {
+      ClientFrame f = ClientFrameCodec.decode(frame, router.config().limits().maxFrameBytes());
+      if (!(f instanceof ClientFrame.SetPredicate sp)) {
+        throw new ProtocolException(ErrorCode.INTERNAL, "not a SET_PREDICATE");
+      }
+      s = sp;
+      Predicate allowed;
+      try {
+        allowed = host.permissions.restrict(s.predicate());
+      } catch (IllegalArgumentException e) {
+        throw new ProtocolException(
+            ErrorCode.BAD_PREDICATE,
+            "the predicate within user "
+                + host.permissions.user()
+                + "'s subscribe permission is too large: "
+                + e.getMessage(),
+            correlationId,
+            0);
+      }
+      int max = router.config().limits().hosts().maxFiltersPerHost();
+      long filters = encoder.filterCount(allowed, max);
+      if (filters > max) {
+        throw refusal(
+            "host_filters",
+            ErrorCode.BAD_PREDICATE,
+            "the predicate encodes to more than "
+                + max
+                + " Bloom filters (limits.maxFiltersPerHost); an exists without a type counts one"
+                + " per type",
+            correlationId);
+      }
+      EncodedPredicate encoded = allowed.equals(Predicate.NONE) ? null : encoder.encode(allowed);
+      return new Prepared(s, allowed, filters, encoded, null);
+    } catch (ProtocolException e) {
+      return new Prepared(s, null, 0, null, e);
+    } catch (RuntimeException e) {
+      log.warn("router {}: preparing a predicate failed", router.config().router(), e);
+      return new Prepared(
+          s, null, 0, null, new ProtocolException(ErrorCode.INTERNAL, "internal error"));
+    } finally {
+      frame.release();
     }
+  }
+
+  /**
+   * On the loop: sets a prepared predicate, unless the sessions of the host's user would then hold
+   * more than {@link RouterConfig.HostLimits#maxFiltersPerUser()} filters, or the router's
+   * aggregate would break a bound of the routing module (its filters or bytes, or one advertisement
+   * frame): then the host keeps the predicate it had. Answers OK or the ERROR.
+   */
+  private void apply(ChannelHandlerContext ctx, Host host, Prepared p) {
+    if (p.error != null) {
+      ctx.fireExceptionCaught(p.error);
+      return;
+    }
+    long cid = p.frame.correlationId();
+    RouterConfig.HostLimits l = router.config().limits().hosts();
     long[] u = host.user == null ? null : users.get(host.user);
-    if (u != null && u[1] - host.filters + filters > l.maxFiltersPerUser()) {
-      throw refusal(
-          "user_filters",
-          ErrorCode.BAD_PREDICATE,
-          "user "
-              + host.user
-              + "'s sessions would hold "
-              + (u[1] - host.filters + filters)
-              + " Bloom filters, more than limits.maxFiltersPerUser ("
-              + l.maxFiltersPerUser()
-              + ")",
-          correlationId);
+    if (u != null && u[1] - host.filters + p.filters > l.maxFiltersPerUser()) {
+      ctx.fireExceptionCaught(
+          refusal(
+              "user_filters",
+              ErrorCode.BAD_PREDICATE,
+              "user "
+                  + host.user
+                  + "'s sessions would hold "
+                  + (u[1] - host.filters + p.filters)
+                  + " Bloom filters, more than limits.maxFiltersPerUser ("
+                  + l.maxFiltersPerUser()
+                  + ")",
+              cid));
+      return;
     }
-    return filters;
+    PredicateTable.Refusal r = router.node().setHost(host.id, p.allowed, p.encoded);
+    if (r != null) {
+      ctx.fireExceptionCaught(
+          refusal(
+              "router_aggregate",
+              ErrorCode.BAD_PREDICATE,
+              "this router's aggregate predicate, which every router holds, would break a bound: "
+                  + r.message(),
+              cid));
+      return;
+    }
+    if (u != null) {
+      u[1] += p.filters - host.filters;
+    }
+    host.filters = p.filters;
+    router.metrics().predicateChanges.inc();
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "router {}: client {} ({}) set its predicate to {}{}",
+          router.config().router(),
+          host.id,
+          host.name,
+          p.allowed,
+          p.allowed.equals(p.frame.predicate())
+              ? ""
+              : " (" + p.frame.predicate() + " within its permission)");
+    }
+    // From the channel, not this handler's context: the encoder sits after the handler.
+    ctx.channel().writeAndFlush(new ClientFrame.Ok(cid));
+    router.rearm();
   }
 
   private ProtocolException refusal(
@@ -168,24 +278,75 @@ final class ClientSessions {
   }
 
   /**
-   * Sets an admitted predicate, unless the router's aggregate would then break a bound of the
-   * routing module (its filters or bytes, or one advertisement frame): then the host keeps the
-   * predicate it had.
+   * Sits before the client frame decoder and hands a session's SET_PREDICATE frames to the control
+   * thread ({@link #prepare}); their result comes back to the loop ({@link #apply}) in the order
+   * they were sent. Frames before the HELLO go on to the session handler, which refuses them.
    */
-  private void setPredicate(Host host, Predicate p, long filters, long correlationId) {
-    PredicateTable.Refusal r = router.node().setHost(host.id, p);
-    if (r != null) {
-      throw refusal(
-          "router_aggregate",
-          ErrorCode.BAD_PREDICATE,
-          "this router's aggregate predicate, which every router holds, would break a bound: "
-              + r.message(),
-          correlationId);
+  private final class PredicateOffload extends ChannelInboundHandlerAdapter {
+    private final ClientHandler session;
+
+    PredicateOffload(ClientHandler session) {
+      this.session = session;
     }
-    if (host.user != null) {
-      users.get(host.user)[1] += filters - host.filters;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      Host host = session.host;
+      if (host == null
+          || !(msg instanceof ByteBuf f)
+          || f.readableBytes() < Frames.PREFIX_BYTES + 8
+          || f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET)
+              != FrameType.SET_PREDICATE.number()) {
+        ctx.fireChannelRead(msg);
+        return;
+      }
+      long cid = f.getLong(f.readerIndex() + Frames.PREFIX_BYTES);
+      int bytes = f.readableBytes();
+      long maxBytes = Math.max(16L << 20, 2L * router.config().limits().maxFrameBytes());
+      try {
+        checkRate(host, cid);
+        if (preparing >= MAX_PREPARING || preparingBytes + bytes > maxBytes) {
+          throw refusal(
+              "control_busy",
+              ErrorCode.OVERLOADED,
+              "the router's control thread has "
+                  + preparing
+                  + " predicates to prepare; try again later",
+              cid);
+        }
+      } catch (ProtocolException e) {
+        f.release();
+        ctx.fireExceptionCaught(e);
+        return;
+      }
+      preparing++;
+      preparingBytes += bytes;
+      try {
+        router
+            .control()
+            .execute(
+                () -> {
+                  Prepared p = prepare(host, f, cid);
+                  try {
+                    ctx.executor()
+                        .execute(
+                            () -> {
+                              preparing--;
+                              preparingBytes -= bytes;
+                              if (ctx.channel().isActive() && session.host == host) {
+                                apply(ctx, host, p);
+                              }
+                            });
+                  } catch (java.util.concurrent.RejectedExecutionException closed) {
+                    // The router has stopped: no one is left to answer.
+                  }
+                });
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        preparing--;
+        preparingBytes -= bytes;
+        f.release(); // the router is closing
+      }
     }
-    host.filters = filters;
   }
 
   /** Connections in their HELLO now. */
@@ -198,6 +359,7 @@ final class ClientSessions {
     return new ChannelInitializer<SocketChannel>() {
       @Override
       protected void initChannel(SocketChannel ch) {
+        ClientHandler session = new ClientHandler();
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
@@ -214,9 +376,10 @@ final class ClientSessions {
             .addLast(handshakes.guard(true))
             .addLast(handshakes.frameDecoder())
             .addLast(new SendBytes())
+            .addLast(new PredicateOffload(session))
             .addLast(new ClientFrameDecoder(limits.maxFrameBytes()))
             .addLast(new ClientFrameEncoder())
-            .addLast(new ClientHandler())
+            .addLast(session)
             .addLast(new ProtocolErrorHandler(router.errors()));
       }
     };
@@ -332,37 +495,9 @@ final class ClientSessions {
         return;
       }
       switch (f) {
-        case ClientFrame.SetPredicate s -> {
-          Predicate allowed;
-          try {
-            allowed = host.permissions.restrict(s.predicate());
-          } catch (IllegalArgumentException e) {
-            throw new ProtocolException(
-                ErrorCode.BAD_PREDICATE,
-                "the predicate within user "
-                    + host.permissions.user()
-                    + "'s subscribe permission is too large: "
-                    + e.getMessage(),
-                s.correlationId(),
-                0);
-          }
-          long filters = admit(host, allowed, s.correlationId());
-          setPredicate(host, allowed, filters, s.correlationId());
-          router.metrics().predicateChanges.inc();
-          if (log.isDebugEnabled()) {
-            log.debug(
-                "router {}: client {} ({}) set its predicate to {}{}",
-                config.router(),
-                host.id,
-                host.name,
-                allowed,
-                allowed.equals(s.predicate())
-                    ? ""
-                    : " (" + s.predicate() + " within its permission)");
-          }
-          ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
-          router.rearm();
-        }
+        case ClientFrame.SetPredicate s ->
+            // PredicateOffload takes every SET_PREDICATE of a session past its HELLO.
+            throw new ProtocolException(ErrorCode.INTERNAL, "SET_PREDICATE not handed over");
         case ClientFrame.Send s -> {
           if (sendBytes.buf == null) {
             throw new ProtocolException(ErrorCode.INTERNAL, "SEND without its bytes");

@@ -59,6 +59,13 @@ public final class Router implements AutoCloseable {
   private final RouterConfig config;
   private final EventLoopGroup group;
   private EventLoopGroup metricsGroup; // null until the metrics port is bound
+
+  /**
+   * The control thread: work whose cost a client sets (preparing a predicate) runs here, never on
+   * the loop; results go back to the loop as tasks.
+   */
+  private final java.util.concurrent.ExecutorService control;
+
   private final EventLoop loop;
   private final LoopLag lag;
   private final boolean epoll;
@@ -141,6 +148,13 @@ public final class Router implements AutoCloseable {
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
     this.kernel = new KernelFastPath(this);
     this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);
+    this.control =
+        java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "bdrp-control-" + config.router());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
@@ -177,6 +191,11 @@ public final class Router implements AutoCloseable {
 
   EventLoop loop() {
     return loop;
+  }
+
+  /** The control thread (see {@link #control}). */
+  java.util.concurrent.Executor control() {
+    return control;
   }
 
   RoutingNode node() {
@@ -586,6 +605,7 @@ public final class Router implements AutoCloseable {
   public void close() {
     closed = true;
     lag.stop();
+    control.shutdown(); // what is queued runs and releases its frames; the loop drops the results
     shm.close(); // its readers hand frames to the loop: stopped while the loop still runs
     // The kernel fast path's filters are removed before the loop ends (they would outlive it).
     if (loop.inEventLoop()) {

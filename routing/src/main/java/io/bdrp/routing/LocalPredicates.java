@@ -108,10 +108,22 @@ public final class LocalPredicates {
    * the aggregate changed (the router must re-advertise).
    */
   public boolean set(int host, Predicate p) {
+    return set(host, p, p.equals(Predicate.NONE) ? null : encoder.encode(p));
+  }
+
+  /**
+   * Sets the predicate of {@code host} as {@link #set(int, Predicate)} does, with its encoding made
+   * beforehand (by an {@link Encoder} of the same parameters, on any thread), so that the thread
+   * that owns this table does not encode.
+   */
+  public boolean set(int host, Predicate p, EncodedPredicate next) {
     if (p.equals(Predicate.NONE)) {
       return remove(host);
     }
-    EncodedPredicate next = encoder.encode(p);
+    if (!next.parameters().equals(params)) {
+      throw new IllegalArgumentException(
+          "an encoding with " + next.parameters() + " for a table of " + params);
+    }
     matcher.put(host, p);
     EncodedPredicate prev = encoded.put(host, next);
     if (prev != null && prev.equals(next)) {

@@ -2,6 +2,7 @@ package io.bdrp.routing;
 
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.ControlMessage.Hello;
 import io.bdrp.routing.ControlMessage.PredicateAd;
 import io.bdrp.routing.ControlMessage.PredicateBatch;
@@ -225,9 +226,18 @@ public final class RoutingNode {
    * @return null when the predicate is in force, else why it was refused
    */
   public PredicateTable.Refusal setHost(int host, Predicate p) {
+    return setHost(host, p, null);
+  }
+
+  /**
+   * {@link #setHost(int, Predicate)} with the predicate's encoding made beforehand, off the thread
+   * that owns this node (see {@link LocalPredicates#set(int, Predicate, EncodedPredicate)}); null:
+   * encoded here.
+   */
+  public PredicateTable.Refusal setHost(int host, Predicate p, EncodedPredicate encoded) {
     Predicate held = local.predicate(host);
     Predicate before = held == null ? Predicate.NONE : held; // null for an unknown host
-    if (!local.set(host, p)) {
+    if (!(encoded == null ? local.set(host, p) : local.set(host, p, encoded))) {
       return null;
     }
     PredicateTable.Refusal r = predicates.setOwn(local.aggregate());
