@@ -270,6 +270,29 @@ final class DataNet {
     return this;
   }
 
+  /**
+   * Unconfigures the link between {@code a} and {@code b} at both ends (control and data): their
+   * routes through it go at once, and the control plane spreads the change as time runs ({@link
+   * #runFor}).
+   */
+  DataNet unlink(int a, int b) {
+    if (!neighbours.get(a).remove(b) || !neighbours.get(b).remove(a)) {
+      throw new IllegalArgumentException("no link " + a + " - " + b);
+    }
+    dataLinkUp.remove(key(a, b));
+    routers[a].node.removeLink(b);
+    routers[b].node.removeLink(a);
+    reschedule(a);
+    reschedule(b);
+    return this;
+  }
+
+  /** Runs the control plane for {@code ms} simulated milliseconds, converged or not. */
+  DataNet runFor(long ms) {
+    runUntil(now + ms);
+    return this;
+  }
+
   /** Adds a host with predicate {@code p} at {@code router}; returns its number. */
   int host(int router, Predicate p) {
     int h = nextHost++;
