@@ -211,7 +211,7 @@ public final class DataPlane<M> {
   private int[] hosts = new int[16];
   private int hostCount;
   private final IntConsumer collectHost = this::collectHost;
-  private long nextSequence;
+  private final MessageIds ids;
 
   private final long[] drops = new long[DROPS.length];
   private long published;
@@ -222,21 +222,23 @@ public final class DataPlane<M> {
   private long destinationSum;
 
   /**
-   * A data plane over {@code node}'s tables, sending through {@code out}.
+   * A data plane over {@code node}'s tables, sending through {@code out}, whose message ids come
+   * from a key drawn now from {@link java.security.SecureRandom} ({@link MessageIds#secure}).
    *
    * @param nanoClock a monotonic clock in nanoseconds, for {@link Output#published}'s match time
    */
   public DataPlane(RoutingNode node, Output<M> out, LongSupplier nanoClock) {
-    this(node, out, nanoClock, 0);
+    this(node, out, nanoClock, MessageIds.secure(node.self(), 0));
   }
 
   /**
-   * A data plane whose first published message gets sequence number {@code firstSequence} (ids are
-   * {@code self << 48 | sequence}): a driver that restarts a router can carry its numbering on, so
-   * that ids stay unique across the router's runs.
+   * A data plane whose published messages take their ids from {@code ids} (see {@link MessageIds});
+   * its duplicate window is keyed from the same key. A router uses {@link MessageIds#secure}; a
+   * simulator, which must repeat, {@link MessageIds#seeded} with the counter carried on over a
+   * router's restarts.
    */
-  public DataPlane(RoutingNode node, Output<M> out, LongSupplier nanoClock, long firstSequence) {
-    this.nextSequence = firstSequence;
+  public DataPlane(RoutingNode node, Output<M> out, LongSupplier nanoClock, MessageIds ids) {
+    this.ids = java.util.Objects.requireNonNull(ids, "ids");
     this.node = node;
     this.self = node.self();
     this.out = out;
@@ -251,7 +253,7 @@ public final class DataPlane<M> {
     this.destinations = new long[words];
     this.transitD = new long[words];
     this.partition = new Partition(words, 8);
-    this.broadcasts = new BroadcastWindow(config.maxRouters());
+    this.broadcasts = new BroadcastWindow(config.maxRouters(), ids.derive(1), ids.derive(2));
   }
 
   /** Words of every destination set here: {@code ceil(maxRouters / 64)}. */
@@ -268,7 +270,7 @@ public final class DataPlane<M> {
    */
   public long publish(Message m, M payload) {
     published++;
-    long id = ((long) self << 48) | (nextSequence++ & 0xFFFF_FFFF_FFFFL);
+    long id = ids.next();
     long t0 = nanoClock.getAsLong();
     hostCount = 0;
     node.local().match(m, collectHost);

@@ -135,7 +135,9 @@ final class DataNet {
     Router(int self) {
       this.self = self;
       this.node = new RoutingNode(self, 1L + self, config, BLOOM, () -> now);
-      this.plane = new DataPlane<>(node, this, () -> now * 1_000_000L);
+      // One seeded key for every router: ids are distinct across routers and runs repeat.
+      this.plane =
+          new DataPlane<>(node, this, () -> now * 1_000_000L, MessageIds.seeded(7, self, 0));
     }
 
     @Override

@@ -100,6 +100,37 @@ class DataPlaneChecksTest {
   }
 
   /**
+   * A forger on the link from 0 to 1 (the tree carries 0's broadcasts to 1 through it) that has
+   * seen 0's broadcasts sends broadcasts of 0 with the ids it expects 0 to give next (the next 4096
+   * after the last, as if ids were counted): 0's genuine broadcasts that follow are still delivered
+   * at 1 and 2, none is dropped as a duplicate. Guards against predictable ids and a window that
+   * marks ids before they arrive.
+   */
+  @Test
+  void forgedBroadcastsCarryingARoutersNextIdsDoNotSuppressItsGenuineOnes() {
+    int[] hosts = new int[2];
+    DataNet net = line(ALWAYS, hosts);
+    long last = 0;
+    for (int i = 0; i < 3; i++) {
+      last = net.publish(0, message("a", 1));
+      assertTrue(net.published(last).broadcast());
+    }
+    for (long k = 1; k <= 4096; k++) {
+      net.inject(1, 0, new Header(9, 0, last + k, null), Payload.of(message("b", 1)));
+    }
+    long[] genuine = new long[5];
+    for (int i = 0; i < genuine.length; i++) {
+      genuine[i] = net.publish(0, message("a", 1));
+    }
+    for (long id : genuine) {
+      assertTrue(net.delivered(hosts[0]).contains(id), "at 1: " + id);
+      assertTrue(net.delivered(hosts[1]).contains(id), "at 2: " + id);
+    }
+    net.expectDrops(1, Drop.DUPLICATE, 0);
+    net.expectDrops(2, Drop.DUPLICATE, 0);
+  }
+
+  /**
    * Routers of D without a route do not count towards the broadcast threshold: router 0 reaches
    * only 1 and 2 once the links to 3..6 are gone, while it still holds their predicates (they
    * expire a minute later), so of D = {2, 3, 4, 5, 6} one router is reachable, not more than half
