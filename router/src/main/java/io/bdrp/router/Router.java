@@ -3,6 +3,7 @@ package io.bdrp.router;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.DataPlane;
+import io.bdrp.routing.MessageIds;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.ProtocolErrorCounters;
@@ -140,11 +141,16 @@ public final class Router implements AutoCloseable {
     LinkOutput output =
         new LinkOutput(
             this, links.byNumber, clients.hosts, batches, config.limits().maxDatagramBytes());
-    // Message ids of a run start above those of any earlier run of this router number (the epoch
-    // grows with the wall clock; 64 ids per millisecond of the previous run): a receiver's
-    // broadcast window (DataPlane.Drop.DUPLICATE) then never takes a new id for an old one.
+    // Message ids are a keyed permutation of a counter under a key drawn now (MessageIds): no
+    // other router can predict them, so none can make a receiver's duplicate window
+    // (DataPlane.Drop.DUPLICATE) drop this router's broadcasts with forged copies. The counter
+    // starts at the epoch times 64, above that of any earlier run, so pre-images never repeat.
     this.dataPlane =
-        new DataPlane<>(node, output, System::nanoTime, Math.min(config.epoch(), 1L << 41) << 6);
+        new DataPlane<>(
+            node,
+            output,
+            System::nanoTime,
+            MessageIds.secure(config.router(), Math.min(config.epoch(), 1L << 41) << 6));
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
     this.kernel = new KernelFastPath(this);
     this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);

@@ -142,6 +142,12 @@ final class RouterMetrics {
         "Control messages from neighbours refused because they named an epoch more than"
             + " routing.maxEpochAheadMs ahead of this router's clock.",
         node::futureEpochs);
+    // Claims about this router's own sequence number that it moved past (DistanceVector).
+    m.counter(
+        "bdrp_unicast_claims_overtaken_total",
+        "Routes or sequence-number requests naming a newer sequence number for this router than it"
+            + " originated (forged, or a previous run ahead of the clock), which it moved past.",
+        () -> node.unicast().claimsOvertaken());
     for (ErrorCode c : ErrorCode.values()) {
       m.counter(
           "bdrp_protocol_errors_total",
@@ -178,7 +184,9 @@ final class RouterMetrics {
           "bdrp_drops_total",
           "Data-plane drops by reason: hop_limit and not_on_tree count packets, no_route and"
               + " unknown_router routers of D, link copies, host deliveries, bad_message and"
-              + " duplicate (broadcasts taken already) packets.",
+              + " duplicate (broadcasts taken already) packets, own_source and unknown_source"
+              + " packets from a neighbour naming this router, or a router without a route, as"
+              + " their source.",
           () -> dp.drops(d),
           "reason",
           d.name().toLowerCase(Locale.ROOT));

@@ -426,6 +426,9 @@ class HardeningTest {
     try (Socket s = open(r0.routerAddress())) {
       OutputStream out = s.getOutputStream();
       out.write(RawFrames.router(new RouterHello(2, 7, 64, BLOOM, 0, "secret".getBytes())));
+      // DATA is taken only from a source the router has a route to.
+      RawFrames.becomeReachable(s, 2, 7);
+      Federation.await("a route to router 2", () -> metric(r0, "bdrp_unicast_routes") == 1);
       for (int hopLimit : new int[] {5, 1}) {
         ByteBuf d =
             DataHeader.encode(

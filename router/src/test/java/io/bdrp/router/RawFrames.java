@@ -1,5 +1,6 @@
 package io.bdrp.router;
 
+import io.bdrp.routing.ControlMessage;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.FrameType;
@@ -50,6 +51,40 @@ final class RawFrames {
     byte[] rest = new byte[length];
     in.readFully(rest);
     return Unpooled.buffer(4 + length).writeInt(length).writeBytes(rest);
+  }
+
+  /**
+   * Plays the distance-vector side of neighbour {@code self} (incarnation {@code epoch}) on a raw
+   * router session that has sent its ROUTER_HELLO: answers the router's hello with the echo of its
+   * epoch (the adjacency comes up) and advertises a route to itself, so that the router has a route
+   * to it. The data plane refuses DATA whose source it has no route to. Frames the router sends
+   * meanwhile are read and discarded up to its hello. Returns the router's epoch.
+   */
+  static long becomeReachable(java.net.Socket s, int self, long epoch) throws IOException {
+    java.io.OutputStream out = s.getOutputStream();
+    out.write(router(new ControlMessage.Hello(self, epoch, 0)));
+    out.flush();
+    long theirs = 0;
+    while (theirs == 0) {
+      ByteBuf f = readFrame(s.getInputStream());
+      if (f == null) {
+        throw new EOFException("the stream ended before the router's hello");
+      }
+      try {
+        if (RouterFrameCodec.decode(f) instanceof ControlMessage.Hello h) {
+          theirs = h.epoch();
+        }
+      } finally {
+        f.release();
+      }
+    }
+    out.write(router(new ControlMessage.Hello(self, epoch, theirs)));
+    out.write(
+        router(
+            new ControlMessage.RouteUpdate(
+                self, java.util.List.of(new ControlMessage.Route(self, epoch, 0, 0, false)))));
+    out.flush();
+    return theirs;
   }
 
   /** Reads one frame and decodes it as a client-session frame. */

@@ -117,6 +117,9 @@ class UdpLinksTest {
       in.readFully(first);
       assertEquals(0x20, first[1] & 0xff, "the router's ROUTER_HELLO");
       Federation.await("DATA to router 1 by UDP", () -> router.dataOverUdp(1));
+      // DATA is taken only from a source the router has a route to.
+      RawFrames.becomeReachable(neighbour, 1, 5);
+      Federation.await("a route to router 1", () -> metric(router, "bdrp_unicast_routes") == 1);
       InetSocketAddress to = router.udpAddress();
 
       send(neighbourUdp, to, new byte[] {0, 0, 0, 9, 1, 0x26, 1, 2, 3}); // truncated header

@@ -25,7 +25,49 @@ import java.util.function.LongSupplier;
  * <p><b>Faults are counters.</b> Nothing on the data path throws: a copy the output refuses (link
  * down, above its high water mark), a router of D without a route or beyond {@code maxRouters}, an
  * exhausted hop limit, a broadcast off its tree, a message that does not decode for local delivery,
- * each is counted by {@link Drop} and the other copies and deliveries go ahead.
+ * a packet whose source is this router or a router it has no route to, each is counted by {@link
+ * Drop} and the other copies and deliveries go ahead.
+ *
+ * <h2>Checks on DATA from neighbours</h2>
+ *
+ * A neighbour can put any source router and message id in the header it sends; without signatures
+ * on DATA (there are none: transit routers never read the message) the checks below are those that
+ * every copy a correct router sends passes, converged or not (with the one exception named in the
+ * second), and each refusal is counted by its {@link Drop}:
+ *
+ * <ul>
+ *   <li><b>The source is this router</b> ({@link Drop#OWN_SOURCE}): a message enters the network at
+ *       its source, which delivers it to its own hosts at once and puts itself neither in D nor
+ *       among the receivers of its broadcast; a correct router never sends a copy back to it. (A
+ *       copy of D could pass back through its source only along a loop of next hops, which the
+ *       distance vector never forms.) Without this check a forged broadcast naming the receiver as
+ *       its source skipped the tree check below and went down the receiver's whole tree.
+ *   <li><b>No route to the source</b> ({@link Drop#UNKNOWN_SOURCE}, also for a number not below
+ *       {@code maxRouters}): a router's copies reach here only along routes, and routes are two-way
+ *       (an adjacency is up only once each side hears the other), so a router that has no route to
+ *       the source either never heard of it or lost it: the copy is then as undeliverable in spirit
+ *       as one towards a router without a route, and it is refused rather than passed on unchecked.
+ *       (The one window where a correct copy may meet this is the short time a router has a route
+ *       one way and not yet the other: a restarted router's hold-down, or a route being
+ *       re-established by a sequence-number request; it is counted.)
+ *   <li><b>A broadcast off its source's tree</b> ({@link Drop#NOT_ON_TREE}): a broadcast is taken
+ *       only from the next hop towards its source. This check exists for loop freedom and also
+ *       limits a neighbour to forging broadcasts of the sources whose tree reaches this router
+ *       through it, which that neighbour can disrupt anyway by dropping their copies.
+ * </ul>
+ *
+ * <p><b>No plausibility check on the neighbour a copy of D comes from.</b> A check of the form "a
+ * copy from source S cannot come from neighbour N" would need to know the paths from S to this
+ * router, and a copy of D follows the next hops <em>towards the routers of D</em>, not the reverse
+ * of this router's route to S: with asymmetric link costs, with equal-cost ties (broken by router
+ * number, which may pick different branches in the two directions) and while routes change, the
+ * path from S here need not pass through this router's next hop towards S, nor through any
+ * neighbour that this router could rule out. The only evidence of which neighbours send here is
+ * their poisoned-reverse flags (a neighbour whose route to d goes through this router), but those
+ * arrive paced, after the neighbour already forwards along its new route: checking copies against
+ * them would drop correct copies during every change of routes. So the sound checks for DATA are
+ * the three above; a neighbour that forges the source of a copy of D for a router that it may reach
+ * is not detected here (the link's authentication is what keeps strangers out).
  *
  * <p><b>Threads.</b> Owned by one thread, the one that owns the {@link RoutingNode} it reads (the
  * router's event loop, or the simulator): routes and predicates come from the node's immutable
@@ -135,7 +177,18 @@ public final class DataPlane<M> {
      * A broadcast this router has already taken, arriving again by another branch of its source's
      * tree while routes change (one per packet).
      */
-    DUPLICATE
+    DUPLICATE,
+    /**
+     * A packet from a neighbour that names this router as its source (one per packet): no copy of a
+     * message ever goes back to the router it entered the network at (see "Checks on DATA from
+     * neighbours").
+     */
+    OWN_SOURCE,
+    /**
+     * A packet whose source router this router has no route to, or whose number is not below {@code
+     * maxRouters} (one per packet).
+     */
+    UNKNOWN_SOURCE
   }
 
   private static final Drop[] DROPS = Drop.values();
@@ -158,7 +211,7 @@ public final class DataPlane<M> {
   private int[] hosts = new int[16];
   private int hostCount;
   private final IntConsumer collectHost = this::collectHost;
-  private long nextSequence;
+  private final MessageIds ids;
 
   private final long[] drops = new long[DROPS.length];
   private long published;
@@ -169,21 +222,23 @@ public final class DataPlane<M> {
   private long destinationSum;
 
   /**
-   * A data plane over {@code node}'s tables, sending through {@code out}.
+   * A data plane over {@code node}'s tables, sending through {@code out}, whose message ids come
+   * from a key drawn now from {@link java.security.SecureRandom} ({@link MessageIds#secure}).
    *
    * @param nanoClock a monotonic clock in nanoseconds, for {@link Output#published}'s match time
    */
   public DataPlane(RoutingNode node, Output<M> out, LongSupplier nanoClock) {
-    this(node, out, nanoClock, 0);
+    this(node, out, nanoClock, MessageIds.secure(node.self(), 0));
   }
 
   /**
-   * A data plane whose first published message gets sequence number {@code firstSequence} (ids are
-   * {@code self << 48 | sequence}): a driver that restarts a router can carry its numbering on, so
-   * that ids stay unique across the router's runs.
+   * A data plane whose published messages take their ids from {@code ids} (see {@link MessageIds});
+   * its duplicate window is keyed from the same key. A router uses {@link MessageIds#secure}; a
+   * simulator, which must repeat, {@link MessageIds#seeded} with the counter carried on over a
+   * router's restarts.
    */
-  public DataPlane(RoutingNode node, Output<M> out, LongSupplier nanoClock, long firstSequence) {
-    this.nextSequence = firstSequence;
+  public DataPlane(RoutingNode node, Output<M> out, LongSupplier nanoClock, MessageIds ids) {
+    this.ids = java.util.Objects.requireNonNull(ids, "ids");
     this.node = node;
     this.self = node.self();
     this.out = out;
@@ -198,7 +253,7 @@ public final class DataPlane<M> {
     this.destinations = new long[words];
     this.transitD = new long[words];
     this.partition = new Partition(words, 8);
-    this.broadcasts = new BroadcastWindow(config.maxRouters());
+    this.broadcasts = new BroadcastWindow(config.maxRouters(), ids.derive(1), ids.derive(2));
   }
 
   /** Words of every destination set here: {@code ceil(maxRouters / 64)}. */
@@ -215,7 +270,7 @@ public final class DataPlane<M> {
    */
   public long publish(Message m, M payload) {
     published++;
-    long id = ((long) self << 48) | (nextSequence++ & 0xFFFF_FFFF_FFFFL);
+    long id = ids.next();
     long t0 = nanoClock.getAsLong();
     hostCount = 0;
     node.local().match(m, collectHost);
@@ -223,9 +278,6 @@ public final class DataPlane<M> {
     long t1 = nanoClock.getAsLong();
     destinationSum += inD;
     out.published(id, destinations, inD, partition.broadcast(), t1 - t0);
-    if (partition.broadcast()) {
-      broadcasts.first(self, id); // a copy that comes back to its source is not delivered twice
-    }
     sendCopies(self, id, hopLimit, payload);
     deliverCollected(id, payload);
     countDrops(id);
@@ -234,7 +286,8 @@ public final class DataPlane<M> {
 
   /**
    * D for {@code m} from {@code s}, into {@link #destinations}, and its partition: by next hop, or
-   * the broadcast tree when D holds more than the broadcast fraction of the reachable routers.
+   * the broadcast tree when the routers of D that have a route hold more than the broadcast
+   * fraction of the reachable routers (routers of D without a route count for neither).
    */
   private int ingress(RouteSnapshot s, Message m) {
     ForwardingTable t = s.routes();
@@ -256,7 +309,12 @@ public final class DataPlane<M> {
     for (long w : destinations) {
       n += Long.bitCount(w);
     }
-    if (n > 0 && broadcastFraction < 1 && n > broadcastFraction * t.reachableCount()) {
+    // The threshold counts only the routers of D that can be reached: a router whose predicate is
+    // still held after its route was lost would otherwise push messages into broadcasts.
+    int reachable = n == 0 ? 0 : t.reachableIn(destinations);
+    if (reachable > 0
+        && broadcastFraction < 1
+        && reachable > broadcastFraction * t.reachableCount()) {
       t.broadcast(self, -1, Integer.MAX_VALUE, partition);
     } else {
       t.partition(destinations, Integer.MAX_VALUE, partition);
@@ -276,10 +334,17 @@ public final class DataPlane<M> {
     received++;
     long id = p.messageId();
     int limit = p.hopLimit();
+    int source = p.sourceRouter();
     ForwardingTable routes = node.routes();
+    if (source == self || routes.nextHop(source) < 0) {
+      // See "Checks on DATA from neighbours": never from this router, never from a stranger.
+      partition.reset(false, p.isBroadcast());
+      drop(id, source == self ? Drop.OWN_SOURCE : Drop.UNKNOWN_SOURCE, 1);
+      return;
+    }
     if (p.isBroadcast()) {
-      routes.broadcast(p.sourceRouter(), from, limit, partition);
-      if (partition.local() && !broadcasts.first(p.sourceRouter(), id)) {
+      routes.broadcast(source, from, limit, partition);
+      if (partition.local() && !broadcasts.first(source, id)) {
         drop(id, Drop.DUPLICATE, 1);
         return;
       }
@@ -303,7 +368,7 @@ public final class DataPlane<M> {
       }
       routes.partition(transitD, limit, partition);
     }
-    sendCopies(p.sourceRouter(), id, limit - 1, payload);
+    sendCopies(source, id, limit - 1, payload);
     if (partition.local()) {
       Message m = out.decode(payload);
       if (m == null) {

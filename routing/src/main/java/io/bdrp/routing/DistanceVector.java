@@ -47,11 +47,11 @@ import java.util.TreeMap;
  *
  * <h2>Routes, sequence numbers and the feasibility condition</h2>
  *
- * Every router originates a route to itself at metric 0 with sequence number (epoch, seqno);
- * sequence numbers compare by epoch first, then seqno, and a larger one is <em>newer</em>. A route
- * to d advertised by neighbour n as (seq, m) gives the candidate metric {@code m + cost(n)}
- * (INFINITY if m is INFINITY or the sum reaches it), where cost(n) is this router's configured cost
- * of the link.
+ * Every router originates a route to itself at metric 0 with sequence number (epoch, seqno), which
+ * starts at (its incarnation's epoch, 0); sequence numbers compare by epoch first, then seqno, and
+ * a larger one is <em>newer</em>. A route to d advertised by neighbour n as (seq, m) gives the
+ * candidate metric {@code m + cost(n)} (INFINITY if m is INFINITY or the sum reaches it), where
+ * cost(n) is this router's configured cost of the link.
  *
  * <p>For each destination the router keeps a <em>feasibility distance</em> FD = (seq, metric): the
  * best route it has ever selected (and so advertised) with a finite metric, where newer sequence
@@ -105,23 +105,55 @@ import java.util.TreeMap;
  * SeqnoRequest(self, d, FD.epoch, FD.seqno, seqnoRequestHops)}, asking for a route newer than FD:
  * to every up neighbour when it loses its selected route, and to the neighbour offering an
  * unfeasible route that would be better than the selected one (or than none). A router that
- * receives a request for itself whose sequence number is not older than its own bumps its seqno
- * past it and sends a triggered update; otherwise it answers the requester with its own route. A
+ * receives a request for itself whose sequence number is not older than its own moves its own past
+ * it (below) and sends a triggered update; otherwise it answers the requester with its own route. A
  * router whose selected route is already newer than the request answers the requester with that
  * route; otherwise, while hops remain, it forwards the request towards d (its next hop, else the
  * neighbour offering the best unfeasible route), never back to the requester. A router sends or
  * forwards at most one request per destination and requested seq per hello interval, and repeats
  * its own requests at most once per hello interval while the condition lasts.
  *
+ * <h2>Claims about itself</h2>
+ *
+ * A route to this router (in any update, a retraction too) or a request for a route to it that
+ * names a sequence number newer than the one it originates is a claim it never made: a forged
+ * route, a previous life whose epoch was ahead of this one's (a clock stepped back), a
+ * misconfigured twin. Routers that believed the claim hold an FD at that sequence number and would
+ * refuse every route the real router originates below it until the FD is forgotten ({@code
+ * sourceGcMs} after the claim's routes vanish). So the router moves its own sequence number past
+ * the claim, to the claim's successor (below), and sends the change at once as an urgent update:
+ * its route is then the newest everywhere and replaces the claim within one update per hop, and
+ * routers left with an FD at the claim's sequence number ask for, and get, a newer route. The epoch
+ * of the route to itself ({@link #routeEpoch()}) may so move ahead of its incarnation's epoch; its
+ * hellos keep the incarnation's, which is what its neighbours' adjacencies know it by. A router
+ * moves past claims at most once per {@code helloIntervalMs}: a claim heard sooner is moved past a
+ * hello interval after the previous one (the newest of those heard meanwhile), so a neighbour that
+ * sends one claim after another cannot make it flood the network with a triggered update for each
+ * ({@link #claimsOvertaken()} counts the claims that were newer than its own). How far ahead of the
+ * wall clock a claim's epoch may be is bounded by the {@link RoutingNode}.
+ *
+ * <h2>Sequence-number arithmetic</h2>
+ *
+ * Sequence numbers are pairs (epoch: signed 64 bits, seqno: signed 32 bits) compared
+ * lexicographically as signed integers ({@link #compareSeq}): a total order, so the feasibility
+ * argument above holds whatever a neighbour sends, and never modular (RFC 8966 compares 16-bit
+ * seqnos modulo 2^16, which a neighbour naming a seqno half the range ahead could turn around).
+ * Nothing ever increments a seqno in place: the successor of (e, s) is (e, s + 1) when s is below
+ * 2^31 - 1 and (e + 1, 0) when s is 2^31 - 1, so a request or a claim naming the largest seqno
+ * moves the router into the next epoch instead of overflowing to a negative, older seqno. (The pair
+ * (2^63 - 1, 2^31 - 1) has no successor; a router moves past nothing beyond it. With a wall clock
+ * the {@link RoutingNode} refuses such epochs long before.) Negative seqnos on the wire are simply
+ * older than 0.
+ *
  * <h2>Timers</h2>
  *
  * {@link #tick()} runs: hellos every {@code helloIntervalMs} per link; the dead interval of each
  * heard neighbour; a full update every {@code updateIntervalMs} per up neighbour; the end of the
- * start-up hold-down; and, every {@code helloIntervalMs}, a sweep over the table that removes
- * routes not refreshed for {@code routeExpiryMs}, ends retractions, forgets FDs {@code sourceGcMs}
- * after their destination became unreachable, and repeats pending sequence-number requests. Route
- * expiry is also checked on every selection, so it is exact; the sweep only notices it at most one
- * hello interval late.
+ * start-up hold-down; the move past a claim held back by the limit of one per hello interval; and,
+ * every {@code helloIntervalMs}, a sweep over the table that removes routes not refreshed for
+ * {@code routeExpiryMs}, ends retractions, forgets FDs {@code sourceGcMs} after their destination
+ * became unreachable, and repeats pending sequence-number requests. Route expiry is also checked on
+ * every selection, so it is exact; the sweep only notices it at most one hello interval late.
  *
  * <p>Control state is held in primitive arrays by router number: one record per destination
  * (selection, FD, last advertised seq) and one entry per (destination, neighbour), at {@code
@@ -180,7 +212,16 @@ public final class DistanceVector {
   private final Listener listener;
   private final int maxRouters;
 
+  // The sequence number of the route to itself: (ownEpoch, seqno). ownEpoch starts at the
+  // incarnation's epoch and only moves past claims about this router (see "Claims about itself").
+  private long ownEpoch;
   private int seqno;
+  // A claim heard within a hello interval of the last move past one: moved past at pendingAt.
+  private boolean claimPending;
+  private long claimEpoch;
+  private int claimSeqno;
+  private long lastMovedAt = Long.MIN_VALUE;
+  private long claimsOvertaken;
   private final TreeMap<Integer, Nbr> links = new TreeMap<>();
 
   // Per destination, by router number.
@@ -247,6 +288,7 @@ public final class DistanceVector {
     }
     this.self = self;
     this.epoch = epoch;
+    this.ownEpoch = epoch;
     this.maxRouters = config.maxRouters();
     int n = maxRouters;
     this.flags = new byte[n];
@@ -277,9 +319,28 @@ public final class DistanceVector {
     return epoch;
   }
 
-  /** The seqno of the route this router originates to itself, in the current epoch. */
+  /** The seqno of the route this router originates to itself, in {@link #routeEpoch()}. */
   public int seqno() {
     return seqno;
+  }
+
+  /**
+   * The epoch of the route this router originates to itself: its {@link #epoch()} until a claim
+   * about it named a newer sequence number, then the epoch of the last such claim moved past (see
+   * "Claims about itself" above). Hellos always carry {@link #epoch()}.
+   */
+  public long routeEpoch() {
+    return ownEpoch;
+  }
+
+  /**
+   * How many times this router moved its own sequence number past a claim about itself that was
+   * newer than its own: a route to it or a request for it naming a later (epoch, seqno) than it
+   * ever originated (a forged route, a previous life whose clock ran ahead, a misconfigured twin).
+   * Zero in a healthy network, apart from restarts after a clock step backwards.
+   */
+  public long claimsOvertaken() {
+    return claimsOvertaken;
   }
 
   /** The table version: bumped whenever a next hop, metric or children set changes. */
@@ -455,6 +516,9 @@ public final class DistanceVector {
       if (d < 0 || d >= maxRouters) {
         continue;
       }
+      if (d == self && compareSeq(r.epoch(), r.seqno(), ownEpoch, seqno) > 0) {
+        claim(r.epoch(), r.seqno(), now); // a newer route to us than we ever originated
+      }
       int e = d * slots + nbr.slot;
       if ((eFlags[e] & PRESENT) == 0) {
         if (r.metric() >= INF && !r.viaReceiver()) {
@@ -491,6 +555,51 @@ public final class DistanceVector {
     return true;
   }
 
+  /**
+   * A route to this router, or a request for a route to it, names (e, s), not older than its own
+   * sequence number: the router moves past it, at once, or a hello interval after it last did (the
+   * newest claim heard meanwhile is the one moved past; see "Claims about itself").
+   */
+  private void claim(long e, int s, long now) {
+    if (!claimPending || compareSeq(e, s, claimEpoch, claimSeqno) > 0) {
+      claimEpoch = e;
+      claimSeqno = s;
+    }
+    claimPending = true;
+    if (now >= nextMoveAt()) {
+      movePastClaim(now);
+    }
+  }
+
+  /** When the router may next move its sequence number past a claim. */
+  private long nextMoveAt() {
+    return lastMovedAt == Long.MIN_VALUE ? Long.MIN_VALUE : lastMovedAt + config.helloIntervalMs();
+  }
+
+  /** Moves this router's own sequence number to the successor of the pending claim. */
+  private void movePastClaim(long now) {
+    claimPending = false;
+    int c = compareSeq(claimEpoch, claimSeqno, ownEpoch, seqno);
+    if (c < 0) {
+      return; // already past it
+    }
+    if (claimSeqno == Integer.MAX_VALUE) {
+      if (claimEpoch == Long.MAX_VALUE) {
+        return; // (MAX, MAX) has no successor: see "Sequence-number arithmetic"
+      }
+      ownEpoch = claimEpoch + 1;
+      seqno = 0;
+    } else {
+      ownEpoch = claimEpoch;
+      seqno = claimSeqno + 1;
+    }
+    if (c > 0) {
+      claimsOvertaken++;
+    }
+    lastMovedAt = now;
+    ownSeqnoMoved();
+  }
+
   /** This router's seqno went up: its route to itself changed, and goes out at once. */
   private void ownSeqnoMoved() {
     if (has(self, ADVERTISED)) {
@@ -506,12 +615,8 @@ public final class DistanceVector {
       return false;
     }
     if (d == self) {
-      if (r.epoch() == epoch && r.seqno() >= seqno) {
-        seqno = r.seqno() + 1;
-        ownSeqnoMoved();
-      } else if (r.epoch() > epoch) {
-        seqno++; // cannot be newer than an epoch we never had; refresh anyway
-        ownSeqnoMoved();
+      if (compareSeq(r.epoch(), r.seqno(), ownEpoch, seqno) >= 0) {
+        claim(r.epoch(), r.seqno(), now);
       } else {
         send(from, List.of(selfRoute()));
       }
@@ -559,6 +664,9 @@ public final class DistanceVector {
     if (holdingDown && now >= holdDownUntil) {
       endHoldDown();
     }
+    if (claimPending && now >= nextMoveAt()) {
+      movePastClaim(now);
+    }
     for (Nbr nbr : links.values()) {
       if (nbr.knownEpoch != 0 && now >= nbr.lastHeard + config.deadIntervalMs()) {
         forget(nbr);
@@ -582,6 +690,9 @@ public final class DistanceVector {
     long t = nextSweepAt;
     if (holdingDown) {
       t = Math.min(t, holdDownUntil);
+    }
+    if (claimPending) {
+      t = Math.min(t, nextMoveAt());
     }
     for (Nbr nbr : links.values()) {
       t = Math.min(t, nbr.nextHelloAt);
@@ -831,7 +942,11 @@ public final class DistanceVector {
 
   // ---------------------------------------------------------------- selection
 
-  private static int compareSeq(long e1, int s1, long e2, int s2) {
+  /**
+   * Compares sequence numbers (e1, s1) and (e2, s2): epoch first, then seqno, both as signed
+   * integers. A total order, with no wrap-around (see "Sequence-number arithmetic").
+   */
+  static int compareSeq(long e1, int s1, long e2, int s2) {
     int c = Long.compare(e1, e2);
     return c != 0 ? c : Integer.compare(s1, s2);
   }
@@ -978,7 +1093,7 @@ public final class DistanceVector {
   }
 
   private Route selfRoute() {
-    return new Route(self, epoch, seqno, 0, false);
+    return new Route(self, ownEpoch, seqno, 0, false);
   }
 
   /** What this router tells {@code to} about d, or null if nothing. */

@@ -184,6 +184,18 @@ public final class ForwardingTable {
     return reachableCount;
   }
 
+  /**
+   * The number of routers of destination set {@code d} ({@link #words()} words, or fewer: the
+   * missing ones are empty) that this router has a route to, itself excluded. Allocates nothing.
+   */
+  public int reachableIn(long[] d) {
+    int n = 0;
+    for (int w = 0, k = Math.min(d.length, words); w < k; w++) {
+      n += Long.bitCount(d[w] & reachable[w]);
+    }
+    return n;
+  }
+
   /** This router's children in the tree of shortest paths towards {@code source}; do not modify. */
   int[] children(int source) {
     int[] c = source >= 0 && source < children.length ? children[source] : null;
@@ -238,10 +250,12 @@ public final class ForwardingTable {
    * The decision for a broadcast from {@code source} that arrived from neighbour {@code from} (for
    * a broadcast this router originates, {@code from} is -1 and {@code source} is itself): deliver
    * locally and copy to the children for that source, or, when {@code from} is not the next hop
-   * towards the source, drop it (the tree does not carry it there).
+   * towards the source, drop it (the tree does not carry it there). A broadcast of this router that
+   * arrives from a neighbour ({@code from} not -1) is off the tree too: the tree starts here. The
+   * next hop of a source without a route is -1, which no neighbour is: dropped as well.
    */
   public void broadcast(int source, int from, int hopLimit, Partition out) {
-    if (source != self && from != nextHop(source)) {
+    if (source == self ? from != -1 : from < 0 || from != nextHop(source)) {
       out.reset(false, true);
       out.dropAll(Partition.Drop.NOT_ON_TREE);
       return;

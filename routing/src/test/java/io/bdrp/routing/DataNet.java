@@ -135,7 +135,9 @@ final class DataNet {
     Router(int self) {
       this.self = self;
       this.node = new RoutingNode(self, 1L + self, config, BLOOM, () -> now);
-      this.plane = new DataPlane<>(node, this, () -> now * 1_000_000L);
+      // One seeded key for every router: ids are distinct across routers and runs repeat.
+      this.plane =
+          new DataPlane<>(node, this, () -> now * 1_000_000L, MessageIds.seeded(7, self, 0));
     }
 
     @Override
@@ -267,6 +269,29 @@ final class DataNet {
     routers[b].node.addLink(face(b, a), 1);
     reschedule(a);
     reschedule(b);
+    return this;
+  }
+
+  /**
+   * Unconfigures the link between {@code a} and {@code b} at both ends (control and data): their
+   * routes through it go at once, and the control plane spreads the change as time runs ({@link
+   * #runFor}).
+   */
+  DataNet unlink(int a, int b) {
+    if (!neighbours.get(a).remove(b) || !neighbours.get(b).remove(a)) {
+      throw new IllegalArgumentException("no link " + a + " - " + b);
+    }
+    dataLinkUp.remove(key(a, b));
+    routers[a].node.removeLink(b);
+    routers[b].node.removeLink(a);
+    reschedule(a);
+    reschedule(b);
+    return this;
+  }
+
+  /** Runs the control plane for {@code ms} simulated milliseconds, converged or not. */
+  DataNet runFor(long ms) {
+    runUntil(now + ms);
     return this;
   }
 

@@ -126,6 +126,36 @@ class ForwardingTableTest {
     assertEquals(Partition.Drop.NOT_ON_TREE, p.drop());
   }
 
+  /**
+   * A broadcast of this router itself that comes from a neighbour, and one of a source without a
+   * route that comes from nowhere (-1), are off the tree. Guards against the old check, which
+   * skipped the tree for this router's own broadcasts whoever sent them and took -1 for the next
+   * hop of an unreachable source.
+   */
+  @Test
+  void aBroadcastOfThisRouterFromANeighbourIsNotOnTheTree() {
+    ForwardingTable t = square();
+    Partition p = t.newPartition();
+    t.broadcast(0, 1, 10, p);
+    assertFalse(p.local());
+    assertEquals(0, p.count());
+    assertEquals(Partition.Drop.NOT_ON_TREE, p.drop());
+    t.broadcast(7, -1, 10, p);
+    assertFalse(p.local());
+    assertEquals(Partition.Drop.NOT_ON_TREE, p.drop());
+  }
+
+  /** Only the routers of D with a route count in reachableIn, and self never does. */
+  @Test
+  void reachableInCountsTheRoutersOfDWithARoute() {
+    ForwardingTable t = square();
+    assertEquals(7 - 1, t.reachableCount());
+    assertEquals(3, t.reachableIn(set(0, 3, 5, 7, 130)));
+    assertEquals(0, t.reachableIn(set(7, 199)));
+    assertEquals(
+        2, t.reachableIn(new long[] {(1L << 3) | (1L << 4)}), "fewer words: the rest empty");
+  }
+
   @Test
   void randomTablesPartitionExactly() {
     SplittableRandom rnd = new SplittableRandom(11);

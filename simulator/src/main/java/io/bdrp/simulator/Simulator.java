@@ -10,6 +10,7 @@ import io.bdrp.routing.Clock;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.Face;
+import io.bdrp.routing.MessageIds;
 import io.bdrp.routing.PredicateTable;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.routing.RoutingNode;
@@ -149,6 +150,11 @@ public final class Simulator {
       this.cost = cost;
     }
   }
+
+  /**
+   * The key of every simulated router's message ids: a simulation has no adversary, and repeats.
+   */
+  private static final long MESSAGE_ID_SEED = 0x6264_7270L;
 
   private final Topology topology;
   private final Options options;
@@ -427,7 +433,12 @@ public final class Simulator {
     node.predicates().shareVersions(sharedVersions);
     nodes[r] = node;
     outputs[r] = new SimOutput(r);
-    dataPlanes[r] = new DataPlane<>(node, outputs[r], () -> now * 1000, nextSequence[r]);
+    dataPlanes[r] =
+        new DataPlane<>(
+            node,
+            outputs[r],
+            () -> now * 1000,
+            MessageIds.seeded(MESSAGE_ID_SEED, r, nextSequence[r]));
     long inc = incarnation[r];
     for (int b : neighbours[r]) {
       node.addLink(new SimFace(r, b, inc), link(r, b).cost);
@@ -696,8 +707,10 @@ public final class Simulator {
    * Publishes {@code m} at router {@code router} now, through its data plane; returns the message's
    * id in the log.
    *
-   * <p>The id is the one the data plane gives it, {@code router << 48 | sequence}, with the
-   * sequence running on over the router's restarts, so that ids stay unique over the whole run.
+   * <p>The id is the one the data plane gives it: a permutation, under one fixed key for every
+   * router of every simulation ({@link MessageIds#seeded}), of {@code router << 48 | sequence},
+   * with the sequence running on over the router's restarts, so that ids are unique over the whole
+   * run and the same from one run to the next.
    */
   public long publish(int router, Message m) {
     DataPlane<Message> plane = dataPlanes[router];
