@@ -197,6 +197,26 @@ struct scan_ctx {
 	int local;
 };
 
+/* Whether router src is another router with a route: some neighbour's mask names it. */
+static __always_inline int source_routable(struct fp_table *t, __u32 src)
+{
+	if (src == t->self || src >= FP_MAX_ROUTERS)
+		return 0;
+	__u32 w = src / 64;
+	if (w >= t->words)
+		return 0;
+	w &= FP_MAX_WORDS - 1;
+	__u64 bit = bpf_cpu_to_be64(1ULL << (src % 64));
+	__u32 count_n = t->count;
+	for (__u32 i = 0; i < FP_MAX_NEIGH; i++) {
+		if (i >= count_n)
+			break;
+		if (t->n[i].mask[w] & bit)
+			return 1;
+	}
+	return 0;
+}
+
 /* Word w of D: is this router in it, which neighbours get a part, is every part routable. */
 static long scan_word(__u32 w, void *data)
 {
@@ -396,6 +416,12 @@ int bdrp_ingress(struct __sk_buff *skb)
 	}
 	if (sender < 0)
 		return up(FP_UP_UNKNOWN_SENDER);
+
+	/* A source that is this router, or one without a route, is not forwarded: the router
+	 * refuses and counts it (a neighbour naming it lies). */
+	__u32 src = ((__u32)hdr[FP_OFF_SOURCE] << 8) | hdr[FP_OFF_SOURCE + 1];
+	if (!source_routable(t, src))
+		return up(FP_UP_SOURCE);
 
 	struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
 	if (!s)

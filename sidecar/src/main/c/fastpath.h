@@ -82,6 +82,7 @@ enum fp_counter {
 	FP_UP_LOCAL_ONLY,      /* D = {this router}: nothing to forward */
 	FP_REDIRECT_FAILED,    /* a copy the kernel could not send */
 	FP_UP_FRAGMENT,        /* IP options or fragments */
+	FP_UP_SOURCE,          /* the source is this router or has no route: the router refuses it */
 	FP_COUNTERS
 };
 

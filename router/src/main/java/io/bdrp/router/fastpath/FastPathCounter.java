@@ -35,7 +35,9 @@ public enum FastPathCounter {
   /** A copy the kernel could not send, or a rewrite that failed. */
   REDIRECT_FAILED,
   /** Up: IP options or fragments. */
-  UP_FRAGMENT;
+  UP_FRAGMENT,
+  /** Up: the source is this router or has no route (the router refuses and counts it). */
+  UP_SOURCE;
 
   /** The label value in the metrics: the name in lower case. */
   public String label() {

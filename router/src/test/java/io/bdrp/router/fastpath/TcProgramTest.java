@@ -224,9 +224,20 @@ class TcProgramTest {
       Message.builder().put("price", 42).put("sym", "bdrp").build();
 
   private static byte[] frame(int hop, boolean broadcast, long[] d) {
+    return frame(0, hop, broadcast, d);
+  }
+
+  /** A DATA frame that names {@code source} as the router that published it. */
+  private static byte[] frame(int source, int hop, boolean broadcast, long[] d) {
     ByteBuf b =
         DataHeader.encode(
-            UnpooledByteBufAllocator.DEFAULT, hop, broadcast, 0, 0x1122334455667788L, d, MESSAGE);
+            UnpooledByteBufAllocator.DEFAULT,
+            hop,
+            broadcast,
+            source,
+            0x1122334455667788L,
+            d,
+            MESSAGE);
     try {
       return ByteBufUtil.getBytes(b);
     } finally {
@@ -414,7 +425,15 @@ class TcProgramTest {
             new Case(
                 "an unknown sender",
                 packet(frame(5, false, set(2)), 9999, ROUTER_PORT),
-                FastPathCounter.UP_UNKNOWN_SENDER));
+                FastPathCounter.UP_UNKNOWN_SENDER),
+            new Case(
+                "this router named as the source",
+                packet(frame(SELF, 5, false, set(2)), PEER_PORT, ROUTER_PORT),
+                FastPathCounter.UP_SOURCE),
+            new Case(
+                "a source without a route",
+                packet(frame(7, 5, false, set(2)), PEER_PORT, ROUTER_PORT),
+                FastPathCounter.UP_SOURCE));
     for (Case c : cases) {
       Run r = run(t, c.packet);
       assertEquals(TC_ACT_UNSPEC, r.verdict, c.name);
