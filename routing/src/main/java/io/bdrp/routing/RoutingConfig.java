@@ -22,9 +22,10 @@ package io.bdrp.routing;
  * @param predicateExpiryMs the advertisement of an origin without a route is dropped after this
  *     long
  * @param hopLimit hop limit written into every data packet at the ingress router
- * @param broadcastFraction a message whose destination set holds more than this fraction of all
- *     known routers is broadcast along the tree of shortest paths from the ingress router; in (0,
- *     1], and 1 means never (every message goes by its destination set)
+ * @param broadcastFraction a message whose destination set holds more than this fraction of the
+ *     routers the ingress has a route to (counting only those of the set it has a route to) is
+ *     broadcast along the tree of shortest paths from the ingress router; in (0, 1], and 1 means
+ *     never (every message goes by its destination set)
  * @param maxRouters router numbers are 0 to maxRouters - 1; this sizes destination bitmaps
  * @param maxEpochAheadMs a router's epoch is its wall clock in milliseconds when it starts; a
  *     control message naming an epoch more than this far ahead of the receiver's wall clock is
