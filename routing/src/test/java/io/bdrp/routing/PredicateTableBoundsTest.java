@@ -36,9 +36,8 @@ class PredicateTableBoundsTest {
   private static final Encoder ENCODER = new Encoder(PARAMS);
 
   /** Bytes of one filter in memory at M = 128 held as a bitmap. */
-  private static final int FILTER_BYTES = 16;
-
   private long now;
+
   private IntUnaryOperator hops = r -> 1;
   private int[] reachable = {};
   private final List<ControlMessage> toOne = new ArrayList<>();
@@ -216,7 +215,11 @@ class PredicateTableBoundsTest {
    */
   @Test
   void anAdvertisementBeyondThePerOriginBoundsIsRefusedAndTheHeldVersionStays() {
-    RoutingConfig c = config().maxOriginFilters(10).maxOriginFilterBytes(8 * FILTER_BYTES).build();
+    // Filters are held as their set bits: the byte bound is the size of six of them, so that five
+    // and six fit and nine (a superset of the six) does not.
+    long bound = equalities(0, 6).byteSize();
+    assertTrue(equalities(0, 5).union(equalities(20, 24)).byteSize() > bound);
+    RoutingConfig c = config().maxOriginFilters(10).maxOriginFilterBytes(bound).build();
     PredicateTable t = table(c);
     t.receive(new PredicateAd(1, 5, 7, 1, equalities(0, 5)));
     int sent = toTwo.size();
@@ -226,14 +229,14 @@ class PredicateTableBoundsTest {
     assertEquals(5, refusals.get(0).origin());
     t.receive(new PredicateAd(1, 5, 7, 3, equalities(0, 9)));
     assertEquals(Reason.TOO_MANY_BYTES, refusals.get(1).reason());
-    assertEquals(9L * FILTER_BYTES, refusals.get(1).amount());
+    assertEquals(equalities(0, 9).byteSize(), refusals.get(1).amount());
     t.receive(
         new PredicateDelta(1, 5, 7, 1, 4, EncodedPredicate.empty(PARAMS), equalities(20, 24)));
     assertEquals(Reason.TOO_MANY_BYTES, refusals.get(2).reason(), "5 + 4 filters, as a change");
     assertEquals(equalities(0, 5), t.get(5));
     assertEquals(3, t.refusedTooLarge());
     assertEquals(sent, toTwo.size(), "nothing refused is passed on");
-    assertEquals(5L * FILTER_BYTES, t.otherFilterBytes());
+    assertEquals(equalities(0, 5).byteSize(), t.otherFilterBytes());
     // A version within the bounds is taken again.
     t.receive(new PredicateAd(1, 5, 7, 5, equalities(0, 6)));
     assertEquals(equalities(0, 6), t.get(5));
@@ -247,10 +250,17 @@ class PredicateTableBoundsTest {
    */
   @Test
   void newOriginsBeyondTheTotalBoundAreRefusedAndTheOwnAggregateIsNot() {
+    // Room for exactly the first six origins' filters, as held (their set bits).
+    long six = 0;
+    long largest = 0;
+    for (int origin = 10; origin < 16; origin++) {
+      six += enc("y = " + origin).byteSize();
+      largest = Math.max(largest, enc("y = " + origin).byteSize());
+    }
     RoutingConfig c =
         config()
-            .maxOriginFilterBytes(4 * FILTER_BYTES)
-            .maxPredicateFilterBytes(6 * FILTER_BYTES)
+            .maxOriginFilterBytes(Math.max(2 * largest, equalities(0, 4).byteSize()))
+            .maxPredicateFilterBytes(six)
             .build();
     PredicateTable t = table(c);
     hops = r -> -1; // numbers no router uses: no route, ever
@@ -258,7 +268,7 @@ class PredicateTableBoundsTest {
       t.receive(new PredicateAd(1, origin, 7, 1, enc("y = " + origin)));
     }
     assertEquals(7, t.size(), "six others and this router");
-    assertEquals(6L * FILTER_BYTES, t.otherFilterBytes());
+    assertEquals(six, t.otherFilterBytes());
     assertEquals(4, t.refusedTableFull());
     Refusal r = refusals.get(0);
     assertEquals(Reason.TABLE_FULL, r.reason());
