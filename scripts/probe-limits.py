@@ -4,9 +4,17 @@ what the router holds meanwhile: a client that floods PINGs and never reads, 2,0
 that never say HELLO, 200 sessions that each start a 1 MB frame and stop, a predicate that encodes
 to 27,648 filters, the largest predicate within the limits, a client that changes its predicate as
 fast as it can, 100 sessions that say HELLO and then nothing, and 100 connections to the metrics
-port. Every probe also checks that a new client still gets its HELLO_OK; a canary publisher and
-subscriber run beside them all and must get every message, and the router's event-loop lag
-(p99 and the largest bucket) is printed at the end. Usage, from the repository root:
+port. Then it is one neighbour, router 1, holding the router token (the router's config names
+it): it claims routes for the router itself one millisecond into its next incarnation, for
+made-up routers (one a week ahead of the clock) and asks for seqno 2^31-1; it sends DATA naming
+the router, or a router without a route, as its source; it advertises 65,535 of the smallest
+filters for each of 31 unused router numbers, a 1 MB advertisement that would be held as 16 MB,
+and the match-all filter; and it comes back as a neighbour that keeps the link up and never
+reads while it makes the router owe it advertisements. Each probe prints what the router
+counted meanwhile (drops, refusals, closed connections). Every probe also checks that a new
+client still gets its HELLO_OK; a canary publisher and subscriber run beside them all and must
+get every message, and the router's event-loop lag (p99 and the largest bucket) is printed
+after each probe and for the whole run. Usage, from the repository root:
 
     python3 scripts/probe-limits.py
 
@@ -194,12 +202,520 @@ def lag_summary(since=None):
     return f"{int(total)} samples, p99 <= {p99 * 1000:g} ms, all <= {worst * 1000:g} ms"
 
 
+
+# --- One neighbour: router 1 on a router-link session (docs/wire-protocol.md, "Router links") ---
+
+TOKEN = b"probe-token"
+ROUTER_HELLO, DV_HELLO, ROUTE_UPDATE, SEQNO_REQUEST = 0x20, 0x21, 0x22, 0x23
+PREDICATE_AD, PREDICATE_REQUEST, DATA, BYE = 0x24, 0x25, 0x26, 0x0A
+ME = 1  # the router number the probe claims; the probe router is 0
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def varint(v):
+    out = b""
+    while True:
+        b, v = v & 0x7F, v >> 7
+        if not v:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+
+
+def encode_filter(positions, bits):
+    """One filter (ascending set positions) in its canonical, shorter form (EncodedPredicateCodec)."""
+    n = len(positions)
+    if n == 0:
+        return varint(0)
+    r = (bits // n).bit_length() - 1
+    code, prev = [], -1
+    for p in positions:
+        g = p - prev - 1
+        prev = p
+        code.append("1" * (g >> r) + "0" + (format(g & ((1 << r) - 1), f"0{r}b") if r else ""))
+    code = "".join(code)
+    code += "0" * (-len(code) % 8)
+    as_list = varint(2 * n) + int(code, 2).to_bytes(len(code) // 8, "big")
+    words = (bits + 63) // 64
+    if len(as_list) <= 1 + 8 * words:
+        return as_list
+    w = [0] * words
+    for p in positions:
+        w[p >> 6] |= 1 << (p & 63)
+    return varint(1) + b"".join(struct.pack(">Q", x) for x in w)
+
+
+def encoded_predicate(filters, bloom):
+    """An encoded predicate of distinct filters (lists of positions), sorted as the codec wants:
+    words compared unsigned from word 0."""
+    bits, k, categories = bloom
+
+    def key(f):  # the words up to the last non-zero one: a shorter tuple sorts first, as it should
+        words = [0] * ((f[-1] >> 6) + 1 if f else 0)
+        for p in f:
+            words[p >> 6] |= 1 << (p & 63)
+        return tuple(words)
+
+    out = [struct.pack(">HBBH", bits, k, categories, len(filters))]
+    out += [encode_filter(f, bits) for f in sorted(filters, key=key)]
+    return b"".join(out)
+
+
+# The golden vector of docs/wire-protocol.md: M 64, k 1, sharp, one filter of bits 0 and 4.
+assert encoded_predicate([[0, 4]], (64, 1, 1)) == bytes.fromhex("004001010001040030")
+
+
+def smallest_filters(count, bits):
+    """`count` distinct filters of the fewest set bits short of none (the empty filter matches
+    everything): every one-bit filter, then two-bit ones: 3 and 5 bytes each on the wire."""
+    out = [[p] for p in range(min(count, bits))]
+    a = 0
+    while len(out) < count:
+        for b in range(a + 1, bits):
+            out.append([a, b])
+            if len(out) == count:
+                break
+        a += 1
+    return out
+
+
+def predicate_ad(origin, epoch, seq, encoded):
+    return frame(PREDICATE_AD, struct.pack(">HHqq", ME, origin, epoch, seq) + encoded)
+
+
+def data_frame(source, dest, msg, mid, hop=16, broadcast=False):
+    """A DATA frame (DataHeader): hop limit, flags, source, message id, D, message."""
+    words = []
+    if not broadcast:
+        words = [0] * (max(dest) // 64 + 1)
+        for d in dest:
+            words[d // 64] |= 1 << (d % 64)
+    body = bytes([hop, 1 if broadcast else 0]) + struct.pack(">HQH", source, mid, len(words))
+    return frame(DATA, body + b"".join(struct.pack(">Q", w) for w in words) + msg)
+
+
+def route_update(routes):
+    """ROUTE_UPDATE from the probe: routes as (destination, epoch, seqno, metric[, flags])."""
+    body = struct.pack(">HH", ME, len(routes))
+    for dest, epoch, seqno, metric, *flags in routes:
+        body += struct.pack(">HqiHB", dest, epoch, seqno, metric, flags[0] if flags else 0)
+    return frame(ROUTE_UPDATE, body)
+
+
+class Neighbour:
+    """Router 1 on a session with the probe router, holding the router token: it completes
+    ROUTER_HELLO with the router's own network parameters, then sends a DV_HELLO echoing the
+    router's epoch every second and its routes every three (its own, and the router's through
+    the router), so that the link stays up. With
+    `read`, a thread reads everything the router sends (counting it, answering PINGs); without,
+    it reads until the router's first DV_HELLO and never again."""
+
+    def __init__(self, read=True, rcvbuf=None):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:  # before connect, so that the window is small from the start
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        s.settimeout(30)
+        s.connect(("127.0.0.1", ROUTERS))
+        self.s = s
+        f = read_frame(s)
+        assert f and f[0] == ROUTER_HELLO, f
+        (protocol, self.router, self.router_epoch, max_routers, bits, k, categories, _, _) = (
+            struct.unpack(">HHqIHBBHH", f[1][:24])
+        )
+        self.bloom = (bits, k, categories)
+        self.epoch = now_ms()
+        self.lock = threading.Lock()
+        self.counts = {}
+        self.data = 0
+        self.errors = []
+        self.own_route = None  # the router's latest route to itself: (epoch, seqno)
+        self.closed = False
+        self.stop = threading.Event()
+        self.send(
+            frame(
+                ROUTER_HELLO,
+                struct.pack(
+                    ">HHqIHBBHH", protocol, ME, self.epoch, max_routers, bits, k, categories, 0,
+                    len(TOKEN),
+                )
+                + TOKEN,
+            )
+        )
+        self.up = threading.Event()
+        if read:
+            threading.Thread(target=self._read, daemon=True).start()
+        else:
+            while not self.up.is_set():
+                f = read_frame(s)
+                assert f is not None, "the router closed the session during the hello"
+                self._take(f)
+        self.s.settimeout(None)
+        threading.Thread(target=self._keepalive, daemon=True).start()
+        assert self.up.wait(10), "the router sent no DV_HELLO within 10 s"
+
+    def send(self, data):
+        with self.lock:
+            self.s.sendall(data)
+
+    def _take(self, f):
+        ftype, body = f
+        self.counts[ftype] = self.counts.get(ftype, 0) + 1
+        if ftype == DV_HELLO:
+            self.router_epoch = struct.unpack(">q", body[2:10])[0]
+            self.up.set()
+        elif ftype == DATA:
+            self.data += 1
+        elif ftype == ROUTE_UPDATE:
+            for i in range(struct.unpack(">H", body[2:4])[0]):
+                dest, epoch, seqno, _, _ = struct.unpack(">HqiHB", body[4 + 17 * i : 21 + 17 * i])
+                if dest == self.router:
+                    self.own_route = (epoch, seqno)
+        elif ftype == 0x05:
+            self.errors.append(error_text(body))
+        elif ftype == 0x08:
+            self.send(frame(0x09, body))
+
+    def _read(self):
+        self.s.settimeout(None)
+        try:
+            while True:
+                f = read_frame(self.s)
+                if f is None:
+                    break
+                self._take(f)
+        except OSError:
+            pass
+        self.closed = True
+
+    def _keepalive(self):
+        i = 0
+        try:
+            while not self.stop.is_set():
+                self.send(frame(DV_HELLO, struct.pack(">Hqq", ME, self.epoch, self.router_epoch)))
+                if i % 3 == 0:
+                    # Its own route, and the router's poisoned (it goes through the router), which
+                    # makes router 1 a child in the tree that the router's broadcasts follow.
+                    routes = [(ME, self.epoch, i // 3 + 1, 0)]
+                    if self.own_route:
+                        routes.append((self.router, *self.own_route, 0xFFFF, 1))
+                    self.send(route_update(routes))
+                i += 1
+                self.stop.wait(1)
+        except OSError:
+            self.closed = True
+
+    def close(self, bye=True):
+        self.stop.set()
+        try:
+            if bye:
+                self.send(frame(BYE, b""))
+            self.s.shutdown(socket.SHUT_RDWR)  # wakes a thread blocked writing to it
+        except OSError:
+            pass
+        self.s.close()
+
+
+def snapshot():
+    """Every series of the router's metrics now: {series: value}."""
+    url = f"http://127.0.0.1:{METRICS}/metrics"
+    out = {}
+    for line in urllib.request.urlopen(url, timeout=5).read().decode().splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            out[name] = float(value)
+    return out
+
+
+WATCHED = (
+    "bdrp_drops_total",
+    "bdrp_predicate_refused_total",
+    "bdrp_predicate_rejected_total",
+    "bdrp_control_refused_total",
+    "bdrp_unicast_claims_overtaken_total",
+    "bdrp_connections_closed_total",
+    "bdrp_link_control_deferred_total",
+    "bdrp_link_refused_total",
+    "bdrp_protocol_errors_total",
+    "bdrp_data_malformed_total",
+    "bdrp_predicate_resyncs_total",
+)
+GAUGES = (
+    "bdrp_predicate_origins",
+    "bdrp_predicate_filter_bytes",
+    "bdrp_predicate_match_all_origins",
+    "bdrp_unicast_routes",
+)
+
+
+def print_changes(before, after=None):
+    """What the router counted between two snapshots: the watched counters that moved, and the
+    table-size gauges that changed."""
+    after = after or snapshot()
+    for name, v in sorted(after.items()):
+        family = name.split("{")[0]
+        if family in WATCHED and v != before.get(name, 0):
+            print(f"  {name} +{v - before.get(name, 0):g}", flush=True)
+        elif family in GAUGES and v != before.get(name):
+            print(f"  {name} {before.get(name, 0):g} -> {v:g}", flush=True)
+
+
+
+def canary_flowing(canary, seconds=2.0):
+    """Whether the canary subscriber got messages over the next `seconds`, and whether a new
+    subscriber gets a message from a new publisher (the router still serves should the canary's
+    sessions have been cut)."""
+    got = canary.got
+    time.sleep(seconds)
+    try:
+        sub, pub = session("check-sub"), session("check-pub")
+        sub.sendall(set_predicate(1, [[(EXISTS, "check", None)]]))
+        assert read_frame(sub)[0] == 0x04
+        pub.sendall(frame(0x06, struct.pack(">Q", 0) + message({"check": 1})))
+        sub.settimeout(1)
+        fresh, end = False, time.time() + 5
+        while not fresh and time.time() < end:
+            try:
+                f = read_frame(sub)
+            except socket.timeout:
+                continue
+            if f is None:
+                break
+            fresh = f[0] == 0x07
+            if f[0] == 0x08:
+                sub.sendall(frame(0x09, f[1]))
+        sub.close()
+        pub.close()
+    except (OSError, AssertionError, TypeError):
+        fresh = False
+    return f"canary {'flowing' if canary.got > got else 'STOPPED'}, a new pair served: {fresh}"
+
+
+def probe_claims(pid, canary, nb):
+    """Routes and a sequence-number request about routers the neighbour is not: the probe router
+    itself one millisecond into its next incarnation, a made-up router 5 and one (6) a week ahead
+    of the clock, and seqno 2^31-1 for the probe router."""
+    before = snapshot()
+    route0 = nb.own_route
+    nb.send(route_update([(nb.router, nb.router_epoch + 1, 1, 1), (5, now_ms() + 1, 1, 1)]))
+    nb.send(route_update([(6, now_ms() + 7 * 86_400_000, 1, 1)]))
+    nb.send(frame(SEQNO_REQUEST, struct.pack(">HHqiH", ME, nb.router, nb.router_epoch, 2**31 - 1, 64)))
+    nb.send(frame(SEQNO_REQUEST, struct.pack(">HHqiH", ME, 5, now_ms() + 1, 2**31 - 1, 64)))
+    time.sleep(5)  # the router's next full route update (every 4 s) shows what it did
+    print(
+        "route updates naming router 0 (epoch +1 ms), 5 (+1 ms) and 6 (+7 days), SEQNO_REQUESTs"
+        f" for seqno 2^31-1: the router's route to itself {route0} -> {nb.own_route};"
+        f" its DV_HELLO epoch now {nb.router_epoch}; session up: {not nb.closed};"
+        f" {canary_flowing(canary)}; new client served: {hello_ok()};"
+        f" rss {rss_mb(pid)} MB",
+        flush=True,
+    )
+    print_changes(before)
+
+
+def probe_sources(pid, canary, nb):
+    """DATA from the neighbour whose source is the probe router itself, or router 9 (no route),
+    each to a spy client of the probe router; the same from the neighbour's own number must
+    arrive (the frames are well formed)."""
+    spy = session("spy")
+    spy.sendall(set_predicate(1, [[(EXISTS, "probe", None)]]))
+    f = read_frame(spy)
+    assert f and f[0] == 0x04, f
+    before = snapshot()
+    msg = message({"probe": 1})
+    n = 1000
+    for i in range(n):
+        nb.send(data_frame(nb.router, [nb.router], msg, mid=i + 1))
+        nb.send(data_frame(9, [nb.router], msg, mid=i + 1))
+        nb.send(data_frame(9, [], msg, mid=n + i + 1, broadcast=True))
+    nb.send(data_frame(ME, [nb.router], msg, mid=1))
+    spy.settimeout(1)
+    delivered = 0
+    end = time.time() + 3
+    try:
+        while time.time() < end:
+            f = read_frame(spy)
+            if f is None:
+                break
+            if f[0] == 0x07:
+                delivered += 1
+            elif f[0] == 0x08:
+                spy.sendall(frame(0x09, f[1]))
+    except socket.timeout:
+        pass
+    spy.close()
+    print(
+        f"DATA from the neighbour: {n} naming the probe router as source, {n} from router 9"
+        f" (no route) and {n} broadcasts from 9, then 1 from router 1: the spy got {delivered}"
+        f" (1 expected); session up: {not nb.closed}; {canary_flowing(canary)}",
+        flush=True,
+    )
+    print_changes(before)
+
+
+def probe_advertisements(pid, canary, nb):
+    """PREDICATE_ADs for router numbers no one uses: 65,535 of the smallest filters each for
+    origins 10..40, then 1,000 nearly full bitmaps (16 MB as held from a 1 MB frame) for 41, then
+    the match-all filter for 42 (no route) and for the neighbour itself."""
+    bits = nb.bloom[0]
+    before = snapshot()
+    rss0 = rss_mb(pid)
+    small = encoded_predicate(smallest_filters(65_535, bits), nb.bloom)
+    epoch = now_ms()
+    t0 = time.time()
+    for origin in range(10, 41):
+        nb.send(predicate_ad(origin, epoch, 1, small))
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        now = snapshot()
+        moved = sum(
+            v - before.get(name, 0)
+            for name, v in now.items()
+            if name.startswith(("bdrp_predicate_origins", "bdrp_predicate_refused_total"))
+        )
+        if moved >= 31:
+            break
+        time.sleep(0.5)
+    print(
+        f"31 advertisements of 65,535 filters ({len(small) >> 10} KiB each) for unused origins"
+        f" 10..40: taken within {time.time() - t0:.1f} s; rss {rss0} -> {rss_mb(pid)} MB;"
+        f" session up: {not nb.closed}; new client served: {hello_ok()}",
+        flush=True,
+    )
+    print_changes(before)
+    before = snapshot()
+    ones = (1 << 64) - 1
+    dense = sorted(
+        tuple(ones ^ (1 << (i % 64)) if w == i // 64 else ones for w in range(bits // 64))
+        for i in range(1000)
+    )
+    ad = predicate_ad(
+        41,
+        epoch,
+        1,
+        struct.pack(">HBBH", *nb.bloom, len(dense))
+        + b"".join(varint(1) + struct.pack(f">{len(d)}Q", *d) for d in dense),
+    )
+    nb.send(ad)
+    time.sleep(3)
+    print(
+        f"1,000 bitmap filters of {bits - 1} bits for origin 41 ({len(ad) >> 10} KiB):"
+        f" rss {rss_mb(pid)} MB; session up: {not nb.closed}; errors: {nb.errors}",
+        flush=True,
+    )
+    print_changes(before)
+    before = snapshot()
+    match_all = encoded_predicate([[]], nb.bloom)
+    nb.send(predicate_ad(42, epoch, 1, match_all))
+    nb.send(predicate_ad(ME, nb.epoch, 1, match_all))
+    t0 = time.time()
+    while time.time() < t0 + 20 and snapshot().get("bdrp_predicate_match_all_origins", 0) < 2:
+        time.sleep(0.5)
+    taken = time.time() - t0
+    data0 = nb.data
+    time.sleep(3)
+    print(
+        f"the match-all filter for origin 42 (no route) and for router 1 itself: held after"
+        f" {taken:.1f} s; router 1 then got {nb.data - data0} DATA frames in 3 s;"
+        f" {canary_flowing(canary)}",
+        flush=True,
+    )
+    nothing = encoded_predicate([], nb.bloom)
+    nb.send(predicate_ad(42, epoch, 2, nothing))
+    nb.send(predicate_ad(ME, nb.epoch, 2, nothing))
+    time.sleep(1)
+    print_changes(before)
+
+
+def probe_deaf_neighbour(pid, canary):
+    """Router 1 comes back, keeps sending DV_HELLOs and never reads (4 KiB receive buffer), while
+    it makes the router owe it control traffic: it advertises 16 large origins and asks for them
+    again (PREDICATE_REQUEST) 800 times a second, and a client of the router toggles between two
+    predicates of 1,024 filters four times a second (within its rate limit)."""
+    before = snapshot()
+    nb = Neighbour(read=False, rcvbuf=4096)
+    bits = nb.bloom[0]
+    small = encoded_predicate(smallest_filters(65_535, bits), nb.bloom)
+    epoch = now_ms()
+    for origin in range(50, 66):
+        nb.send(predicate_ad(origin, epoch, 1, small))
+    stop = threading.Event()
+    toggled = [0, 0]
+
+    def toggle():
+        s = session("big-toggler")
+        i = 0
+        while not stop.is_set():
+            s.sendall(
+                set_predicate(
+                    1000 + i,
+                    [[(EQ, f"k{c}_{j}", integer(c + 10_000 * (i % 2))) for j in range(4)]
+                     for c in range(1024)],
+                )
+            )
+            f = read_frame(s)
+            toggled[0 if f and f[0] == 0x04 else 1] += 1
+            i += 1
+            stop.wait(0.25)
+        s.close()
+
+    threading.Thread(target=toggle, daemon=True).start()
+    requests = b"".join(
+        frame(PREDICATE_REQUEST, struct.pack(">HH", ME, o)) for o in [0] + list(range(50, 66))
+    )
+
+    def ask():  # blocks, not the probe, when the router stops reading the session
+        try:
+            while not stop.is_set():
+                nb.send(requests)
+                time.sleep(0.02)
+        except OSError:
+            pass
+
+    threading.Thread(target=ask, daemon=True).start()
+
+    def closed(snap, reason):
+        return sum(
+            v
+            for name, v in snap.items()
+            if name.startswith("bdrp_connections_closed_total")
+            and 'port="routers"' in name
+            and f'reason="{reason}"' in name
+        )
+
+    t0, peak, cut = time.time(), 0, None
+    end = t0 + 45
+    while time.time() < end:
+        time.sleep(1)
+        peak = max(peak, rss_mb(pid))
+        now = snapshot()
+        if cut is None and any(
+            closed(now, r) > closed(before, r) for r in ("slow_consumer", "silent")
+        ):
+            cut = time.time() - t0
+            end = min(end, time.time() + 5)
+    served = hello_ok()
+    stop.set()
+    nb.close(bye=False)
+    print(
+        f"a neighbour that never reads, asked for 16 x {len(small) >> 10} KiB advertisements"
+        f" 800 times a second, predicate toggled {toggled[0]} times ({toggled[1]} refused):"
+        f" cut {'after %.1f s' % cut if cut is not None else 'not within 45 s'} (why: below);"
+        f" peak rss {peak} MB, {rss_mb(pid)} MB after; new client served: {served};"
+        f" {canary_flowing(canary)}",
+        flush=True,
+    )
+    print_changes(before)
+
+
 def main():
     conf = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
     conf.write(
         f"router: 0\nlisten:\n  clients: 127.0.0.1:{CLIENTS}\n"
         f"  routers: 127.0.0.1:{ROUTERS}\n  metrics: 127.0.0.1:{METRICS}\n"
         "limits:\n  keepAliveMs: 2000\n"
+        f"auth: {{routerToken: {TOKEN.decode()}}}\nneighbours: [{{router: {ME}}}]\n"
     )
     conf.close()
     log = open(os.path.join(tempfile.gettempdir(), "probe-limits-router.log"), "w")
@@ -417,6 +933,23 @@ def main():
             flush=True,
         )
 
+        print(f"  event-loop lag during it: {lag_summary(lag0)}", flush=True)
+        # 9.-12. One neighbour, router 1, holding the router token.
+        nb = Neighbour()
+        print(
+            f"router 1 linked: the probe router's hello has epoch {nb.router_epoch},"
+            f" Bloom M {nb.bloom[0]} k {nb.bloom[1]}",
+            flush=True,
+        )
+        time.sleep(2)
+        for probe in (probe_claims, probe_sources, probe_advertisements):
+            lag0 = lag_buckets()
+            probe(pid, canary, nb)
+            print(f"  event-loop lag during it: {lag_summary(lag0)}", flush=True)
+        nb.close()
+        time.sleep(2)
+        lag0 = lag_buckets()
+        probe_deaf_neighbour(pid, canary)
         print(f"  event-loop lag during it: {lag_summary(lag0)}", flush=True)
         sent, got = canary.finish()
         print(f"canary: {got} of {sent} messages delivered", flush=True)
