@@ -91,7 +91,8 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
    * writer index, after checking the frame: complete, version 1, type DATA, no reserved flag bit, D
    * length 0 exactly when broadcast and at most {@link #MAX_D_WORDS}, and room for D and a message
    * of at least six bytes. The message itself is not checked ({@link #decodeMessage} does that, at
-   * the egress router).
+   * the egress router). Allocates nothing but the exception of a refused frame: the flyweight keeps
+   * no copy of the header, whatever D's word count says.
    *
    * @throws ProtocolException {@link ErrorCode#MALFORMED_FRAME} (or the framing codes of {@link
    *     Frames#openFrame}) if it is not a valid DATA frame
@@ -267,7 +268,13 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   }
 
   /**
-   * Decodes the message, for exact local delivery.
+   * Decodes the message, for exact local delivery. With {@link #wrap}, this stays within the bound
+   * of the router-link decoders ({@link RouterFrameCodec#ALLOCATION_PER_BYTE} bytes per frame byte
+   * plus {@link RouterFrameCodec#ALLOCATION_FIXED}): the attribute count is checked against its
+   * limit and the bytes left before anything is allocated for it, and the body is copied once (a
+   * byte a byte). The costliest message per byte is the most attributes (1,024) of the smallest
+   * kind (a boolean of a two-character name, 5 bytes): about 23 bytes allocated a frame byte, 31
+   * without compressed references ({@code RouterFrameAllocationTest}).
    *
    * @throws ProtocolException {@link ErrorCode#BAD_MESSAGE} if it does not decode or does not fill
    *     the rest of the frame

@@ -27,6 +27,15 @@ public final class FrameReader {
   private final FrameType type;
 
   /**
+   * The body as one NIO buffer, made by the first {@link #part} and re-positioned for each later
+   * one, so that a frame of many parts (a PREDICATE_BATCH) does not allocate a view a part.
+   */
+  private ByteBuffer view;
+
+  /** Position in {@link #view} of the body's first byte. */
+  private int viewBase;
+
+  /**
    * @param body the frame body, from its reader index to its writer index
    * @param type the frame's type, named in error messages
    */
@@ -186,13 +195,18 @@ public final class FrameReader {
 
   /**
    * As {@link #rest}, for a value that need not end the frame: reads it from the remaining bytes
-   * and moves past what it used.
+   * and moves past what it used. The decoder is given one NIO view of the body for every part of
+   * the frame, positioned at the part: it must not keep that buffer (a slice of it is fine).
    */
   public <T> T part(
       Function<ByteBuffer, T> decoder, ErrorCode code, String what, long correlationId) {
     int start = buf.readerIndex();
-    int n = remaining();
-    ByteBuffer nio = buf.nioBuffer(start, n);
+    if (view == null) {
+      view = buf.nioBuffer(base, end - base);
+      viewBase = view.position();
+    }
+    // Limit first: the position may lie beyond the limit the previous part left.
+    ByteBuffer nio = view.limit(viewBase + end - base).position(viewBase + start - base);
     int nioStart = nio.position();
     T value;
     try {

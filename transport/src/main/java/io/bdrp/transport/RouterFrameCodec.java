@@ -35,6 +35,11 @@ import java.util.List;
  * <p>Router numbers, metrics and hop counts must fit their u16 fields; the encoder refuses others
  * with {@link IllegalArgumentException}. Stateless and thread-safe; no method retains or releases
  * the buffers it is given.
+ *
+ * <p><b>Allocation is bounded by the frame.</b> Decoding a frame of L bytes allocates at most
+ * {@value #ALLOCATION_PER_BYTE} x L + {@value #ALLOCATION_FIXED} bytes, whatever its counts and
+ * lengths say and whether it is accepted or refused (see {@link #decode(ByteBuf, int,
+ * BloomParameters)}); a DATA frame read by {@link DataHeader} stays within the same bound.
  */
 public final class RouterFrameCodec {
   /** Bytes of one route in a ROUTE_UPDATE. */
@@ -42,6 +47,18 @@ public final class RouterFrameCodec {
 
   /** Most routes in one ROUTE_UPDATE (the u16 count). */
   public static final int MAX_ROUTES = 0xFFFF;
+
+  /**
+   * Most bytes a decode allocates per frame byte (see {@link #decode(ByteBuf, int,
+   * BloomParameters)}).
+   */
+  public static final int ALLOCATION_PER_BYTE = 40;
+
+  /**
+   * Bytes a decode may allocate whatever the frame's length (see {@link #decode(ByteBuf, int,
+   * BloomParameters)}).
+   */
+  public static final int ALLOCATION_FIXED = 16 * 1024;
 
   private static final int VIA_RECEIVER = 0x01;
 
@@ -237,6 +254,20 @@ public final class RouterFrameCodec {
   /**
    * Reads one whole frame that fills {@code frame} (reader to writer index) and is not DATA: a
    * {@link RouterHello}, a {@link ControlMessage} or a {@link SessionFrame}.
+   *
+   * <p><b>Allocation is bounded by the frame.</b> Decoding a frame of L bytes allocates at most
+   * {@value #ALLOCATION_PER_BYTE} x L + {@value #ALLOCATION_FIXED} bytes, accepted or refused:
+   * every count (routes, advertisements) and length (token, text) is checked against the bytes left
+   * before anything is allocated for it, and each item then costs a bounded multiple of its bytes.
+   * The costliest frame per byte is a PREDICATE_BATCH of changes with no filters (39 bytes each,
+   * two encoded predicates of 6 bytes to decode, about 1.2 KiB allocated per change when nothing is
+   * compiled, 1.5 KiB without compressed references: 31 and 38 bytes a frame byte); a ROUTE_UPDATE
+   * costs about 3 bytes a byte (a record a route), a PREDICATE_AD what its encoded predicate costs
+   * ({@link EncodedPredicateCodec#decode(java.nio.ByteBuffer)}: at most {@value
+   * EncodedPredicateCodec#ALLOCATION_PER_BYTE} a byte), a ROUTER_HELLO about 2 (its token). The
+   * fixed part covers a refused frame's exception (about 2.5 KiB) and an encoded predicate's fixed
+   * part. {@code RouterFrameAllocationTest} and the {@code routerFrameAllocation} fuzz target check
+   * the bound.
    *
    * @param maxFrameBytes largest accepted value of the length field
    * @param expected the network's Bloom parameters; a PREDICATE_AD with others is refused with

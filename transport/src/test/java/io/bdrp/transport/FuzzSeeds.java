@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
  * changed:
  *
  * <pre>mvn -pl transport -am test -Dtest=FuzzSeeds -Dsurefire.failIfNoSpecifiedTests=false</pre>
+ *
+ * ({@code -Dtest=FuzzSeeds#writeAllocationSeeds} for the allocation target's seeds alone).
  */
 class FuzzSeeds {
   static final Path INPUTS =
@@ -111,6 +113,17 @@ class FuzzSeeds {
     write("dataHeader", "broadcast", broadcast);
     write("dataHeader", "one-word", oneWord);
     write("dataHeader", "three-words-empty-message", threeWords);
+  }
+
+  /**
+   * Seeds of the allocation target: the frames that cost a decoder most per byte, of every
+   * router-link type, with their counts divided by 256 (frames of up to 12 KB).
+   */
+  @Test
+  void writeAllocationSeeds() throws IOException {
+    for (var e : RouterFrameAllocationTest.adversarialFrames(256).entrySet()) {
+      write("routerFrameAllocation", e.getKey(), e.getValue());
+    }
   }
 
   private static byte[] client(ClientFrame f) {
