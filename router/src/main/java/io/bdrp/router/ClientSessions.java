@@ -360,6 +360,13 @@ final class ClientSessions {
       @Override
       protected void initChannel(SocketChannel ch) {
         ClientHandler session = new ClientHandler();
+        // One read of a session per turn of the loop (up to 64 KiB of frames), not Netty's 16: a
+        // client that floods requests then holds the loop for one read's worth of work before
+        // every other session gets its turn.
+        if (ch.config().getRecvByteBufAllocator()
+            instanceof io.netty.channel.MaxMessagesRecvByteBufAllocator m) {
+          m.maxMessagesPerRead(1);
+        }
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
