@@ -388,48 +388,27 @@ public record RouterConfig(
 
   /** This configuration with {@code routing} in place of its own. */
   public RouterConfig withRouting(RoutingConfig routing) {
-    return new RouterConfig(
-        router,
-        epoch,
-        clientListen,
-        routerListen,
-        metricsListen,
-        udpListen,
-        neighbours,
-        routing,
-        bloom,
-        limits,
-        routerToken,
-        fastPath,
-        clientAuth,
-        clientTls,
-        routerTls,
-        metricsAccess);
+    return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess);
   }
 
   /** This configuration with {@code limits} in place of its own. */
   public RouterConfig withLimits(Limits limits) {
-    return new RouterConfig(
-        router,
-        epoch,
-        clientListen,
-        routerListen,
-        metricsListen,
-        udpListen,
-        neighbours,
-        routing,
-        bloom,
-        limits,
-        routerToken,
-        fastPath,
-        clientAuth,
-        clientTls,
-        routerTls,
-        metricsAccess);
+    return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess);
   }
 
   private RouterConfig withSecurity(
       ClientAuth auth, ClientTls clients, RouterTls routers, MetricsAccess metrics) {
+    return with(routing, limits, auth, clients, routers, metrics);
+  }
+
+  /** This configuration with the parts that callers replace; the rest as it is. */
+  private RouterConfig with(
+      RoutingConfig routing,
+      Limits limits,
+      ClientAuth auth,
+      ClientTls clients,
+      RouterTls routers,
+      MetricsAccess metrics) {
     return new RouterConfig(
         router,
         epoch,
