@@ -161,6 +161,9 @@ public final class Router implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    // The index of D over every router's filters is built on the control thread: an
+    // advertisement, however large, costs the loop a copy of references, not the build.
+    node.predicates().buildIndexWith(this::buildIndex);
   }
 
   /**
@@ -197,6 +200,32 @@ public final class Router implements AutoCloseable {
 
   EventLoop loop() {
     return loop;
+  }
+
+  /** Runs an index build on the control thread and hands the result back to the loop. */
+  private void buildIndex(
+      java.util.function.Supplier<io.bdrp.encoding.bloom.EncodedIndex> work,
+      java.util.function.Consumer<io.bdrp.encoding.bloom.EncodedIndex> done) {
+    try {
+      control.execute(
+          () -> {
+            io.bdrp.encoding.bloom.EncodedIndex index;
+            try {
+              index = work.get();
+            } catch (RuntimeException e) {
+              log.warn("router {}: building the index of D failed", config.router(), e);
+              index = null;
+            }
+            io.bdrp.encoding.bloom.EncodedIndex built = index;
+            try {
+              loop.execute(() -> done.accept(built));
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+              // The router has stopped.
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      // The router is stopping: nothing is built any more.
+    }
   }
 
   /** The control thread (see {@link #control}). */
@@ -557,16 +586,27 @@ public final class Router implements AutoCloseable {
     return loop.submit(() -> node.predicates().get(origin)).syncUninterruptibly().getNow();
   }
 
+  /** Whether the index of D this router matches with is built from all it holds now. */
+  public boolean indexReady() {
+    return loop.submit(() -> node.predicates().indexReady()).syncUninterruptibly().getNow();
+  }
+
   /** This router's own aggregate, the OR of its hosts' predicates, encoded (on its loop). */
   public EncodedPredicate aggregate() {
     return loop.submit(() -> node.local().aggregate()).syncUninterruptibly().getNow();
   }
 
   /**
-   * Whether every router of an in-process federation holds every other one's current aggregate:
-   * predicates have propagated, and D computed anywhere is exact but for false positives.
+   * Whether every router of an in-process federation holds every other one's current aggregate and
+   * has indexed it: predicates have propagated, and D computed anywhere is exact but for false
+   * positives.
    */
   public static boolean predicatesAgree(Collection<Router> routers) {
+    for (Router r : routers) {
+      if (!r.indexReady()) {
+        return false; // its index of D is still being built from what it holds
+      }
+    }
     for (Router origin : routers) {
       EncodedPredicate p = origin.aggregate();
       for (Router r : routers) {

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
@@ -598,9 +599,58 @@ public final class PredicateTable {
   }
 
   private void indexChanged() {
-    if (buildIndexAhead) {
+    if (builder != null) {
+      startBuild();
+    } else if (buildIndexAhead) {
       buildIndexAt = clock.nowMillis() + INDEX_BUILD_DELAY_MS;
     }
+  }
+
+  /**
+   * Builds the index of D somewhere else than the thread that owns this table: {@code work} is run
+   * there, and its result handed back to {@code done} on the owning thread (null if the build
+   * failed).
+   */
+  public interface IndexBuilder {
+    void build(Supplier<EncodedIndex> work, Consumer<EncodedIndex> done);
+  }
+
+  private IndexBuilder builder;
+  private boolean building;
+
+  /**
+   * Builds the index after each change with {@code b}, off this thread; until it is back, {@link
+   * #index()} answers with the index built last, as if the change had arrived that much later. A
+   * router gives its control thread, so that no advertisement makes its event loop index every
+   * router's filters.
+   */
+  public void buildIndexWith(IndexBuilder b) {
+    builder = b;
+    buildIndexAt = Long.MAX_VALUE;
+    if (!matcher.hasSnapshot()) {
+      startBuild();
+    }
+  }
+
+  private void startBuild() {
+    if (building) {
+      return; // the build under way is found out of date when it is back, and another starts
+    }
+    building = true;
+    long v = matcher.version();
+    Map<Integer, EncodedPredicate> held = matcher.held();
+    BloomParameters p = matcher.parameters();
+    builder.build(
+        () -> EncodedIndex.build(p, held),
+        index -> {
+          building = false;
+          if (index == null || !matcher.install(v, index)) {
+            if (index == null) {
+              return; // the next index() builds it here
+            }
+            startBuild();
+          }
+        });
   }
 
   /** Advertisements sent as the change from the version the neighbour held. */
@@ -623,6 +673,9 @@ public final class PredicateTable {
    * matched exactly), rebuilt only after a change.
    */
   public EncodedIndex index() {
+    if (building && !matcher.hasSnapshot() && matcher.latest() != null) {
+      return matcher.latest();
+    }
     return matcher.snapshot();
   }
 

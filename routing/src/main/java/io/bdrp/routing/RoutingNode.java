@@ -270,8 +270,15 @@ public final class RoutingNode {
     ForwardingTable t = routes();
     long p = predicates.version();
     if (snapshot == null || snapshot.routes() != t || p != builtPredicates) {
-      builtPredicates = p;
-      snapshot = new RouteSnapshot(t, predicates.index(), ++snapshots);
+      // While an index is built elsewhere, the one built last stands in (see
+      // PredicateTable#buildIndexWith); the snapshot follows each index as it is installed.
+      io.bdrp.encoding.bloom.EncodedIndex index = predicates.index();
+      if (snapshot == null || snapshot.routes() != t || snapshot.predicates() != index) {
+        snapshot = new RouteSnapshot(t, index, ++snapshots);
+      }
+      if (predicates.indexReady()) {
+        builtPredicates = p;
+      }
     }
     return snapshot;
   }

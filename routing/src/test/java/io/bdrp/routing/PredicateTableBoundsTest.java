@@ -35,7 +35,6 @@ class PredicateTableBoundsTest {
   private static final BloomParameters PARAMS = new BloomParameters(128, 2);
   private static final Encoder ENCODER = new Encoder(PARAMS);
 
-  /** Bytes of one filter in memory at M = 128 held as a bitmap. */
   private long now;
 
   private IntUnaryOperator hops = r -> 1;

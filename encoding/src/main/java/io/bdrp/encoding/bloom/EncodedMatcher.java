@@ -21,6 +21,7 @@ public final class EncodedMatcher {
   private EncodedPredicate[] routers; // by router number; null where none is held
   private int size;
   private EncodedIndex snapshot;
+  private EncodedIndex latest; // the last built, maybe of an earlier version
   private long version;
 
   public EncodedMatcher(BloomParameters params) {
@@ -118,15 +119,44 @@ public final class EncodedMatcher {
   public EncodedIndex snapshot() {
     EncodedIndex s = snapshot;
     if (s == null) {
-      Map<Integer, EncodedPredicate> held = LinkedHashMap.newLinkedHashMap(size);
-      for (int r = 0; r < routers.length; r++) {
-        if (routers[r] != null) {
-          held.put(r, routers[r]);
-        }
-      }
-      s = EncodedIndex.build(params, held);
+      s = EncodedIndex.build(params, held());
       snapshot = s;
+      latest = s;
     }
     return s;
+  }
+
+  /**
+   * The predicates held now, by router number in ascending order: a copy (of references to
+   * immutable predicates) from which another thread may build the index of this {@link #version()}
+   * with {@link EncodedIndex#build}, to {@link #install} it.
+   */
+  public Map<Integer, EncodedPredicate> held() {
+    Map<Integer, EncodedPredicate> held = LinkedHashMap.newLinkedHashMap(size);
+    for (int r = 0; r < routers.length; r++) {
+      if (routers[r] != null) {
+        held.put(r, routers[r]);
+      }
+    }
+    return held;
+  }
+
+  /**
+   * Takes an index built elsewhere from {@link #held()} at {@code version}: it becomes the snapshot
+   * if nothing changed since; either way it is the {@link #latest()}. Returns whether it is
+   * current.
+   */
+  public boolean install(long version, EncodedIndex index) {
+    latest = index;
+    if (version != this.version) {
+      return false;
+    }
+    snapshot = index;
+    return true;
+  }
+
+  /** The index built last, current or not; null before the first. */
+  public EncodedIndex latest() {
+    return latest;
   }
 }
