@@ -71,7 +71,7 @@ final class ClientSessions {
       this.channel = channel;
       this.name = name;
       this.permissions = permissions;
-      this.user = permissions == ClientAuth.Permissions.ALL ? null : permissions.user();
+      this.user = userOf(permissions);
       this.delivered = metrics.hostDelivered(id, name);
       this.dropped = metrics.hostDropped(id, name);
     }
@@ -108,10 +108,27 @@ final class ClientSessions {
     this.refused = metrics.connectionsClosed("clients", "not_authorized");
     this.forbidden = metrics.sendsRefused("publish_permission");
     this.keptAlive = metrics.connectionsClosed("clients", "keepalive");
+    this.refusedRate = metrics.requestsRefused("predicate_rate");
+    this.refusedHostFilters = metrics.requestsRefused("host_filters");
+    this.refusedUserFilters = metrics.requestsRefused("user_filters");
+    this.refusedAggregate = metrics.requestsRefused("router_aggregate");
+    this.refusedBusy = metrics.requestsRefused("control_busy");
+    this.refusedSessions = metrics.requestsRefused("user_sessions");
     this.encoder = new Encoder(router.config().bloom());
   }
 
   private final Metrics.Counter keptAlive;
+  private final Metrics.Counter refusedRate;
+  private final Metrics.Counter refusedHostFilters;
+  private final Metrics.Counter refusedUserFilters;
+  private final Metrics.Counter refusedAggregate;
+  private final Metrics.Counter refusedBusy;
+  private final Metrics.Counter refusedSessions;
+
+  /** The user whose sessions and filters are counted together, or null for an open router's. */
+  private static String userOf(ClientAuth.Permissions permissions) {
+    return permissions == ClientAuth.Permissions.ALL ? null : permissions.user();
+  }
 
   // ---- SET_PREDICATE, prepared off the loop ----
   //
@@ -148,7 +165,7 @@ final class ClientSessions {
     host.changeTokensAt = now;
     if (host.changeTokens < 1) {
       throw refusal(
-          "predicate_rate",
+          refusedRate,
           ErrorCode.OVERLOADED,
           "more than "
               + l.predicateChangesPerSecond()
@@ -189,7 +206,7 @@ final class ClientSessions {
       long filters = encoder.filterCount(allowed, max);
       if (filters > max) {
         throw refusal(
-            "host_filters",
+            refusedHostFilters,
             ErrorCode.BAD_PREDICATE,
             "the predicate encodes to more than "
                 + max
@@ -227,7 +244,7 @@ final class ClientSessions {
     if (u != null && u[1] - host.filters + p.filters > l.maxFiltersPerUser()) {
       ctx.fireExceptionCaught(
           refusal(
-              "user_filters",
+              refusedUserFilters,
               ErrorCode.BAD_PREDICATE,
               "user "
                   + host.user
@@ -243,7 +260,7 @@ final class ClientSessions {
     if (r != null) {
       ctx.fireExceptionCaught(
           refusal(
-              "router_aggregate",
+              refusedAggregate,
               ErrorCode.BAD_PREDICATE,
               "this router's aggregate predicate, which every router holds, would break a bound: "
                   + r.message(),
@@ -272,8 +289,8 @@ final class ClientSessions {
   }
 
   private ProtocolException refusal(
-      String reason, ErrorCode code, String message, long correlationId) {
-    router.metrics().requestsRefused(reason).inc();
+      Metrics.Counter counted, ErrorCode code, String message, long correlationId) {
+    counted.inc();
     return new ProtocolException(code, message, correlationId, 0);
   }
 
@@ -307,7 +324,7 @@ final class ClientSessions {
         checkRate(host, cid);
         if (preparing >= MAX_PREPARING || preparingBytes + bytes > maxBytes) {
           throw refusal(
-              "control_busy",
+              refusedBusy,
               ErrorCode.OVERLOADED,
               "the router's control thread has "
                   + preparing
@@ -474,12 +491,12 @@ final class ClientSessions {
                       ? "this router serves only clients with a token"
                       : "the token is not that of a user of this router");
         }
-        String user = permissions == ClientAuth.Permissions.ALL ? null : permissions.user();
+        String user = userOf(permissions);
         if (user != null) {
           long[] u = users.computeIfAbsent(user, k -> new long[2]);
           int max = config.limits().hosts().maxSessionsPerUser();
           if (u[0] >= max) {
-            router.metrics().requestsRefused("user_sessions").inc();
+            refusedSessions.inc();
             throw new ProtocolException(
                 ErrorCode.OVERLOADED,
                 "user "

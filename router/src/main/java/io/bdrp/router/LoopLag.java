@@ -24,7 +24,6 @@ final class LoopLag {
   private volatile boolean stopped;
   private volatile ScheduledFuture<?> next;
   private long due;
-  private long worstNanos;
 
   LoopLag(EventLoop loop, Metrics.Histogram lag, LongSupplier nanoTime) {
     this.loop = loop;
@@ -44,11 +43,6 @@ final class LoopLag {
     }
   }
 
-  /** The largest lag seen so far, in nanoseconds (read on the loop). */
-  long worstNanos() {
-    return worstNanos;
-  }
-
   private void arm() {
     if (stopped) {
       return;
@@ -60,7 +54,6 @@ final class LoopLag {
   private void sample() {
     long late = Math.max(0, nanoTime.getAsLong() - due);
     lag.observeNanos(late);
-    worstNanos = Math.max(worstNanos, late);
     arm();
   }
 }

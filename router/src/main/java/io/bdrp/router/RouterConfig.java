@@ -198,44 +198,6 @@ public record RouterConfig(
             1 << 20,
             HostLimits.DEFAULT);
 
-    /** These limits with the default {@link HostLimits}. */
-    public Limits(
-        int maxFrameBytes,
-        int linkHighWaterBytes,
-        int linkLowWaterBytes,
-        int hostHighWaterBytes,
-        int hostLowWaterBytes,
-        int maxClients,
-        int maxDatagramBytes,
-        int udpReceiveBufferBytes,
-        int udpSendBufferBytes,
-        int helloTimeoutMs,
-        int maxHandshakes,
-        int slowConsumerMs,
-        int inboundBufferBytes,
-        int linkControlPercent,
-        int ringBytes,
-        int ringWatermarkBytes) {
-      this(
-          maxFrameBytes,
-          linkHighWaterBytes,
-          linkLowWaterBytes,
-          hostHighWaterBytes,
-          hostLowWaterBytes,
-          maxClients,
-          maxDatagramBytes,
-          udpReceiveBufferBytes,
-          udpSendBufferBytes,
-          helloTimeoutMs,
-          maxHandshakes,
-          slowConsumerMs,
-          inboundBufferBytes,
-          linkControlPercent,
-          ringBytes,
-          ringWatermarkBytes,
-          HostLimits.DEFAULT);
-    }
-
     /** These limits with {@code hosts} in place of theirs. */
     public Limits withHosts(HostLimits hosts) {
       return new Limits(
@@ -712,15 +674,9 @@ public record RouterConfig(
               default -> throw error("fastPath", "expected jvm or ebpf, got " + fp);
             };
       }
+      // tls.metrics comes with tls.cert (the tls section asks for it); the record checks it too.
       MetricsAccess metricsAccess =
           metricsAccess(auth == null ? null : auth.get("metrics"), root.get("tls"));
-      if (metricsAccess != null && metricsAccess.tls() && clientTls == null) {
-        // Served in plain HTTP instead, the scrape would cross the network in clear.
-        throw error(
-            "tls.metrics",
-            "true needs tls.cert and tls.key: the metrics port serves the client port's"
-                + " certificate");
-      }
       return new RouterConfig(
           router,
           epoch,

@@ -318,7 +318,8 @@ final class RouterMetrics {
     return byLabel(
         "bdrp_client_requests_refused_total",
         "Client requests refused for a limit, by reason: host_filters, user_filters"
-            + " (limits.maxFiltersPer*), router_aggregate (routing.maxOrigin*), predicate_rate"
+            + " (limits.maxFiltersPer*), router_aggregate (routing.maxOrigin*), control_busy"
+            + " (predicates waiting for the control thread beyond their bound), predicate_rate"
             + " (limits.predicateChangesPerSecond), user_sessions (limits.maxSessionsPerUser).",
         "reason",
         reason);

@@ -81,7 +81,8 @@ class HardeningTest {
         inbound,
         d.linkControlPercent(),
         d.ringBytes(),
-        d.ringWatermarkBytes());
+        d.ringWatermarkBytes(),
+        d.hosts());
   }
 
   private Router start(int number, List<Integer> neighbours, RouterConfig.Limits limits)
