@@ -64,6 +64,8 @@ final class KernelFastPath {
     String why = null;
     if (!config.usesUdp()) {
       why = "no neighbour's link uses UDP, and the fast path forwards UDP DATA only";
+    } else if (config.udpProtection() == io.bdrp.transport.UdpProtection.ENCRYPT) {
+      why = "auth.udp is encrypt, which hides the DATA header from the kernel";
     } else if (config.routing().maxRouters() > 64 * FastPathTable.MAX_WORDS) {
       why =
           "routing.maxRouters is "

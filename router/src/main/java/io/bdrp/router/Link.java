@@ -52,6 +52,13 @@ final class Link implements Face {
   /** Whether DATA to the neighbour goes by UDP now: configured so, and the neighbour has a port. */
   boolean udpOut;
 
+  /**
+   * This session's datagram protection (null while no datagrams can flow, or with {@code auth.udp:
+   * none}): the keys each way, the sealer of datagrams to the neighbour and the opener of its
+   * datagrams with their replay windows, and a number that changes with every session.
+   */
+  UdpLinks.Session udp;
+
   /** The neighbour's shared-memory ring this router writes DATA into, or null (see ShmLinks). */
   io.bdrp.router.ring.SharedRing ringOut;
 

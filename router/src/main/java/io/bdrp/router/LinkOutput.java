@@ -75,14 +75,15 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
       l.out.inc();
       return true;
     }
-    boolean datagram = l.udpOut && header + message.length <= maxDatagramBytes;
+    int overhead = router.udp().overhead();
+    boolean datagram = l.udpOut && header + message.length + overhead <= maxDatagramBytes;
     Channel to = datagram ? router.udp().channel() : c;
     if (c == null || !c.isActive() || to == null || !to.isWritable()) {
       l.dropped.inc();
       return false;
     }
     if (datagram) {
-      ByteBuf b = to.alloc().directBuffer(header + message.length);
+      ByteBuf b = to.alloc().directBuffer(header + message.length + overhead);
       DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
       message.writeTo(b);
       router.udp().send(l, b);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.routing.RoutingConfig;
+import io.bdrp.transport.UdpProtection;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -45,6 +46,8 @@ import java.util.Set;
  * @param clientTls TLS on the client port, or null for plain TCP
  * @param routerTls mutual TLS on router links, or null for plain TCP
  * @param metricsAccess authentication and TLS of the metrics endpoint, or null for neither
+ * @param udpProtection what protects DATA datagrams on UDP links ({@code auth.udp}; by default a
+ *     tag and a sequence number on each, see docs/security.md)
  */
 public record RouterConfig(
     int router,
@@ -62,7 +65,8 @@ public record RouterConfig(
     ClientAuth clientAuth,
     ClientTls clientTls,
     RouterTls routerTls,
-    MetricsAccess metricsAccess) {
+    MetricsAccess metricsAccess,
+    UdpProtection udpProtection) {
 
   /** Where transit DATA arriving over UDP is forwarded. */
   public enum FastPath {
@@ -298,6 +302,45 @@ public record RouterConfig(
     neighbours = List.copyOf(neighbours);
     java.util.Objects.requireNonNull(fastPath, "fastPath");
     java.util.Objects.requireNonNull(clientAuth, "clientAuth");
+    java.util.Objects.requireNonNull(udpProtection, "udpProtection");
+  }
+
+  /** A configuration whose datagrams carry a tag ({@link UdpProtection#MAC}, the default). */
+  public RouterConfig(
+      int router,
+      long epoch,
+      InetSocketAddress clientListen,
+      InetSocketAddress routerListen,
+      InetSocketAddress metricsListen,
+      InetSocketAddress udpListen,
+      List<Neighbour> neighbours,
+      RoutingConfig routing,
+      BloomParameters bloom,
+      Limits limits,
+      String routerToken,
+      FastPath fastPath,
+      ClientAuth clientAuth,
+      ClientTls clientTls,
+      RouterTls routerTls,
+      MetricsAccess metricsAccess) {
+    this(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        metricsAccess,
+        UdpProtection.MAC);
   }
 
   /** A configuration whose client port serves everyone ({@link ClientAuth#OPEN}). */
@@ -348,6 +391,28 @@ public record RouterConfig(
     return withSecurity(clientAuth, clientTls, tls, metricsAccess);
   }
 
+  /** This configuration with {@code p} protecting its datagrams. */
+  public RouterConfig withUdpProtection(UdpProtection p) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        metricsAccess,
+        p);
+  }
+
   /** This configuration with {@code routing} in place of its own. */
   public RouterConfig withRouting(RoutingConfig routing) {
     return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess);
@@ -387,7 +452,8 @@ public record RouterConfig(
         auth,
         clients,
         routers,
-        metrics);
+        metrics,
+        udpProtection);
   }
 
   /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */
@@ -630,9 +696,21 @@ public record RouterConfig(
       Limits limits = limits(root.get("limits"));
       ClientAuth clientAuth = ClientAuth.OPEN;
       String token = null;
+      UdpProtection udpProtection = UdpProtection.MAC;
       JsonNode auth = root.get("auth");
       if (auth != null) {
-        known(auth, "auth", "routerToken", "clients", "metrics");
+        known(auth, "auth", "routerToken", "clients", "metrics", "udp");
+        JsonNode u = auth.get("udp");
+        if (u != null && !u.isNull()) {
+          String v = u.isTextual() ? u.asText().toLowerCase(java.util.Locale.ROOT) : "";
+          udpProtection =
+              switch (v) {
+                case "mac" -> UdpProtection.MAC;
+                case "encrypt" -> UdpProtection.ENCRYPT;
+                case "none" -> UdpProtection.NONE;
+                default -> throw error("auth.udp", "expected mac, encrypt or none, got " + u);
+              };
+        }
         clientAuth = clientAuth(auth.get("clients"));
         JsonNode t = auth.get("routerToken");
         if (t != null && !t.isNull()) {
@@ -693,7 +771,8 @@ public record RouterConfig(
           clientAuth,
           clientTls,
           routerTls(router, root.get("tls")),
-          metricsAccess);
+          metricsAccess,
+          udpProtection);
     }
 
     /** {@code auth.metrics} (user and password hash) and {@code tls.metrics}. */

@@ -2,6 +2,7 @@ package io.bdrp.router;
 
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.DatagramAuth;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.ProtocolErrorHandler;
 import io.bdrp.transport.ProtocolException;
@@ -9,6 +10,7 @@ import io.bdrp.transport.RouterFrameDecoder;
 import io.bdrp.transport.RouterFrameEncoder;
 import io.bdrp.transport.RouterHello;
 import io.bdrp.transport.SessionFrame;
+import io.bdrp.transport.UdpProtection;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -170,15 +172,17 @@ final class RouterLinks {
     return neighbour >= 0 && neighbour < byNumber.length ? byNumber[neighbour] : null;
   }
 
-  /** The hello this router sends. */
-  private RouterHello ownHello() {
+  /** The hello this router sends on a session whose datagram keys come from {@code nonce}. */
+  private RouterHello ownHello(byte[] nonce) {
     return new RouterHello(
         config.router(),
         config.epoch(),
         config.routing().maxRouters(),
         config.bloom(),
         router.udp().port(),
-        token());
+        token(),
+        config.udpProtection(),
+        nonce);
   }
 
   private byte[] token() {
@@ -283,6 +287,9 @@ final class RouterLinks {
   private final class Session extends SimpleChannelInboundHandler<Object> {
     private final Link dialling; // the link this session dials, or null if accepted
     private Link link; // after a valid hello
+    // This session's hello nonce, from which its datagram keys are derived.
+    private final byte[] nonce =
+        config.udpProtection() == UdpProtection.NONE ? new byte[0] : DatagramAuth.newNonce();
 
     Session(Link dialling) {
       super(Object.class, false);
@@ -301,7 +308,7 @@ final class RouterLinks {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-      ctx.writeAndFlush(ownHello());
+      ctx.writeAndFlush(ownHello(nonce));
     }
 
     @Override
@@ -393,7 +400,7 @@ final class RouterLinks {
     }
 
     private void hello(ChannelHandlerContext ctx, RouterHello h) {
-      RouterHello.Incompatibility why = ownHello().incompatibility(h);
+      RouterHello.Incompatibility why = ownHello(nonce).incompatibility(h);
       if (why != null) {
         router.metrics().linkRefused(why.parameter()).inc();
         log.warn(
@@ -496,7 +503,14 @@ final class RouterLinks {
       l.peerEpoch = h.epoch();
       l.dialledByUs = ours;
       Handshakes.done(ctx);
-      router.udp().linkUp(l, (InetSocketAddress) ctx.channel().remoteAddress(), h.udpPort());
+      router
+          .udp()
+          .linkUp(
+              l,
+              (InetSocketAddress) ctx.channel().remoteAddress(),
+              h.udpPort(),
+              nonce,
+              h.udpNonce());
       router.shm().linkUp(l);
       ctx.channel()
           .closeFuture()

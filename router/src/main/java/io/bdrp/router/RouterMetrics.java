@@ -237,7 +237,9 @@ final class RouterMetrics {
   Metrics.Counter udpDropped(String reason) {
     return byLabel(
         "bdrp_udp_datagrams_dropped_total",
-        "Datagrams dropped on arrival: unknown_sender (not from a neighbour's UDP address).",
+        "Datagrams dropped on arrival: unknown_sender (not from a neighbour's UDP address), mac"
+            + " (tag or encryption does not verify under the session's key), replay (a sequence"
+            + " number taken already or too old), short (no room for the protection).",
         "reason",
         reason);
   }

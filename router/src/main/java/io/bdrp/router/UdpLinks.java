@@ -1,5 +1,7 @@
 package io.bdrp.router;
 
+import io.bdrp.transport.DatagramAuth;
+import io.bdrp.transport.UdpProtection;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -13,10 +15,12 @@ import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * datagrams lost to a full socket receive buffer are counted by the kernel and shown in the
  * metrics. Nothing here blocks or throws into the loop.
  *
+ * <p>Datagrams are protected as {@code auth.udp} says ({@link DatagramAuth}): by default each
+ * carries a sequence number and a SipHash tag under a key of the link's session, and one that is
+ * forged, altered or replayed is dropped and counted ({@code
+ * bdrp_udp_datagrams_dropped_total{reason="mac"|"replay"|"short"}}).
+ *
  * <p>Control frames (hellos, routes, advertisements) never travel by UDP.
  *
  * <p>Owned by the router's event loop.
@@ -46,6 +55,7 @@ final class UdpLinks {
   private Channel channel;
   private final Map<InetSocketAddress, Link> bySender = new HashMap<>();
   private long generation; // counts link changes, for the kernel fast path's tables
+  private long sessions; // numbers link sessions for their datagram protection
 
   private static final int SOL_SOCKET = 1;
   private static final IntegerUnixChannelOption SO_RCVBUFFORCE =
@@ -113,11 +123,25 @@ final class UdpLinks {
   }
 
   /**
+   * The datagram protection of one link session: keys derived from the two hellos' nonces ({@link
+   * DatagramAuth#key}), the sealer of datagrams to the neighbour, the opener of its datagrams (with
+   * their replay windows), and the session's number, which the kernel fast path uses to tell a new
+   * session's state from an old one's.
+   */
+  record Session(
+      long id,
+      byte[] keyOut,
+      byte[] keyIn,
+      DatagramAuth.Sealer sealer,
+      DatagramAuth.Opener opener) {}
+
+  /**
    * The TCP session of {@code l} is up, with the neighbour at {@code remote} announcing UDP port
    * {@code udpPort} (0: none): datagrams from there are the neighbour's, and DATA to it goes there
-   * if configured so.
+   * if configured so. {@code ownNonce} and {@code theirNonce} are the two hellos' nonces (empty
+   * with {@code auth.udp: none}).
    */
-  void linkUp(Link l, InetSocketAddress remote, int udpPort) {
+  void linkUp(Link l, InetSocketAddress remote, int udpPort, byte[] ownNonce, byte[] theirNonce) {
     linkDown(l);
     generation++;
     boolean wanted = l.config.transport() == RouterConfig.LinkTransport.UDP;
@@ -133,9 +157,26 @@ final class UdpLinks {
       }
       return;
     }
+    UdpProtection p = config.udpProtection();
+    if (p != UdpProtection.NONE) {
+      byte[] token =
+          config.routerToken() == null
+              ? new byte[0]
+              : config.routerToken().getBytes(StandardCharsets.UTF_8);
+      byte[] out = DatagramAuth.key(token, config.router(), l.neighbour(), ownNonce, theirNonce);
+      byte[] in = DatagramAuth.key(token, l.neighbour(), config.router(), theirNonce, ownNonce);
+      l.udp =
+          new Session(
+              ++sessions, out, in, new DatagramAuth.Sealer(p, out), new DatagramAuth.Opener(p, in));
+    }
     l.udpPeer = new InetSocketAddress(remote.getAddress(), udpPort);
     l.udpOut = wanted;
     bySender.put(l.udpPeer, l);
+  }
+
+  /** Bytes the datagram protection adds to each frame. */
+  int overhead() {
+    return DatagramAuth.overhead(config.udpProtection());
   }
 
   /** The TCP session of {@code l} is gone: no more DATA by UDP either way until it is back. */
@@ -146,6 +187,7 @@ final class UdpLinks {
     }
     l.udpPeer = null;
     l.udpOut = false;
+    l.udp = null;
   }
 
   /** Increases whenever a link comes up or goes down. */
@@ -160,7 +202,8 @@ final class UdpLinks {
 
   /** Sends {@code frame}, one DATA frame, to {@code l} as a datagram (flushed with the batch). */
   void send(Link l, ByteBuf frame) {
-    channel.write(new DatagramPacket(frame, l.udpPeer), channel.voidPromise());
+    ByteBuf datagram = l.udp == null ? frame : l.udp.sealer().seal(channel.alloc(), frame);
+    channel.write(new DatagramPacket(datagram, l.udpPeer), channel.voidPromise());
     router.metrics().udpSent.inc();
     router.batches().flushLater(channel);
   }
@@ -176,7 +219,29 @@ final class UdpLinks {
         log.debug("router {}: datagram from {}, no neighbour's", config.router(), p.sender());
         return;
       }
-      router.receiveData(from, p.content(), "udp");
+      Session session = from.udp;
+      if (session == null) {
+        router.receiveData(from, p.content(), "udp");
+        return;
+      }
+      ByteBuf frame = session.opener().open(ctx.alloc(), p.content());
+      if (frame == null) {
+        DatagramAuth.Refusal why = session.opener().refusal();
+        router.metrics().udpDropped(why.name().toLowerCase(Locale.ROOT)).inc();
+        log.debug(
+            "router {}: datagram from router {} refused: {}",
+            config.router(),
+            from.neighbour(),
+            why);
+        return;
+      }
+      try {
+        router.receiveData(from, frame, "udp");
+      } finally {
+        if (config.udpProtection() == UdpProtection.ENCRYPT) {
+          frame.release(); // decrypted into a buffer of its own
+        }
+      }
     }
   }
 

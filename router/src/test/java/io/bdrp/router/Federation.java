@@ -58,6 +58,19 @@ final class Federation implements AutoCloseable {
    */
   Federation(Topology t, RouterConfig.LinkTransport transport, TestCerts ca)
       throws InterruptedException {
+    this(t, transport, ca, c -> c);
+  }
+
+  /**
+   * As {@link #Federation(Topology, RouterConfig.LinkTransport, TestCerts)}, each router's
+   * configuration passed through {@code adjust} before it starts.
+   */
+  Federation(
+      Topology t,
+      RouterConfig.LinkTransport transport,
+      TestCerts ca,
+      java.util.function.UnaryOperator<RouterConfig> adjust)
+      throws InterruptedException {
     this.topology = t;
     this.ca = ca;
     try {
@@ -86,7 +99,7 @@ final class Federation implements AutoCloseable {
                   .withRouterTls(RouterTls.load(r, leaf[0], leaf[1], ca.cert()))
                   .withClientTls(ClientTls.load(leaf[0], leaf[1]));
         }
-        routers.add(Router.start(config));
+        routers.add(Router.start(adjust.apply(config)));
       }
       for (int a = 0; a < t.nodeCount(); a++) {
         for (int b : t.neighbours(a)) {

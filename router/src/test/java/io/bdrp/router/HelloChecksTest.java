@@ -99,7 +99,16 @@ class HelloChecksTest {
   }
 
   private static RouterHello hello(int protocol, int router, int maxRouters, BloomParameters b) {
-    return new RouterHello(protocol, router, 5, maxRouters, b, 0, "secret".getBytes());
+    return new RouterHello(
+        protocol,
+        router,
+        5,
+        maxRouters,
+        b,
+        0,
+        "secret".getBytes(),
+        io.bdrp.transport.UdpProtection.NONE,
+        new byte[0]);
   }
 
   /** Starts two routers that differ as given and waits until each has refused the other. */

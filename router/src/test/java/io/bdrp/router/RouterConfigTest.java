@@ -37,6 +37,7 @@ class RouterConfigTest {
     assertEquals(RouterConfig.Limits.DEFAULT, c.limits());
     assertEquals("change-me", c.routerToken());
     assertEquals(RouterConfig.FastPath.JVM, c.fastPath());
+    assertEquals(io.bdrp.transport.UdpProtection.MAC, c.udpProtection(), "the default");
     assertEquals(1, c.clientAuth().users().size());
     assertEquals(
         "alice",
@@ -68,6 +69,12 @@ class RouterConfigTest {
   @Test
   void theFastPathIsChosenInTheFile() {
     assertEquals(RouterConfig.FastPath.JVM, RouterConfig.parse("router: 1", "t").fastPath());
+    assertEquals(
+        io.bdrp.transport.UdpProtection.ENCRYPT,
+        RouterConfig.parse("router: 1\nauth: {udp: Encrypt}", "t").udpProtection());
+    assertEquals(
+        io.bdrp.transport.UdpProtection.NONE,
+        RouterConfig.parse("router: 1\nauth: {udp: none}", "t").udpProtection());
     assertEquals(
         RouterConfig.FastPath.EBPF,
         RouterConfig.parse("router: 1\nfastPath: eBPF", "t").fastPath());
@@ -112,6 +119,7 @@ class RouterConfigTest {
         "'- 1\n- 2' | expected a mapping at the top level",
         "'router: [1' | not valid YAML",
         "'router: 1\nfastPath: xdp' | fastPath: expected jvm or ebpf, got \"xdp\"",
+        "'router: 1\nauth: {udp: sign}' | auth.udp: expected mac, encrypt or none, got \"sign\"",
         "'router: 1\nauth: {clients: {users: [{name: a, token: plain}]}}' | auth.clients.users[0].token: expected sha256:SALT:HASH (make one with: bdrp auth token --user a)",
         "'router: 1\nauth: {clients: {users: [{name: a, token: x, subscribe: \"x >\"}]}}' | auth.clients.users[0].subscribe:",
         "'router: 1\nauth: {clients: {users: [{name: a, token: x, role: admin}]}}' | auth.clients.users[0].role: unknown field",

@@ -30,6 +30,7 @@ import java.util.List;
  *                      PREDICATE_DELTA (kind 1) after the sender) |
  *  ROUTER_HELLO      | protocol u16 | router u16 | epoch i64 | maxRouters u32 | M u16 | k u8 |
  *                    | categories u8 (0 paper, 1 sharp) | udpPort u16 | tokenLen u16 | token |
+ *                    | udpProtection u8 (0 none, 1 mac, 2 encrypt) | nonceLen u8 | nonce |
  * </pre>
  *
  * <p>Router numbers, metrics and hop counts must fit their u16 fields; the encoder refuses others
@@ -87,7 +88,17 @@ public final class RouterFrameCodec {
     return Frames.PREFIX_BYTES
         + switch (frame) {
           case RouterHello h ->
-              2 + 2 + 8 + 4 + 2 + 1 + (h.protocol() >= 4 ? 1 : 0) + 2 + 2 + h.authToken().length;
+              2
+                  + 2
+                  + 8
+                  + 4
+                  + 2
+                  + 1
+                  + (h.protocol() >= 4 ? 1 : 0)
+                  + 2
+                  + 2
+                  + h.authToken().length
+                  + (h.protocol() >= 5 ? 2 + h.udpNonce().length : 0);
           case ControlMessage.Hello h -> 2 + 8 + 8;
           case ControlMessage.RouteUpdate u -> 2 + 2 + u.routes().size() * ROUTE_BYTES;
           case ControlMessage.SeqnoRequest s -> 2 + 2 + 8 + 4 + 2;
@@ -163,6 +174,12 @@ public final class RouterFrameCodec {
           byte[] token = h.authToken();
           out.writeShort(token.length);
           out.writeBytes(token);
+          if (h.protocol() >= 5) { // earlier revisions had no datagram protection
+            byte[] nonce = h.udpNonce();
+            out.writeByte(h.udpProtection().wireId());
+            out.writeByte(nonce.length);
+            out.writeBytes(nonce);
+          }
           Frames.endFrame(out, start);
         }
         case ControlMessage m -> {
@@ -308,14 +325,34 @@ public final class RouterFrameCodec {
             // handshake reports the revision mismatch rather than a malformed frame.
             BloomParameters bloom = bloom(r, protocol >= 4);
             int udpPort = r.u16();
+            byte[] token = r.blob("auth token", Frames.MAX_TOKEN_BYTES);
+            // Revisions before 5 had no datagram protection: read as none, so that the handshake
+            // reports the revision mismatch.
+            UdpProtection protection = UdpProtection.NONE;
+            byte[] nonce = new byte[0];
+            if (protocol >= 5) {
+              int at = r.offset();
+              protection = UdpProtection.ofWire(r.u8());
+              if (protection == null) {
+                throw r.malformed(at, "unknown UDP protection");
+              }
+              int nonceAt = r.offset();
+              int n = r.u8();
+              int wanted = protection == UdpProtection.NONE ? 0 : DatagramAuth.NONCE_BYTES;
+              if (n != wanted) {
+                throw r.malformed(
+                    nonceAt,
+                    "UDP nonce of "
+                        + n
+                        + " bytes; "
+                        + protection.configName()
+                        + " takes "
+                        + wanted);
+              }
+              nonce = r.bytes(n);
+            }
             yield new RouterHello(
-                protocol,
-                router,
-                epoch,
-                maxRouters,
-                bloom,
-                udpPort,
-                r.blob("auth token", Frames.MAX_TOKEN_BYTES));
+                protocol, router, epoch, maxRouters, bloom, udpPort, token, protection, nonce);
           }
           case DV_HELLO -> new ControlMessage.Hello(r.u16(), r.i64(), r.i64());
           case ROUTE_UPDATE -> {

@@ -16,7 +16,12 @@ import java.util.Objects;
  *   <li>{@code bloom}: the Bloom parameters of encoded predicates;
  *   <li>{@code udpPort}: the UDP port where the sender takes DATA datagrams from this link's
  *       neighbour (at the session's remote address), or 0 for none;
- *   <li>{@code authToken}: at most {@link Frames#MAX_TOKEN_BYTES} bytes; empty for none.
+ *   <li>{@code authToken}: at most {@link Frames#MAX_TOKEN_BYTES} bytes; empty for none;
+ *   <li>{@code udpProtection}: what protects the DATA datagrams of this session ({@link
+ *       UdpProtection}); checked against the receiver's when both announce a UDP port;
+ *   <li>{@code udpNonce}: {@link DatagramAuth#NONCE_BYTES} random bytes, fresh per session, from
+ *       which the session's datagram keys are derived ({@link DatagramAuth#key}); empty with {@link
+ *       UdpProtection#NONE}.
  * </ul>
  *
  * The receiver checks the network-wide parameters with {@link #incompatibility} and refuses the
@@ -30,15 +35,18 @@ public record RouterHello(
     int maxRouters,
     BloomParameters bloom,
     int udpPort,
-    byte[] authToken) {
+    byte[] authToken,
+    UdpProtection udpProtection,
+    byte[] udpNonce) {
   /**
    * The router-link protocol revision this code speaks. 2: the hello carries {@code maxRouters} and
    * the UDP port, and DATA may travel in datagrams. 3: a PREDICATE_AD's filters are each a list of
    * positions or a bitmap, whichever is shorter. 4: the hello and every encoded predicate name the
    * category scheme, positions are Rice-coded, PREDICATE_DELTA carries changes, and each entry of a
-   * PREDICATE_BATCH starts with its kind.
+   * PREDICATE_BATCH starts with its kind. 5: the hello carries the UDP protection and a nonce, and
+   * datagrams carry a sequence number and a tag (or are encrypted).
    */
-  public static final int PROTOCOL = 4;
+  public static final int PROTOCOL = 5;
 
   /** Most routers a network can number: D holds at most {@link DataHeader#MAX_D_WORDS} words. */
   public static final int MAX_ROUTERS = DataHeader.MAX_D_WORDS * 64;
@@ -52,6 +60,19 @@ public record RouterHello(
     Objects.requireNonNull(bloom, "bloom");
     Frames.checkU16("udpPort", udpPort);
     authToken = Frames.checkToken(authToken);
+    Objects.requireNonNull(udpProtection, "udpProtection");
+    udpNonce = udpNonce.clone();
+    if (udpProtection == UdpProtection.NONE
+        ? udpNonce.length != 0
+        : udpNonce.length != DatagramAuth.NONCE_BYTES) {
+      throw new IllegalArgumentException(
+          "udpNonce has "
+              + udpNonce.length
+              + " bytes; "
+              + udpProtection.configName()
+              + " needs "
+              + (udpProtection == UdpProtection.NONE ? 0 : DatagramAuth.NONCE_BYTES));
+    }
   }
 
   /** A hello of this code's protocol revision. */
@@ -61,8 +82,42 @@ public record RouterHello(
       int maxRouters,
       BloomParameters bloom,
       int udpPort,
+      byte[] authToken,
+      UdpProtection udpProtection,
+      byte[] udpNonce) {
+    this(
+        PROTOCOL,
+        routerNumber,
+        epoch,
+        maxRouters,
+        bloom,
+        udpPort,
+        authToken,
+        udpProtection,
+        udpNonce);
+  }
+
+  /**
+   * A hello of this code's protocol revision whose datagrams carry a tag ({@link
+   * UdpProtection#MAC}, the default), with a fresh nonce.
+   */
+  public RouterHello(
+      int routerNumber,
+      long epoch,
+      int maxRouters,
+      BloomParameters bloom,
+      int udpPort,
       byte[] authToken) {
-    this(PROTOCOL, routerNumber, epoch, maxRouters, bloom, udpPort, authToken);
+    this(
+        PROTOCOL,
+        routerNumber,
+        epoch,
+        maxRouters,
+        bloom,
+        udpPort,
+        authToken,
+        UdpProtection.MAC,
+        DatagramAuth.newNonce());
   }
 
   /**
@@ -77,7 +132,8 @@ public record RouterHello(
    * Why a neighbour that sent {@code theirs} cannot join the network of the router that sends this
    * hello, or null if every network-wide parameter agrees. Checked in order: protocol revision,
    * router number (not this router's own, and below this network's {@code maxRouters}), {@code
-   * maxRouters}, Bloom bits, Bloom hashes.
+   * maxRouters}, Bloom bits, Bloom hashes, UDP protection (when both announce a UDP port), category
+   * scheme.
    */
   public Incompatibility incompatibility(RouterHello theirs) {
     if (theirs.protocol != protocol) {
@@ -110,6 +166,15 @@ public record RouterHello(
     if (d == null) {
       d = differs("bloom.hashes", theirs.bloom.hashes(), bloom.hashes());
     }
+    if (d == null && theirs.udpPort != 0 && udpPort != 0 && theirs.udpProtection != udpProtection) {
+      d =
+          new Incompatibility(
+              "auth.udp",
+              "auth.udp differs: the neighbour protects datagrams with "
+                  + theirs.udpProtection.configName()
+                  + ", this router with "
+                  + udpProtection.configName());
+    }
     if (d == null && theirs.bloom.categories() != bloom.categories()) {
       d =
           new Incompatibility(
@@ -136,6 +201,11 @@ public record RouterHello(
   }
 
   @Override
+  public byte[] udpNonce() {
+    return udpNonce.clone();
+  }
+
+  @Override
   public boolean equals(Object o) {
     return o instanceof RouterHello h
         && protocol == h.protocol
@@ -144,13 +214,23 @@ public record RouterHello(
         && maxRouters == h.maxRouters
         && bloom.equals(h.bloom)
         && udpPort == h.udpPort
-        && Arrays.equals(authToken, h.authToken);
+        && Arrays.equals(authToken, h.authToken)
+        && udpProtection == h.udpProtection
+        && Arrays.equals(udpNonce, h.udpNonce);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        protocol, routerNumber, epoch, maxRouters, bloom, udpPort, Arrays.hashCode(authToken));
+        protocol,
+        routerNumber,
+        epoch,
+        maxRouters,
+        bloom,
+        udpPort,
+        Arrays.hashCode(authToken),
+        udpProtection,
+        Arrays.hashCode(udpNonce));
   }
 
   @Override
@@ -169,6 +249,8 @@ public record RouterHello(
         + udpPort
         + ", authToken="
         + authToken.length
-        + " bytes]";
+        + " bytes, udpProtection="
+        + udpProtection
+        + "]";
   }
 }

@@ -26,14 +26,24 @@ class RouterFrameRoundTripTest {
       case 0 -> {
         byte[] token = new byte[r.nextInt(64)];
         r.nextBytes(token);
+        int protocol = r.nextInt(65536);
+        // Revisions before 5 carry no datagram protection.
+        UdpProtection protection =
+            protocol < 5
+                ? UdpProtection.NONE
+                : UdpProtection.values()[r.nextInt(UdpProtection.values().length)];
+        byte[] nonce = new byte[protection == UdpProtection.NONE ? 0 : DatagramAuth.NONCE_BYTES];
+        r.nextBytes(nonce);
         yield new RouterHello(
-            r.nextInt(65536),
+            protocol,
             router,
             r.nextLong(),
             1 + r.nextInt(RouterHello.MAX_ROUTERS),
             PARAMS,
             r.nextInt(65536),
-            token);
+            token,
+            protection,
+            nonce);
       }
       case 1 -> new ControlMessage.Hello(router, r.nextLong(), r.nextLong());
       case 2 -> {
