@@ -18,7 +18,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,7 +68,25 @@ final class UdpLinks {
   UdpLinks(Router router) {
     this.router = router;
     this.config = router.config();
+    String path = System.getenv(KEY_LOG);
+    this.keyLog =
+        path == null || path.isBlank() || config.udpProtection() == UdpProtection.NONE
+            ? null
+            : Path.of(path);
+    if (keyLog != null && config.usesUdp()) {
+      log.warn(
+          "router {}: {} is set: the keys of every UDP link session are written to {}; anyone who"
+              + " reads it can forge and read this router's datagrams",
+          config.router(),
+          KEY_LOG,
+          keyLog);
+    }
   }
+
+  /** The environment variable naming a file where the keys of each link session are appended. */
+  static final String KEY_LOG = "BDRP_UDP_KEYLOG";
+
+  private final Path keyLog;
 
   /** Binds the socket if some neighbour uses UDP. */
   void bind() throws InterruptedException {
@@ -168,10 +188,41 @@ final class UdpLinks {
       l.udp =
           new Session(
               ++sessions, out, in, new DatagramAuth.Sealer(p, out), new DatagramAuth.Opener(p, in));
+      logKeys(l);
     }
     l.udpPeer = new InetSocketAddress(remote.getAddress(), udpPort);
     l.udpOut = wanted;
     bySender.put(l.udpPeer, l);
+  }
+
+  /**
+   * Appends the session's keys to the file named by {@value #KEY_LOG} if it is set, as {@code
+   * SSLKEYLOGFILE} does for TLS: for tools that must read or write a link's datagrams (a packet
+   * capture's dissector, the transit benchmark's traffic generator). One line per session: {@code
+   * router R neighbour N session S out HEX in HEX}.
+   */
+  private void logKeys(Link l) {
+    if (keyLog == null) {
+      return;
+    }
+    HexFormat hex = HexFormat.of();
+    String line =
+        "router "
+            + config.router()
+            + " neighbour "
+            + l.neighbour()
+            + " session "
+            + l.udp.id()
+            + " out "
+            + hex.formatHex(l.udp.keyOut())
+            + " in "
+            + hex.formatHex(l.udp.keyIn())
+            + "\n";
+    try {
+      Files.writeString(keyLog, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      log.warn("router {}: cannot append to {} {}: {}", config.router(), KEY_LOG, keyLog, e);
+    }
   }
 
   /** Bytes the datagram protection adds to each frame. */
