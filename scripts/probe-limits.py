@@ -21,6 +21,8 @@ after each probe and for the whole run. Usage, from the repository root:
 It starts the router itself (./bdrp router, ports 17400/17500/19400 on 127.0.0.1) and stops it
 at the end.
 """
+import hashlib
+import hmac
 import os
 import socket
 import struct
@@ -296,23 +298,78 @@ def data_frame(source, dest, msg, mid, hop=16, broadcast=False):
     return frame(DATA, body + b"".join(struct.pack(">Q", w) for w in words) + msg)
 
 
-def route_update(routes):
+def route_update(routes, sender=None):
     """ROUTE_UPDATE from the probe: routes as (destination, epoch, seqno, metric[, flags])."""
-    body = struct.pack(">HH", ME, len(routes))
+    body = struct.pack(">HH", ME if sender is None else sender, len(routes))
     for dest, epoch, seqno, metric, *flags in routes:
         body += struct.pack(">HqiHB", dest, epoch, seqno, metric, flags[0] if flags else 0)
     return frame(ROUTE_UPDATE, body)
 
 
-class Neighbour:
-    """Router 1 on a session with the probe router, holding the router token: it completes
-    ROUTER_HELLO with the router's own network parameters, then sends a DV_HELLO echoing the
-    router's epoch every second and its routes every three (its own, and the router's through
-    the router), so that the link stays up. With
-    `read`, a thread reads everything the router sends (counting it, answering PINGs); without,
-    it reads until the router's first DV_HELLO and never again."""
+M64 = (1 << 64) - 1
 
-    def __init__(self, read=True, rcvbuf=None):
+
+def siphash(key, data):
+    """SipHash-2-4 of data under a 16-byte key, as the router tags UDP datagrams."""
+
+    def rotl(x, b):
+        return ((x << b) | (x >> (64 - b))) & M64
+
+    k0, k1 = int.from_bytes(key[:8], "little"), int.from_bytes(key[8:16], "little")
+    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D, k0 ^ 0x6C7967656E657261,
+         k1 ^ 0x7465646279746573]
+
+    def rounds(n):
+        for _ in range(n):
+            v[0] = (v[0] + v[1]) & M64; v[1] = rotl(v[1], 13) ^ v[0]; v[0] = rotl(v[0], 32)
+            v[2] = (v[2] + v[3]) & M64; v[3] = rotl(v[3], 16) ^ v[2]
+            v[0] = (v[0] + v[3]) & M64; v[3] = rotl(v[3], 21) ^ v[0]
+            v[2] = (v[2] + v[1]) & M64; v[1] = rotl(v[1], 17) ^ v[2]; v[2] = rotl(v[2], 32)
+
+    n = len(data) // 8 * 8
+    for i in range(0, n, 8):
+        m = int.from_bytes(data[i : i + 8], "little")
+        v[3] ^= m
+        rounds(2)
+        v[0] ^= m
+    last = ((len(data) & 0xFF) << 56) | int.from_bytes(data[n:], "little")
+    v[3] ^= last
+    rounds(2)
+    v[0] ^= last
+    v[2] ^= 0xFF
+    rounds(4)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def udp_key(sender, receiver, sender_nonce, receiver_nonce, token=None):
+    """The key of datagrams from sender to receiver on a session (DatagramAuth.key)."""
+    mac = hmac.new(b"bdrp-udp" + (TOKEN if token is None else token), digestmod=hashlib.sha256)
+    mac.update(b"bdrp udp v1" + struct.pack(">HH", sender, receiver))
+    mac.update(sender_nonce + receiver_nonce)
+    return mac.digest()[:16]
+
+
+def sealed(key, seq, frame_bytes):
+    """A UDP datagram carrying frame_bytes under key (auth.udp: mac): frame, seq, tag."""
+    d = frame_bytes + struct.pack(">Q", seq)
+    return d + struct.pack("<Q", siphash(key, d))
+
+
+class Neighbour:
+    """Router 1 (or `me`) on a session with the probe router, holding the router token: it
+    completes ROUTER_HELLO with the router's own network parameters, then sends a DV_HELLO
+    echoing the router's epoch every second and its routes every three (its own, and the
+    router's through the router), so that the link stays up. With `read`, a thread reads
+    everything the router sends (counting it, answering PINGs); without, it reads until the
+    router's first DV_HELLO and never again. With `udp`, it announces a UDP socket of its own
+    (`self.udp`), and `self.key` is the key of its datagrams to the router."""
+
+    def __init__(self, read=True, rcvbuf=None, me=ME, udp=False):
+        self.me = me
+        self.udp = None
+        if udp:
+            self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self.udp.bind(("127.0.0.1", 0))
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:  # before connect, so that the window is small from the start
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
@@ -325,6 +382,12 @@ class Neighbour:
             struct.unpack(">HHqIHBBHH", f[1][:24])
         )
         self.bloom = (bits, k, categories)
+        token_len = struct.unpack(">H", f[1][22:24])[0]
+        protection, nonce_len = f[1][24 + token_len], f[1][25 + token_len]
+        router_nonce = f[1][26 + token_len : 26 + token_len + nonce_len]
+        nonce = os.urandom(16) if protection else b""
+        if protection:
+            self.key = udp_key(me, self.router, nonce, router_nonce)
         self.epoch = now_ms()
         self.lock = threading.Lock()
         self.counts = {}
@@ -337,10 +400,12 @@ class Neighbour:
             frame(
                 ROUTER_HELLO,
                 struct.pack(
-                    ">HHqIHBBHH", protocol, ME, self.epoch, max_routers, bits, k, categories, 0,
-                    len(TOKEN),
+                    ">HHqIHBBHH", protocol, me, self.epoch, max_routers, bits, k, categories,
+                    self.udp.getsockname()[1] if self.udp else 0, len(TOKEN),
                 )
-                + TOKEN,
+                + TOKEN
+                + bytes([protection, len(nonce)])
+                + nonce,
             )
         )
         self.up = threading.Event()
@@ -393,14 +458,16 @@ class Neighbour:
         i = 0
         try:
             while not self.stop.is_set():
-                self.send(frame(DV_HELLO, struct.pack(">Hqq", ME, self.epoch, self.router_epoch)))
+                self.send(
+                    frame(DV_HELLO, struct.pack(">Hqq", self.me, self.epoch, self.router_epoch))
+                )
                 if i % 3 == 0:
                     # Its own route, and the router's poisoned (it goes through the router), which
                     # makes router 1 a child in the tree that the router's broadcasts follow.
-                    routes = [(ME, self.epoch, i // 3 + 1, 0)]
+                    routes = [(self.me, self.epoch, i // 3 + 1, 0)]
                     if self.own_route:
                         routes.append((self.router, *self.own_route, 0xFFFF, 1))
-                    self.send(route_update(routes))
+                    self.send(route_update(routes, self.me))
                 i += 1
                 self.stop.wait(1)
         except OSError:
@@ -415,6 +482,8 @@ class Neighbour:
         except OSError:
             pass
         self.s.close()
+        if self.udp:
+            self.udp.close()
 
 
 def snapshot():
@@ -440,6 +509,8 @@ WATCHED = (
     "bdrp_protocol_errors_total",
     "bdrp_data_malformed_total",
     "bdrp_predicate_resyncs_total",
+    "bdrp_udp_datagrams_dropped_total",
+    "bdrp_udp_datagrams_received_total",
 )
 GAUGES = (
     "bdrp_predicate_origins",
@@ -552,6 +623,62 @@ def probe_sources(pid, canary, nb):
         flush=True,
     )
     print_changes(before)
+
+
+def probe_udp(pid, canary):
+    """Router 2, a neighbour whose link carries DATA by UDP (auth.udp: mac), sends from its own
+    UDP address and port: 1,000 datagrams tagged under its session's key, each sent twice (a
+    replay), 1,000 without a tag, 1,000 tagged under a key made with another router token, and
+    1,000 genuine ones with one byte changed. Only the first copy of each genuine one may reach
+    the spy client."""
+    nb2 = Neighbour(me=2, udp=True)
+    spy = session("udpspy")
+    spy.sendall(set_predicate(1, [[(EXISTS, "udpprobe", None)]]))
+    f = read_frame(spy)
+    assert f and f[0] == 0x04, f
+    time.sleep(2)  # the route to router 2 (DATA is taken only from a source with a route)
+    before = snapshot()
+    to = ("127.0.0.1", ROUTERS)
+    wrong = udp_key(2, nb2.router, os.urandom(16), os.urandom(16), token=b"guess")
+    n = 1000
+    seq = 0
+    for i in range(n):
+        d = data_frame(2, [nb2.router], message({"udpprobe": i}), mid=i + 1)
+        seq += 1
+        genuine = sealed(nb2.key, seq, d)
+        nb2.udp.sendto(genuine, to)
+        nb2.udp.sendto(genuine, to)  # the same datagram again
+        nb2.udp.sendto(d, to)  # no tag
+        nb2.udp.sendto(sealed(wrong, seq + 10_000_000, d), to)
+        seq += 1
+        altered = bytearray(sealed(nb2.key, seq, d))
+        altered[len(d) - 1] ^= 1  # the last byte of the message
+        nb2.udp.sendto(bytes(altered), to)
+        if i % 100 == 99:
+            time.sleep(0.01)  # within the socket's receive buffer
+    spy.settimeout(1)
+    delivered = 0
+    end = time.time() + 3
+    try:
+        while time.time() < end:
+            f = read_frame(spy)
+            if f is None:
+                break
+            if f[0] == 0x07:
+                delivered += 1
+            elif f[0] == 0x08:
+                spy.sendall(frame(0x09, f[1]))
+    except socket.timeout:
+        pass
+    spy.close()
+    print(
+        f"UDP from router 2's own address: {n} genuine datagrams each sent twice, {n} untagged,"
+        f" {n} under another key, {n} altered: the spy got {delivered} ({n} expected);"
+        f" {canary_flowing(canary)}",
+        flush=True,
+    )
+    print_changes(before)
+    nb2.close()
 
 
 def probe_advertisements(pid, canary, nb):
@@ -715,7 +842,8 @@ def main():
         f"router: 0\nlisten:\n  clients: 127.0.0.1:{CLIENTS}\n"
         f"  routers: 127.0.0.1:{ROUTERS}\n  metrics: 127.0.0.1:{METRICS}\n"
         "limits:\n  keepAliveMs: 2000\n"
-        f"auth: {{routerToken: {TOKEN.decode()}}}\nneighbours: [{{router: {ME}}}]\n"
+        f"auth: {{routerToken: {TOKEN.decode()}}}\n"
+        f"neighbours: [{{router: {ME}}}, {{router: 2, transport: udp}}]\n"
     )
     conf.close()
     log = open(os.path.join(tempfile.gettempdir(), "probe-limits-router.log"), "w")
@@ -946,6 +1074,9 @@ def main():
             lag0 = lag_buckets()
             probe(pid, canary, nb)
             print(f"  event-loop lag during it: {lag_summary(lag0)}", flush=True)
+        lag0 = lag_buckets()
+        probe_udp(pid, canary)
+        print(f"  event-loop lag during it: {lag_summary(lag0)}", flush=True)
         nb.close()
         time.sleep(2)
         lag0 = lag_buckets()
