@@ -14,6 +14,7 @@ import io.bdrp.transport.Frames;
 import io.bdrp.transport.ProtocolErrorHandler;
 import io.bdrp.transport.ProtocolException;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -83,6 +84,9 @@ final class ClientSessions {
   }
 
   private static final int SEND_MESSAGE_OFFSET = Frames.PREFIX_BYTES + 8; // after correlation id
+
+  /** The most one read of a client session takes from its socket. */
+  static final int CLIENT_READ_BYTES = 16 * 1024;
 
   private final Router router;
   final IntObjectHashMap<Host> hosts = new IntObjectHashMap<>();
@@ -377,13 +381,13 @@ final class ClientSessions {
       @Override
       protected void initChannel(SocketChannel ch) {
         ClientHandler session = new ClientHandler();
-        // One read of a session per turn of the loop (up to 64 KiB of frames), not Netty's 16: a
-        // client that floods requests then holds the loop for one read's worth of work before
-        // every other session gets its turn.
-        if (ch.config().getRecvByteBufAllocator()
-            instanceof io.netty.channel.MaxMessagesRecvByteBufAllocator m) {
-          m.maxMessagesPerRead(1);
-        }
+        // One read of a session per turn of the loop, not Netty's 16, of at most 16 KiB: a
+        // client that floods requests (a thousand PINGs in 16 KiB) then holds the loop for one
+        // read's worth of work before every other session gets its turn.
+        ch.config()
+            .setRecvByteBufAllocator(
+                new AdaptiveRecvByteBufAllocator(64, 2048, CLIENT_READ_BYTES)
+                    .maxMessagesPerRead(1));
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
@@ -553,7 +557,13 @@ final class ClientSessions {
             ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
           }
         }
-        case ClientFrame.Ping p -> ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+        case ClientFrame.Ping p -> {
+          // Not queued above the session's high water mark: a client that sends PINGs and does
+          // not read cannot make PONGs pile up (it is cut as a slow consumer meanwhile).
+          if (ctx.channel().isWritable()) {
+            ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+          }
+        }
         case ClientFrame.Pong p -> {}
         case ClientFrame.Bye b -> ctx.close();
         case ClientFrame.Hello h ->
