@@ -211,6 +211,12 @@ final class RouterLinks {
         ch.pipeline()
             .addLast(handshakes.guard(dialling == null))
             .addLast(handshakes.frameDecoder())
+            .addLast(
+                new ControlOffload(
+                    router.control(),
+                    limits.maxFrameBytes(),
+                    config.bloom(),
+                    limits.linkHighWaterBytes()))
             .addLast(new RouterFrameDecoder(limits.maxFrameBytes(), config.bloom()))
             .addLast(new RouterFrameEncoder())
             .addLast(new Session(dialling))
