@@ -629,7 +629,7 @@ public final class TestbedCommand {
   @Command(
       name = "transit",
       footerHeading = "%nExamples:%n",
-      footer = {"  sudo ./bdrp testbed transit"},
+      footer = {"  sudo ./bdrp testbed transit", "  sudo ./bdrp testbed transit --udp-auth none"},
       mixinStandardHelpOptions = true,
       description = {
         "How fast one transit router forwards, in the JVM and in the kernel (fastPath: ebpf):"
@@ -637,8 +637,11 @@ public final class TestbedCommand {
             + " router 0's namespace offers router 1 DATA datagrams for the sinks at each rate;"
             + " the copies reaching the sinks' interfaces are counted. Prints, per path and rate,"
             + " the loss and the CPU time per packet (the whole machine's, and router 1's JVM's),"
-            + " and the highest rate each path forwards without loss. Needs root and the kernel"
-            + " fast path.",
+            + " and the highest rate each path forwards without loss. Each path runs with the"
+            + " links' datagrams authenticated (auth.udp: mac; the blaster seals them with router"
+            + " 0's key, which the routers log to the run folder) and without (none), so that"
+            + " the summary shows the cost of authentication (mac / none). Needs root and the"
+            + " kernel fast path.",
         "Writes transit.csv and summary.md to the run folder."
       })
   static final class Transit implements Callable<Integer> {
