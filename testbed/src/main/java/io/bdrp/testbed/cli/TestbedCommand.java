@@ -629,7 +629,7 @@ public final class TestbedCommand {
   @Command(
       name = "transit",
       footerHeading = "%nExamples:%n",
-      footer = {"  sudo ./bdrp testbed transit"},
+      footer = {"  sudo ./bdrp testbed transit", "  sudo ./bdrp testbed transit --udp-auth none"},
       mixinStandardHelpOptions = true,
       description = {
         "How fast one transit router forwards, in the JVM and in the kernel (fastPath: ebpf):"
@@ -637,8 +637,11 @@ public final class TestbedCommand {
             + " router 0's namespace offers router 1 DATA datagrams for the sinks at each rate;"
             + " the copies reaching the sinks' interfaces are counted. Prints, per path and rate,"
             + " the loss and the CPU time per packet (the whole machine's, and router 1's JVM's),"
-            + " and the highest rate each path forwards without loss. Needs root and the kernel"
-            + " fast path.",
+            + " and the highest rate each path forwards without loss. Each path runs with the"
+            + " links' datagrams authenticated (auth.udp: mac; the blaster seals them with router"
+            + " 0's key, which the routers log to the run folder) and without (none), so that"
+            + " the summary shows the cost of authentication (mac / none). Needs root and the"
+            + " kernel fast path.",
         "Writes transit.csv and summary.md to the run folder."
       })
   static final class Transit implements Callable<Integer> {
@@ -675,6 +678,15 @@ public final class TestbedCommand {
     List<String> paths;
 
     @Option(
+        names = "--udp-auth",
+        defaultValue = "both",
+        description =
+            "What protects the links' datagrams (auth.udp): mac, none, or both, each path run"
+                + " with mac and then with none in the same run, so that the summary shows the"
+                + " cost of authentication (default: ${DEFAULT-VALUE}).")
+    String udpAuth;
+
+    @Option(
         names = "--server-jvm-opts",
         defaultValue = "-Xms512m -Xmx512m",
         description = "JVM options of the routers (default: ${DEFAULT-VALUE}).")
@@ -693,6 +705,14 @@ public final class TestbedCommand {
           throw new IllegalArgumentException("--paths: expected jvm or ebpf, got '" + p + "'");
         }
       }
+      List<String> auths =
+          switch (udpAuth) {
+            case "both" -> io.bdrp.testbed.net.TransitBench.UDP_AUTH;
+            case "mac", "none" -> List.of(udpAuth);
+            default ->
+                throw new IllegalArgumentException(
+                    "--udp-auth: expected mac, none or both, got '" + udpAuth + "'");
+          };
       if (paths.contains("ebpf") && !io.bdrp.router.fastpath.EbpfFastPath.isAvailable()) {
         throw new IllegalStateException(
             "the kernel fast path is not available here: "
@@ -706,11 +726,22 @@ public final class TestbedCommand {
           new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true);
       List<io.bdrp.testbed.net.TransitBench.Result> results = new ArrayList<>();
       for (String p : paths) {
-        o.printf("== %s, fan-out %d%n", p, fanOut);
-        o.flush();
-        results.add(
-            io.bdrp.testbed.net.TransitBench.run(
-                parent.name, p, fanOut, rates, seconds, body, jvm, dir.resolve(p), progress));
+        for (String a : auths) {
+          o.printf("== %s, auth.udp %s, fan-out %d%n", p, a, fanOut);
+          o.flush();
+          results.add(
+              io.bdrp.testbed.net.TransitBench.run(
+                  parent.name,
+                  p,
+                  a,
+                  fanOut,
+                  rates,
+                  seconds,
+                  body,
+                  jvm,
+                  dir.resolve(p + "-" + a),
+                  progress));
+        }
       }
       String md = io.bdrp.testbed.net.TransitBench.writeReport(dir, results);
       o.println();

@@ -2,6 +2,7 @@ package io.bdrp.testbed.net;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -10,18 +11,26 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The testbed's small C helpers (the link delayer, the packet blaster): each is a resource of this
  * package, compiled with the system's C compiler on first use into {@code /run/bdrp-testbed/bin}
  * under a name that carries a hash of its source, so that a changed source is compiled again and
- * the old binary removed.
+ * the old binary removed. A source may include headers of this package ({@code #include "name.h"},
+ * one level deep); they are part of the hash.
  */
 final class CPrograms {
   /** Where the testbed keeps its run-time files (the helpers' binaries and logs). */
   static final Path DIR = Path.of("/run/bdrp-testbed");
 
   private static final Path BIN = DIR.resolve("bin");
+
+  private static final Pattern LOCAL_INCLUDE =
+      Pattern.compile("^#include \"([A-Za-z0-9_.-]+)\"", Pattern.MULTILINE);
 
   private CPrograms() {}
 
@@ -34,14 +43,13 @@ final class CPrograms {
    */
   static Path binary(String source, String prefix, String packages, String... libs)
       throws IOException {
-    byte[] text;
-    try (InputStream in = CPrograms.class.getResourceAsStream(source)) {
-      if (in == null) {
-        throw new IOException(source + " is missing from the class path");
-      }
-      text = in.readAllBytes();
+    byte[] text = resource(source);
+    Map<String, byte[]> headers = new TreeMap<>();
+    Matcher m = LOCAL_INCLUDE.matcher(new String(text, StandardCharsets.UTF_8));
+    while (m.find()) {
+      headers.put(m.group(1), resource(m.group(1)));
     }
-    Path binary = BIN.resolve(prefix + hash(text));
+    Path binary = BIN.resolve(prefix + hash(text, headers));
     if (Files.isExecutable(binary)) {
       return binary;
     }
@@ -50,10 +58,14 @@ final class CPrograms {
           source + " is built with a C compiler (cc), which is missing; Debian: " + packages);
     }
     Files.createDirectories(BIN);
-    Path src = Files.createTempFile(BIN, prefix, ".c");
+    Path work = Files.createTempDirectory(BIN, "build-");
+    Path src = work.resolve(source);
     Path out = Files.createTempFile(BIN, prefix, ".tmp");
     try {
       Files.write(src, text);
+      for (Map.Entry<String, byte[]> h : headers.entrySet()) {
+        Files.write(work.resolve(h.getKey()), h.getValue());
+      }
       List<String> cmd = new ArrayList<>(List.of("cc", "-O2", "-Wall", "-o", out.toString()));
       cmd.add(src.toString());
       cmd.addAll(List.of(libs));
@@ -69,14 +81,36 @@ final class CPrograms {
       }
     } finally {
       Files.deleteIfExists(src);
+      for (String h : headers.keySet()) {
+        Files.deleteIfExists(work.resolve(h));
+      }
+      Files.deleteIfExists(work);
       Files.deleteIfExists(out);
     }
     return binary;
   }
 
-  private static String hash(byte[] source) {
+  private static byte[] resource(String name) throws IOException {
+    try (InputStream in = CPrograms.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IOException(name + " is missing from the class path");
+      }
+      return in.readAllBytes();
+    }
+  }
+
+  /** The first 6 bytes of SHA-256 over the source and each header's name and text, in hex. */
+  private static String hash(byte[] source, Map<String, byte[]> headers) {
     try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(source);
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      md.update(source);
+      for (Map.Entry<String, byte[]> h : headers.entrySet()) {
+        md.update((byte) 0);
+        md.update(h.getKey().getBytes(StandardCharsets.UTF_8));
+        md.update((byte) 0);
+        md.update(h.getValue());
+      }
+      byte[] d = md.digest();
       return HexFormat.of().formatHex(d, 0, 6);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);

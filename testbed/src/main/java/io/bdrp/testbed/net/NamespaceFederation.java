@@ -122,6 +122,22 @@ public final class NamespaceFederation implements AutoCloseable {
       String linkTransport,
       boolean tls)
       throws IOException, InterruptedException {
+    return start(n, dir, jvmOptions, routingYaml, linkTransport, tls, Map.of());
+  }
+
+  /**
+   * As {@link #start(Emulator.Network, Path, List, String, String, boolean)}, every router process
+   * with the environment variables {@code env} set as well (such as {@code BDRP_UDP_KEYLOG}).
+   */
+  public static NamespaceFederation start(
+      Emulator.Network n,
+      Path dir,
+      List<String> jvmOptions,
+      String routingYaml,
+      String linkTransport,
+      boolean tls,
+      Map<String, String> env)
+      throws IOException, InterruptedException {
     NamespaceFederation f = new NamespaceFederation(n);
     f.dir = dir;
     try {
@@ -136,7 +152,12 @@ public final class NamespaceFederation implements AutoCloseable {
       for (Emulator.RouterNet r : n.routers()) {
         Path config = dir.resolve("router-" + r.router() + ".yaml");
         Files.writeString(config, config(n, r.router(), routingYaml, linkTransport, f.ca));
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", r.namespace()));
+        List<String> cmd = new ArrayList<>();
+        if (!env.isEmpty()) {
+          cmd.add("env"); // it runs the command in its own process, so the pid stays the router's
+          env.forEach((k, v) -> cmd.add(k + "=" + v));
+        }
+        cmd.addAll(List.of("ip", "netns", "exec", r.namespace()));
         cmd.addAll(ChildProcess.java(jvmOptions, MAIN, "--config", config.toString()));
         f.commands.add(List.copyOf(cmd));
         f.routers.add(
@@ -187,6 +208,15 @@ public final class NamespaceFederation implements AutoCloseable {
    * order) and, unless it is {@code jvm} or null, {@code fastPath}; null when there is nothing.
    */
   public static String routerYaml(Map<String, ?> routing, String fastPath) {
+    return routerYaml(routing, fastPath, null);
+  }
+
+  /**
+   * As {@link #routerYaml(Map, String)}, and {@code auth.udp} (what protects DATA datagrams on UDP
+   * links: {@code mac}, {@code encrypt} or {@code none}) unless {@code udpAuth} is null, which
+   * leaves the routers' default.
+   */
+  public static String routerYaml(Map<String, ?> routing, String fastPath, String udpAuth) {
     StringBuilder y = new StringBuilder();
     if (!routing.isEmpty()) {
       y.append("routing:\n");
@@ -194,6 +224,9 @@ public final class NamespaceFederation implements AutoCloseable {
     }
     if (fastPath != null && !fastPath.equals("jvm")) {
       y.append("fastPath: ").append(fastPath).append('\n');
+    }
+    if (udpAuth != null) {
+      y.append("auth:\n  udp: ").append(udpAuth).append('\n');
     }
     return y.isEmpty() ? null : y.toString();
   }

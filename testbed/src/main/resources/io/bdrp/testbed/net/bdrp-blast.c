@@ -3,10 +3,22 @@
  * rate, for a given time; prints how many it sent. The testbed's transit benchmark uses it to
  * offer a router DATA datagrams "from" a neighbour faster than a router JVM could send them.
  *
- *   bdrp-blast IFACE FRAME_HEX PACKETS_PER_SECOND SECONDS
+ *   bdrp-blast IFACE FRAME_HEX PACKETS_PER_SECOND SECONDS [KEY_HEX FIRST_SEQ]
+ *
+ * With KEY_HEX (the link's 16-byte key, 32 hex digits) and FIRST_SEQ, the frame's UDP payload ends
+ * with room for the trailer of auth.udp: mac, and each packet gets its own sequence number, from
+ * FIRST_SEQ up by one per packet, and the tag under the key (and its UDP checksum again, unless the
+ * frame's is 0).
  *
  * Output (stdout, one line): "sent N in S.SSS s, F refused by the socket, user CPU U.UUU s" (the
- * user time is mostly the pacing loop's, which the benchmark subtracts from the machine's).
+ * user time is mostly the pacing loop's and the tags', which the benchmark subtracts from the
+ * machine's), then with a key ", next sequence number Q".
+ *
+ * For tests:
+ *   bdrp-blast --siphash KEY_HEX MESSAGE_HEX          prints SipHash-2-4 of the message (16 hex
+ *                                                      digits, the 64-bit value)
+ *   bdrp-blast --seal FRAME_HEX KEY_HEX FIRST_SEQ N   prints the first N packets as sent (hex, one
+ *                                                      per line)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -22,6 +34,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bdrp-udp-auth.h"
 
 static double now(void)
 {
@@ -41,26 +55,114 @@ static int hexval(char c)
 	return -1;
 }
 
-int main(int argc, char **argv)
+/* The bytes of hex (an even number of digits), or NULL after saying why; their count in *len. */
+static unsigned char *unhex(const char *hex, size_t *len)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: bdrp-blast IFACE FRAME_HEX PACKETS_PER_SECOND SECONDS\n");
-		return 2;
+	size_t hexlen = strlen(hex);
+	if (hexlen % 2) {
+		fprintf(stderr, "bdrp-blast: odd number of hex digits\n");
+		return NULL;
 	}
-	size_t hexlen = strlen(argv[2]);
-	if (hexlen % 2 || hexlen < 2 * 60 || hexlen > 2 * 9000) {
-		fprintf(stderr, "bdrp-blast: the frame must be 60 to 9000 bytes of hex\n");
-		return 2;
-	}
-	size_t len = hexlen / 2;
-	unsigned char *frame = malloc(len);
-	for (size_t i = 0; i < len; i++) {
-		int hi = hexval(argv[2][2 * i]), lo = hexval(argv[2][2 * i + 1]);
+	*len = hexlen / 2;
+	unsigned char *b = malloc(*len + 1);
+	for (size_t i = 0; i < *len; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0) {
 			fprintf(stderr, "bdrp-blast: not hex at byte %zu\n", i);
-			return 2;
+			free(b);
+			return NULL;
 		}
-		frame[i] = (unsigned char)(hi << 4 | lo);
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return b;
+}
+
+/* A frame of 60 to 9000 bytes from hex, or NULL after saying why. */
+static unsigned char *read_frame(const char *hex, size_t *len)
+{
+	unsigned char *frame = unhex(hex, len);
+	if (frame && (*len < 60 || *len > 9000)) {
+		fprintf(stderr, "bdrp-blast: the frame must be 60 to 9000 bytes\n");
+		free(frame);
+		return NULL;
+	}
+	return frame;
+}
+
+/* The key and where the trailer goes, from KEY_HEX and the frame; 0 on success. */
+static int read_key(const char *hex, const unsigned char *frame, size_t len, uint64_t *k0,
+		    uint64_t *k1, struct bdrp_datagram *d)
+{
+	if (bdrp_key_parse(hex, k0, k1)) {
+		fprintf(stderr, "bdrp-blast: the key must be 32 hex digits\n");
+		return -1;
+	}
+	if (bdrp_datagram_find(frame, len, d)) {
+		fprintf(stderr, "bdrp-blast: the frame is not a UDP datagram over IPv4 with room for "
+				"a sequence number and a tag\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int siphash_command(int argc, char **argv)
+{
+	uint64_t k0, k1;
+	size_t len;
+	unsigned char *m;
+	if (argc != 4 || bdrp_key_parse(argv[2], &k0, &k1) || !(m = unhex(argv[3], &len))) {
+		fprintf(stderr, "usage: bdrp-blast --siphash KEY_HEX(32 digits) MESSAGE_HEX\n");
+		return 2;
+	}
+	printf("%016llx\n", (unsigned long long)bdrp_siphash24(k0, k1, m, len));
+	return 0;
+}
+
+static int seal_command(int argc, char **argv)
+{
+	if (argc != 6) {
+		fprintf(stderr, "usage: bdrp-blast --seal FRAME_HEX KEY_HEX FIRST_SEQ COUNT\n");
+		return 2;
+	}
+	size_t len;
+	unsigned char *frame = read_frame(argv[2], &len);
+	uint64_t k0, k1;
+	struct bdrp_datagram d = {0, 0, 0, 0};
+	if (!frame || read_key(argv[3], frame, len, &k0, &k1, &d))
+		return 2;
+	uint64_t seq = strtoull(argv[4], NULL, 10);
+	long count = atol(argv[5]);
+	for (long n = 0; n < count; n++) {
+		bdrp_datagram_seal(frame, &d, k0, k1, seq++);
+		for (size_t i = 0; i < len; i++)
+			printf("%02x", frame[i]);
+		printf("\n");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--siphash"))
+		return siphash_command(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "--seal"))
+		return seal_command(argc, argv);
+	if (argc != 5 && argc != 7) {
+		fprintf(stderr, "usage: bdrp-blast IFACE FRAME_HEX PACKETS_PER_SECOND SECONDS "
+				"[KEY_HEX FIRST_SEQ]\n");
+		return 2;
+	}
+	size_t len;
+	unsigned char *frame = read_frame(argv[2], &len);
+	if (!frame)
+		return 2;
+	int keyed = argc == 7;
+	uint64_t k0 = 0, k1 = 0, seq = 0;
+	struct bdrp_datagram d = {0, 0, 0, 0};
+	if (keyed) {
+		if (read_key(argv[5], frame, len, &k0, &k1, &d))
+			return 2;
+		seq = strtoull(argv[6], NULL, 10);
 	}
 	double rate = atof(argv[3]);
 	double seconds = atof(argv[4]);
@@ -103,6 +205,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		for (int k = 0; k < 32 && sent + failed < due; k++) {
+			if (keyed)
+				bdrp_datagram_seal(frame, &d, k0, k1, seq++);
 			if (sendto(fd, frame, len, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)len)
 				sent++;
 			else
@@ -111,8 +215,11 @@ int main(int argc, char **argv)
 	}
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("sent %llu in %.3f s, %llu refused by the socket, user CPU %.3f s\n",
+	printf("sent %llu in %.3f s, %llu refused by the socket, user CPU %.3f s",
 	       (unsigned long long)sent, now() - start, (unsigned long long)failed,
 	       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
+	if (keyed)
+		printf(", next sequence number %llu", (unsigned long long)seq);
+	printf("\n");
 	return 0;
 }

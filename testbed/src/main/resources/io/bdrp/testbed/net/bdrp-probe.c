@@ -6,6 +6,11 @@
  * UDP checksum must be 0 so that the number can change), and waits up to 200 ms for it to arrive.
  *
  *   bdrp-probe SEND_NETNS SEND_IFACE RECV_NETNS RECV_IFACE FRAME_HEX SEQ_OFFSET COUNT INTERVAL_US
+ *              [KEY_HEX FIRST_SEQ]
+ *
+ * With KEY_HEX (a link's 16-byte key, 32 hex digits) and FIRST_SEQ, the frame's UDP payload ends
+ * with room for the trailer of auth.udp: mac, and each copy sent gets its sequence number (from
+ * FIRST_SEQ up by one per copy) and tag written there after its probe number.
  *
  * Output (stdout): "received R of N; min A p50 B p90 C p99 D max E us"
  */
@@ -25,6 +30,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bdrp-udp-auth.h"
 
 static int enter(const char *netns)
 {
@@ -85,9 +92,9 @@ static uint64_t get64(const unsigned char *p)
 
 int main(int argc, char **argv)
 {
-	if (argc != 9) {
+	if (argc != 9 && argc != 11) {
 		fprintf(stderr, "usage: bdrp-probe SEND_NETNS SEND_IFACE RECV_NETNS RECV_IFACE "
-				"FRAME_HEX SEQ_OFFSET COUNT INTERVAL_US\n");
+				"FRAME_HEX SEQ_OFFSET COUNT INTERVAL_US [KEY_HEX FIRST_SEQ]\n");
 		return 2;
 	}
 	size_t len = strlen(argv[5]) / 2;
@@ -106,6 +113,21 @@ int main(int argc, char **argv)
 	if (seq_off + 8 > len || count < 1 || interval < 0) {
 		fprintf(stderr, "bdrp-probe: bad offset, count or interval\n");
 		return 2;
+	}
+	int keyed = argc == 11;
+	uint64_t k0 = 0, k1 = 0, link_seq = 0;
+	struct bdrp_datagram d = {0, 0, 0, 0};
+	if (keyed) {
+		if (bdrp_key_parse(argv[9], &k0, &k1)) {
+			fprintf(stderr, "bdrp-probe: the key must be 32 hex digits\n");
+			return 2;
+		}
+		if (bdrp_datagram_find(frame, len, &d) || seq_off + 8 > d.payload + d.length - 16) {
+			fprintf(stderr, "bdrp-probe: the frame is not a UDP datagram over IPv4 with room "
+					"for a sequence number and a tag after the probe number\n");
+			return 2;
+		}
+		link_seq = strtoull(argv[10], NULL, 10);
 	}
 	int rx_if, tx_if;
 	if (enter(argv[3]))
@@ -134,6 +156,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < count; i++) {
 		uint64_t seq = 0x62647270ULL << 32 | (uint64_t)i; /* "bdrp", i */
 		put64(frame + seq_off, seq);
+		if (keyed)
+			bdrp_datagram_seal(frame, &d, k0, k1, link_seq++);
 		struct timespec t0;
 		clock_gettime(CLOCK_REALTIME, &t0);
 		if (sendto(tx, frame, len, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)len) {
