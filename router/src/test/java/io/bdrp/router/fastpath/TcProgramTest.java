@@ -578,8 +578,9 @@ class TcProgramTest {
   void authVerifiesForwardsAndTagsEachCopyUnderTheNextHopsKeyWithTheKernelsSeq() throws Exception {
     long s = ++session;
     FastPathTable t = authTable(s);
-    // Messages of four lengths: the trailer at every offset modulo 4 (the checksum's words).
-    for (int i = 0; i < 4; i++) {
+    // Messages of eight lengths: the trailer at every offset modulo 4 (the checksum's words),
+    // and SipHash's last word 0..7 bytes long.
+    for (int i = 0; i < 8; i++) {
       Message m = message(i);
       Run r = run(t, fromNeighbour0(frame(0, 5, false, set(2, 3), m), i + 1, s));
       assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
@@ -765,7 +766,7 @@ class TcProgramTest {
   void theLocalCopyGoesUpTaggedUnderTheSendersKeyWithItsSeq() throws Exception {
     long s = ++session;
     FastPathTable t = authTable(s);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 8; i++) {
       Message m = message(i);
       long seq = 7 + i;
       Run r = run(t, fromNeighbour0(frame(0, 5, false, set(1, 2, 4), m), seq, s));
