@@ -19,6 +19,15 @@
  * Anything else goes up untouched and the router handles it as before (broadcasts, hop limit 1,
  * unknown senders, routers without a route, neighbours over TCP, malformed headers): the JVM path
  * stays the reference, and the kernel only takes the packets where its result is the same.
+ *
+ * With auth (udpProtection: mac), every datagram from a neighbour ends with seq and a SipHash-2-4
+ * tag under the link session's key. Before any decision the table makes, the program copies the
+ * payload into a per-CPU scratch, checks the tag under the sender's key_in (a forgery is dropped)
+ * and enters seq in the link's replay window (a replay is dropped); the windows and the counter
+ * of the copies it sends live in link_state, per neighbour and across tables, under a spin lock.
+ * Every copy it sends gets the next seq of the kernel's domain on that link and a tag under the
+ * next hop's key_out; the copy passed up keeps its seq and is tagged again under key_in over its
+ * rewritten D. Payloads over FP_MAX_AUTH_BYTES go up unverified for the router to verify.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -87,10 +96,29 @@ struct {
 #define SCRATCH_WORDS (2 * FP_MAX_WORDS)
 #define SCRATCH_MASK (SCRATCH_WORDS * 8 - 8)
 
+/*
+ * With auth, the UDP payload is copied into buf (a power of two, masked offsets, and room past the
+ * mask for the widest access) and kept equal to the packet's as the program rewrites it, for the
+ * tags and the trailer's checksum.
+ */
+#define AUTH_MASK 4095
+#define AUTH_BUF (AUTH_MASK + 1 + 64)
+#define AUTH_WIN 24 /* bytes around the trailer whose sum changes with it: a multiple of 4 */
+
+struct sip {
+	__u64 v0, v1, v2, v3;
+	__u32 words;
+};
+
 struct scratch {
 	__u64 d[SCRATCH_WORDS];   /* D as it arrived */
 	__u64 cur[SCRATCH_WORDS]; /* D as the packet holds it now */
 	__u64 out[SCRATCH_WORDS]; /* D for the next copy */
+	__u8 buf[AUTH_BUF];       /* auth: the payload as the packet holds it now */
+	__u8 win[AUTH_WIN];       /* auth: the bytes around the trailer before it changes */
+	struct sip sip;           /* auth: SipHash's state */
+	struct ethhdr eth;        /* the Ethernet header as it came (the stack is short) */
+	__u8 hdr[FP_OFF_D];       /* the fixed DATA header */
 	__u32 saddr, daddr; /* the addresses and ports the packet holds now (network order) */
 	__u16 sport, dport;
 };
@@ -101,6 +129,28 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch_map SEC(".maps");
+
+/*
+ * Per neighbour router, across table swaps: the kernel's side of an authenticated link session.
+ * The sequence counter of the copies the kernel sends to the neighbour, and the replay windows of
+ * what it accepted from it (per domain: JVM [0], kernel [1]; the highest seq accepted, without the
+ * domain bit, and bit i = that highest less i seen). Reset when a table names a newer session.
+ */
+struct link_state {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 session;
+	__u64 out_seq;
+	__u64 in_high[2];
+	__u64 in_bits[2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_MAX_ROUTERS);
+	__type(key, __u32);
+	__type(value, struct link_state);
+} link_state SEC(".maps");
 
 static __always_inline void count(__u32 which)
 {
@@ -175,6 +225,225 @@ static __always_inline int store_d(struct __sk_buff *skb, struct scratch *s, __u
 	return 0;
 }
 
+/* ---- authentication: SipHash-2-4, the replay window, the trailer ---- */
+
+/*
+ * An offset into buf the verifier can bound: callers only pass v <= FP_MAX_AUTH_BYTES, so the mask
+ * changes nothing, but the compiler, which knows that, may not drop it.
+ */
+static __always_inline __u32 auth_offset(__u32 v)
+{
+	asm volatile("" : "+r"(v));
+	return v & AUTH_MASK;
+}
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "SipHash reads its words little-endian: build for a little-endian target"
+#endif
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+
+static __always_inline void sip_round(struct sip *h)
+{
+	h->v0 += h->v1;
+	h->v1 = ROTL(h->v1, 13);
+	h->v1 ^= h->v0;
+	h->v0 = ROTL(h->v0, 32);
+	h->v2 += h->v3;
+	h->v3 = ROTL(h->v3, 16);
+	h->v3 ^= h->v2;
+	h->v0 += h->v3;
+	h->v3 = ROTL(h->v3, 21);
+	h->v3 ^= h->v0;
+	h->v2 += h->v1;
+	h->v1 = ROTL(h->v1, 17);
+	h->v1 ^= h->v2;
+	h->v2 = ROTL(h->v2, 32);
+}
+
+static __always_inline void sip_compress(struct sip *h, __u64 m)
+{
+	h->v3 ^= m;
+	sip_round(h);
+	sip_round(h);
+	h->v0 ^= m;
+}
+
+/* Word i of the message: buf's bytes 8i..8i+7, little-endian. */
+static long sip_word(__u32 i, void *data)
+{
+	struct scratch *s = *(struct scratch **)data;
+	struct sip *h = &s->sip;
+	if (i >= h->words)
+		return 1;
+	__u32 off = (i * 8) & AUTH_MASK;
+	sip_compress(h, *(__u64 *)&s->buf[off]);
+	return 0;
+}
+
+/*
+ * SipHash-2-4 under (k0, k1) of buf's first len bytes (len <= FP_MAX_AUTH_BYTES). A subprogram of
+ * its own, verified once for its three callers; its state lives in the scratch, not on the stack
+ * the callers' frames share.
+ */
+__noinline __u64 bdrp_siphash(struct scratch *s, __u64 k0, __u64 k1, __u32 len)
+{
+	if (!s)
+		return 0;
+	struct sip *h = &s->sip;
+	h->v0 = k0 ^ 0x736f6d6570736575ULL;
+	h->v1 = k1 ^ 0x646f72616e646f6dULL;
+	h->v2 = k0 ^ 0x6c7967656e657261ULL;
+	h->v3 = k1 ^ 0x7465646279746573ULL;
+	len = auth_offset(len);
+	h->words = len / 8;
+	bpf_loop(len / 8, sip_word, &s, 0);
+	/* The last 0..7 bytes, and the length in the top byte; buf has room past them. */
+	__u32 rem = len & 7;
+	__u64 last = *(__u64 *)&s->buf[len & ~7U];
+	last = rem ? last & ((1ULL << (8 * rem)) - 1) : 0;
+	last |= (__u64)len << 56;
+	sip_compress(h, last);
+	h->v2 ^= 0xff;
+	sip_round(h);
+	sip_round(h);
+	sip_round(h);
+	sip_round(h);
+	return h->v0 ^ h->v1 ^ h->v2 ^ h->v3;
+}
+
+/* A new session's state: its out counter before the first, windows at the router's floors. */
+static __always_inline void session_reset(struct link_state *ls, struct fp_neigh *nb)
+{
+	ls->session = nb->session;
+	ls->out_seq = FP_SEQ_KERNEL;
+	ls->in_high[0] = nb->floor[0] & ~FP_SEQ_KERNEL;
+	ls->in_high[1] = nb->floor[1] & ~FP_SEQ_KERNEL;
+	ls->in_bits[0] = ~0ULL;
+	ls->in_bits[1] = ~0ULL;
+}
+
+/* Enters seq (valid) into its domain's window; 0 when it was seen or is below the window. */
+static __always_inline int window_accept(struct link_state *ls, __u64 seq)
+{
+	__u32 d = seq >> 63;
+	__u64 v = seq & ~FP_SEQ_KERNEL;
+	__u64 high = ls->in_high[d];
+	__u64 bits = ls->in_bits[d];
+	if (v > high) {
+		__u64 gap = v - high;
+		bits = gap >= 64 ? 0 : bits << gap;
+		ls->in_bits[d] = bits | 1;
+		ls->in_high[d] = v;
+		return 1;
+	}
+	__u64 gap = high - v;
+	if (gap >= 64)
+		return 0;
+	__u64 bit = 1ULL << gap;
+	if (bits & bit)
+		return 0;
+	ls->in_bits[d] = bits | bit;
+	return 1;
+}
+
+/*
+ * Writes seq and its tag under (k0, k1) into the trailer of buf and of the packet (payload bytes
+ * of UDP payload), keeping the UDP checksum right: the sum changes by the difference of the
+ * AUTH_WIN bytes around the trailer, from a multiple of 4 into the payload (so at an even offset
+ * from the UDP header, as the checksum's 16-bit words lie); bytes past the payload are the same
+ * before and after, and cancel.
+ */
+static __always_inline int store_trailer(struct __sk_buff *skb, struct scratch *s, __u32 payload,
+					 __u64 seq, __u64 k0, __u64 k1)
+{
+	__u32 toff = auth_offset(payload - FP_AUTH_TRAILER);
+	__u32 ws = toff & ~3U;
+	__builtin_memcpy(s->win, &s->buf[ws], AUTH_WIN);
+	*(__u64 *)&s->buf[toff] = bpf_cpu_to_be64(seq);
+	__u64 tag = bdrp_siphash(s, k0, k1, payload - 8);
+	*(__u64 *)&s->buf[toff + 8] = tag;
+	__s64 diff = bpf_csum_diff((__be32 *)s->win, AUTH_WIN, (__be32 *)&s->buf[ws], AUTH_WIN, 0);
+	if (diff < 0)
+		return -1;
+	if (bpf_skb_store_bytes(skb, PAYLOAD_OFF + toff, &s->buf[toff], FP_AUTH_TRAILER, 0))
+		return -1;
+	if (bpf_l4_csum_replace(skb, UDP_CSUM_OFF, 0, (__u32)diff, BPF_F_MARK_MANGLED_0))
+		return -1;
+	return 0;
+}
+
+/*
+ * Checks a datagram from neighbour nb (payload bytes of UDP payload, at least a header and the
+ * trailer): FP_COUNTERS when it verified and its seq was new (now entered in the window, and
+ * *seq_out set), otherwise what to count: FP_UP_LARGE, FP_UP_NO_TABLE (no keys for the session
+ * the kernel is in) go up; FP_DROP_MAC, FP_DROP_REPLAY are dropped.
+ */
+static __noinline __u32 authenticate(struct __sk_buff *skb, struct scratch *s,
+					  struct fp_neigh *nb, __u32 payload, __u64 *seq_out)
+{
+	if (payload > FP_MAX_AUTH_BYTES)
+		return FP_UP_LARGE;
+	__u64 session = nb->session;
+	if (session == 0)
+		return FP_UP_NO_TABLE;
+	__u32 r = nb->router;
+	struct link_state *ls = bpf_map_lookup_elem(&link_state, &r);
+	if (!ls)
+		return FP_UP_NO_TABLE;
+	/* A table older than the session another packet already brought in has the old keys:
+	 * up, for the router to judge (a table swap is under way). */
+	if (session < *(volatile __u64 *)&ls->session)
+		return FP_UP_NO_TABLE;
+	__u32 len = auth_offset(payload); /* payload <= FP_MAX_AUTH_BYTES: unchanged */
+	if (len == 0)
+		return FP_UP_MALFORMED;
+	if (bpf_skb_load_bytes(skb, PAYLOAD_OFF, s->buf, len))
+		return FP_UP_MALFORMED;
+	__u32 toff = auth_offset(len - FP_AUTH_TRAILER);
+	__u64 seq = bpf_be64_to_cpu(*(__u64 *)&s->buf[toff]);
+	__u64 tag = *(__u64 *)&s->buf[toff + 8];
+	if (bdrp_siphash(s, nb->key_in[0], nb->key_in[1], len - 8) != tag)
+		return FP_DROP_MAC;
+	if ((seq & ~FP_SEQ_KERNEL) == 0)
+		return FP_DROP_REPLAY;
+	int stale = 0, fresh = 0;
+	bpf_spin_lock(&ls->lock);
+	if (ls->session != session) {
+		if (session < ls->session)
+			stale = 1;
+		else
+			session_reset(ls, nb);
+	}
+	if (!stale)
+		fresh = window_accept(ls, seq);
+	bpf_spin_unlock(&ls->lock);
+	if (stale)
+		return FP_UP_NO_TABLE;
+	if (!fresh)
+		return FP_DROP_REPLAY;
+	*seq_out = seq;
+	return FP_COUNTERS;
+}
+
+/* The next seq of the kernel's copies to nb, or 0 when the table is older than its session. */
+static __always_inline __u64 next_out_seq(struct fp_neigh *nb)
+{
+	__u32 r = nb->router;
+	struct link_state *ls = bpf_map_lookup_elem(&link_state, &r);
+	if (!ls)
+		return 0;
+	__u64 session = nb->session;
+	__u64 seq = 0;
+	bpf_spin_lock(&ls->lock);
+	if (ls->session != session && session > ls->session)
+		session_reset(ls, nb);
+	if (ls->session == session)
+		seq = ++ls->out_seq;
+	bpf_spin_unlock(&ls->lock);
+	return seq;
+}
+
 /* ---- loops over words, as bpf_loop callbacks (verified once, not once per iteration) ---- */
 
 /*
@@ -195,6 +464,7 @@ struct scan_ctx {
 	__u32 targets;  /* neighbours that get a copy, bit i = neighbour i */
 	__u32 verdict;  /* FP_COUNTERS: go on; otherwise the reason to pass the packet up */
 	int local;
+	__u32 auth;
 };
 
 /* Whether router src is another router with a route: some neighbour's mask names it. */
@@ -247,6 +517,10 @@ static long scan_word(__u32 w, void *data)
 									   : FP_UP_TCP_HOP;
 				return 1;
 			}
+			if (c->auth && !t->n[i].session) {
+				c->verdict = FP_UP_NO_TABLE; /* no key to tag its copy with */
+				return 1;
+			}
 			c->targets |= 1U << i;
 			dw &= ~part;
 		}
@@ -258,11 +532,36 @@ static long scan_word(__u32 w, void *data)
 	return 0;
 }
 
+struct sender_ctx {
+	struct fp_table *t;
+	__u32 ip;
+	__u16 port;
+	int sender; /* the neighbour at ip and port, or -1 */
+};
+
+/*
+ * Neighbour i: is it the sender? A loop of the verifier's unknown count, so the index found is one
+ * unknown value and not 33 constants, each a path of its own through the rest of the program.
+ */
+static long find_sender(__u32 i, void *data)
+{
+	struct sender_ctx *c = data;
+	__u32 k = i & (FP_MAX_NEIGH - 1);
+	if (i >= FP_MAX_NEIGH)
+		return 1;
+	if (c->t->n[k].ip == c->ip && c->t->n[k].port == c->port) {
+		c->sender = k;
+		return 1;
+	}
+	return 0;
+}
+
 struct split_ctx {
 	struct fp_table *t;
 	struct scratch *s;
 	__u32 neighbour; /* < FP_MAX_NEIGH; FP_MAX_NEIGH: D = {this router} */
 	__u32 self_word;
+	__u32 auth;      /* also write the word into buf */
 };
 
 /* Word w of the next copy's D: D ∩ the neighbour's mask, or this router alone. */
@@ -271,10 +570,14 @@ static long split_word(__u32 w, void *data)
 	struct split_ctx *c = data;
 	w = word_index(w);
 	__u32 i = c->neighbour;
+	__u64 out;
 	if (i < FP_MAX_NEIGH)
-		c->s->out[w] = c->s->d[w] & c->t->n[i].mask[w];
+		out = c->s->d[w] & c->t->n[i].mask[w];
 	else
-		c->s->out[w] = w == c->self_word ? c->t->self_bit : 0;
+		out = w == c->self_word ? c->t->self_bit : 0;
+	c->s->out[w] = out;
+	if (c->auth)
+		*(__u64 *)&c->s->buf[FP_OFF_D + 8 * w] = out;
 	return 0;
 }
 
@@ -288,6 +591,8 @@ struct copy_ctx {
 	__u32 targets;
 	__u32 self_word;
 	__u32 verdict; /* FP_COUNTERS: go on */
+	__u32 auth;
+	__u32 payload; /* auth: bytes of UDP payload */
 };
 
 static __always_inline __u32 neighbour_index(__u32 i)
@@ -308,8 +613,22 @@ static long copy_to(__u32 i, void *data)
 		return 0;
 	i = neighbour_index(i);
 	struct fp_neigh *nb = &c->t->n[i];
-	struct split_ctx split = { .t = c->t, .s = s, .neighbour = i, .self_word = c->self_word };
+	struct split_ctx split = {
+		.t = c->t, .s = s, .neighbour = i, .self_word = c->self_word, .auth = c->auth,
+	};
 	bpf_loop(c->n, split_word, &split, 0);
+	if (c->auth) {
+		/* Tagged under the neighbour's key with the kernel's next seq on that link. */
+		__u64 seq = next_out_seq(nb);
+		if (!seq) {
+			count(FP_REDIRECT_FAILED); /* a newer table is on its way: its copy waits for it */
+			return 0;
+		}
+		if (store_trailer(skb, s, c->payload, seq, nb->key_out[0], nb->key_out[1])) {
+			c->verdict = FP_REDIRECT_FAILED;
+			return 1;
+		}
+	}
 	if (store_d(skb, s, c->n) || store_ip(skb, IP_SRC_OFF, s->saddr, nb->local_ip) ||
 	    store_ip(skb, IP_DST_OFF, s->daddr, nb->ip) ||
 	    store_port(skb, UDP_SPORT_OFF, s->sport, c->t->udp_port) ||
@@ -341,13 +660,17 @@ SEC("tc")
 int bdrp_ingress(struct __sk_buff *skb)
 {
 	__u32 zero = 0;
-	struct ethhdr eth;
 	struct iphdr ip;
 	struct udphdr udp;
-
-	if (bpf_skb_load_bytes(skb, 0, &eth, sizeof(eth)))
+	struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
 		return TC_ACT_UNSPEC;
-	if (eth.h_proto != bpf_htons(ETH_P_IP))
+	struct ethhdr *eth = &s->eth;
+	__u8 *hdr = s->hdr;
+
+	if (bpf_skb_load_bytes(skb, 0, eth, sizeof(*eth)))
+		return TC_ACT_UNSPEC;
+	if (eth->h_proto != bpf_htons(ETH_P_IP))
 		return TC_ACT_UNSPEC;
 	if (bpf_skb_load_bytes(skb, L3_OFF, &ip, sizeof(ip)))
 		return TC_ACT_UNSPEC;
@@ -373,47 +696,63 @@ int bdrp_ingress(struct __sk_buff *skb)
 	if (t->generation == 0)
 		return up(FP_UP_NO_TABLE);
 
-	/* The fixed DATA header. */
-	__u8 hdr[FP_OFF_D];
+	/* The fixed DATA header. With auth, the trailer follows the frame. */
+	__u32 auth = t->auth;
 	__u32 payload = bpf_ntohs(udp.len);
 	if (payload < sizeof(udp) + FP_OFF_D || payload > 0xffff)
 		return up(FP_UP_MALFORMED);
 	payload -= sizeof(udp);
 	if (PAYLOAD_OFF + payload > skb->len)
 		return up(FP_UP_MALFORMED);
-	if (bpf_skb_load_bytes(skb, PAYLOAD_OFF, hdr, sizeof(hdr)))
+	if (bpf_skb_load_bytes(skb, PAYLOAD_OFF, hdr, FP_OFF_D))
 		return up(FP_UP_MALFORMED);
+	__u32 frame = payload;
+	if (auth) {
+		if (payload < FP_OFF_D + FP_AUTH_TRAILER)
+			return up(FP_UP_MALFORMED);
+		frame = payload - FP_AUTH_TRAILER;
+	}
 	__u32 length = ((__u32)hdr[0] << 24) | ((__u32)hdr[1] << 16) | ((__u32)hdr[2] << 8) | hdr[3];
-	if (length + 4 != payload || hdr[FP_OFF_VERSION] != FP_VERSION ||
+	if (length + 4 != frame || hdr[FP_OFF_VERSION] != FP_VERSION ||
 	    hdr[FP_OFF_TYPE] != FP_TYPE_DATA)
 		return up(FP_UP_MALFORMED);
+
+	/* Only a neighbour's datagrams, as the router's socket would take them. */
+	__u32 count_n = t->count;
+	if (count_n > FP_MAX_NEIGH)
+		return up(FP_UP_NO_TABLE);
+	struct sender_ctx who = { .t = t, .ip = ip.saddr, .port = udp.source, .sender = -1 };
+	bpf_loop(count_n, find_sender, &who, 0);
+	int sender = who.sender;
+
+	/* With auth, a datagram counts only once its tag verified and its seq is new: before any
+	 * decision that depends on the table, and a forged or replayed one is not even passed up. */
+	__u64 seq = 0;
+	if (auth) {
+		if (sender < 0)
+			return up(FP_UP_UNKNOWN_SENDER);
+		__u32 v = authenticate(skb, s, &t->n[neighbour_index(sender)], payload, &seq);
+		if (v == FP_DROP_MAC || v == FP_DROP_REPLAY) {
+			count(v);
+			return TC_ACT_SHOT;
+		}
+		if (v != FP_COUNTERS)
+			return up(v);
+	}
+
 	__u8 flags = hdr[FP_OFF_FLAGS];
 	if (flags == FP_FLAG_BROADCAST)
 		return up(FP_UP_BROADCAST);
 	if (flags != 0)
 		return up(FP_UP_MALFORMED);
 	__u32 n = ((__u32)hdr[FP_OFF_WORDS] << 8) | hdr[FP_OFF_WORDS + 1];
-	if (n == 0 || FP_OFF_D + 8 * n + FP_MIN_MESSAGE > payload)
+	if (n == 0 || FP_OFF_D + 8 * n + FP_MIN_MESSAGE > frame)
 		return up(FP_UP_MALFORMED);
 	if (n > t->words || t->words > FP_MAX_WORDS)
 		return up(FP_UP_WIDE);
 	__u8 hop = hdr[FP_OFF_HOP];
 	if (hop <= 1)
 		return up(FP_UP_HOP_LIMIT);
-
-	/* Only a neighbour's datagrams, as the router's socket would take them. */
-	__u32 count_n = t->count;
-	if (count_n > FP_MAX_NEIGH)
-		return up(FP_UP_NO_TABLE);
-	int sender = -1;
-	for (__u32 i = 0; i < FP_MAX_NEIGH; i++) {
-		if (i >= count_n)
-			break;
-		if (t->n[i].ip == ip.saddr && t->n[i].port == udp.source) {
-			sender = i;
-			break;
-		}
-	}
 	if (sender < 0)
 		return up(FP_UP_UNKNOWN_SENDER);
 
@@ -423,9 +762,6 @@ int bdrp_ingress(struct __sk_buff *skb)
 	if (!source_routable(t, src))
 		return up(FP_UP_SOURCE);
 
-	struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
-	if (!s)
-		return TC_ACT_UNSPEC;
 	__u32 dlen = (n * 8) & SCRATCH_MASK; /* n <= FP_MAX_WORDS: unchanged */
 	if (dlen == 0)
 		return up(FP_UP_WIDE);
@@ -435,7 +771,7 @@ int bdrp_ingress(struct __sk_buff *skb)
 	/* Which neighbours get a copy; whether this router is in D. */
 	__u32 self_word = t->self / 64;
 	struct scan_ctx scan = {
-		.t = t, .s = s, .n = n, .self_word = self_word, .verdict = FP_COUNTERS,
+		.t = t, .s = s, .n = n, .self_word = self_word, .verdict = FP_COUNTERS, .auth = auth,
 	};
 	bpf_loop(FP_MAX_WORDS, scan_word, &scan, 0);
 	if (scan.verdict != FP_COUNTERS)
@@ -447,12 +783,14 @@ int bdrp_ingress(struct __sk_buff *skb)
 	/* One copy per next hop, out of its interface with the addresses the router gave. */
 	struct copy_ctx copy = {
 		.skb = skb, .t = t, .s = s, .n = n, .targets = targets, .self_word = self_word,
-		.verdict = FP_COUNTERS,
+		.verdict = FP_COUNTERS, .auth = auth, .payload = payload,
 	};
 	__u16 hop_field_old = ((__u16)hop) | ((__u16)flags << 8); /* as the bytes lie */
 	__u16 hop_field_new = ((__u16)(hop - 1)) | ((__u16)flags << 8);
 	if (store_hop(skb, hop_field_old, hop_field_new))
 		return up(FP_REDIRECT_FAILED);
+	if (auth)
+		s->buf[FP_OFF_HOP] = hop - 1;
 	s->saddr = ip.saddr;
 	s->daddr = ip.daddr;
 	s->sport = udp.source;
@@ -468,15 +806,24 @@ int bdrp_ingress(struct __sk_buff *skb)
 		return TC_ACT_SHOT;
 	}
 
-	/* Up to this router's socket as it came, with D = {this router}. */
-	struct split_ctx split = { .t = t, .s = s, .neighbour = FP_MAX_NEIGH, .self_word = self_word };
+	/* Up to this router's socket as it came, with D = {this router} (and with auth, tagged
+	 * again under the sender's key with the seq it came with). */
+	struct split_ctx split = {
+		.t = t, .s = s, .neighbour = FP_MAX_NEIGH, .self_word = self_word, .auth = auth,
+	};
 	bpf_loop(n, split_word, &split, 0);
+	if (auth) {
+		struct fp_neigh *from = &t->n[neighbour_index(sender)];
+		s->buf[FP_OFF_HOP] = hop;
+		if (store_trailer(skb, s, payload, seq, from->key_in[0], from->key_in[1]))
+			return TC_ACT_SHOT;
+	}
 	if (store_d(skb, s, n) || store_hop(skb, hop_field_new, hop_field_old) ||
 	    store_ip(skb, IP_SRC_OFF, s->saddr, ip.saddr) ||
 	    store_ip(skb, IP_DST_OFF, s->daddr, ip.daddr) ||
 	    store_port(skb, UDP_SPORT_OFF, s->sport, udp.source) ||
 	    store_port(skb, UDP_DPORT_OFF, s->dport, udp.dest) ||
-	    bpf_skb_store_bytes(skb, 0, &eth, sizeof(eth), 0))
+	    bpf_skb_store_bytes(skb, 0, eth, sizeof(*eth), 0))
 		return TC_ACT_SHOT;
 	count(FP_SPLIT_LOCAL);
 	return TC_ACT_UNSPEC;

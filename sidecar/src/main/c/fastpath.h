@@ -31,6 +31,19 @@
 /* A UDP link whose neighbour's Ethernet address is not known yet (ifindex is 0 meanwhile). */
 #define FP_NEIGH_NO_L2 1
 
+/*
+ * Authenticated UDP links (fp_table.auth = FP_AUTH_MAC): every datagram ends with a trailer of
+ * seq (u64 big-endian) and tag (SipHash-2-4 under the link's key of the frame and seq, the u64
+ * written little-endian) after the frame, whose length field counts the frame alone. seq with the
+ * top bit clear was sent by the JVM, with it set by the kernel (FP_SEQ_KERNEL); 0 and
+ * FP_SEQ_KERNEL are never sent. Datagrams longer than FP_MAX_AUTH_BYTES go up unverified.
+ */
+#define FP_AUTH_NONE 0
+#define FP_AUTH_MAC 1
+#define FP_AUTH_TRAILER 16
+#define FP_MAX_AUTH_BYTES (2048 + FP_AUTH_TRAILER)
+#define FP_SEQ_KERNEL (1ULL << 63)
+
 /* One neighbour of this router. Addresses and ports in network byte order. */
 struct fp_neigh {
 	__u32 ip;        /* the neighbour's address: where its copies go, where its DATA comes from */
@@ -42,6 +55,15 @@ struct fp_neigh {
 	__u8 smac[6];    /* this router's Ethernet address on that interface */
 	__u8 dmac[6];    /* the neighbour's, from the kernel's neighbour table */
 	__u32 flags;     /* FP_NEIGH_* */
+	/* With auth: SipHash keys (k0, k1) of the link's current session, the neighbour's datagrams
+	 * to this router (key_in) and this router's to it (key_out); the session they belong to
+	 * (increasing per router, 0: no keys, packets that need them go up); the highest seq the
+	 * router had accepted from the neighbour when it wrote the table, JVM domain [0] and kernel
+	 * domain [1] (the kernel's replay window starts there when it first sees the session). */
+	__u64 key_in[2];
+	__u64 key_out[2];
+	__u64 session;
+	__u64 floor[2];
 	/* Routers whose next hop is this neighbour, as D's words lie in a frame: word w big-endian,
 	 * bit j of its value = router 64w + j. */
 	__u64 mask[FP_MAX_WORDS];
@@ -60,6 +82,8 @@ struct fp_table {
 	__u16 udp_port;     /* this router's UDP port, network order */
 	__u16 pad;
 	__u32 count;        /* neighbours in use, at most FP_MAX_NEIGH */
+	__u32 auth;         /* FP_AUTH_NONE, FP_AUTH_MAC */
+	__u32 pad2;
 	struct fp_neigh n[FP_MAX_NEIGH];
 };
 
@@ -70,7 +94,7 @@ struct fp_table {
 enum fp_counter {
 	FP_SPLIT = 0,          /* handled in the kernel: every copy sent, the original dropped */
 	FP_SPLIT_LOCAL,        /* handled in the kernel, and one copy up with D = {this router} */
-	FP_UP_NO_TABLE,        /* no table yet */
+	FP_UP_NO_TABLE,        /* no table yet; with auth, no keys for the link's current session */
 	FP_UP_MALFORMED,       /* header the program does not vouch for (the router counts it) */
 	FP_UP_BROADCAST,       /* broadcasts go up: see docs/router.md */
 	FP_UP_HOP_LIMIT,       /* hop limit 1 or less */
@@ -83,6 +107,9 @@ enum fp_counter {
 	FP_REDIRECT_FAILED,    /* a copy the kernel could not send */
 	FP_UP_FRAGMENT,        /* IP options or fragments */
 	FP_UP_SOURCE,          /* the source is this router or has no route: the router refuses it */
+	FP_DROP_MAC,           /* auth: the tag does not verify under the sender's key_in, dropped */
+	FP_DROP_REPLAY,        /* auth: seq seen already or below the window (or 0, 2^63), dropped */
+	FP_UP_LARGE,           /* auth: longer than FP_MAX_AUTH_BYTES, up unverified */
 	FP_COUNTERS
 };
 

@@ -74,10 +74,11 @@ JNIEXPORT jstring JNICALL Java_io_bdrp_router_fastpath_EbpfNative_layout(JNIEnv 
 {
 	char s[256];
 	snprintf(s, sizeof(s),
-		 "table=%zu neigh=%zu mask=%zu neighbours=%d words=%d counters=%d priority=%d",
-		 sizeof(struct fp_table), sizeof(struct fp_neigh),
-		 offsetof(struct fp_neigh, mask), FP_MAX_NEIGH, FP_MAX_WORDS, FP_COUNTERS,
-		 FP_PRIORITY);
+		 "table=%zu neigh=%zu mask=%zu keys=%zu auth=%zu max_auth=%d neighbours=%d words=%d "
+		 "counters=%d priority=%d",
+		 sizeof(struct fp_table), sizeof(struct fp_neigh), offsetof(struct fp_neigh, mask),
+		 offsetof(struct fp_neigh, key_in), offsetof(struct fp_table, auth),
+		 FP_MAX_AUTH_BYTES, FP_MAX_NEIGH, FP_MAX_WORDS, FP_COUNTERS, FP_PRIORITY);
 	return (*env)->NewStringUTF(env, s);
 }
 

@@ -12,7 +12,10 @@ public enum FastPathCounter {
   SPLIT,
   /** Split in the kernel, and one copy up with D = {this router} for local delivery. */
   SPLIT_LOCAL,
-  /** Up: the router has not written a table yet. */
+  /**
+   * Up: the router has not written a table yet; with auth, the sender, or a next hop, has no keys
+   * for the link session the kernel is in (the table names no session, or an older one).
+   */
   UP_NO_TABLE,
   /** Up: a header the program does not vouch for (the router checks and counts it). */
   UP_MALFORMED,
@@ -37,7 +40,13 @@ public enum FastPathCounter {
   /** Up: IP options or fragments. */
   UP_FRAGMENT,
   /** Up: the source is this router or has no route (the router refuses and counts it). */
-  UP_SOURCE;
+  UP_SOURCE,
+  /** Dropped (auth): the tag does not verify under the sending neighbour's key. */
+  DROP_MAC,
+  /** Dropped (auth): the tag verified but its seq was seen already or is below the window. */
+  DROP_REPLAY,
+  /** Up (auth): longer than {@link FastPathTable#MAX_AUTH_BYTES}, for the router to verify. */
+  UP_LARGE;
 
   /** The label value in the metrics: the name in lower case. */
   public String label() {

@@ -1,5 +1,6 @@
 package io.bdrp.router.fastpath;
 
+import io.bdrp.transport.SipHash;
 import java.net.Inet4Address;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -8,6 +9,11 @@ import java.nio.ByteOrder;
  * One version of the forwarding state the TC program reads, laid out as {@code struct fp_table} in
  * {@code sidecar/src/main/c/fastpath.h} (little-endian, as the kernel's maps on x86_64; the
  * addresses, ports and D's words in network order, as they lie in a packet).
+ *
+ * <p>For authenticated UDP links ({@code udpProtection: mac}) the table is marked with {@link
+ * #auth(boolean) auth(true)} and each neighbour gets its link session's keys with {@link #session};
+ * the program then verifies every datagram from a neighbour before it acts on it and tags every
+ * copy it sends (docs/router.md, "Authenticated UDP links in the kernel").
  */
 public final class FastPathTable {
   /** Neighbours a table holds. */
@@ -16,8 +22,17 @@ public final class FastPathTable {
   /** Words of D the program handles: routers 0..4095. */
   public static final int MAX_WORDS = 64;
 
-  static final int NEIGHBOUR_BYTES = 32 + 8 * MAX_WORDS;
-  static final int HEADER_BYTES = 40;
+  /**
+   * The longest UDP payload (frame, seq and tag) the program verifies with auth on; a longer one
+   * goes up unverified (counted {@link FastPathCounter#UP_LARGE}), for the router to verify.
+   */
+  public static final int MAX_AUTH_BYTES = 2048 + 16;
+
+  static final int KEYS = 32;
+  static final int MASK = KEYS + 7 * 8;
+  static final int NEIGHBOUR_BYTES = MASK + 8 * MAX_WORDS;
+  static final int AUTH = 40;
+  static final int HEADER_BYTES = 48;
 
   /** Bytes of a table. */
   public static final int BYTES = HEADER_BYTES + MAX_NEIGHBOURS * NEIGHBOUR_BYTES;
@@ -96,10 +111,77 @@ public final class FastPathTable {
     b.put(at + 22, mac);
     b.putInt(at + 28, noL2 ? 1 : 0);
     for (int w = 0; w < Math.min(behind.length, words); w++) {
-      b.putLong(at + 32 + 8 * w, Long.reverseBytes(behind[w]));
+      b.putLong(at + MASK + 8 * w, Long.reverseBytes(behind[w]));
     }
     count++;
     b.putInt(36, count);
+    return this;
+  }
+
+  /**
+   * Whether the program authenticates the UDP links of this table ({@code udpProtection: mac}):
+   * with {@code true} it expects every datagram from a neighbour to end with seq and tag, verifies
+   * them under the neighbour's {@link #session} keys before anything else, drops forgeries and
+   * replays, and tags each copy it sends; a neighbour without a session has its packets go up. With
+   * {@code false} (the default) datagrams carry no trailer and the session fields are not read.
+   */
+  public FastPathTable auth(boolean mac) {
+    b.putInt(AUTH, mac ? 1 : 0);
+    return this;
+  }
+
+  /** Whether {@link #auth(boolean) auth(true)} was set. */
+  public boolean auth() {
+    return b.getInt(AUTH) != 0;
+  }
+
+  /**
+   * The current UDP link session of the neighbour added last by {@link #neighbour}, for a table
+   * with {@link #auth(boolean) auth} on.
+   *
+   * <p>The kernel keeps per neighbour (across tables) the sequence counter of the copies it sends
+   * and its replay windows. The first packet from or to the neighbour under a table naming a newer
+   * {@code session} than the kernel holds resets them: the copies' counter starts again at 2<sup>63
+   * </sup> + 1 and the windows at the two floors (everything up to a floor counts as seen). A table
+   * naming an older session than the kernel holds is one being replaced: the neighbour's packets go
+   * up and copies to it are not sent (counted {@link FastPathCounter#REDIRECT_FAILED}).
+   *
+   * @param session the link session, greater than 0 and increasing with every session of this
+   *     router
+   * @param keyIn K<sub>neighbour→self</sub>, the 16-byte key of the neighbour's datagrams to this
+   *     router
+   * @param keyOut K<sub>self→neighbour</sub>, the 16-byte key of this router's datagrams to it
+   * @param jvmFloor the highest seq the router has accepted from the neighbour in the JVM domain
+   *     (top bit clear), 0 when none
+   * @param kernelFloor the highest seq it has accepted from the neighbour in the kernel domain (top
+   *     bit set), 0 when none
+   */
+  public FastPathTable session(
+      long session, byte[] keyIn, byte[] keyOut, long jvmFloor, long kernelFloor) {
+    if (count == 0) {
+      throw new IllegalStateException("no neighbour to give a session to");
+    }
+    if (session <= 0) {
+      throw new IllegalArgumentException("session " + session + " must be positive");
+    }
+    if (keyIn.length != 16 || keyOut.length != 16) {
+      throw new IllegalArgumentException("link keys have 16 bytes");
+    }
+    if (jvmFloor < 0) {
+      throw new IllegalArgumentException("a JVM-domain seq has the top bit clear: " + jvmFloor);
+    }
+    if (kernelFloor > 0) {
+      throw new IllegalArgumentException(
+          "a kernel-domain seq has the top bit set: " + Long.toUnsignedString(kernelFloor));
+    }
+    int at = HEADER_BYTES + (count - 1) * NEIGHBOUR_BYTES + KEYS;
+    b.putLong(at, SipHash.k0(keyIn));
+    b.putLong(at + 8, SipHash.k1(keyIn));
+    b.putLong(at + 16, SipHash.k0(keyOut));
+    b.putLong(at + 24, SipHash.k1(keyOut));
+    b.putLong(at + 32, session);
+    b.putLong(at + 40, jvmFloor);
+    b.putLong(at + 48, kernelFloor);
     return this;
   }
 
@@ -119,7 +201,15 @@ public final class FastPathTable {
         + BYTES
         + " neigh="
         + NEIGHBOUR_BYTES
-        + " mask=32 neighbours="
+        + " mask="
+        + MASK
+        + " keys="
+        + KEYS
+        + " auth="
+        + AUTH
+        + " max_auth="
+        + MAX_AUTH_BYTES
+        + " neighbours="
         + MAX_NEIGHBOURS
         + " words="
         + MAX_WORDS

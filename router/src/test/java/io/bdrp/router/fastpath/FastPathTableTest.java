@@ -2,8 +2,11 @@ package io.bdrp.router.fastpath;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.transport.SipHash;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -39,7 +42,8 @@ class FastPathTableTest {
     assertEquals(1L << 6, be.getLong(24), "router 70 is bit 6 of word 1");
     assertEquals(7500, be.getShort(32) & 0xffff, "UDP port in network order");
     assertEquals(1, le.getInt(36), "one neighbour");
-    int n = 40;
+    assertEquals(0, le.getInt(40), "auth off unless asked for");
+    int n = 48;
     assertArrayEquals(new byte[] {10, 0, 0, 2}, Arrays.copyOfRange(b, n, n + 4));
     assertArrayEquals(new byte[] {10, 0, 0, 1}, Arrays.copyOfRange(b, n + 4, n + 8));
     assertEquals(7600, be.getShort(n + 8) & 0xffff);
@@ -48,8 +52,57 @@ class FastPathTableTest {
     assertArrayEquals(mac, Arrays.copyOfRange(b, n + 16, n + 22));
     assertArrayEquals(peerMac, Arrays.copyOfRange(b, n + 22, n + 28));
     assertEquals(0, le.getInt(n + 28), "flags");
-    assertEquals(1L << 3, be.getLong(n + 32), "D word 0 as it lies in a packet");
-    assertEquals(1L << 35, be.getLong(n + 40), "D word 1");
+    assertArrayEquals(new byte[56], Arrays.copyOfRange(b, n + 32, n + 88), "no session");
+    assertEquals(1L << 3, be.getLong(n + 88), "D word 0 as it lies in a packet");
+    assertEquals(1L << 35, be.getLong(n + 96), "D word 1");
+    assertEquals(600, FastPathTable.NEIGHBOUR_BYTES, "32 bytes, the session's 56, 64 words");
+  }
+
+  @Test
+  void authFlagAndLinkSessionSitWhereTheProgramReadsThem() throws Exception {
+    byte[] keyIn = new byte[16];
+    byte[] keyOut = new byte[16];
+    for (int i = 0; i < 16; i++) {
+      keyIn[i] = (byte) i;
+      keyOut[i] = (byte) (0xf0 + i);
+    }
+    Inet4Address a = v4("10.0.0.1");
+    FastPathTable t = new FastPathTable(7, 1, 8, 7500).auth(true);
+    t.neighbour(2, a, 1, a, 1, new byte[6], new byte[6], false, new long[1]);
+    t.neighbour(3, a, 1, a, 1, new byte[6], new byte[6], false, new long[1])
+        .session(9, keyIn, keyOut, 41, Long.MIN_VALUE + 5);
+    byte[] b = t.bytes();
+    ByteBuffer le = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+    assertEquals(1, le.getInt(40), "auth = mac");
+    assertTrue(t.auth());
+    int first = 48;
+    assertArrayEquals(new byte[56], Arrays.copyOfRange(b, first + 32, first + 88), "untouched");
+    int n = 48 + FastPathTable.NEIGHBOUR_BYTES;
+    assertEquals(SipHash.k0(keyIn), le.getLong(n + 32), "key_in k0");
+    assertEquals(SipHash.k1(keyIn), le.getLong(n + 40), "key_in k1");
+    assertEquals(SipHash.k0(keyOut), le.getLong(n + 48), "key_out k0");
+    assertEquals(SipHash.k1(keyOut), le.getLong(n + 56), "key_out k1");
+    assertEquals(9, le.getLong(n + 64), "session");
+    assertEquals(41, le.getLong(n + 72), "JVM-domain floor");
+    assertEquals(Long.MIN_VALUE + 5, le.getLong(n + 80), "kernel-domain floor");
+    assertEquals(0, le.getInt(44), "pad after auth");
+    assertFalse(t.auth(false).auth());
+    assertEquals(0, ByteBuffer.wrap(t.bytes()).order(ByteOrder.LITTLE_ENDIAN).getInt(40));
+  }
+
+  @Test
+  void badSessionsAreRefused() throws Exception {
+    Inet4Address a = v4("10.0.0.1");
+    byte[] k = new byte[16];
+    FastPathTable t = new FastPathTable(1, 0, 8, 7500).auth(true);
+    assertThrows(IllegalStateException.class, () -> t.session(1, k, k, 0, 0));
+    t.neighbour(1, a, 1, a, 1, new byte[6], new byte[6], false, new long[1]);
+    assertThrows(IllegalArgumentException.class, () -> t.session(0, k, k, 0, 0));
+    assertThrows(IllegalArgumentException.class, () -> t.session(1, new byte[15], k, 0, 0));
+    assertThrows(IllegalArgumentException.class, () -> t.session(1, k, new byte[17], 0, 0));
+    assertThrows(IllegalArgumentException.class, () -> t.session(1, k, k, -1, 0));
+    assertThrows(IllegalArgumentException.class, () -> t.session(1, k, k, 0, 1));
+    t.session(1, k, k, Long.MAX_VALUE, Long.MIN_VALUE);
   }
 
   @Test

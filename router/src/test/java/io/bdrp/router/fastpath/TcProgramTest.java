@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.bdrp.encoding.Message;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.EthernetFrames;
+import io.bdrp.transport.SipHash;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -17,6 +18,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -115,8 +117,9 @@ class TcProgramTest {
           PEERS_NS);
       sh("ip", "-n", ROUTER_NS, "addr", "add", routerAddress(i) + "/24", "dev", r);
       sh("ip", "-n", PEERS_NS, "addr", "add", peerAddress(i) + "/24", "dev", p);
-      sh("ip", "-n", ROUTER_NS, "link", "set", r, "up");
-      sh("ip", "-n", PEERS_NS, "link", "set", p, "up");
+      // Room for the longest datagram the program verifies (FastPathTable.MAX_AUTH_BYTES).
+      sh("ip", "-n", ROUTER_NS, "link", "set", r, "mtu", "9000", "up");
+      sh("ip", "-n", PEERS_NS, "link", "set", p, "mtu", "9000", "up");
       sh(
           "ip",
           "-n",
@@ -229,15 +232,13 @@ class TcProgramTest {
 
   /** A DATA frame that names {@code source} as the router that published it. */
   private static byte[] frame(int source, int hop, boolean broadcast, long[] d) {
+    return frame(source, hop, broadcast, d, MESSAGE);
+  }
+
+  private static byte[] frame(int source, int hop, boolean broadcast, long[] d, Message m) {
     ByteBuf b =
         DataHeader.encode(
-            UnpooledByteBufAllocator.DEFAULT,
-            hop,
-            broadcast,
-            source,
-            0x1122334455667788L,
-            d,
-            MESSAGE);
+            UnpooledByteBufAllocator.DEFAULT, hop, broadcast, source, 0x1122334455667788L, d, m);
     try {
       return ByteBufUtil.getBytes(b);
     } finally {
@@ -305,7 +306,7 @@ class TcProgramTest {
 
   /** The datagram that arrived at neighbour {@code link}'s socket, and from where. */
   private static byte[] received(int link, InetSocketAddress[] from) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(2048);
+    ByteBuffer b = ByteBuffer.allocate(65536);
     DatagramChannel c = peers.get(link);
     var s = c.socket();
     var p = new java.net.DatagramPacket(b.array(), b.capacity());
@@ -489,6 +490,379 @@ class TcProgramTest {
     assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
     assertArrayEquals(in, r.out);
     assertArrayEquals(new long[FastPathCounter.values().length], r.counters);
+  }
+
+  // ---- authenticated links (udpProtection: mac) ----
+
+  /** The top bit of a seq: sent by a kernel fast path. */
+  private static final long KERNEL = Long.MIN_VALUE;
+
+  /** The last link session used: the kernel keeps its link state across tables and tests. */
+  private static long session;
+
+  /** The key of router {@code from}'s datagrams to router {@code to} in link session {@code s}. */
+  private static byte[] key(int from, int to, long s) {
+    byte[] k = new byte[16];
+    for (int i = 0; i < k.length; i++) {
+      k[i] = (byte) (from * 31 + to * 7 + s * 13 + i * 17);
+    }
+    return k;
+  }
+
+  /** {@link #table(boolean)} (every neighbour over UDP) with auth on, every link in session s. */
+  private static FastPathTable authTable(long s, long jvmFloor, long kernelFloor)
+      throws IOException {
+    FastPathTable t = new FastPathTable(++generation, SELF, 64, ROUTER_PORT).auth(true);
+    long[][] behind = {set(0, 5), set(2, 4), set(3)};
+    for (int i = 0; i < NEIGHBOURS.length; i++) {
+      t.neighbour(
+              NEIGHBOURS[i],
+              v4(peerAddress(i)),
+              PEER_PORT,
+              v4(routerAddress(i)),
+              ifindex[i],
+              EthernetFrames.mac(mac("r", i)),
+              EthernetFrames.mac(mac("p", i)),
+              false,
+              behind[i])
+          .session(
+              s, key(NEIGHBOURS[i], SELF, s), key(SELF, NEIGHBOURS[i], s), jvmFloor, kernelFloor);
+    }
+    return t;
+  }
+
+  private static FastPathTable authTable(long s) throws IOException {
+    return authTable(s, 0, 0);
+  }
+
+  /** The frame followed by seq and its tag under key: a datagram of an authenticated link. */
+  private static byte[] tagged(byte[] frame, long seq, byte[] key) {
+    byte[] b = Arrays.copyOf(frame, frame.length + 16);
+    ByteBuffer.wrap(b).putLong(frame.length, seq);
+    long tag = SipHash.hash(SipHash.k0(key), SipHash.k1(key), b, 0, frame.length + 8);
+    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(frame.length + 8, tag);
+    return b;
+  }
+
+  /** A datagram from neighbour 0 (router 0) tagged under its key in session s. */
+  private static byte[] fromNeighbour0(byte[] frame, long seq, long s) {
+    return packet(tagged(frame, seq, key(0, SELF, s)), PEER_PORT, ROUTER_PORT);
+  }
+
+  /**
+   * Receives the copy at neighbour {@code link}, checks its frame and that its tag verifies under
+   * this router's key to that neighbour in session s; returns its seq.
+   */
+  private static long assertTaggedCopy(int link, byte[] frame, long s) throws IOException {
+    InetSocketAddress[] from = new InetSocketAddress[1];
+    byte[] got = received(link, from);
+    String what = "the copy to router " + NEIGHBOURS[link];
+    assertEquals(new InetSocketAddress(routerAddress(link), ROUTER_PORT), from[0], what);
+    assertEquals(frame.length + 16, got.length, what + ": the frame, seq and tag");
+    assertArrayEquals(frame, Arrays.copyOf(got, frame.length), what);
+    byte[] k = key(SELF, NEIGHBOURS[link], s);
+    long tag = ByteBuffer.wrap(got).order(ByteOrder.LITTLE_ENDIAN).getLong(frame.length + 8);
+    assertEquals(
+        SipHash.hash(SipHash.k0(k), SipHash.k1(k), got, 0, frame.length + 8),
+        tag,
+        what + ": tagged under the key to that neighbour");
+    return ByteBuffer.wrap(got).getLong(frame.length);
+  }
+
+  /** A message whose frame is {@code extra} bytes longer than the shortest of these. */
+  private static Message message(int extra) {
+    return Message.builder().put("price", 42).put("sym", "b" + "x".repeat(extra)).build();
+  }
+
+  @Test
+  void authVerifiesForwardsAndTagsEachCopyUnderTheNextHopsKeyWithTheKernelsSeq() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s);
+    // Messages of eight lengths: the trailer at every offset modulo 4 (the checksum's words),
+    // and SipHash's last word 0..7 bytes long.
+    for (int i = 0; i < 8; i++) {
+      Message m = message(i);
+      Run r = run(t, fromNeighbour0(frame(0, 5, false, set(2, 3), m), i + 1, s));
+      assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
+      assertOnly(r.counters, FastPathCounter.SPLIT);
+      assertArrayEquals(new long[] {0, 1, 1}, r.forwarded);
+      // Each link counts its own copies, from 2^63 + 1 in a new session.
+      assertEquals(KERNEL + 1 + i, assertTaggedCopy(1, frame(0, 4, false, set(2), m), s));
+      assertEquals(KERNEL + 1 + i, assertTaggedCopy(2, frame(0, 4, false, set(3), m), s));
+    }
+  }
+
+  @Test
+  void aCopyFromAnotherRoutersKernelIsVerifiedInItsOwnWindow() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s);
+    for (long seq : new long[] {KERNEL + 7, 3, KERNEL + 5, 2}) {
+      Run r = run(t, fromNeighbour0(frame(5, false, set(2)), seq, s));
+      assertOnly(r.counters, FastPathCounter.SPLIT);
+      assertTaggedCopy(1, frame(4, false, set(2)), s);
+    }
+    Run r = run(t, fromNeighbour0(frame(5, false, set(2)), KERNEL + 7, s));
+    assertOnly(r.counters, FastPathCounter.DROP_REPLAY);
+  }
+
+  @Test
+  void aWrongTagIsDroppedBeforeAnythingElseAndCounted() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s);
+    byte[] flipped = tagged(frame(5, false, set(2, 3)), 1, key(0, SELF, s));
+    flipped[flipped.length - 1] ^= 1;
+    byte[] changedAfter = tagged(frame(5, false, set(2)), 2, key(0, SELF, s));
+    changedAfter[DataHeader.D_OFFSET + 7] |= 1 << 3; // D gains router 3
+    record Case(String name, byte[] payload) {}
+    List<Case> cases =
+        List.of(
+            new Case("a flipped tag bit", flipped),
+            new Case("a frame changed after tagging", changedAfter),
+            new Case(
+                "the key of another direction",
+                tagged(frame(5, false, set(2)), 3, key(SELF, 0, s))),
+            new Case(
+                "the key of another session",
+                tagged(frame(5, false, set(2)), 4, key(0, SELF, s - 1))),
+            // Decisions the table makes come after the tag: these would go up untagged.
+            new Case("a broadcast", tagged(frame(5, true, null), 5, key(0, SELF, s - 1))),
+            new Case("hop limit 1", tagged(frame(1, false, set(2)), 6, key(0, SELF, s - 1))),
+            new Case(
+                "this router as the source",
+                tagged(frame(SELF, 5, false, set(2)), 7, new byte[16])));
+    for (Case c : cases) {
+      byte[] in = packet(c.payload, PEER_PORT, ROUTER_PORT);
+      Run r = run(t, in);
+      assertEquals(TC_ACT_SHOT, r.verdict, c.name + ": " + r);
+      assertOnly(r.counters, FastPathCounter.DROP_MAC);
+      assertArrayEquals(new long[3], r.forwarded, c.name + ": no copy sent");
+    }
+    // The same datagrams tagged right are taken (the drops entered nothing in the window).
+    Run r = run(t, fromNeighbour0(frame(5, false, set(2, 3)), 1, s));
+    assertOnly(r.counters, FastPathCounter.SPLIT);
+    assertTaggedCopy(1, frame(4, false, set(2)), s);
+    assertTaggedCopy(2, frame(4, false, set(3)), s);
+  }
+
+  @Test
+  void theSameDatagramTwiceIsAReplay() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s);
+    byte[] in = fromNeighbour0(frame(5, false, set(2)), 1, s);
+    Run r = run(t, in);
+    assertOnly(r.counters, FastPathCounter.SPLIT);
+    assertTaggedCopy(1, frame(4, false, set(2)), s);
+    r = run(t, in);
+    assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.DROP_REPLAY);
+    assertArrayEquals(new long[3], r.forwarded, "no copy sent");
+    // A replayed broadcast too: it would go up for the router, which delivers it locally.
+    byte[] broadcast = fromNeighbour0(frame(5, true, null), 2, s);
+    r = run(t, broadcast);
+    assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+    assertArrayEquals(broadcast, r.out, "up as it came");
+    assertOnly(r.counters, FastPathCounter.UP_BROADCAST);
+    r = run(t, broadcast);
+    assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.DROP_REPLAY);
+  }
+
+  @Test
+  void theWindowTakesLateDatagramsOnceAndNothingBelowIt() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s);
+    // 100 first, then 37 (63 behind, in the window), then 36 (64 behind: below it).
+    long[] seqs = {100, 37, 36, 37, 99, 100, 164, 100, 101};
+    FastPathCounter[] expected = {
+      FastPathCounter.SPLIT,
+      FastPathCounter.SPLIT,
+      FastPathCounter.DROP_REPLAY,
+      FastPathCounter.DROP_REPLAY,
+      FastPathCounter.SPLIT,
+      FastPathCounter.DROP_REPLAY,
+      FastPathCounter.SPLIT, // the window slides by 64: only 164 is left in it
+      FastPathCounter.DROP_REPLAY,
+      FastPathCounter.SPLIT,
+    };
+    for (int i = 0; i < seqs.length; i++) {
+      Run r = run(t, fromNeighbour0(frame(5, false, set(2)), seqs[i], s));
+      assertOnly(r.counters, expected[i]);
+      if (expected[i] == FastPathCounter.SPLIT) {
+        assertTaggedCopy(1, frame(4, false, set(2)), s);
+      }
+    }
+  }
+
+  @Test
+  void aSeqAtOrBelowTheRoutersFloorIsAReplay() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s, 100, KERNEL + 50);
+    long[] seqs = {100, 99, 36, KERNEL + 50, KERNEL + 1, 0, KERNEL, 101, KERNEL + 51};
+    for (int i = 0; i < seqs.length; i++) {
+      Run r = run(t, fromNeighbour0(frame(5, false, set(2)), seqs[i], s));
+      boolean fresh = seqs[i] == 101 || seqs[i] == KERNEL + 51;
+      assertOnly(r.counters, fresh ? FastPathCounter.SPLIT : FastPathCounter.DROP_REPLAY);
+      if (fresh) {
+        assertTaggedCopy(1, frame(4, false, set(2)), s);
+      }
+    }
+  }
+
+  @Test
+  void aNewSessionResetsTheWindowsAndTheCopiesSeq() throws Exception {
+    long s1 = ++session;
+    byte[] first = fromNeighbour0(frame(5, false, set(2)), 1, s1);
+    assertOnly(run(authTable(s1), first).counters, FastPathCounter.SPLIT);
+    assertEquals(KERNEL + 1, assertTaggedCopy(1, frame(4, false, set(2)), s1));
+    assertOnly(run(authTable(s1), first).counters, FastPathCounter.DROP_REPLAY);
+    assertOnly(
+        run(authTable(s1), fromNeighbour0(frame(5, false, set(2)), 2, s1)).counters,
+        FastPathCounter.SPLIT);
+    assertEquals(KERNEL + 2, assertTaggedCopy(1, frame(4, false, set(2)), s1));
+
+    long s2 = ++session;
+    FastPathTable t2 = authTable(s2);
+    Run r = run(t2, fromNeighbour0(frame(5, false, set(2)), 1, s2));
+    assertOnly(r.counters, FastPathCounter.SPLIT);
+    assertEquals(KERNEL + 1, assertTaggedCopy(1, frame(4, false, set(2)), s2));
+    // The old session's datagrams no longer verify.
+    assertOnly(
+        run(t2, fromNeighbour0(frame(5, false, set(2)), 3, s1)).counters, FastPathCounter.DROP_MAC);
+    // A table of the old session after the kernel saw the new one: the sender's packets go up.
+    byte[] stale = fromNeighbour0(frame(5, false, set(2)), 3, s1);
+    r = run(authTable(s1), stale);
+    assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+    assertArrayEquals(stale, r.out, "up as it came");
+    assertOnly(r.counters, FastPathCounter.UP_NO_TABLE);
+  }
+
+  @Test
+  void aDatagramLongerThanTheLimitGoesUpUnverified() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s);
+    // The longest datagram verified, and one byte more.
+    int extra = 0;
+    while (frame(0, 5, false, set(2), message(extra)).length + 16 < FastPathTable.MAX_AUTH_BYTES) {
+      extra++;
+    }
+    Message longest = message(extra);
+    assertEquals(
+        FastPathTable.MAX_AUTH_BYTES, frame(0, 5, false, set(2), longest).length + 16, "longest");
+    Run r = run(t, fromNeighbour0(frame(0, 5, false, set(2), longest), 1, s));
+    assertOnly(r.counters, FastPathCounter.SPLIT);
+    assertTaggedCopy(1, frame(0, 4, false, set(2), longest), s);
+
+    byte[] tooLong = frame(0, 5, false, set(2), message(extra + 1));
+    assertEquals(FastPathTable.MAX_AUTH_BYTES + 1, tooLong.length + 16);
+    byte[] in = packet(Arrays.copyOf(tooLong, tooLong.length + 16), PEER_PORT, ROUTER_PORT);
+    r = run(t, in); // seq and tag all zero: the kernel does not look
+    assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+    assertArrayEquals(in, r.out, "up untouched");
+    assertOnly(r.counters, FastPathCounter.UP_LARGE);
+    assertArrayEquals(new long[3], r.forwarded);
+  }
+
+  @Test
+  void theLocalCopyGoesUpTaggedUnderTheSendersKeyWithItsSeq() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s);
+    for (int i = 0; i < 8; i++) {
+      Message m = message(i);
+      long seq = 7 + i;
+      Run r = run(t, fromNeighbour0(frame(0, 5, false, set(1, 2, 4), m), seq, s));
+      assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+      assertOnly(r.counters, FastPathCounter.SPLIT_LOCAL);
+      assertEquals(KERNEL + 1 + i, assertTaggedCopy(1, frame(0, 4, false, set(2, 4), m), s));
+      // As it came (addresses, ports, hop limit, seq, checksums) with D = {this router}, and
+      // a tag under the sender's key over that frame.
+      assertArrayEquals(fromNeighbour0(frame(0, 5, false, set(1), m), seq, s), r.out);
+    }
+  }
+
+  @Test
+  void withAuthOtherCasesGoUpAsTheyCameOnceVerified() throws Exception {
+    long s = ++session;
+    FastPathTable t = authTable(s);
+    record Case(String name, byte[] packet, FastPathCounter counter) {}
+    List<Case> cases =
+        List.of(
+            new Case(
+                "hop limit 1",
+                fromNeighbour0(frame(1, false, set(2)), 1, s),
+                FastPathCounter.UP_HOP_LIMIT),
+            new Case(
+                "this router alone",
+                fromNeighbour0(frame(5, false, set(1)), 2, s),
+                FastPathCounter.UP_LOCAL_ONLY),
+            new Case(
+                "a source without a route",
+                fromNeighbour0(frame(7, 5, false, set(2)), 3, s),
+                FastPathCounter.UP_SOURCE),
+            new Case(
+                "an unknown sender",
+                packet(tagged(frame(5, false, set(2)), 1, key(0, SELF, s)), 9999, ROUTER_PORT),
+                FastPathCounter.UP_UNKNOWN_SENDER),
+            new Case(
+                "a frame whose length counts the trailer",
+                packet(frame(5, false, set(2)), PEER_PORT, ROUTER_PORT),
+                FastPathCounter.UP_MALFORMED));
+    for (Case c : cases) {
+      Run r = run(t, c.packet);
+      assertEquals(TC_ACT_UNSPEC, r.verdict, c.name);
+      assertArrayEquals(c.packet, r.out, c.name + ": untouched");
+      assertOnly(r.counters, c.counter);
+      assertArrayEquals(new long[3], r.forwarded, c.name + ": no copy sent");
+    }
+  }
+
+  @Test
+  void aNeighbourWithoutASessionHasItsPacketsGoUp() throws Exception {
+    long s = ++session;
+    FastPathTable t = new FastPathTable(++generation, SELF, 64, ROUTER_PORT).auth(true);
+    t.neighbour(
+            0,
+            v4(peerAddress(0)),
+            PEER_PORT,
+            v4(routerAddress(0)),
+            ifindex[0],
+            EthernetFrames.mac(mac("r", 0)),
+            EthernetFrames.mac(mac("p", 0)),
+            false,
+            set(0, 5))
+        .session(s, key(0, SELF, s), key(SELF, 0, s), 0, 0);
+    t.neighbour(
+        2,
+        v4(peerAddress(1)),
+        PEER_PORT,
+        v4(routerAddress(1)),
+        ifindex[1],
+        EthernetFrames.mac(mac("r", 1)),
+        EthernetFrames.mac(mac("p", 1)),
+        false,
+        set(2, 4));
+    // From it: nothing to verify with.
+    FastPathTable fromTwo = new FastPathTable(++generation, SELF, 64, ROUTER_PORT).auth(true);
+    fromTwo.neighbour(
+        2,
+        v4(peerAddress(0)),
+        PEER_PORT,
+        v4(routerAddress(0)),
+        ifindex[0],
+        EthernetFrames.mac(mac("r", 0)),
+        EthernetFrames.mac(mac("p", 0)),
+        false,
+        set(2));
+    byte[] in = fromNeighbour0(frame(5, false, set(2)), 1, s);
+    Run r = run(fromTwo, in);
+    assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+    assertArrayEquals(in, r.out);
+    assertOnly(r.counters, FastPathCounter.UP_NO_TABLE);
+    // To it: nothing to tag its copy with.
+    r = run(t, in);
+    assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+    assertArrayEquals(in, r.out);
+    assertOnly(r.counters, FastPathCounter.UP_NO_TABLE);
+    assertArrayEquals(new long[3], r.forwarded);
   }
 
   @Test
