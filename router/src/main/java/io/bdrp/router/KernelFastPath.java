@@ -148,6 +148,8 @@ final class KernelFastPath {
     int port = router.udp().port();
     FastPathTable table =
         new FastPathTable(++generation, config.router(), config.routing().maxRouters(), port);
+    boolean mac = config.udpProtection() == io.bdrp.transport.UdpProtection.MAC;
+    table.auth(mac);
     List<Integer> interfaces = new ArrayList<>();
     Map<String, byte[]> arp = arpTable();
     for (int n : neighbours) {
@@ -183,6 +185,17 @@ final class KernelFastPath {
             hop != null ? hop.mac : new byte[6],
             l.udpOut && hop == null,
             behind);
+        UdpLinks.Session session = l.udp;
+        if (mac && session != null) {
+          // The session's keys, and what the JVM has taken of its datagrams so far: the kernel
+          // starts its replay windows there the first time it sees this session.
+          table.session(
+              session.id(),
+              session.keyIn(),
+              session.keyOut(),
+              session.opener().highest(false),
+              session.opener().highest(true));
+        }
         if (hop != null) {
           interfaces.add(hop.ifindex);
         }
