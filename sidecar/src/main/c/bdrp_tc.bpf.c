@@ -540,8 +540,9 @@ struct sender_ctx {
 };
 
 /*
- * Neighbour i: is it the sender? A loop of the verifier's unknown count, so the index found is one
- * unknown value and not 33 constants, each a path of its own through the rest of the program.
+ * Neighbour i: is it the sender? Run by bpf_loop, so that the verifier sees the index found as one
+ * unknown value, not as 33 constants that would each take a path of their own through the rest of
+ * the program (the index now selects the sender's keys).
  */
 static long find_sender(__u32 i, void *data)
 {

@@ -94,7 +94,8 @@ struct fp_table {
 enum fp_counter {
 	FP_SPLIT = 0,          /* handled in the kernel: every copy sent, the original dropped */
 	FP_SPLIT_LOCAL,        /* handled in the kernel, and one copy up with D = {this router} */
-	FP_UP_NO_TABLE,        /* no table yet; with auth, no keys for the link's current session */
+	FP_UP_NO_TABLE,        /* no table yet; with auth, no session for the sender or a next hop,
+				* or the sender's is older than the kernel's (a table being swapped) */
 	FP_UP_MALFORMED,       /* header the program does not vouch for (the router counts it) */
 	FP_UP_BROADCAST,       /* broadcasts go up: see docs/router.md */
 	FP_UP_HOP_LIMIT,       /* hop limit 1 or less */

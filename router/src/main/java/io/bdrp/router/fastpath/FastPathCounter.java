@@ -13,8 +13,9 @@ public enum FastPathCounter {
   /** Split in the kernel, and one copy up with D = {this router} for local delivery. */
   SPLIT_LOCAL,
   /**
-   * Up: the router has not written a table yet; with auth, the sender, or a next hop, has no keys
-   * for the link session the kernel is in (the table names no session, or an older one).
+   * Up: the router has not written a table yet; with auth, the table names no session for the
+   * sender or for a next hop, or, for the sender, an older session than the kernel has seen (a
+   * table being replaced).
    */
   UP_NO_TABLE,
   /** Up: a header the program does not vouch for (the router checks and counts it). */

@@ -146,6 +146,14 @@ public final class FastPathTable {
    * naming an older session than the kernel holds is one being replaced: the neighbour's packets go
    * up and copies to it are not sent (counted {@link FastPathCounter#REDIRECT_FAILED}).
    *
+   * <p>So a router writes a table with a link session's keys as soon as it has them, before it
+   * takes datagrams of that session (floors 0, 0), and names that session and those keys in every
+   * table it writes until the link's next session; later floors are only read if the kernel sees
+   * the session first under that table. Until a table names the session, the neighbour's datagrams
+   * go up unverified ({@link FastPathCounter#UP_NO_TABLE}) and the router checks them alone; if it
+   * writes the session's first table only after taking some, the floors must be its windows' highs
+   * then (what it takes between reading them and the swap could pass the kernel once more).
+   *
    * @param session the link session, greater than 0 and increasing with every session of this
    *     router
    * @param keyIn K<sub>neighbour→self</sub>, the 16-byte key of the neighbour's datagrams to this
