@@ -166,8 +166,8 @@ public final class BenchCommand {
         description = "Workloads (default: ${DEFAULT-VALUE}).")
     List<String> workloads;
 
-    /** Whether systems run with TLS between clients and server. */
-    enum TlsMode {
+    /** Whether systems run without a feature (TLS, auth), with it, or both ways in turn. */
+    enum Mode {
       off,
       on,
       both
@@ -180,7 +180,7 @@ public final class BenchCommand {
             "TLS 1.3 between clients and server, with certificates from a development CA made "
                 + "for the run: off, on, or both (each system plain, then with TLS, and the "
                 + "cost of TLS as TLS ÷ plain). bdrp and nats only (default: ${DEFAULT-VALUE}).")
-    TlsMode tls;
+    Mode tls;
 
     @Option(
         names = "--auth",
@@ -195,16 +195,16 @@ public final class BenchCommand {
                 + "passwords; the publisher may publish to bench.0 to bench.N-1, subscribers "
                 + "subscribe to bench.*. Combines with --tls. bdrp and nats only (default: "
                 + "${DEFAULT-VALUE}).")
-    TlsMode auth;
+    Mode auth;
 
     @Override
     public Integer call() throws Exception {
       PrintWriter w = spec.commandLine().getOut();
-      if (tls != TlsMode.off && parent.systems.contains("activemq")) {
+      if (tls != Mode.off && parent.systems.contains("activemq")) {
         throw new IllegalArgumentException(
             "--tls: runs bdrp and nats only (add --systems bdrp,nats)");
       }
-      if (auth != TlsMode.off && parent.systems.contains("activemq")) {
+      if (auth != Mode.off && parent.systems.contains("activemq")) {
         throw new IllegalArgumentException(
             "--auth: runs bdrp and nats only (add --systems bdrp,nats)");
       }
@@ -280,9 +280,9 @@ public final class BenchCommand {
         }
       }
       StringBuilder md = new StringBuilder();
-      boolean tlsBoth = tls == TlsMode.both;
-      boolean authBoth = auth == TlsMode.both;
-      boolean withAuth = auth != TlsMode.off;
+      boolean tlsBoth = tls == Mode.both;
+      boolean authBoth = auth == Mode.both;
+      boolean withAuth = auth != Mode.off;
       md.append("| workload | system | delivered msg/s | vs bdrp |")
           .append(tlsBoth ? " TLS ÷ plain |" : "")
           .append(authBoth ? " auth ÷ open |" : "")
@@ -332,7 +332,7 @@ public final class BenchCommand {
     private static final String TLS = "+tls";
     private static final String AUTH = "+auth";
 
-    private static List<Boolean> modes(TlsMode m) {
+    private static List<Boolean> modes(Mode m) {
       return switch (m) {
         case off -> List.of(false);
         case on -> List.of(true);
