@@ -56,6 +56,8 @@ public final class FanoutBenchmark {
    * @param seconds from the first measured send to the last measured delivery
    * @param serverCpuSeconds CPU time of the server processes over that interval
    * @param clientCpuSeconds CPU time of the harness (all clients) over that interval
+   * @param refused requests the server refused and reported to the clients over the whole run
+   *     (warm-up included): a message or subscription outside a client's permissions
    */
   public record Result(
       String system,
@@ -66,7 +68,8 @@ public final class FanoutBenchmark {
       long delivered,
       double seconds,
       double serverCpuSeconds,
-      double clientCpuSeconds) {
+      double clientCpuSeconds,
+      long refused) {
     /** Deliveries per second. */
     public double deliveredPerSecond() {
       return delivered / seconds;
@@ -143,7 +146,8 @@ public final class FanoutBenchmark {
             measured.sum(),
             seconds,
             cpu(system) - cpu0,
-            clientCpu() - client0);
+            clientCpu() - client0,
+            system.refused());
       }
     }
   }

@@ -57,6 +57,37 @@ public interface PubSubSystem extends AutoCloseable {
     void close();
   }
 
+  /**
+   * Client authentication for a run: the servers name one publisher user, allowed to send only
+   * buckets 0 to {@code buckets - 1}, and {@code subscribers} subscriber users, each allowed to
+   * receive only those buckets, every user with a secret made for the run; anonymous clients are
+   * refused. Every publishing client signs in as the publisher user, the k-th subscribing client as
+   * subscriber user k.
+   */
+  record Auth(int subscribers, int buckets) {
+    public Auth {
+      if (subscribers < 1 || buckets < 1) {
+        throw new IllegalArgumentException("auth needs at least one subscriber and one bucket");
+      }
+    }
+
+    /** The name of the publisher user. */
+    public static final String PUBLISHER = "publisher";
+
+    /** The name of subscriber user {@code k}. */
+    public static String subscriber(int k) {
+      return "subscriber-" + k;
+    }
+  }
+
+  /**
+   * Requests of this system's clients that a server refused and reported to the client (a message
+   * or subscription outside the client's permissions, say), since it started.
+   */
+  default long refused() {
+    return 0;
+  }
+
   /** A short lower-case name for tables ("bdrp", "nats", "activemq"). */
   String name();
 

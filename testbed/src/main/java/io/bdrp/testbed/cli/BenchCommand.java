@@ -67,14 +67,23 @@ public final class BenchCommand {
   }
 
   PubSubSystem system(String name, boolean tls) {
+    return system(name, tls, null);
+  }
+
+  /** System {@code name}, with TLS if asked and client authentication if {@code auth} is set. */
+  PubSubSystem system(String name, boolean tls, PubSubSystem.Auth auth) {
     List<String> jvm = Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
     if (tls && name.equals("activemq")) {
       throw new IllegalArgumentException(
           "--tls: runs bdrp and nats only (leave activemq out of --systems)");
     }
+    if (auth != null && name.equals("activemq")) {
+      throw new IllegalArgumentException(
+          "--auth: runs bdrp and nats only (leave activemq out of --systems)");
+    }
     return switch (name) {
-      case "bdrp" -> new BdrpSystem(jvm, tls);
-      case "nats" -> new NatsSystem(tls);
+      case "bdrp" -> new BdrpSystem(jvm, tls, "tcp", auth);
+      case "nats" -> new NatsSystem(tls, auth);
       case "activemq" -> new ActiveMqSystem(jvm);
       default ->
           throw new IllegalArgumentException(
@@ -106,7 +115,8 @@ public final class BenchCommand {
       footerHeading = "%nExamples:%n",
       footer = {
         "  ./bdrp bench fanout --seconds 10 --warmup 10",
-        "  ./bdrp bench fanout --systems bdrp,nats --tls both"
+        "  ./bdrp bench fanout --systems bdrp,nats --tls both",
+        "  ./bdrp bench fanout --systems bdrp,nats --auth both"
       },
       mixinStandardHelpOptions = true,
       description = {
@@ -156,8 +166,8 @@ public final class BenchCommand {
         description = "Workloads (default: ${DEFAULT-VALUE}).")
     List<String> workloads;
 
-    /** Whether systems run with TLS between clients and server. */
-    enum TlsMode {
+    /** Whether systems run without a feature (TLS, auth), with it, or both ways in turn. */
+    enum Mode {
       off,
       on,
       both
@@ -170,14 +180,33 @@ public final class BenchCommand {
             "TLS 1.3 between clients and server, with certificates from a development CA made "
                 + "for the run: off, on, or both (each system plain, then with TLS, and the "
                 + "cost of TLS as TLS ÷ plain). bdrp and nats only (default: ${DEFAULT-VALUE}).")
-    TlsMode tls;
+    Mode tls;
+
+    @Option(
+        names = "--auth",
+        defaultValue = "off",
+        description =
+            "Client authentication and permissions: off, on, or both (each system open, then "
+                + "with auth, and the cost as auth ÷ open). With auth, anonymous clients are "
+                + "refused and every client signs in as its own user with a secret made for the "
+                + "run. bdrp: auth.clients with tokens; the publisher's publish permission, "
+                + "checked on every message, and the subscribers' subscribe permission are the "
+                + "range 'bucket >= 0 && bucket < N' (N subscribers). nats: users with "
+                + "passwords; the publisher may publish to bench.0 to bench.N-1, subscribers "
+                + "subscribe to bench.*. Combines with --tls. bdrp and nats only (default: "
+                + "${DEFAULT-VALUE}).")
+    Mode auth;
 
     @Override
     public Integer call() throws Exception {
       PrintWriter w = spec.commandLine().getOut();
-      if (tls != TlsMode.off && parent.systems.contains("activemq")) {
+      if (tls != Mode.off && parent.systems.contains("activemq")) {
         throw new IllegalArgumentException(
             "--tls: runs bdrp and nats only (add --systems bdrp,nats)");
+      }
+      if (auth != Mode.off && parent.systems.contains("activemq")) {
+        throw new IllegalArgumentException(
+            "--auth: runs bdrp and nats only (add --systems bdrp,nats)");
       }
       FanoutBenchmark.Options o =
           new FanoutBenchmark.Options(
@@ -198,13 +227,19 @@ public final class BenchCommand {
                       "--workloads: unknown workload '" + wl + "' (known: fanout, selective)");
             };
         for (String s : parent.systems) {
-          for (boolean withTls : tlsModes()) {
-            PubSubSystem sys = parent.system(s, withTls);
-            w.printf("== %s, %s: 1 publisher, %d subscribers%n", sys.name(), wl, subscribers);
-            w.flush();
-            try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
-              results.add(
-                  FanoutBenchmark.run(sys, workload, o, dir.resolve(sys.name() + "-" + wl), ps));
+          for (boolean withTls : modes(tls)) {
+            for (boolean withAuth : modes(auth)) {
+              PubSubSystem sys =
+                  parent.system(
+                      s,
+                      withTls,
+                      withAuth ? new PubSubSystem.Auth(subscribers, subscribers) : null);
+              w.printf("== %s, %s: 1 publisher, %d subscribers%n", sys.name(), wl, subscribers);
+              w.flush();
+              try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
+                results.add(
+                    FanoutBenchmark.run(sys, workload, o, dir.resolve(sys.name() + "-" + wl), ps));
+              }
             }
           }
         }
@@ -222,7 +257,10 @@ public final class BenchCommand {
               "seconds",
               "delivered_per_s",
               "server_cpu_s",
-              "client_cpu_s")) {
+              "client_cpu_s",
+              "refused",
+              "tls_over_plain",
+              "auth_over_open")) {
         for (FanoutBenchmark.Result r : results) {
           csv.row(
               r.system(),
@@ -235,40 +273,45 @@ public final class BenchCommand {
               CsvFile.fixed(3, r.seconds()),
               CsvFile.fixed(0, r.deliveredPerSecond()),
               CsvFile.fixed(2, r.serverCpuSeconds()),
-              CsvFile.fixed(2, r.clientCpuSeconds()));
+              CsvFile.fixed(2, r.clientCpuSeconds()),
+              r.refused(),
+              cost(results, r, TLS),
+              cost(results, r, AUTH));
         }
       }
       StringBuilder md = new StringBuilder();
-      boolean both = tls == TlsMode.both;
+      boolean tlsBoth = tls == Mode.both;
+      boolean authBoth = auth == Mode.both;
+      boolean withAuth = auth != Mode.off;
       md.append("| workload | system | delivered msg/s | vs bdrp |")
-          .append(both ? " TLS ÷ plain |" : "")
-          .append(" published | lost | server CPU (cores) | harness CPU (cores) |\n");
-      md.append("|---|---|---:|---:|").append(both ? "---:|" : "").append("---:|---:|---:|---:|\n");
+          .append(tlsBoth ? " TLS ÷ plain |" : "")
+          .append(authBoth ? " auth ÷ open |" : "")
+          .append(" published | lost |")
+          .append(withAuth ? " refused |" : "")
+          .append(" server CPU (cores) | harness CPU (cores) |\n");
+      md.append("|---|---|---:|---:|")
+          .append(tlsBoth ? "---:|" : "")
+          .append(authBoth ? "---:|" : "")
+          .append("---:|---:|")
+          .append(withAuth ? "---:|" : "")
+          .append("---:|---:|\n");
       for (FanoutBenchmark.Result r : results) {
-        String suffix = r.system().endsWith(TLS) ? TLS : "";
+        String suffix =
+            (r.system().contains(TLS) ? TLS : "") + (r.system().contains(AUTH) ? AUTH : "");
         double base = rate(results, r.workload(), "bdrp" + suffix);
-        String tlsCost = "";
-        if (both) {
-          tlsCost =
-              suffix.isEmpty()
-                  ? " |"
-                  : " "
-                      + ratio(
-                          r.deliveredPerSecond(),
-                          rate(results, r.workload(), r.system().replace(TLS, "")))
-                      + " |";
-        }
         md.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %s | %,.0f | %s |%s %,d | %,d | %.2f | %.2f |%n",
+                "| %s | %s | %,.0f | %s |%s%s %,d | %,d |%s %.2f | %.2f |%n",
                 r.workload().name().toLowerCase(Locale.ROOT),
                 r.system(),
                 r.deliveredPerSecond(),
                 ratio(base, r.deliveredPerSecond()),
-                tlsCost,
+                tlsBoth ? " " + costCell(results, r, TLS) + " |" : "",
+                authBoth ? " " + costCell(results, r, AUTH) + " |" : "",
                 r.published(),
                 r.lost(),
+                withAuth ? String.format(Locale.ROOT, " %,d |", r.refused()) : "",
                 r.serverCpuSeconds() / r.seconds(),
                 r.clientCpuSeconds() / r.seconds()));
       }
@@ -276,21 +319,47 @@ public final class BenchCommand {
       w.println();
       w.print(md);
       w.println(
-          "('vs bdrp' is bdrp's rate divided by the row's, with TLS for rows with TLS: above 1"
-              + " means bdrp delivers more.)");
+          "('vs bdrp' is bdrp's rate divided by the row's, bdrp with the row's TLS and auth: above"
+              + " 1 means bdrp delivers more.)");
       w.println("Results: " + dir.toAbsolutePath());
       w.flush();
-      return results.stream().anyMatch(r -> r.system().startsWith("bdrp") && r.lost() > 0) ? 1 : 0;
+      return results.stream()
+              .anyMatch(r -> (r.system().startsWith("bdrp") && r.lost() > 0) || r.refused() > 0)
+          ? 1
+          : 0;
     }
 
     private static final String TLS = "+tls";
+    private static final String AUTH = "+auth";
 
-    private List<Boolean> tlsModes() {
-      return switch (tls) {
+    private static List<Boolean> modes(Mode m) {
+      return switch (m) {
         case off -> List.of(false);
         case on -> List.of(true);
         case both -> List.of(false, true);
       };
+    }
+
+    /**
+     * The cost of {@code variant} ("+tls" or "+auth") for row {@code r}: its rate divided by that
+     * of the same system and workload without it, as a plain number for the CSV; empty if the row
+     * is not of that variant or the other was not run.
+     */
+    static String cost(List<FanoutBenchmark.Result> results, FanoutBenchmark.Result r, String v) {
+      if (!r.system().contains(v)) {
+        return "";
+      }
+      double without = rate(results, r.workload(), r.system().replace(v, ""));
+      return without > 0 ? CsvFile.fixed(3, r.deliveredPerSecond() / without) : "";
+    }
+
+    /** As {@link #cost}, for the summary: "0.85×", blank where there is none. */
+    private static String costCell(
+        List<FanoutBenchmark.Result> results, FanoutBenchmark.Result r, String v) {
+      if (!r.system().contains(v)) {
+        return "";
+      }
+      return ratio(r.deliveredPerSecond(), rate(results, r.workload(), r.system().replace(v, "")));
     }
 
     private static double rate(

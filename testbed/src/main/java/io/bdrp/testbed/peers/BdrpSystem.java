@@ -3,6 +3,7 @@ package io.bdrp.testbed.peers;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
+import io.bdrp.router.ClientAuth;
 import io.bdrp.testbed.ChildProcess;
 import io.bdrp.testbed.DevCa;
 import io.bdrp.testbed.Ports;
@@ -16,6 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * bdrp: one {@code bdrp router} process per server (the real command, from a generated config
@@ -24,6 +27,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>With TLS, a development CA made for the run gives every router a certificate: client ports
  * speak TLS 1.3, router links mutual TLS, and clients trust the CA.
+ *
+ * <p>With client authentication ({@link PubSubSystem.Auth}), every router's {@code auth.clients}
+ * refuses anonymous clients and names a publisher user whose {@code publish} permission is {@link
+ * #permission(int) bucket &gt;= 0 &amp;&amp; bucket &lt; B} (B buckets: a range the router
+ * evaluates on every SEND, which every benchmark message satisfies) and subscriber users whose
+ * {@code subscribe} permission is the same range (intersected with what each asks for: {@code
+ * bucket = j} stays as it is, {@code bucket >= 0} becomes the range). Each user has a token made
+ * for the run, of which the config holds the salted hash; clients present it in their HELLO.
  */
 public final class BdrpSystem implements PubSubSystem {
   /** The router process: the router module's own main (a dependency of this module). */
@@ -32,6 +43,11 @@ public final class BdrpSystem implements PubSubSystem {
   private final List<String> jvmOptions;
   private final boolean tls;
   private final String linkTransport;
+  private final Auth auth;
+  private final String publisherToken;
+  private final List<String> subscriberTokens = new ArrayList<>();
+  private final AtomicInteger subscribers = new AtomicInteger();
+  private final LongAdder refused = new LongAdder();
   private DevCa ca;
   private final List<ChildProcess> routers = new ArrayList<>();
   private final List<BdrpClient> clients = new ArrayList<>();
@@ -53,6 +69,14 @@ public final class BdrpSystem implements PubSubSystem {
    * linkTransport} ({@code tcp}, {@code udp} or {@code shm}).
    */
   public BdrpSystem(List<String> jvmOptions, boolean tls, String linkTransport) {
+    this(jvmOptions, tls, linkTransport, null);
+  }
+
+  /**
+   * As {@link #BdrpSystem(List, boolean, String)}, with client authentication and permissions if
+   * {@code auth} is not null.
+   */
+  public BdrpSystem(List<String> jvmOptions, boolean tls, String linkTransport, Auth auth) {
     if (!List.of("tcp", "udp", "shm").contains(linkTransport)) {
       throw new IllegalArgumentException(
           "--link-transports: tcp, udp or shm, got '" + linkTransport + "'");
@@ -60,11 +84,29 @@ public final class BdrpSystem implements PubSubSystem {
     this.jvmOptions = List.copyOf(jvmOptions);
     this.tls = tls;
     this.linkTransport = linkTransport;
+    this.auth = auth;
+    this.publisherToken = auth == null ? null : ClientAuth.newToken();
+    if (auth != null) {
+      for (int k = 0; k < auth.subscribers(); k++) {
+        subscriberTokens.add(ClientAuth.newToken());
+      }
+    }
+  }
+
+  /**
+   * The predicate of the publisher's {@code publish} permission and of the subscribers' {@code
+   * subscribe} permission with {@code buckets} buckets.
+   */
+  public static String permission(int buckets) {
+    return "bucket >= 0 && bucket < " + buckets;
   }
 
   @Override
   public String name() {
-    return "bdrp" + (linkTransport.equals("tcp") ? "" : "+" + linkTransport) + (tls ? "+tls" : "");
+    return "bdrp"
+        + (linkTransport.equals("tcp") ? "" : "+" + linkTransport)
+        + (tls ? "+tls" : "")
+        + (auth != null ? "+auth" : "");
   }
 
   @Override
@@ -79,33 +121,10 @@ public final class BdrpSystem implements PubSubSystem {
       ca = DevCa.create(servers, dir.resolve("tls"));
     }
     for (int i = 0; i < servers; i++) {
-      StringBuilder y = new StringBuilder();
-      y.append("router: ").append(i).append('\n');
-      y.append("listen:\n");
-      y.append("  clients: 127.0.0.1:").append(clientPorts[i]).append('\n');
-      y.append("  routers: 127.0.0.1:").append(routerPorts[i]).append('\n');
-      y.append("neighbours:\n");
-      if (i > 0) {
-        y.append("  - router: ").append(i - 1).append('\n'); // it dials us
-        y.append("    transport: ").append(linkTransport).append('\n');
-      }
-      if (i + 1 < servers) {
-        y.append("  - router: ").append(i + 1).append('\n');
-        y.append("    address: 127.0.0.1:").append(routerPorts[i + 1]).append('\n');
-        y.append("    transport: ").append(linkTransport).append('\n');
-      }
-      if (servers == 1) {
-        y.setLength(y.length() - "neighbours:\n".length());
-      }
-      if (tls) {
-        y.append("tls:\n");
-        y.append("  cert: ").append(ca.cert(i).toAbsolutePath()).append('\n');
-        y.append("  key: ").append(ca.key(i).toAbsolutePath()).append('\n');
-        y.append("  ca: ").append(ca.ca().toAbsolutePath()).append('\n');
-      }
+      String y = config(i, clientPorts, routerPorts);
       Path config = dir.resolve("bdrp-router-" + i + ".yaml");
       Files.createDirectories(dir);
-      Files.writeString(config, y.toString());
+      Files.writeString(config, y);
       ChildProcess p =
           ChildProcess.start(
               "bdrp router " + i,
@@ -119,7 +138,77 @@ public final class BdrpSystem implements PubSubSystem {
     group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
   }
 
-  private BdrpClient connect(int server, String name, java.util.function.Consumer<Message> h)
+  /**
+   * The config of router {@code i} of a line whose routers listen for clients and routers on {@code
+   * clientPorts} and {@code routerPorts} (TLS files from the run's CA, made first).
+   */
+  String config(int i, int[] clientPorts, int[] routerPorts) {
+    StringBuilder y = new StringBuilder();
+    y.append("router: ").append(i).append('\n');
+    y.append("listen:\n");
+    y.append("  clients: 127.0.0.1:").append(clientPorts[i]).append('\n');
+    y.append("  routers: 127.0.0.1:").append(routerPorts[i]).append('\n');
+    y.append("neighbours:\n");
+    if (i > 0) {
+      y.append("  - router: ").append(i - 1).append('\n'); // it dials us
+      y.append("    transport: ").append(linkTransport).append('\n');
+    }
+    if (i + 1 < clientPorts.length) {
+      y.append("  - router: ").append(i + 1).append('\n');
+      y.append("    address: 127.0.0.1:").append(routerPorts[i + 1]).append('\n');
+      y.append("    transport: ").append(linkTransport).append('\n');
+    }
+    if (clientPorts.length == 1) {
+      y.setLength(y.length() - "neighbours:\n".length());
+    }
+    if (auth != null) {
+      y.append(authYaml());
+    }
+    if (tls) {
+      y.append("tls:\n");
+      y.append("  cert: ").append(ca.cert(i).toAbsolutePath()).append('\n');
+      y.append("  key: ").append(ca.key(i).toAbsolutePath()).append('\n');
+      y.append("  ca: ").append(ca.ca().toAbsolutePath()).append('\n');
+    }
+    return y.toString();
+  }
+
+  /** The routers' {@code auth.clients}: the run's users, their token hashes and permissions. */
+  String authYaml() {
+    String p = "'" + permission(auth.buckets()) + "'";
+    StringBuilder y = new StringBuilder();
+    y.append("auth:\n");
+    y.append("  clients:\n");
+    y.append("    anonymous: false\n");
+    y.append("    users:\n");
+    y.append("      - name: ").append(Auth.PUBLISHER).append('\n');
+    y.append("        token: \"").append(ClientAuth.hashLine(publisherToken)).append("\"\n");
+    y.append("        publish: ").append(p).append('\n');
+    for (int k = 0; k < subscriberTokens.size(); k++) {
+      y.append("      - name: ").append(Auth.subscriber(k)).append('\n');
+      y.append("        token: \"")
+          .append(ClientAuth.hashLine(subscriberTokens.get(k)))
+          .append("\"\n");
+      y.append("        subscribe: ").append(p).append('\n');
+    }
+    return y.toString();
+  }
+
+  /** The token of {@code user} in this run (with auth only). */
+  String token(String user) {
+    if (user.equals(Auth.PUBLISHER)) {
+      return publisherToken;
+    }
+    for (int k = 0; k < subscriberTokens.size(); k++) {
+      if (user.equals(Auth.subscriber(k))) {
+        return subscriberTokens.get(k);
+      }
+    }
+    throw new IllegalArgumentException("no user " + user);
+  }
+
+  private BdrpClient connect(
+      int server, String name, String token, java.util.function.Consumer<Message> h)
       throws Exception {
     BdrpClient.Builder b =
         BdrpClient.builder()
@@ -127,9 +216,19 @@ public final class BdrpSystem implements PubSubSystem {
             .name(name)
             .eventLoopGroup(group)
             .reconnect(false)
-            .onMessage(h);
+            .onMessage(h)
+            .listener(
+                new BdrpClient.ConnectionListener() {
+                  @Override
+                  public void error(int code, String message) {
+                    refused.increment();
+                  }
+                });
     if (tls) {
       b.tls(ca.ca());
+    }
+    if (token != null) {
+      b.authToken(token);
     }
     BdrpClient c = b.connect();
     synchronized (clients) {
@@ -141,10 +240,20 @@ public final class BdrpSystem implements PubSubSystem {
   @Override
   public AutoCloseable subscribe(int server, String name, int bucket, Receiver receiver)
       throws Exception {
+    String token = null;
+    if (auth != null) {
+      int k = subscribers.getAndIncrement();
+      if (k >= subscriberTokens.size()) {
+        throw new IllegalStateException(
+            "bdrp: the run has users for " + subscriberTokens.size() + " subscribers only");
+      }
+      token = subscriberTokens.get(k);
+    }
     BdrpClient c =
         connect(
             server,
             name,
+            token,
             m -> {
               java.nio.ByteBuffer b = m.bodyBuffer();
               receiver.received(b.getLong(0), b.get(8));
@@ -156,7 +265,7 @@ public final class BdrpSystem implements PubSubSystem {
 
   @Override
   public Publisher publisher(int server, String name) throws Exception {
-    BdrpClient c = connect(server, name, m -> {});
+    BdrpClient c = connect(server, name, publisherToken, m -> {});
     return new Publisher() {
       @Override
       public void publish(int bucket, byte[] body) {
@@ -173,6 +282,11 @@ public final class BdrpSystem implements PubSubSystem {
         c.close();
       }
     };
+  }
+
+  @Override
+  public long refused() {
+    return refused.sum();
   }
 
   @Override

@@ -108,6 +108,58 @@ class BenchCommandTest {
 
   @Test
   @Timeout(300)
+  void fanoutWithAuthMeasuresBdrpAndNatsOpenAndWithAuthWithoutRefusals(@TempDir Path dir)
+      throws Exception {
+    int code =
+        run(
+            "bench",
+            "fanout",
+            "--systems",
+            "bdrp,nats",
+            "--auth",
+            "both",
+            "--workloads",
+            "fanout",
+            "--seconds",
+            "2",
+            "--warmup",
+            "1",
+            "--server-jvm-opts",
+            "-Xmx256m",
+            "--out",
+            dir.toString());
+    assertEquals(0, code, out::toString);
+    assertEquals(
+        Set.of("bdrp/fanout", "bdrp+auth/fanout", "nats/fanout", "nats+auth/fanout"),
+        measuredWithoutLoss(dir));
+    // header: ...,refused,tls_over_plain,auth_over_open
+    for (String[] r : rows(dir.resolve("fanout.csv"))) {
+      assertEquals("0", r[11], () -> String.join(",", r) + ": refused");
+      boolean withAuth = r[0].endsWith("+auth");
+      assertEquals(
+          withAuth,
+          r.length > 13 && Double.parseDouble(r[13]) > 0,
+          () -> String.join(",", r) + ": auth ÷ open on the rows with auth only");
+    }
+    String summary = Files.readString(dir.resolve("summary.md"));
+    assertTrue(summary.contains("auth ÷ open"), summary);
+    assertTrue(summary.contains("| fanout | bdrp+auth |"), summary);
+    // Each system with auth ran with the run's users, and clients signed in as them.
+    assertTrue(
+        Files.readString(dir.resolve("bdrp+auth-fanout/bdrp-router-0.yaml"))
+            .contains("anonymous: false"));
+    assertTrue(
+        Files.readString(dir.resolve("nats+auth-fanout/nats-server-0.conf"))
+            .contains("user: \"publisher\""));
+
+    out.getBuffer().setLength(0);
+    assertEquals(
+        2, run("bench", "fanout", "--auth", "on", "--out", dir.resolve("refused").toString()));
+    assertTrue(out.toString().contains("--auth: runs bdrp and nats only"), out::toString);
+  }
+
+  @Test
+  @Timeout(300)
   void ringMeasuresSharedMemoryAndTcpThroughEveryPhase(@TempDir Path dir) throws Exception {
     int code =
         run(
