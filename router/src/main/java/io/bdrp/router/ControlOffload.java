@@ -16,11 +16,12 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * Sits before a router link's frame decoder and decodes large advertisements (PREDICATE_AD,
  * PREDICATE_DELTA, PREDICATE_BATCH of at least {@value #OFFLOAD_BYTES} bytes) on the router's
- * control thread, so that a neighbour's 65,535 filters are not built on the event loop that
- * forwards. The decoded message (or the decoder's refusal) comes back to the loop and goes on down
- * the pipeline as if decoded there. The link's frames keep their order: while one is away, every
- * later frame of the link but DATA waits here, and the link is not read while more than {@code
- * maxWaitingBytes} wait. DATA does not wait: its order with control frames carries no meaning.
+ * links' control thread (not the one that builds the index of D, so that decodes never wait behind
+ * a build), so that a neighbour's 65,535 filters are not built on the event loop that forwards. The
+ * decoded message (or the decoder's refusal) comes back to the loop and goes on down the pipeline
+ * as if decoded there. The link's frames keep their order: while one is away, every later frame of
+ * the link but DATA waits here, and the link is not read while more than {@code maxWaitingBytes}
+ * wait. DATA does not wait: its order with control frames carries no meaning.
  *
  * <p>One per channel; owned by the channel's event loop.
  */
@@ -131,6 +132,9 @@ final class ControlOffload extends ChannelInboundHandlerAdapter {
       paused = false;
       ctx.channel().config().setAutoRead(true);
     }
+    // What the neighbour sent arrived now, as far as the handlers after this one can tell: a
+    // link read slowly because its frames wait here is not a silent one.
+    ctx.fireChannelReadComplete();
   }
 
   private void releaseWaiting() {

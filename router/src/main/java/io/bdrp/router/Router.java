@@ -67,6 +67,12 @@ public final class Router implements AutoCloseable {
    */
   private final java.util.concurrent.ExecutorService control;
 
+  /**
+   * The links' control thread: work whose cost a neighbour sets (decoding a large advertisement)
+   * runs here, apart from the control thread so that it never waits behind an index build.
+   */
+  private final java.util.concurrent.ExecutorService linkControl;
+
   private final EventLoop loop;
   private final LoopLag lag;
   private final boolean epoll;
@@ -161,6 +167,13 @@ public final class Router implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    this.linkControl =
+        java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "bdrp-links-" + config.router());
+              t.setDaemon(true);
+              return t;
+            });
     // The index of D over every router's filters is built on the control thread: an
     // advertisement, however large, costs the loop a copy of references, not the build.
     node.predicates().buildIndexWith(this::buildIndex);
@@ -231,6 +244,11 @@ public final class Router implements AutoCloseable {
   /** The control thread (see {@link #control}). */
   java.util.concurrent.Executor control() {
     return control;
+  }
+
+  /** The links' control thread (see {@link #linkControl}). */
+  java.util.concurrent.Executor linkControl() {
+    return linkControl;
   }
 
   RoutingNode node() {
@@ -652,6 +670,7 @@ public final class Router implements AutoCloseable {
     closed = true;
     lag.stop();
     control.shutdown(); // what is queued runs and releases its frames; the loop drops the results
+    linkControl.shutdown();
     shm.close(); // its readers hand frames to the loop: stopped while the loop still runs
     // The kernel fast path's filters are removed before the loop ends (they would outlive it).
     if (loop.inEventLoop()) {

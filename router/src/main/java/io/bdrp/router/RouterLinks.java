@@ -213,7 +213,7 @@ final class RouterLinks {
             .addLast(handshakes.frameDecoder())
             .addLast(
                 new ControlOffload(
-                    router.control(),
+                    router.linkControl(),
                     limits.maxFrameBytes(),
                     config.bloom(),
                     limits.linkHighWaterBytes()))
