@@ -36,9 +36,10 @@ public record RouterHello(
    * the UDP port, and DATA may travel in datagrams. 3: a PREDICATE_AD's filters are each a list of
    * positions or a bitmap, whichever is shorter. 4: the hello and every encoded predicate name the
    * category scheme, positions are Rice-coded, PREDICATE_DELTA carries changes, and each entry of a
-   * PREDICATE_BATCH starts with its kind.
+   * PREDICATE_BATCH starts with its kind. 5: routes and advertisements may carry their origin's
+   * signature, and ROUTER_CERT carries a router's certificate chain.
    */
-  public static final int PROTOCOL = 4;
+  public static final int PROTOCOL = 5;
 
   /** Most routers a network can number: D holds at most {@link DataHeader#MAX_D_WORDS} words. */
   public static final int MAX_ROUTERS = DataHeader.MAX_D_WORDS * 64;
