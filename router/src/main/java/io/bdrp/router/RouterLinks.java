@@ -331,10 +331,12 @@ final class RouterLinks {
           if (log.isDebugEnabled()) {
             log.debug("router {}: from router {}: {}", config.router(), link.neighbour(), m);
           }
-          if (!router.node().receive(m)) {
-            futureEpoch(m);
+          OriginKeys keys = router.originKeys();
+          if (keys != null && (deferred > 0 || OriginKeys.carriesClaims(m))) {
+            prepareThenApply(ctx, keys, m);
+          } else {
+            apply(m);
           }
-          router.rearm();
         } else if (msg instanceof SessionFrame s) {
           if (s instanceof ClientFrame.Ping p) {
             // A reply is not queued above the link's high water mark: a neighbour that sends
@@ -351,6 +353,52 @@ final class RouterLinks {
         }
       } finally {
         ReferenceCountUtil.release(msg);
+      }
+    }
+
+    /** Control messages of this link handed to the control thread and not yet applied. */
+    private int deferred;
+
+    private void apply(ControlMessage m) {
+      if (!router.node().receive(m)) {
+        futureEpoch(m);
+      }
+      router.rearm();
+    }
+
+    /**
+     * Verifies the claims of {@code m} on the control thread, then applies it on the loop:
+     * signature checks of a large flood stay off the loop. Every control message of the link that
+     * comes while one is away takes the same way, so the link's messages are applied in the order
+     * they came.
+     */
+    private void prepareThenApply(ChannelHandlerContext ctx, OriginKeys keys, ControlMessage m) {
+      deferred++;
+      try {
+        router
+            .control()
+            .execute(
+                () -> {
+                  try {
+                    keys.prepare(m);
+                  } catch (RuntimeException e) {
+                    log.warn("router {}: checking claims failed", config.router(), e);
+                  }
+                  try {
+                    ctx.executor()
+                        .execute(
+                            () -> {
+                              deferred--;
+                              if (ctx.channel().isActive()) {
+                                apply(m);
+                              }
+                            });
+                  } catch (java.util.concurrent.RejectedExecutionException closed) {
+                    // The router is stopping: nothing is applied any more.
+                  }
+                });
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        deferred--; // the router is stopping
       }
     }
 

@@ -1,0 +1,425 @@
+package io.bdrp.router;
+
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.routing.OriginAuthority;
+import io.bdrp.routing.OriginSignature;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.cert.CertPathValidator;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.PKIXParameters;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link OriginAuthority} of a router with mutual TLS: it signs this router's claims with the
+ * key of its TLS certificate (SHA256withECDSA for an EC key, as docs/security.md prescribes,
+ * Ed25519 for an Ed25519 key) and verifies other routers' claims with their certificates.
+ *
+ * <p>A certificate is taken for router N ({@link #offerCertificate}) when its chain validates
+ * (PKIX, at the current time, without revocation) up to the network's CA ({@code tls.ca}), its leaf
+ * names N by a subjectAltName URI {@code urn:bdrp:router:N}, and its key is EC or Ed25519. A newer
+ * certificate (a later notBefore) replaces the one held; the replaced one is kept as the origin's
+ * previous certificate and still verifies claims while it is valid, so that claims signed before a
+ * renewal and still relayed are not refused while the origin re-signs them.
+ *
+ * <p>Verified claims are remembered (origin, claim bytes, signature; at most {@value #CACHE}), so
+ * that the same claim relayed by several neighbours, or repeated in every periodic update, is
+ * verified once. {@link #prepare} verifies a message's claims ahead of its use, on the router's
+ * control thread, so that the loop finds them remembered.
+ *
+ * <p>Thread-safe: the loop signs, verifies and offers certificates; the control thread prepares.
+ */
+final class OriginKeys implements OriginAuthority {
+  private static final Logger log = LoggerFactory.getLogger(OriginKeys.class);
+
+  /** Most verified claims remembered. */
+  static final int CACHE = 1 << 16;
+
+  /** Most certificates in a chain. */
+  static final int MAX_CHAIN = 4;
+
+  /** This router's key and certificate chain. */
+  private record Own(PrivateKey key, String algorithm, X509Certificate cert, byte[] chain) {}
+
+  /** An origin's certificate, and the one it replaced (null if none). */
+  private record Held(X509Certificate cert, byte[] chain, X509Certificate previous) {}
+
+  /** A claim that verified. */
+  private record Verified(int origin, ByteKey claim, OriginSignature signature) {}
+
+  /** Bytes compared by content. */
+  private record ByteKey(byte[] bytes) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof ByteKey k && Arrays.equals(bytes, k.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(bytes);
+    }
+  }
+
+  private final int self;
+  private final LongSupplier wallMillis;
+  private volatile Own own;
+  private volatile Set<TrustAnchor> anchors;
+  private final ConcurrentHashMap<Integer, Held> held = new ConcurrentHashMap<>();
+
+  /** Chains validated ahead of their offer (by {@link #prepare}), by chain bytes. */
+  private final Map<ByteKey, X509Certificate> validated = lru(256);
+
+  private final Map<Verified, Boolean> verified = lru(CACHE);
+
+  /** Refusals by kind and verdict, counted and logged at most every ten seconds. */
+  private final Map<String, Metrics.Counter> refusals = new ConcurrentHashMap<>();
+
+  private final RouterMetrics metrics;
+  private long loggedAtNanos;
+  private long unlogged;
+
+  private OriginKeys(int self, LongSupplier wallMillis, RouterMetrics metrics) {
+    this.self = self;
+    this.wallMillis = wallMillis;
+    this.metrics = metrics;
+  }
+
+  /**
+   * The authority of router {@code self} from its TLS files: the certificate chain {@code cert}
+   * (PEM, the router's own first), its PKCS#8 key {@code key}, and the network's CA {@code ca}.
+   *
+   * @param metrics where refusals are counted, or null
+   * @throws IllegalArgumentException naming the file and the problem
+   */
+  static OriginKeys load(int self, Path cert, Path key, Path ca, RouterMetrics metrics) {
+    OriginKeys k = new OriginKeys(self, System::currentTimeMillis, metrics);
+    k.reload(cert, key, ca);
+    return k;
+  }
+
+  /**
+   * Reads the files again (a renewed certificate, key or CA).
+   *
+   * @return whether this router's certificate changed
+   * @throws IllegalArgumentException naming the file and the problem; nothing changes then
+   */
+  boolean reload(Path cert, Path key, Path ca) {
+    try {
+      List<X509Certificate> chain = pemCertificates(cert);
+      if (chain.isEmpty() || chain.size() > MAX_CHAIN) {
+        throw new IllegalArgumentException(
+            cert + " holds " + chain.size() + " certificates, not 1.." + MAX_CHAIN);
+      }
+      X509Certificate leaf = chain.get(0);
+      String alg = leaf.getPublicKey().getAlgorithm();
+      Own next =
+          new Own(
+              TlsFiles.privateKey(key, alg), TlsFiles.signatureAlgorithm(alg), leaf, der(chain));
+      if (next.chain().length > ControlMessage.RouterCert.MAX_CHAIN_BYTES) {
+        throw new IllegalArgumentException(
+            cert
+                + " takes "
+                + next.chain().length
+                + " bytes in DER, more than "
+                + ControlMessage.RouterCert.MAX_CHAIN_BYTES);
+      }
+      Set<TrustAnchor> a = new HashSet<>();
+      for (X509Certificate c : pemCertificates(ca)) {
+        a.add(new TrustAnchor(c, null));
+      }
+      if (a.isEmpty()) {
+        throw new IllegalArgumentException(ca + " holds no certificate");
+      }
+      Own before = own;
+      anchors = a;
+      own = next;
+      boolean changed = before == null || !Arrays.equals(before.chain(), next.chain());
+      if (changed) {
+        Held h = held.get(self);
+        held.put(self, new Held(leaf, next.chain(), h == null ? null : h.cert()));
+      }
+      return changed;
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException(
+          "cannot sign with certificate " + cert + ", key " + key + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public boolean enabled() {
+    return true;
+  }
+
+  @Override
+  public OriginSignature sign(byte[] claim) {
+    Own o = own;
+    try {
+      Signature s = Signature.getInstance(o.algorithm());
+      s.initSign(o.key());
+      s.update(claim);
+      return new OriginSignature(s.sign());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot sign with this router's key: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Verdict verify(int origin, byte[] claim, OriginSignature signature) {
+    if (signature == null) {
+      return Verdict.UNSIGNED;
+    }
+    Verified v = new Verified(origin, new ByteKey(claim), signature);
+    synchronized (verified) {
+      if (verified.get(v) != null) {
+        return Verdict.OK;
+      }
+    }
+    Held h = held.get(origin);
+    if (h == null) {
+      return Verdict.UNKNOWN_CERTIFICATE;
+    }
+    boolean ok =
+        verifies(h.cert().getPublicKey(), claim, signature)
+            || (h.previous() != null
+                && h.previous().getNotAfter().getTime() > wallMillis.getAsLong()
+                && verifies(h.previous().getPublicKey(), claim, signature));
+    if (!ok) {
+      return Verdict.BAD_SIGNATURE;
+    }
+    synchronized (verified) {
+      verified.put(v, Boolean.TRUE);
+    }
+    return Verdict.OK;
+  }
+
+  /** Whether {@code signature} over {@code claim} verifies with {@code key}. */
+  static boolean verifies(PublicKey key, byte[] claim, OriginSignature signature) {
+    try {
+      Signature s = Signature.getInstance(TlsFiles.signatureAlgorithm(key.getAlgorithm()));
+      s.initVerify(key);
+      s.update(claim);
+      return s.verify(signature.bytes());
+    } catch (GeneralSecurityException | IllegalArgumentException e) {
+      return false; // a malformed signature, or a key of another algorithm
+    }
+  }
+
+  @Override
+  public byte[] ownCertificate() {
+    return own.chain().clone();
+  }
+
+  @Override
+  public CertificateVerdict offerCertificate(int origin, byte[] chain) {
+    Held h = held.get(origin);
+    if (h != null && Arrays.equals(h.chain(), chain)) {
+      return CertificateVerdict.KNOWN;
+    }
+    X509Certificate leaf;
+    synchronized (validated) {
+      leaf = validated.remove(new ByteKey(chain));
+    }
+    if (leaf == null) {
+      leaf = validate(origin, chain);
+    }
+    if (leaf == null) {
+      return CertificateVerdict.BAD;
+    }
+    if (h != null && !leaf.getNotBefore().after(h.cert().getNotBefore())) {
+      return CertificateVerdict.KNOWN; // not newer than the one held: kept
+    }
+    held.put(origin, new Held(leaf, chain.clone(), h == null ? null : h.cert()));
+    return CertificateVerdict.NEW;
+  }
+
+  /**
+   * The leaf of {@code chain} if the chain is router {@code origin}'s: DER certificates that
+   * validate up to the CA now, the first naming {@code origin}, with an EC or Ed25519 key; else
+   * null.
+   */
+  X509Certificate validate(int origin, byte[] chain) {
+    try {
+      CertificateFactory cf = CertificateFactory.getInstance("X.509");
+      List<X509Certificate> certs = new ArrayList<>();
+      for (Certificate c : cf.generateCertificates(new ByteArrayInputStream(chain))) {
+        if (!(c instanceof X509Certificate x) || certs.size() == MAX_CHAIN) {
+          return null;
+        }
+        certs.add(x);
+      }
+      if (certs.isEmpty()) {
+        return null;
+      }
+      X509Certificate leaf = certs.get(0);
+      if (!RouterTls.routerNumbers(leaf).contains(origin)) {
+        return null;
+      }
+      String alg = leaf.getPublicKey().getAlgorithm();
+      if (!alg.equals("EC") && !alg.equals("Ed25519") && !alg.equals("EdDSA")) {
+        return null;
+      }
+      PKIXParameters p = new PKIXParameters(anchors);
+      p.setRevocationEnabled(false);
+      p.setDate(new java.util.Date(wallMillis.getAsLong()));
+      CertPathValidator.getInstance("PKIX").validate(cf.generateCertPath(certs), p);
+      return leaf;
+    } catch (GeneralSecurityException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Verifies the claims {@code m} carries ahead of its use (on the control thread): whole
+   * advertisements, routes and certificate chains. What verifies is remembered, and the loop finds
+   * it so; a claim that does not (or whose certificate comes in the same flood) is verified again
+   * on the loop when used, so nothing here decides what is used. (A change is verified on the loop:
+   * its signature covers the version it leads to, which needs the base held there.)
+   */
+  void prepare(ControlMessage m) {
+    switch (m) {
+      case ControlMessage.RouteUpdate u -> {
+        for (ControlMessage.Route r : u.routes()) {
+          if (r.signature() != null) {
+            verify(
+                r.destination(),
+                OriginAuthority.routeClaim(r.destination(), r.epoch(), r.seqno()),
+                r.signature());
+          }
+        }
+      }
+      case ControlMessage.PredicateBatch b -> {
+        for (ControlMessage.Advertisement a : b.ads()) {
+          prepareAd(a);
+        }
+      }
+      case ControlMessage.Advertisement a -> prepareAd(a);
+      case ControlMessage.RouterCert c -> {
+        byte[] chain = c.chain();
+        Held h = held.get(c.origin());
+        if (h == null || !Arrays.equals(h.chain(), chain)) {
+          X509Certificate leaf = validate(c.origin(), chain);
+          if (leaf != null) {
+            synchronized (validated) {
+              validated.put(new ByteKey(chain), leaf);
+            }
+          }
+        }
+      }
+      default -> {}
+    }
+  }
+
+  private void prepareAd(ControlMessage.Advertisement a) {
+    if (a instanceof ControlMessage.PredicateAd ad && ad.signature() != null) {
+      verify(
+          ad.origin(),
+          OriginAuthority.advertisementClaim(ad.origin(), ad.epoch(), ad.seq(), ad.predicate()),
+          ad.signature());
+    }
+  }
+
+  /** Whether {@code m} carries anything {@link #prepare} verifies. */
+  static boolean carriesClaims(ControlMessage m) {
+    return m instanceof ControlMessage.RouteUpdate
+        || m instanceof ControlMessage.PredicateBatch
+        || m instanceof ControlMessage.Advertisement
+        || m instanceof ControlMessage.RouterCert;
+  }
+
+  @Override
+  public void refused(ClaimKind kind, int origin, int sender, Verdict why) {
+    Metrics.Counter c = refusals(kind, why);
+    if (c != null) {
+      c.inc();
+    }
+    long now = System.nanoTime();
+    synchronized (this) {
+      if (loggedAtNanos != 0 && now - loggedAtNanos < TimeUnit.SECONDS.toNanos(10)) {
+        unlogged++;
+        return;
+      }
+      log.warn(
+          "router {}: refused a {} claim of router {} from neighbour {}: {}{}",
+          self,
+          kind.label(),
+          origin,
+          sender,
+          switch (why) {
+            case UNSIGNED -> "it carries no signature";
+            case UNKNOWN_CERTIFICATE -> "no certificate of the origin is held yet";
+            case BAD_SIGNATURE ->
+                kind == ClaimKind.CERTIFICATE
+                    ? "the chain is not the origin's under the network's CA"
+                    : "the signature is not the origin's";
+            case OK -> "ok";
+          },
+          unlogged == 0 ? "" : " (and " + unlogged + " more refusals since the last such line)");
+      loggedAtNanos = now;
+      unlogged = 0;
+    }
+  }
+
+  /** The counter of refusals of {@code kind} for {@code why}. */
+  Metrics.Counter refusals(ClaimKind kind, Verdict why) {
+    if (metrics == null) {
+      return null;
+    }
+    return refusals.computeIfAbsent(
+        kind.label() + '/' + why.label(), k -> metrics.originClaimsRefused(kind, why));
+  }
+
+  /** Certificates held, this router's own included. */
+  int certificatesHeld() {
+    return held.size();
+  }
+
+  private static List<X509Certificate> pemCertificates(Path file)
+      throws IOException, GeneralSecurityException {
+    try (InputStream in = Files.newInputStream(file)) {
+      List<X509Certificate> out = new ArrayList<>();
+      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        out.add((X509Certificate) c);
+      }
+      return out;
+    }
+  }
+
+  private static byte[] der(List<X509Certificate> chain) throws GeneralSecurityException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (X509Certificate c : chain) {
+      out.writeBytes(c.getEncoded());
+    }
+    return out.toByteArray();
+  }
+
+  private static <K, V> Map<K, V> lru(int max) {
+    return new LinkedHashMap<>(16, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+        return size() > max;
+      }
+    };
+  }
+}
