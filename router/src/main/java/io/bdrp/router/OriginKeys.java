@@ -126,6 +126,7 @@ final class OriginKeys implements OriginAuthority {
    * @throws IllegalArgumentException naming the file and the problem; nothing changes then
    */
   boolean reload(Path cert, Path key, Path ca) {
+    TlsFiles.checkPair(cert, key);
     try {
       List<X509Certificate> chain = pemCertificates(cert);
       if (chain.isEmpty() || chain.size() > MAX_CHAIN) {
