@@ -1,5 +1,6 @@
 package io.bdrp.router;
 
+import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.OriginAuthority;
 import io.bdrp.routing.OriginSignature;
@@ -92,6 +93,21 @@ final class OriginKeys implements OriginAuthority {
   private final Map<ByteKey, X509Certificate> validated = lru(256);
 
   private final Map<Verified, Boolean> verified = lru(CACHE);
+
+  /** A version of an origin's advertisement, by its signature. */
+  private record Version(int origin, long epoch, long seq, OriginSignature signature) {}
+
+  /**
+   * Whole advertisements verified by {@link #prepare} and not yet used on the loop, with the
+   * predicate each was verified over: the loop then need not digest it again. Bounded by count and
+   * by {@value #PREPARED_BYTES} bytes of filters, oldest dropped first.
+   */
+  private final LinkedHashMap<Version, EncodedPredicate> prepared = new LinkedHashMap<>();
+
+  private long preparedBytes;
+
+  /** Most bytes of filters {@link #prepared} holds. */
+  static final long PREPARED_BYTES = 64L << 20;
 
   /** Refusals by kind and verdict, counted and logged at most every ten seconds. */
   private final Map<String, Metrics.Counter> refusals = new ConcurrentHashMap<>();
@@ -215,6 +231,24 @@ final class OriginKeys implements OriginAuthority {
     return Verdict.OK;
   }
 
+  @Override
+  public Verdict verifyAdvertisement(
+      int origin, long epoch, long seq, EncodedPredicate p, OriginSignature signature) {
+    if (signature != null) {
+      EncodedPredicate done;
+      synchronized (prepared) {
+        done = prepared.remove(new Version(origin, epoch, seq, signature));
+        if (done != null) {
+          preparedBytes -= done.byteSize();
+        }
+      }
+      if (done != null && (done == p || done.equals(p))) {
+        return Verdict.OK;
+      }
+    }
+    return OriginAuthority.super.verifyAdvertisement(origin, epoch, seq, p, signature);
+  }
+
   /** Whether {@code signature} over {@code claim} verifies with {@code key}. */
   static boolean verifies(PublicKey key, byte[] claim, OriginSignature signature) {
     try {
@@ -333,11 +367,32 @@ final class OriginKeys implements OriginAuthority {
   }
 
   private void prepareAd(ControlMessage.Advertisement a) {
-    if (a instanceof ControlMessage.PredicateAd ad && ad.signature() != null) {
-      verify(
-          ad.origin(),
-          OriginAuthority.advertisementClaim(ad.origin(), ad.epoch(), ad.seq(), ad.predicate()),
-          ad.signature());
+    if (!(a instanceof ControlMessage.PredicateAd ad) || ad.signature() == null) {
+      return;
+    }
+    Version v = new Version(ad.origin(), ad.epoch(), ad.seq(), ad.signature());
+    synchronized (prepared) {
+      if (prepared.containsKey(v)) {
+        return; // the same version from another neighbour: verified already
+      }
+    }
+    Verdict ok =
+        verify(
+            ad.origin(),
+            OriginAuthority.advertisementClaim(ad.origin(), ad.epoch(), ad.seq(), ad.predicate()),
+            ad.signature());
+    if (ok != Verdict.OK || ad.predicate().byteSize() > PREPARED_BYTES) {
+      return;
+    }
+    synchronized (prepared) {
+      if (prepared.putIfAbsent(v, ad.predicate()) == null) {
+        preparedBytes += ad.predicate().byteSize();
+      }
+      var it = prepared.values().iterator();
+      while ((preparedBytes > PREPARED_BYTES || prepared.size() > 4096) && it.hasNext()) {
+        preparedBytes -= it.next().byteSize();
+        it.remove();
+      }
     }
   }
 

@@ -76,6 +76,19 @@ public interface OriginAuthority {
   /** Whether {@code signature} (null: none) is {@code origin}'s over {@code claim}. */
   Verdict verify(int origin, byte[] claim, OriginSignature signature);
 
+  /**
+   * Whether {@code signature} is {@code origin}'s over version (epoch, seq) of its predicate {@code
+   * p} ({@link #advertisementClaim}). An implementation that verified the same advertisement ahead
+   * of time may answer without digesting {@code p} again.
+   */
+  default Verdict verifyAdvertisement(
+      int origin, long epoch, long seq, EncodedPredicate p, OriginSignature signature) {
+    if (signature == null) {
+      return Verdict.UNSIGNED;
+    }
+    return verify(origin, advertisementClaim(origin, epoch, seq, p), signature);
+  }
+
   /** This router's certificate chain as it is flooded (DER, concatenated), or null. */
   byte[] ownCertificate();
 

@@ -58,6 +58,12 @@ import java.util.function.Supplier;
  *       RoutingConfig#maxControlFrameBytes()}): a batch is cut where the next advertisement would
  *       not fit, and no version is held that could not go alone in one frame, so none is ever sent
  *       half or not at all.
+ *   <li>With an {@link OriginAuthority} that signs ({@link #useAuthority}; routers with mutual
+ *       TLS), every version carries its origin's signature over (origin, epoch, seq, digest of the
+ *       whole predicate), kept with the version and passed on however the version is sent; a newer
+ *       version of another origin, or of this router's own, is taken only if the signature is the
+ *       origin's ({@link #claimsRefused()} counts the others, which are neither held nor passed
+ *       on).
  *   <li>What is held is bounded ({@link Refusal}): an origin's version of more filters than {@link
  *       RoutingConfig#maxOriginFilters()}, more bytes of filters than {@link
  *       RoutingConfig#maxOriginFilterBytes()} or a frame beyond the limit is not held, nor one that
@@ -769,8 +775,7 @@ public final class PredicateTable {
     if (!authority.enabled()) {
       return true;
     }
-    OriginAuthority.Verdict v =
-        authority.verify(origin, OriginAuthority.advertisementClaim(origin, epoch, seq, p), sig);
+    OriginAuthority.Verdict v = authority.verifyAdvertisement(origin, epoch, seq, p, sig);
     if (v == OriginAuthority.Verdict.OK) {
       return true;
     }
