@@ -41,9 +41,10 @@ import org.slf4j.LoggerFactory;
  * <p>A certificate is taken for router N ({@link #offerCertificate}) when its chain validates
  * (PKIX, at the current time, without revocation) up to the network's CA ({@code tls.ca}), its leaf
  * names N by a subjectAltName URI {@code urn:bdrp:router:N}, and its key is EC or Ed25519. A newer
- * certificate (a later notBefore) replaces the one held; the replaced one is kept as the origin's
- * previous certificate and still verifies claims while it is valid, so that claims signed before a
- * renewal and still relayed are not refused while the origin re-signs them.
+ * certificate ({@link #newer}: a later notBefore, then a larger serial) replaces the one held; the
+ * replaced one is kept as the origin's previous certificate and still verifies claims while it is
+ * valid, so that claims signed before a renewal and still relayed are not refused while the origin
+ * re-signs them.
  *
  * <p>Verified claims are remembered (origin, claim bytes, signature; at most {@value #CACHE}), so
  * that the same claim relayed by several neighbours, or repeated in every periodic update, is
@@ -282,11 +283,27 @@ final class OriginKeys implements OriginAuthority {
     if (leaf == null) {
       return CertificateVerdict.BAD;
     }
-    if (h != null && !leaf.getNotBefore().after(h.cert().getNotBefore())) {
+    if (h != null && !newer(leaf, h.cert())) {
       return CertificateVerdict.KNOWN; // not newer than the one held: kept
     }
     held.put(origin, new Held(leaf, chain.clone(), h == null ? null : h.cert()));
     return CertificateVerdict.NEW;
+  }
+
+  /**
+   * Whether certificate {@code a} of an origin is newer than {@code b}: a later notBefore, or the
+   * same and a larger serial number (a CA numbers what it issues upwards). A total order, so that
+   * two certificates of one origin flooded at once settle on the same one everywhere.
+   */
+  static boolean newer(X509Certificate a, X509Certificate b) {
+    int c = a.getNotBefore().compareTo(b.getNotBefore());
+    return c != 0 ? c > 0 : a.getSerialNumber().compareTo(b.getSerialNumber()) > 0;
+  }
+
+  /** The certificate held for {@code origin}, or null. */
+  X509Certificate certificateOf(int origin) {
+    Held h = held.get(origin);
+    return h == null ? null : h.cert();
   }
 
   /**

@@ -217,6 +217,48 @@ class OriginClaimsTest {
     }
   }
 
+  /**
+   * A router whose certificate files are renewed floods its new certificate and signs its route
+   * anew with the new key: its neighbour takes the new certificate and the re-signed route, and
+   * refuses nothing meanwhile.
+   */
+  @Test
+  void aRenewedCertificateIsFloodedAndClaimsAreSignedWithIt() throws Exception {
+    long e0 = System.currentTimeMillis();
+    Router r0 = start(0, e0, List.of(1));
+    Router r1 = start(1, e0 + 1, List.of(0));
+    r0.connect(1, r1.routerAddress());
+    Federation.await("router 1's route to router 0", () -> r1.reachable().length >= 1);
+    int before = r0.loop().submit(() -> r0.node().unicast().seqno()).get();
+    Path[] renewed = ca.leaf("r0-renewed", "URI:" + RouterTls.URN + "0,IP:127.0.0.1");
+    java.math.BigInteger serial = TlsFiles.certificate(renewed[0]).getSerialNumber();
+    RouterTls files = r0.routerTls();
+    java.nio.file.Files.copy(
+        renewed[1], files.key(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    java.nio.file.Files.copy(
+        renewed[0], files.cert(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Federation.await(
+        "router 1 to hold router 0's renewed certificate",
+        () -> {
+          java.security.cert.X509Certificate c = r1.originKeys().certificateOf(0);
+          return c != null && c.getSerialNumber().equals(serial);
+        });
+    Federation.await(
+        "router 1 to take router 0's route signed with the new key",
+        () -> {
+          int now =
+              r0.loop().submit(() -> r0.node().unicast().seqno()).syncUninterruptibly().getNow();
+          return now > before
+              && r1.loop()
+                      .submit(() -> r1.node().unicast().selectedSeqno(0))
+                      .syncUninterruptibly()
+                      .getNow()
+                  == now;
+        });
+    assertEquals(0, r1.loop().submit(() -> r1.node().claimsRefused()).get().longValue());
+    assertEquals(0, nextHop(r1, 0));
+  }
+
   /** A line of three routers with mutual TLS: every claim verifies, and messages cross it. */
   @Test
   void aLineOfThreeSignedRoutersDelivers() throws Exception {

@@ -937,6 +937,19 @@ public final class DistanceVector {
         : bySlot[selSlot[destination]].id;
   }
 
+  /**
+   * The seqno of the selected route to {@code destination} (in the epoch it names): {@link
+   * #seqno()} for self, -1 if unreachable.
+   */
+  public int selectedSeqno(int destination) {
+    if (destination == self) {
+      return seqno;
+    }
+    return destination < 0 || destination >= maxRouters || selSlot[destination] < 0
+        ? -1
+        : selSeqno[destination];
+  }
+
   /** The metric of the selected route to {@code destination}: 0 for self, INFINITY if none. */
   public int metric(int destination) {
     if (destination == self) {
