@@ -98,12 +98,25 @@ final class OriginKeys implements OriginAuthority {
   /** A version of an origin's advertisement, by its signature. */
   private record Version(int origin, long epoch, long seq, OriginSignature signature) {}
 
+  /** A version of an origin's advertisement as the change from a base, by its signature. */
+  private record Change(
+      int origin, long epoch, long baseSeq, long seq, OriginSignature signature) {}
+
+  /** A version the loop's PREDICATES holds. */
+  private record TableVersion(long epoch, long seq, EncodedPredicate predicate) {}
+
+  /**
+   * The version PREDICATES holds per origin (the same objects, told by the loop as they change),
+   * against which {@link #prepare} applies and verifies changes.
+   */
+  private final ConcurrentHashMap<Integer, TableVersion> table = new ConcurrentHashMap<>();
+
   /**
    * Whole advertisements verified by {@link #prepare} and not yet used on the loop, with the
    * predicate each was verified over: the loop then need not digest it again. Bounded by count and
    * by {@value #PREPARED_BYTES} bytes of filters, oldest dropped first.
    */
-  private final LinkedHashMap<Version, EncodedPredicate> prepared = new LinkedHashMap<>();
+  private final LinkedHashMap<Object, EncodedPredicate> prepared = new LinkedHashMap<>();
 
   private long preparedBytes;
 
@@ -250,6 +263,30 @@ final class OriginKeys implements OriginAuthority {
     return OriginAuthority.super.verifyAdvertisement(origin, epoch, seq, p, signature);
   }
 
+  @Override
+  public void held(int origin, long epoch, long seq, EncodedPredicate p) {
+    if (p == null) {
+      table.remove(origin);
+    } else {
+      table.put(origin, new TableVersion(epoch, seq, p));
+    }
+  }
+
+  @Override
+  public EncodedPredicate preparedChange(
+      int origin, long epoch, long baseSeq, long seq, OriginSignature signature) {
+    if (signature == null) {
+      return null;
+    }
+    synchronized (prepared) {
+      EncodedPredicate p = prepared.remove(new Change(origin, epoch, baseSeq, seq, signature));
+      if (p != null) {
+        preparedBytes -= p.byteSize();
+      }
+      return p;
+    }
+  }
+
   /** Whether {@code signature} over {@code claim} verifies with {@code key}. */
   static boolean verifies(PublicKey key, byte[] claim, OriginSignature signature) {
     try {
@@ -346,8 +383,9 @@ final class OriginKeys implements OriginAuthority {
    * Verifies the claims {@code m} carries ahead of its use (on the control thread): whole
    * advertisements, routes and certificate chains. What verifies is remembered, and the loop finds
    * it so; a claim that does not (or whose certificate comes in the same flood) is verified again
-   * on the loop when used, so nothing here decides what is used. (A change is verified on the loop:
-   * its signature covers the version it leads to, which needs the base held there.)
+   * on the loop when used, so nothing here decides what is used. A change is applied to the version
+   * the loop's PREDICATES holds (told by {@link #held}) and verified over the version it leads to;
+   * when its base is not the one held, the loop applies and verifies it.
    */
   void prepare(ControlMessage m) {
     switch (m) {
@@ -384,6 +422,10 @@ final class OriginKeys implements OriginAuthority {
   }
 
   private void prepareAd(ControlMessage.Advertisement a) {
+    if (a instanceof ControlMessage.PredicateDelta d) {
+      prepareChange(d);
+      return;
+    }
     if (!(a instanceof ControlMessage.PredicateAd ad) || ad.signature() == null) {
       return;
     }
@@ -401,9 +443,48 @@ final class OriginKeys implements OriginAuthority {
     if (ok != Verdict.OK || ad.predicate().byteSize() > PREPARED_BYTES) {
       return;
     }
+    keep(v, ad.predicate());
+  }
+
+  /**
+   * A change whose base is the version PREDICATES holds now: applied and verified here, and the
+   * version it leads to kept for the loop ({@link #preparedChange}). Another base (the loop has not
+   * taken it yet, or holds another version) leaves the change to the loop.
+   */
+  private void prepareChange(ControlMessage.PredicateDelta d) {
+    TableVersion base = table.get(d.origin());
+    if (d.signature() == null
+        || d.origin() == self
+        || base == null
+        || base.epoch() != d.epoch()
+        || base.seq() != d.baseSeq()) {
+      return;
+    }
+    Change c = new Change(d.origin(), d.epoch(), d.baseSeq(), d.seq(), d.signature());
     synchronized (prepared) {
-      if (prepared.putIfAbsent(v, ad.predicate()) == null) {
-        preparedBytes += ad.predicate().byteSize();
+      if (prepared.containsKey(c)) {
+        return;
+      }
+    }
+    EncodedPredicate p = base.predicate().apply(d.removed(), d.added());
+    if (p == null || p.byteSize() > PREPARED_BYTES) {
+      return;
+    }
+    Verdict ok =
+        verify(
+            d.origin(),
+            OriginAuthority.advertisementClaim(d.origin(), d.epoch(), d.seq(), p),
+            d.signature());
+    if (ok == Verdict.OK) {
+      keep(c, p);
+    }
+  }
+
+  /** Keeps a version verified here for the loop, within the bounds of {@link #prepared}. */
+  private void keep(Object key, EncodedPredicate p) {
+    synchronized (prepared) {
+      if (prepared.putIfAbsent(key, p) == null) {
+        preparedBytes += p.byteSize();
       }
       var it = prepared.values().iterator();
       while ((preparedBytes > PREPARED_BYTES || prepared.size() > 4096) && it.hasNext()) {

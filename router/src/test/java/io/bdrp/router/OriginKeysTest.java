@@ -49,6 +49,39 @@ class OriginKeysTest {
     assertEquals(Verdict.OK, v.verify(1, ad, r1.sign(ad)));
   }
 
+  /**
+   * A change whose base is the version PREDICATES holds is applied and verified ahead of use; one
+   * with a signature that is not the origin's over the result, or of another base, is left to the
+   * loop.
+   */
+  @Test
+  void aChangeIsAppliedAndVerifiedAheadAgainstTheVersionHeld() throws Exception {
+    OriginKeys v = keys(ca, "v-change", 9);
+    v.offerCertificate(1, r1.ownCertificate());
+    BloomParameters params = new BloomParameters(64, 1);
+    EncodedPredicate base = EncodedPredicate.ofFilters(params, List.of(new long[] {0x11}));
+    EncodedPredicate next =
+        EncodedPredicate.ofFilters(params, List.of(new long[] {0x11}, new long[] {0x22}));
+    v.held(1, 5, 1, base);
+    OriginSignature sig = r1.sign(OriginAuthority.advertisementClaim(1, 5, 2, next));
+    EncodedPredicate added = next.minus(base);
+    EncodedPredicate none = EncodedPredicate.empty(params);
+    io.bdrp.routing.ControlMessage.PredicateDelta d =
+        new io.bdrp.routing.ControlMessage.PredicateDelta(2, 1, 5, 1, 2, none, added, sig);
+    v.prepare(d);
+    assertEquals(next, v.preparedChange(1, 5, 1, 2, sig));
+    assertEquals(null, v.preparedChange(1, 5, 1, 2, sig), "taken once");
+
+    // Signed over another result: not prepared.
+    OriginSignature other = r1.sign(OriginAuthority.advertisementClaim(1, 5, 2, base));
+    v.prepare(new io.bdrp.routing.ControlMessage.PredicateDelta(2, 1, 5, 1, 2, none, added, other));
+    assertEquals(null, v.preparedChange(1, 5, 1, 2, other));
+    // Another base than the one held: left to the loop.
+    v.held(1, 5, 3, next);
+    v.prepare(d);
+    assertEquals(null, v.preparedChange(1, 5, 1, 2, sig));
+  }
+
   @Test
   void tamperedClaimsDoNotVerify() throws Exception {
     OriginKeys v = keys(ca, "v-tamper", 9);

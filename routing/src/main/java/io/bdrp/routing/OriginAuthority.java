@@ -89,6 +89,23 @@ public interface OriginAuthority {
     return verify(origin, advertisementClaim(origin, epoch, seq, p), signature);
   }
 
+  /**
+   * The version of {@code origin}'s predicate this router now holds ({@code p} null: none any
+   * more), told by the {@link PredicateTable} as it changes, for an implementation that verifies
+   * changes ahead of time against it. The default ignores it.
+   */
+  default void held(int origin, long epoch, long seq, EncodedPredicate p) {}
+
+  /**
+   * The predicate that version (epoch, seq) of {@code origin} is, as the change from version
+   * (epoch, baseSeq) under {@code signature}, if it was computed and verified ahead of time (taken:
+   * asked for once); else null, and the caller applies and verifies the change itself.
+   */
+  default EncodedPredicate preparedChange(
+      int origin, long epoch, long baseSeq, long seq, OriginSignature signature) {
+    return null;
+  }
+
   /** This router's certificate chain as it is flooded (DER, concatenated), or null. */
   byte[] ownCertificate();
 

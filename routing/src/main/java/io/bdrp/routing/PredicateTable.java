@@ -395,6 +395,9 @@ public final class PredicateTable {
     entries[origin] = e;
     count(origin, e, 1);
     rebase(origin, old, e);
+    if (authority.enabled()) {
+      authority.held(origin, e.epoch, e.seq, e.predicate);
+    }
   }
 
   private void drop(int origin) {
@@ -404,6 +407,9 @@ public final class PredicateTable {
       entryCount--;
       count(origin, old, -1);
       rebase(origin, old, null);
+      if (authority.enabled()) {
+        authority.held(origin, 0, 0, null);
+      }
     }
   }
 
@@ -997,10 +1003,18 @@ public final class PredicateTable {
     if (origin != self && c < 0) {
       boolean based = cur != null && cur.compareVersion(d.epoch(), d.baseSeq()) == 0;
       Entry known = based && sharedVersions != null ? sharedVersions.find(origin, d) : null;
+      // A change applied and verified ahead of time against this very base (a version's content
+      // is the one its origin signed, wherever it was computed) needs neither here.
+      EncodedPredicate prepared =
+          based && known == null && authority.enabled()
+              ? authority.preparedChange(origin, d.epoch(), d.baseSeq(), d.seq(), d.signature())
+              : null;
       EncodedPredicate p =
           known != null
               ? known.predicate
-              : based ? cur.predicate.apply(d.removed(), d.added()) : null;
+              : prepared != null
+                  ? prepared
+                  : based ? cur.predicate.apply(d.removed(), d.added()) : null;
       if (p == null) {
         resyncs++;
         if (from != null) {
@@ -1009,7 +1023,9 @@ public final class PredicateTable {
         }
         return;
       }
-      if (known == null && !verified(d.sender(), origin, d.epoch(), d.seq(), p, d.signature())) {
+      if (known == null
+          && prepared == null
+          && !verified(d.sender(), origin, d.epoch(), d.seq(), p, d.signature())) {
         if (from != null) {
           setHeldBy(from, origin, null);
         }
