@@ -90,6 +90,13 @@ final class OriginKeys implements OriginAuthority {
   private volatile Set<TrustAnchor> anchors;
   private final ConcurrentHashMap<Integer, Held> held = new ConcurrentHashMap<>();
 
+  /**
+   * Per origin without a certificate held, the leaf of a chain {@link #prepare} validated and the
+   * loop has not taken yet: claims of that origin that follow it in the flood verify with it ahead
+   * of time rather than on the loop (it is valid for the origin, which is all taking it checks).
+   */
+  private final ConcurrentHashMap<Integer, X509Certificate> pending = new ConcurrentHashMap<>();
+
   /** Chains validated ahead of their offer (by {@link #prepare}), by chain bytes. */
   private final Map<ByteKey, X509Certificate> validated = lru(256);
 
@@ -229,7 +236,11 @@ final class OriginKeys implements OriginAuthority {
     }
     Held h = held.get(origin);
     if (h == null) {
-      return Verdict.UNKNOWN_CERTIFICATE;
+      X509Certificate p = pending.get(origin);
+      if (p == null) {
+        return Verdict.UNKNOWN_CERTIFICATE;
+      }
+      h = new Held(p, null, null);
     }
     boolean ok =
         verifies(h.cert().getPublicKey(), claim, signature)
@@ -324,6 +335,7 @@ final class OriginKeys implements OriginAuthority {
       return CertificateVerdict.KNOWN; // not newer than the one held: kept
     }
     held.put(origin, new Held(leaf, chain.clone(), h == null ? null : h.cert()));
+    pending.remove(origin);
     return CertificateVerdict.NEW;
   }
 
@@ -413,6 +425,9 @@ final class OriginKeys implements OriginAuthority {
           if (leaf != null) {
             synchronized (validated) {
               validated.put(new ByteKey(chain), leaf);
+            }
+            if (h == null) {
+              pending.put(c.origin(), leaf);
             }
           }
         }

@@ -144,6 +144,17 @@ public final class Router implements AutoCloseable {
     this.signedWith = rt;
     if (originKeys != null) {
       node.useAuthority(originKeys);
+      for (io.bdrp.routing.OriginAuthority.ClaimKind k :
+          io.bdrp.routing.OriginAuthority.ClaimKind.values()) {
+        for (io.bdrp.routing.OriginAuthority.Verdict v :
+            io.bdrp.routing.OriginAuthority.Verdict.values()) {
+          if (v != io.bdrp.routing.OriginAuthority.Verdict.OK
+              && (k != io.bdrp.routing.OriginAuthority.ClaimKind.CERTIFICATE
+                  || v == io.bdrp.routing.OriginAuthority.Verdict.BAD_SIGNATURE)) {
+            originKeys.refusals(k, v); // every series present from the start, at 0
+          }
+        }
+      }
       metrics
           .registry()
           .gauge(
