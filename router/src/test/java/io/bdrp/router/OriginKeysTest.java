@@ -82,6 +82,20 @@ class OriginKeysTest {
     assertEquals(null, v.preparedChange(1, 5, 1, 2, sig));
   }
 
+  /** A router whose certificate has an Ed25519 key signs with Ed25519. */
+  @Test
+  void anEd25519CertificateSignsAndVerifies() throws Exception {
+    Path[] leaf = ca.ed25519Leaf("r5-ed", "URI:" + RouterTls.URN + "5");
+    OriginKeys ed = OriginKeys.load(5, leaf[0], leaf[1], ca.cert(), null);
+    OriginKeys v = keys(ca, "v-ed", 9);
+    assertEquals(CertificateVerdict.NEW, v.offerCertificate(5, ed.ownCertificate()));
+    byte[] claim = OriginAuthority.routeClaim(5, 5, 7);
+    OriginSignature sig = ed.sign(claim);
+    assertEquals(64, sig.length(), "an Ed25519 signature");
+    assertEquals(Verdict.OK, v.verify(5, claim, sig));
+    assertEquals(Verdict.BAD_SIGNATURE, v.verify(5, OriginAuthority.routeClaim(5, 5, 8), sig));
+  }
+
   @Test
   void tamperedClaimsDoNotVerify() throws Exception {
     OriginKeys v = keys(ca, "v-tamper", 9);
