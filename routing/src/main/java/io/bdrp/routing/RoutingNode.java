@@ -78,7 +78,9 @@ public final class RoutingNode {
                   // Certificates first: what follows is signed with them.
                   for (Map.Entry<Integer, byte[]> c :
                       new java.util.TreeMap<>(certificates).entrySet()) {
-                    f.send(new ControlMessage.RouterCert(self, c.getKey(), c.getValue()));
+                    if (c.getKey() != neighbour) { // not the neighbour's own
+                      f.send(new ControlMessage.RouterCert(self, c.getKey(), c.getValue()));
+                    }
                   }
                   predicates.adjacencyUp(f);
                 }
