@@ -359,6 +359,15 @@ final class RouterLinks {
     /** Control messages of this link handed to the control thread and not yet applied. */
     private int deferred;
 
+    /**
+     * Most control messages of one link waiting for the control thread: at this many the link is
+     * not read until they are down to {@link #RESUME_DEFERRED}, so that a neighbour cannot queue
+     * without bound behind a busy control thread (each message is at most one frame).
+     */
+    static final int MAX_DEFERRED = 64;
+
+    static final int RESUME_DEFERRED = 16;
+
     private void apply(ControlMessage m) {
       if (!router.node().receive(m)) {
         futureEpoch(m);
@@ -373,7 +382,9 @@ final class RouterLinks {
      * they came.
      */
     private void prepareThenApply(ChannelHandlerContext ctx, OriginKeys keys, ControlMessage m) {
-      deferred++;
+      if (++deferred == MAX_DEFERRED) {
+        ctx.channel().config().setAutoRead(false);
+      }
       try {
         router
             .control()
@@ -388,7 +399,10 @@ final class RouterLinks {
                     ctx.executor()
                         .execute(
                             () -> {
-                              deferred--;
+                              if (deferred-- == RESUME_DEFERRED + 1
+                                  && !ctx.channel().config().isAutoRead()) {
+                                ctx.channel().config().setAutoRead(true);
+                              }
                               if (ctx.channel().isActive()) {
                                 apply(m);
                               }
