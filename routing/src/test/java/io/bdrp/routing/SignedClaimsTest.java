@@ -252,4 +252,87 @@ class SignedClaimsTest {
             0, OriginAuthority.routeClaim(0, relayed.epoch(), relayed.seqno())),
         relayed.signature());
   }
+
+  /**
+   * Signed routes are about 35 to 90 bytes each: a full update that would pass the frame limit goes
+   * as several ROUTE_UPDATE frames, each within it, together carrying every route.
+   */
+  @Test
+  void aFullUpdateOfSignedRoutesIsCutToTheFrameLimit() {
+    RoutingConfig config =
+        RoutingConfig.builder()
+            .helloIntervalMs(100)
+            .deadIntervalMs(350)
+            .updateIntervalMs(400)
+            .routeExpiryMs(1_400)
+            .maxRouters(64)
+            .maxControlFrameBytes(RoutingConfig.MIN_CONTROL_FRAME_BYTES)
+            .build();
+    long[] now = {1};
+    int[] all = new int[63];
+    for (int i = 0; i < all.length; i++) {
+      all[i] = i + 1;
+    }
+    DistanceVector dv =
+        new DistanceVector(
+            0,
+            10,
+            config,
+            () -> now[0],
+            new DistanceVector.Listener() {
+              @Override
+              public void adjacencyUp(int n) {}
+
+              @Override
+              public void adjacencyDown(int n) {}
+
+              @Override
+              public void routesChanged() {}
+            });
+    dv.useAuthority(new TestAuthority(0, all));
+    Recorder one = new Recorder(1);
+    Recorder two = new Recorder(2);
+    dv.addLink(one, 1);
+    dv.addLink(two, 1);
+    for (int n : new int[] {1, 2}) {
+      dv.receive(new Hello(n, 10 + n, 0));
+      dv.receive(new Hello(n, 10 + n, 10));
+    }
+    List<Route> routes = new ArrayList<>();
+    for (int d = 3; d < 43; d++) {
+      routes.add(
+          new Route(
+              d,
+              5,
+              1,
+              0,
+              false,
+              TestAuthority.signatureOf(d, OriginAuthority.routeClaim(d, 5, 1))));
+    }
+    dv.receive(new RouteUpdate(1, routes));
+    two.sent.clear();
+    for (; now[0] < 1_000; now[0] += 20) {
+      dv.receive(new Hello(1, 11, 10));
+      dv.receive(new Hello(2, 12, 10));
+      dv.tick();
+    }
+    Set<Integer> carried = new HashSet<>();
+    int frames = 0;
+    for (ControlMessage m : two.sent) {
+      if (m instanceof RouteUpdate u && u.routes().size() > 2) {
+        frames++;
+        int bytes = 6;
+        for (Route r : u.routes()) {
+          bytes += 17 + (r.signature() == null ? 0 : 1 + r.signature().length());
+          carried.add(r.destination());
+        }
+        assertTrue(bytes <= config.maxControlFrameBytes(), bytes + " bytes in one frame");
+      }
+    }
+    assertTrue(frames >= 2, "a full update of 41 signed routes goes in more than one frame");
+    for (int d = 3; d < 43; d++) {
+      assertTrue(carried.contains(d), "route to " + d);
+    }
+    assertEquals(0, dv.claimsRefused());
+  }
 }
