@@ -151,7 +151,15 @@ final class OriginKeys implements OriginAuthority {
    * @throws IllegalArgumentException naming the file and the problem
    */
   static OriginKeys load(int self, Path cert, Path key, Path ca, RouterMetrics metrics) {
-    OriginKeys k = new OriginKeys(self, System::currentTimeMillis, metrics);
+    return load(self, cert, key, ca, metrics, System::currentTimeMillis);
+  }
+
+  /**
+   * As {@link #load(int, Path, Path, Path, RouterMetrics)} with the wall clock {@code wallMillis}.
+   */
+  static OriginKeys load(
+      int self, Path cert, Path key, Path ca, RouterMetrics metrics, LongSupplier wallMillis) {
+    OriginKeys k = new OriginKeys(self, wallMillis, metrics);
     k.reload(cert, key, ca);
     return k;
   }
@@ -228,12 +236,6 @@ final class OriginKeys implements OriginAuthority {
     if (signature == null) {
       return Verdict.UNSIGNED;
     }
-    Verified v = new Verified(origin, new ByteKey(claim), signature);
-    synchronized (verified) {
-      if (verified.get(v) != null) {
-        return Verdict.OK;
-      }
-    }
     Held h = held.get(origin);
     if (h == null) {
       X509Certificate p = pending.get(origin);
@@ -241,6 +243,17 @@ final class OriginKeys implements OriginAuthority {
         return Verdict.UNKNOWN_CERTIFICATE;
       }
       h = new Held(p, null, null);
+    }
+    if (h.cert().getNotAfter().getTime() <= wallMillis.getAsLong()) {
+      // An origin whose certificate expired has none until a renewed one comes: a key past its
+      // certificate's end speaks for nobody, however many claims it signed before.
+      return Verdict.UNKNOWN_CERTIFICATE;
+    }
+    Verified v = new Verified(origin, new ByteKey(claim), signature);
+    synchronized (verified) {
+      if (verified.get(v) != null) {
+        return Verdict.OK;
+      }
     }
     boolean ok =
         verifies(h.cert().getPublicKey(), claim, signature)

@@ -96,6 +96,20 @@ class OriginKeysTest {
     assertEquals(Verdict.BAD_SIGNATURE, v.verify(5, OriginAuthority.routeClaim(5, 5, 8), sig));
   }
 
+  /** Claims of an origin whose certificate has expired are not taken, even ones verified before. */
+  @Test
+  void anExpiredCertificateSpeaksForNobody() throws Exception {
+    long[] clock = {System.currentTimeMillis()};
+    Path[] leaf = ca.leaf("v-expiry", "URI:" + RouterTls.URN + "9");
+    OriginKeys v = OriginKeys.load(9, leaf[0], leaf[1], ca.cert(), null, () -> clock[0]);
+    assertEquals(CertificateVerdict.NEW, v.offerCertificate(1, r1.ownCertificate()));
+    byte[] claim = OriginAuthority.routeClaim(1, 5, 7);
+    OriginSignature sig = r1.sign(claim);
+    assertEquals(Verdict.OK, v.verify(1, claim, sig));
+    clock[0] = v.certificateOf(1).getNotAfter().getTime() + 1;
+    assertEquals(Verdict.UNKNOWN_CERTIFICATE, v.verify(1, claim, sig));
+  }
+
   @Test
   void tamperedClaimsDoNotVerify() throws Exception {
     OriginKeys v = keys(ca, "v-tamper", 9);
