@@ -218,6 +218,66 @@ class OriginClaimsTest {
   }
 
   /**
+   * While the control thread is busy, a link's control messages wait for their signature checks; at
+   * {@link RouterLinks} MAX_DEFERRED of them the link is not read, and reading resumes once they
+   * are applied, in order, none lost.
+   */
+  @Test
+  void aLinkIsNotReadWhileTooManyOfItsMessagesWaitForTheControlThread() throws Exception {
+    long e0 = System.currentTimeMillis();
+    Router r1 = start(1, e0 + 1, List.of(2));
+    try (SSLSocket s = tlsSocket(r1, 2)) {
+      OutputStream out = s.getOutputStream();
+      out.write(
+          RawFrames.router(
+              new RouterHello(2, e0 + 2, 64, BloomParameters.DEFAULT, 0, new byte[0])));
+      RawFrames.becomeReachable(s, 2, e0 + 2);
+      // Its unsigned route to itself is refused: from then on the adjacency is up.
+      Federation.await(
+          "the neighbour's unsigned route refused", () -> refused(r1, "route", "unsigned") == 1);
+      java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+      r1.control()
+          .execute(
+              () -> {
+                try {
+                  busy.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      long before = controlReceived(r1, 2);
+      int sent = 300;
+      for (int i = 0; i < sent; i++) {
+        out.write(
+            RawFrames.router(
+                new ControlMessage.RouteUpdate(
+                    2, List.of(new ControlMessage.Route(2, e0 + 2, i, 0, false)))));
+      }
+      out.flush();
+      io.netty.channel.Channel session = r1.links().byNumber[2].session;
+      Federation.await(
+          "router 1 to stop reading the link",
+          () -> !session.config().isAutoRead() && controlReceived(r1, 2) - before >= 64);
+      assertTrue(controlReceived(r1, 2) - before < sent, "not everything was read");
+      busy.countDown();
+      Federation.await(
+          "every message read and applied",
+          () -> controlReceived(r1, 2) - before == sent && session.config().isAutoRead());
+      Federation.await("every message applied", () -> refused(r1, "route", "unsigned") == 1 + sent);
+    }
+  }
+
+  private static long controlReceived(Router r, int neighbour) {
+    Matcher m =
+        Pattern.compile(
+                "(?m)^bdrp_link_control_received_total\\{neighbour=\""
+                    + neighbour
+                    + "\"\\} (\\d+)(?:\\.0)?$")
+            .matcher(r.metricsText());
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  /**
    * A router whose certificate files are renewed floods its new certificate and signs its route
    * anew with the new key: its neighbour takes the new certificate and the re-signed route, and
    * refuses nothing meanwhile.
