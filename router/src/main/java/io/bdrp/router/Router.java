@@ -80,6 +80,8 @@ public final class Router implements AutoCloseable {
   private final ProtocolErrorCounters errors = new ProtocolErrorCounters();
   private final RouterMetrics metrics;
   private final TlsReloader tls;
+  private final OriginKeys originKeys; // null: claims are neither signed nor verified
+  private RouterTls signedWith; // the TLS files originKeys was last loaded from
   private final OutputBatches batches;
   private final ClientSessions clients;
   private final RouterLinks links;
@@ -138,6 +140,35 @@ public final class Router implements AutoCloseable {
     node.predicates().onRefusal(this::refused);
     this.metrics = new RouterMetrics(new Metrics(), node, errors);
     this.tls = new TlsReloader(config, metrics);
+    // With mutual TLS from files, the router signs its own claims with its certificate's key and
+    // verifies every other router's (see OriginKeys).
+    RouterTls rt = config.routerTls();
+    this.originKeys =
+        rt != null && rt.cert() != null
+            ? OriginKeys.load(config.router(), rt.cert(), rt.key(), rt.ca(), metrics)
+            : null;
+    this.signedWith = rt;
+    if (originKeys != null) {
+      node.useAuthority(originKeys);
+      for (io.bdrp.routing.OriginAuthority.ClaimKind k :
+          io.bdrp.routing.OriginAuthority.ClaimKind.values()) {
+        for (io.bdrp.routing.OriginAuthority.Verdict v :
+            io.bdrp.routing.OriginAuthority.Verdict.values()) {
+          if (v != io.bdrp.routing.OriginAuthority.Verdict.OK
+              && (k != io.bdrp.routing.OriginAuthority.ClaimKind.CERTIFICATE
+                  || v == io.bdrp.routing.OriginAuthority.Verdict.BAD_SIGNATURE)) {
+            originKeys.refusals(k, v); // every series present from the start, at 0
+          }
+        }
+      }
+      metrics
+          .registry()
+          .gauge(
+              "bdrp_router_certificates",
+              "Routers whose certificate this router holds to verify their claims, itself"
+                  + " included (with mutual TLS).",
+              originKeys::certificatesHeld);
+    }
     this.clients = new ClientSessions(this, metrics);
     metrics.clients(clients.hosts::size);
     this.batches = new OutputBatches(loop);
@@ -241,6 +272,37 @@ public final class Router implements AutoCloseable {
     }
   }
 
+  /**
+   * After the TLS files were reloaded: the claims are signed with the new key from now on, and a
+   * new certificate of this router is flooded and its route and advertisement signed anew with it.
+   */
+  private void renewOriginKeys() {
+    RouterTls now = tls.routerTls();
+    if (originKeys == null || now == signedWith || now == null || now.cert() == null) {
+      return;
+    }
+    signedWith = now;
+    try {
+      if (originKeys.reload(now.cert(), now.key(), now.ca())) {
+        node.certificateRenewed();
+        rearm();
+        log.info(
+            "router {}: new certificate flooded; route and advertisement signed anew",
+            config.router());
+      }
+    } catch (IllegalArgumentException e) {
+      log.warn(
+          "router {}: cannot sign with the reloaded TLS files: {}",
+          config.router(),
+          e.getMessage());
+    }
+  }
+
+  /** The authority that signs and verifies claims, or null without mutual TLS from files. */
+  OriginKeys originKeys() {
+    return originKeys;
+  }
+
   /** The control thread (see {@link #control}). */
   java.util.concurrent.Executor control() {
     return control;
@@ -338,7 +400,13 @@ public final class Router implements AutoCloseable {
     lag.start();
     if (tls.watching()) {
       loop.scheduleWithFixedDelay(
-          tls::check, TlsReloader.CHECK_MS, TlsReloader.CHECK_MS, TimeUnit.MILLISECONDS);
+          () -> {
+            tls.check();
+            renewOriginKeys();
+          },
+          TlsReloader.CHECK_MS,
+          TlsReloader.CHECK_MS,
+          TimeUnit.MILLISECONDS);
     }
     log.info(
         "router {} (epoch {}) listening: clients {}, routers {}{}{}; {} neighbours; {} transport",

@@ -344,10 +344,12 @@ final class RouterLinks {
           if (log.isDebugEnabled()) {
             log.debug("router {}: from router {}: {}", config.router(), link.neighbour(), m);
           }
-          if (!router.node().receive(m)) {
-            futureEpoch(m);
+          OriginKeys keys = router.originKeys();
+          if (keys != null && (deferred > 0 || OriginKeys.carriesClaims(m))) {
+            prepareThenApply(ctx, keys, m);
+          } else {
+            apply(m);
           }
-          router.rearm();
         } else if (msg instanceof SessionFrame s) {
           if (s instanceof ClientFrame.Ping p) {
             // A reply is not queued above the link's high water mark: a neighbour that sends
@@ -364,6 +366,66 @@ final class RouterLinks {
         }
       } finally {
         ReferenceCountUtil.release(msg);
+      }
+    }
+
+    /** Control messages of this link handed to the control thread and not yet applied. */
+    private int deferred;
+
+    /**
+     * Most control messages of one link waiting for the control thread: at this many the link is
+     * not read until they are down to {@link #RESUME_DEFERRED}, so that a neighbour cannot queue
+     * without bound behind a busy control thread (each message is at most one frame).
+     */
+    static final int MAX_DEFERRED = 64;
+
+    static final int RESUME_DEFERRED = 16;
+
+    private void apply(ControlMessage m) {
+      if (!router.node().receive(m)) {
+        futureEpoch(m);
+      }
+      router.rearm();
+    }
+
+    /**
+     * Verifies the claims of {@code m} on the control thread, then applies it on the loop:
+     * signature checks of a large flood stay off the loop. Every control message of the link that
+     * comes while one is away takes the same way, so the link's messages are applied in the order
+     * they came.
+     */
+    private void prepareThenApply(ChannelHandlerContext ctx, OriginKeys keys, ControlMessage m) {
+      if (++deferred == MAX_DEFERRED) {
+        ctx.channel().config().setAutoRead(false);
+      }
+      try {
+        router
+            .linkControl()
+            .execute(
+                () -> {
+                  try {
+                    keys.prepare(m);
+                  } catch (RuntimeException e) {
+                    log.warn("router {}: checking claims failed", config.router(), e);
+                  }
+                  try {
+                    ctx.executor()
+                        .execute(
+                            () -> {
+                              if (deferred-- == RESUME_DEFERRED + 1
+                                  && !ctx.channel().config().isAutoRead()) {
+                                ctx.channel().config().setAutoRead(true);
+                              }
+                              if (ctx.channel().isActive()) {
+                                apply(m);
+                              }
+                            });
+                  } catch (java.util.concurrent.RejectedExecutionException closed) {
+                    // The router is stopping: nothing is applied any more.
+                  }
+                });
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        deferred--; // the router is stopping
       }
     }
 

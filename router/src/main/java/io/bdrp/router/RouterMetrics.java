@@ -306,6 +306,24 @@ final class RouterMetrics {
         result);
   }
 
+  /**
+   * Claims of other routers refused for their origin's signature (mutual TLS), by kind (route,
+   * advertisement, certificate) and reason (unsigned, unknown_certificate, bad_signature).
+   */
+  Metrics.Counter originClaimsRefused(
+      io.bdrp.routing.OriginAuthority.ClaimKind kind, io.bdrp.routing.OriginAuthority.Verdict why) {
+    return registry.counter(
+        "bdrp_origin_claims_refused_total",
+        "Routes, advertisements and certificates of other routers refused because their origin did"
+            + " not sign them (with mutual TLS), by kind and reason: unsigned, unknown_certificate"
+            + " (the origin's certificate not held yet; asked for again), bad_signature (forged or"
+            + " tampered; for a certificate: not the origin's under the network's CA).",
+        "kind",
+        kind.label(),
+        "reason",
+        why.label());
+  }
+
   /** SENDs refused by reason ({@code publish_permission}: outside the user's permission). */
   Metrics.Counter sendsRefused(String reason) {
     return byLabel(

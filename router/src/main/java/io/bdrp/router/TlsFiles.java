@@ -100,25 +100,9 @@ final class TlsFiles {
   static void checkPair(Path cert, Path key) {
     try {
       X509Certificate c = certificate(cert);
-      String pem = Files.readString(key, StandardCharsets.US_ASCII);
-      int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
-      int end = pem.indexOf("-----END PRIVATE KEY-----");
-      if (begin < 0 || end < begin) {
-        throw new IllegalArgumentException(
-            key + " holds no PKCS#8 private key (BEGIN PRIVATE KEY)");
-      }
-      byte[] der =
-          Base64.getMimeDecoder()
-              .decode(pem.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end));
       String alg = c.getPublicKey().getAlgorithm();
-      PrivateKey k = KeyFactory.getInstance(alg).generatePrivate(new PKCS8EncodedKeySpec(der));
-      String sigAlg =
-          switch (alg) {
-            case "EC" -> "SHA256withECDSA";
-            case "RSA" -> "SHA256withRSA";
-            case "Ed25519", "EdDSA" -> "Ed25519";
-            default -> throw new IllegalArgumentException("unsupported key algorithm " + alg);
-          };
+      PrivateKey k = privateKey(key, alg);
+      String sigAlg = signatureAlgorithm(alg);
       byte[] probe = "bdrp key check".getBytes(StandardCharsets.US_ASCII);
       Signature s = Signature.getInstance(sigAlg);
       s.initSign(k);
@@ -134,5 +118,34 @@ final class TlsFiles {
       throw new IllegalArgumentException(
           "cannot check " + key + " against " + cert + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The PKCS#8 private key in the PEM file {@code key}, of algorithm {@code alg} (that of its
+   * certificate's public key).
+   *
+   * @throws IllegalArgumentException if the file holds none
+   */
+  static PrivateKey privateKey(Path key, String alg) throws IOException, GeneralSecurityException {
+    String pem = Files.readString(key, StandardCharsets.US_ASCII);
+    int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
+    int end = pem.indexOf("-----END PRIVATE KEY-----");
+    if (begin < 0 || end < begin) {
+      throw new IllegalArgumentException(key + " holds no PKCS#8 private key (BEGIN PRIVATE KEY)");
+    }
+    byte[] der =
+        Base64.getMimeDecoder()
+            .decode(pem.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end));
+    return KeyFactory.getInstance(alg).generatePrivate(new PKCS8EncodedKeySpec(der));
+  }
+
+  /** The JDK signature algorithm for keys of algorithm {@code alg}. */
+  static String signatureAlgorithm(String alg) {
+    return switch (alg) {
+      case "EC" -> "SHA256withECDSA";
+      case "RSA" -> "SHA256withRSA";
+      case "Ed25519", "EdDSA" -> "Ed25519";
+      default -> throw new IllegalArgumentException("unsupported key algorithm " + alg);
+    };
   }
 }

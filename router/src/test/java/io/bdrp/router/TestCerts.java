@@ -26,19 +26,16 @@ final class TestCerts {
   /** A P-256 key in {@code name.key} and a request (or, with -x509, a certificate) for CN=name. */
   private static void newKey(Path dir, String name, String... output)
       throws IOException, InterruptedException {
+    newKey(dir, name, List.of("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"), output);
+  }
+
+  /** As {@link #newKey(Path, String, String...)} with the key made by {@code keyArgs}. */
+  private static void newKey(Path dir, String name, List<String> keyArgs, String... output)
+      throws IOException, InterruptedException {
     List<String> args = new java.util.ArrayList<>(List.of("req"));
     args.addAll(List.of(output));
-    args.addAll(
-        List.of(
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            name + ".key",
-            "-subj",
-            "/CN=" + name));
+    args.addAll(keyArgs);
+    args.addAll(List.of("-nodes", "-keyout", name + ".key", "-subj", "/CN=" + name));
     openssl(dir, args.toArray(String[]::new));
   }
 
@@ -61,6 +58,18 @@ final class TestCerts {
   Path[] leaf(String leaf, String subjectAltName, int days)
       throws IOException, InterruptedException {
     newKey(dir, leaf, "-out", leaf + ".csr");
+    return sign(leaf, subjectAltName, days);
+  }
+
+  /** As {@link #leaf(String, String)} with an Ed25519 key. */
+  Path[] ed25519Leaf(String leaf, String subjectAltName) throws IOException, InterruptedException {
+    newKey(dir, leaf, List.of("-newkey", "ed25519"), "-out", leaf + ".csr");
+    return sign(leaf, subjectAltName, 1);
+  }
+
+  /** Signs the request {@code leaf.csr} with this CA. */
+  private Path[] sign(String leaf, String subjectAltName, int days)
+      throws IOException, InterruptedException {
     Files.writeString(dir.resolve(leaf + ".ext"), "subjectAltName=" + subjectAltName + "\n");
     openssl(
         dir,

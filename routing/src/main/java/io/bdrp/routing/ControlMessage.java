@@ -40,9 +40,17 @@ public sealed interface ControlMessage {
    * viaReceiver} is true when the sender's selected route to the destination goes through the
    * receiver; the metric is then INFINITY (poisoned reverse), and the receiver learns that the
    * sender is its child in the tree of shortest paths towards the destination, which is what
-   * broadcasts from that destination follow.
+   * broadcasts from that destination follow. {@code signature} is the destination's over its claim
+   * (destination, epoch, seqno) ({@link OriginAuthority#routeClaim}), or null where routers do not
+   * sign (without mutual TLS).
    */
-  record Route(int destination, long epoch, int seqno, int metric, boolean viaReceiver) {
+  record Route(
+      int destination,
+      long epoch,
+      int seqno,
+      int metric,
+      boolean viaReceiver,
+      OriginSignature signature) {
     /** The metric of an unreachable destination. */
     public static final int INFINITY = 0xFFFF;
 
@@ -50,6 +58,11 @@ public sealed interface ControlMessage {
       if (metric < 0 || metric > INFINITY) {
         throw new IllegalArgumentException("metric " + metric + " outside 0.." + INFINITY);
       }
+    }
+
+    /** A route without a signature. */
+    public Route(int destination, long epoch, int seqno, int metric, boolean viaReceiver) {
+      this(destination, epoch, seqno, metric, viaReceiver, null);
     }
   }
 
@@ -64,12 +77,25 @@ public sealed interface ControlMessage {
   /**
    * The encoded predicate of router {@code origin} (the minimal set of Bloom filters of the
    * disjunction of its hosts' predicates), version (epoch, seq). Flooded: each router keeps the
-   * newest version per origin and passes a newer one on to its other neighbours.
+   * newest version per origin and passes a newer one on to its other neighbours. {@code signature}
+   * is the origin's over (origin, epoch, seq, digest of the predicate) ({@link
+   * OriginAuthority#advertisementClaim}), or null where routers do not sign.
    */
-  record PredicateAd(int sender, int origin, long epoch, long seq, EncodedPredicate predicate)
+  record PredicateAd(
+      int sender,
+      int origin,
+      long epoch,
+      long seq,
+      EncodedPredicate predicate,
+      OriginSignature signature)
       implements Advertisement {
     public PredicateAd {
       Objects.requireNonNull(predicate, "predicate");
+    }
+
+    /** An advertisement without a signature. */
+    public PredicateAd(int sender, int origin, long epoch, long seq, EncodedPredicate predicate) {
+      this(sender, origin, epoch, seq, predicate, null);
     }
   }
 
@@ -82,13 +108,20 @@ public sealed interface ControlMessage {
     long epoch();
 
     long seq();
+
+    /**
+     * The origin's signature over version (epoch, seq) of its whole predicate (for a change: the
+     * predicate it leads to), or null.
+     */
+    OriginSignature signature();
   }
 
   /**
    * Version (epoch, seq) of router {@code origin}'s encoded predicate, as the change from version
    * (epoch, baseSeq): the filters {@code removed} from it and those {@code added}. Sent to a
    * neighbour known to hold the base version; one that does not asks for the whole advertisement
-   * ({@link PredicateRequest}).
+   * ({@link PredicateRequest}). {@code signature} is the origin's over the version the change leads
+   * to, as in a {@link PredicateAd}: a relay may send a version as a change from any base.
    */
   record PredicateDelta(
       int sender,
@@ -97,8 +130,21 @@ public sealed interface ControlMessage {
       long baseSeq,
       long seq,
       EncodedPredicate removed,
-      EncodedPredicate added)
+      EncodedPredicate added,
+      OriginSignature signature)
       implements Advertisement {
+    /** A change without a signature. */
+    public PredicateDelta(
+        int sender,
+        int origin,
+        long epoch,
+        long baseSeq,
+        long seq,
+        EncodedPredicate removed,
+        EncodedPredicate added) {
+      this(sender, origin, epoch, baseSeq, seq, removed, added, null);
+    }
+
     public PredicateDelta {
       Objects.requireNonNull(removed, "removed");
       Objects.requireNonNull(added, "added");
@@ -129,6 +175,48 @@ public sealed interface ControlMessage {
   record PredicateRequest(int sender, int origin) implements ControlMessage {}
 
   /**
+   * The certificate chain of router {@code origin} (DER certificates, concatenated, the router's
+   * own first), with which its signed claims are verified. Flooded like advertisements: each router
+   * holds the newest valid one per origin and passes a new one on; on a new adjacency the two sides
+   * send each other every one held.
+   */
+  record RouterCert(int sender, int origin, byte[] chain) implements ControlMessage {
+    /** Most bytes of a chain. */
+    public static final int MAX_CHAIN_BYTES = 16 * 1024;
+
+    public RouterCert {
+      if (chain.length == 0 || chain.length > MAX_CHAIN_BYTES) {
+        throw new IllegalArgumentException(
+            "a certificate chain of " + chain.length + " bytes, outside 1.." + MAX_CHAIN_BYTES);
+      }
+      chain = chain.clone();
+    }
+
+    @Override
+    public byte[] chain() {
+      return chain.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof RouterCert c
+          && c.sender == sender
+          && c.origin == origin
+          && java.util.Arrays.equals(c.chain, chain);
+    }
+
+    @Override
+    public int hashCode() {
+      return (sender * 31 + origin) * 31 + java.util.Arrays.hashCode(chain);
+    }
+
+    @Override
+    public String toString() {
+      return "RouterCert[sender=" + sender + ", origin=" + origin + ", " + chain.length + " bytes]";
+    }
+  }
+
+  /**
    * The sizes of the router-link frames that carry advertisements (PREDICATE_AD, PREDICATE_DELTA
    * and PREDICATE_BATCH, laid out by the transport's {@code RouterFrameCodec};
    * docs/wire-protocol.md), as the value of their length field: a frame's bytes after that 4-byte
@@ -141,10 +229,13 @@ public sealed interface ControlMessage {
    *  every frame     | version u8 | type u8 | sender u16 | ...
    *  PREDICATE_AD    | ... | origin u16 | epoch i64 | seq i64 | filters |
    *  PREDICATE_DELTA | ... | origin u16 | epoch i64 | seq i64 | baseSeq i64 | removed | added |
-   *  PREDICATE_BATCH | ... | count u16 | count x (kind u8 | an AD's or a DELTA's fields) |
+   *  PREDICATE_BATCH | ... | count u16 | count x (kind u8 | an AD's or a DELTA's fields
+   *                  |       [ | sigLen u8 | sig ] (kinds 2 and 3: signed) ) |
    * </pre>
    *
-   * Stateless.
+   * A signed advertisement travels only in a PREDICATE_BATCH, alone in one if need be.
+   *
+   * <p>Stateless.
    */
   final class AdvertisementFrames {
     /** Version, type and sender: the start of every advertisement frame. */
@@ -166,14 +257,20 @@ public sealed interface ControlMessage {
       return FRAME_HEAD + AD_HEAD + (long) EncodedPredicateCodec.encodedLength(p);
     }
 
+    /**
+     * The most bytes a signature adds to a whole advertisement sent alone: a batch's count, the
+     * kind byte, the signature's length and the longest signature.
+     */
+    public static final int SIGNED_EXTRA = 2 + 1 + 1 + OriginSignature.MAX_BYTES;
+
     /** The length field of the frame that carries {@code a} alone. */
     public static long alone(Advertisement a) {
-      return FRAME_HEAD + body(a);
+      return a.signature() == null ? FRAME_HEAD + body(a) : EMPTY_BATCH + inBatch(a);
     }
 
     /** The bytes {@code a} adds to a PREDICATE_BATCH (its kind byte included). */
     public static long inBatch(Advertisement a) {
-      return 1 + body(a);
+      return 1 + body(a) + (a.signature() == null ? 0 : 1 + a.signature().length());
     }
 
     /**

@@ -132,6 +132,20 @@ import java.util.TreeMap;
  * ({@link #claimsOvertaken()} counts the claims that were newer than its own). How far ahead of the
  * wall clock a claim's epoch may be is bounded by the {@link RoutingNode}.
  *
+ * <h2>Signed claims</h2>
+ *
+ * With an {@link OriginAuthority} that signs (routers with mutual TLS), a route's sequence number
+ * is its destination's claim: the destination signs (destination, epoch, seqno) of its route to
+ * itself once per sequence number, and every router passes that signature on with the routes it
+ * advertises for the destination (the metric, which changes at each hop, is not signed). A route
+ * whose signature the authority does not confirm (missing, bad, or of a destination whose
+ * certificate is not held yet: the next periodic update brings it again) is dropped and counted
+ * ({@link #claimsRefused()}); a retraction is the neighbour's own word about its path and is taken
+ * all the same, but at the sequence number held from that neighbour, not the one it names. So no
+ * neighbour can make a destination's sequence number move, or a router move past a claim about
+ * itself, that the destination did not sign. A full update longer than the frame limit is cut into
+ * several.
+ *
  * <h2>Sequence-number arithmetic</h2>
  *
  * Sequence numbers are pairs (epoch: signed 64 bits, seqno: signed 32 bits) compared
@@ -248,6 +262,16 @@ public final class DistanceVector {
   private int[] eSeqno = new int[0];
   private char[] eMetric = new char[0];
   private int[] eRefreshed = new int[0]; // low 32 bits of the clock: compared by difference
+
+  // Signed claims (see "Signed claims"): null unless an authority signs. Per destination, the
+  // signature of the selected (or retracted) route's seq; per entry, that of the entry's seq.
+  private OriginAuthority authority = OriginAuthority.NONE;
+  private OriginSignature[] selSig;
+  private OriginSignature[] eSig;
+  private OriginSignature ownSig; // over (ownSigEpoch, ownSigSeqno)
+  private long ownSigEpoch;
+  private int ownSigSeqno;
+  private long claimsRefused;
 
   private boolean holdingDown = true;
   private final long holdDownUntil;
@@ -415,7 +439,11 @@ public final class DistanceVector {
     int[] sq = new int[size];
     char[] me = new char[size];
     int[] rf = new int[size];
+    OriginSignature[] sg = eSig == null ? null : new OriginSignature[size];
     for (int d = 0; d < maxRouters; d++) {
+      if (sg != null) {
+        System.arraycopy(eSig, d * old, sg, d * grown, old);
+      }
       System.arraycopy(eFlags, d * old, f, d * grown, old);
       System.arraycopy(eEpoch, d * old, ep, d * grown, old);
       System.arraycopy(eSeqno, d * old, sq, d * grown, old);
@@ -427,6 +455,7 @@ public final class DistanceVector {
     eSeqno = sq;
     eMetric = me;
     eRefreshed = rf;
+    eSig = sg;
     bySlot = Arrays.copyOf(bySlot, grown);
     slots = grown;
     return old;
@@ -455,6 +484,84 @@ public final class DistanceVector {
     if (nbr != null && nbr.knownEpoch != 0) {
       nbr.lastHeard = clock.nowMillis();
     }
+  }
+
+  // ---------------------------------------------------------------- signed claims
+
+  /**
+   * Signs this router's route to itself with {@code a} and takes others' routes only with their
+   * destination's valid signature from now on (see "Signed claims"); {@link OriginAuthority#NONE}
+   * (the default) signs and checks nothing. Set before any link is added.
+   */
+  public void useAuthority(OriginAuthority a) {
+    authority = Objects.requireNonNull(a, "authority");
+    if (a.enabled()) {
+      selSig = new OriginSignature[maxRouters];
+      eSig = new OriginSignature[eFlags.length];
+    } else {
+      selSig = null;
+      eSig = null;
+    }
+    ownSig = null;
+  }
+
+  /**
+   * Routes refused for their destination's signature: missing, bad, or of a destination whose
+   * certificate is not held yet (retractions not counted: they are taken without the claim).
+   */
+  public long claimsRefused() {
+    return claimsRefused;
+  }
+
+  /**
+   * Moves this router's own sequence number to its successor and sends it at once: a renewed
+   * certificate signs a route that every router verifies with it.
+   */
+  public void resign() {
+    if (seqno == Integer.MAX_VALUE) {
+      ownEpoch++;
+      seqno = 0;
+    } else {
+      seqno++;
+    }
+    ownSeqnoMoved();
+    finish();
+  }
+
+  /**
+   * {@code r} as it may be used, or null if it is refused: a route whose claim the authority does
+   * not confirm is dropped (counted and reported), except a retraction, which a neighbour may
+   * always make about its own path: it is kept at the sequence number already held from that
+   * neighbour, never at the one it names. A route whose signature is the one already held for entry
+   * {@code e} at the same sequence number is not verified again.
+   */
+  private Route checked(Nbr nbr, Route r, int e) {
+    int d = r.destination();
+    boolean present = (eFlags[e] & PRESENT) != 0;
+    if (present
+        && eEpoch[e] == r.epoch()
+        && eSeqno[e] == r.seqno()
+        && r.signature() != null
+        && r.signature().equals(eSig[e])) {
+      return r;
+    }
+    OriginAuthority.Verdict v =
+        d == self && r.signature() != null && r.signature().equals(ownSignature())
+            ? OriginAuthority.Verdict.OK
+            : authority.verify(
+                d, OriginAuthority.routeClaim(d, r.epoch(), r.seqno()), r.signature());
+    if (v == OriginAuthority.Verdict.OK) {
+      return r;
+    }
+    if (r.metric() >= INF) {
+      if (!present) {
+        return r.viaReceiver() ? new Route(d, 0, 0, INF, true, null) : null;
+      }
+      return new Route(d, eEpoch[e], eSeqno[e], INF, r.viaReceiver(), eSig[e]);
+    }
+    claimsRefused++;
+    authority.refused(OriginAuthority.ClaimKind.ROUTE, d, nbr.id, v);
+    return null;
   }
 
   // ---------------------------------------------------------------- input
@@ -516,10 +623,18 @@ public final class DistanceVector {
       if (d < 0 || d >= maxRouters) {
         continue;
       }
+      int e = d * slots + nbr.slot;
+      OriginSignature sig = null;
+      if (eSig != null) {
+        r = checked(nbr, r, e);
+        if (r == null) {
+          continue;
+        }
+        sig = r.signature();
+      }
       if (d == self && compareSeq(r.epoch(), r.seqno(), ownEpoch, seqno) > 0) {
         claim(r.epoch(), r.seqno(), now); // a newer route to us than we ever originated
       }
-      int e = d * slots + nbr.slot;
       if ((eFlags[e] & PRESENT) == 0) {
         if (r.metric() >= INF && !r.viaReceiver()) {
           continue; // a retraction of a route we do not hold
@@ -530,7 +645,8 @@ public final class DistanceVector {
           && eEpoch[e] == r.epoch()
           && eSeqno[e] == r.seqno()
           && eMetric[e] == r.metric()
-          && ((eFlags[e] & VIA) != 0) == r.viaReceiver()) {
+          && ((eFlags[e] & VIA) != 0) == r.viaReceiver()
+          && (eSig == null || java.util.Objects.equals(eSig[e], sig))) {
         // The same route again (most of a full update): refreshed, and nothing to select anew.
         // The sweep still asks for a newer seq if it is unfeasible and better than the selection.
         eRefreshed[e] = (int) now;
@@ -545,6 +661,9 @@ public final class DistanceVector {
       eSeqno[e] = r.seqno();
       eMetric[e] = (char) r.metric();
       eRefreshed[e] = (int) now;
+      if (eSig != null) {
+        eSig[e] = sig;
+      }
       if (d != self) {
         select(d, now);
         if (r.metric() < INF && !feasible(d, e) && betterThanSelected(d, e)) {
@@ -786,6 +905,9 @@ public final class DistanceVector {
     selMetric[d] = (char) INF;
     selEpoch[d] = 0;
     selSeqno[d] = 0;
+    if (selSig != null) {
+      selSig[d] = null;
+    }
     fdEpoch[d] = 0;
     fdSeqno[d] = 0;
     fdMetric[d] = 0;
@@ -813,6 +935,19 @@ public final class DistanceVector {
     return destination < 0 || destination >= maxRouters || selSlot[destination] < 0
         ? -1
         : bySlot[selSlot[destination]].id;
+  }
+
+  /**
+   * The seqno of the selected route to {@code destination} (in the epoch it names): {@link
+   * #seqno()} for self, -1 if unreachable.
+   */
+  public int selectedSeqno(int destination) {
+    if (destination == self) {
+      return seqno;
+    }
+    return destination < 0 || destination >= maxRouters || selSlot[destination] < 0
+        ? -1
+        : selSeqno[destination];
   }
 
   /** The metric of the selected route to {@code destination}: 0 for self, INFINITY if none. */
@@ -1034,6 +1169,9 @@ public final class DistanceVector {
     selMetric[d] = (char) bestCand;
     selEpoch[d] = eEpoch[e];
     selSeqno[d] = eSeqno[e];
+    if (selSig != null) {
+      selSig[d] = eSig[e];
+    }
     clear(d, RETRACTING);
     if (old < 0 || routeChanged) {
       changed = true;
@@ -1093,7 +1231,20 @@ public final class DistanceVector {
   }
 
   private Route selfRoute() {
-    return new Route(self, ownEpoch, seqno, 0, false);
+    return new Route(self, ownEpoch, seqno, 0, false, ownSignature());
+  }
+
+  /** This router's signature over its current sequence number, made once per number. */
+  private OriginSignature ownSignature() {
+    if (selSig == null) {
+      return null;
+    }
+    if (ownSig == null || ownSigEpoch != ownEpoch || ownSigSeqno != seqno) {
+      ownSig = authority.sign(OriginAuthority.routeClaim(self, ownEpoch, seqno));
+      ownSigEpoch = ownEpoch;
+      ownSigSeqno = seqno;
+    }
+    return ownSig;
   }
 
   /** What this router tells {@code to} about d, or null if nothing. */
@@ -1103,18 +1254,48 @@ public final class DistanceVector {
     }
     if (selSlot[d] >= 0) {
       boolean via = selSlot[d] == to.slot;
-      return new Route(d, selEpoch[d], selSeqno[d], via ? INF : selMetric[d], via);
+      return new Route(d, selEpoch[d], selSeqno[d], via ? INF : selMetric[d], via, selSig(d));
     }
     if (has(d, RETRACTING) && now < timers.get(d).retractUntil) {
-      return new Route(d, selEpoch[d], selSeqno[d], INF, false);
+      return new Route(d, selEpoch[d], selSeqno[d], INF, false, selSig(d));
     }
     return null;
   }
 
+  private OriginSignature selSig(int d) {
+    return selSig == null ? null : selSig[d];
+  }
+
+  /**
+   * Bytes of one route in a ROUTE_UPDATE frame (docs/wire-protocol.md), with its signature: signed
+   * routes make a full update longer than the frame limit sooner, and it is then cut.
+   */
+  private static int routeBytes(Route r) {
+    return 17 + (r.signature() == null ? 0 : 1 + r.signature().length());
+  }
+
   private void send(Nbr to, List<Route> routes) {
-    if (!routes.isEmpty()) {
-      to.face.send(new RouteUpdate(self, routes));
+    if (routes.isEmpty()) {
+      return;
     }
+    if (selSig == null) {
+      to.face.send(new RouteUpdate(self, routes));
+      return;
+    }
+    // Version, type, sender, count; cut where the next route would pass the frame limit.
+    int limit = config.maxControlFrameBytes();
+    int from = 0;
+    long bytes = 6;
+    for (int i = 0; i < routes.size(); i++) {
+      int b = routeBytes(routes.get(i));
+      if (i > from && (bytes + b > limit || i - from == 0xFFFF)) {
+        to.face.send(new RouteUpdate(self, routes.subList(from, i)));
+        from = i;
+        bytes = 6;
+      }
+      bytes += b;
+    }
+    to.face.send(new RouteUpdate(self, routes.subList(from, routes.size())));
   }
 
   private void markDirty(int d) {

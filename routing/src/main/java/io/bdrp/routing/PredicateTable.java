@@ -58,6 +58,12 @@ import java.util.function.Supplier;
  *       RoutingConfig#maxControlFrameBytes()}): a batch is cut where the next advertisement would
  *       not fit, and no version is held that could not go alone in one frame, so none is ever sent
  *       half or not at all.
+ *   <li>With an {@link OriginAuthority} that signs ({@link #useAuthority}; routers with mutual
+ *       TLS), every version carries its origin's signature over (origin, epoch, seq, digest of the
+ *       whole predicate), kept with the version and passed on however the version is sent; a newer
+ *       version of another origin, or of this router's own, is taken only if the signature is the
+ *       origin's ({@link #claimsRefused()} counts the others, which are neither held nor passed
+ *       on).
  *   <li>What is held is bounded ({@link Refusal}): an origin's version of more filters than {@link
  *       RoutingConfig#maxOriginFilters()}, more bytes of filters than {@link
  *       RoutingConfig#maxOriginFilterBytes()} or a frame beyond the limit is not held, nor one that
@@ -86,13 +92,21 @@ public final class PredicateTable {
     final long seq;
     final EncodedPredicate predicate;
 
+    /** The origin's signature over this version (null where routers do not sign). */
+    final OriginSignature sig;
+
     /** Bytes of the filters in memory ({@link EncodedPredicate#byteSize()}); 0 without content. */
     final long bytes;
 
     Entry(long epoch, long seq, EncodedPredicate predicate) {
+      this(epoch, seq, predicate, null);
+    }
+
+    Entry(long epoch, long seq, EncodedPredicate predicate, OriginSignature sig) {
       this.epoch = epoch;
       this.seq = seq;
       this.predicate = predicate;
+      this.sig = sig;
       this.bytes = predicate == null ? 0 : predicate.byteSize();
     }
 
@@ -332,6 +346,12 @@ public final class PredicateTable {
   private long refusedMatchAll;
   private long ownRefused;
 
+  private OriginAuthority authority = OriginAuthority.NONE;
+  private long claimsRefused;
+
+  /** Origins whose newer version came before their certificate, and from which neighbour. */
+  private final HashMap<Integer, Integer> awaitingCertificate = new HashMap<>();
+
   private IntUnaryOperator nextHop = r -> -1;
   private Supplier<int[]> reachable = () -> new int[0];
   private long nextScan;
@@ -375,6 +395,9 @@ public final class PredicateTable {
     entries[origin] = e;
     count(origin, e, 1);
     rebase(origin, old, e);
+    if (authority.enabled()) {
+      authority.held(origin, e.epoch, e.seq, e.predicate);
+    }
   }
 
   private void drop(int origin) {
@@ -384,6 +407,9 @@ public final class PredicateTable {
       entryCount--;
       count(origin, old, -1);
       rebase(origin, old, null);
+      if (authority.enabled()) {
+        authority.held(origin, 0, 0, null);
+      }
     }
   }
 
@@ -423,7 +449,8 @@ public final class PredicateTable {
           config.maxOriginFilterBytes(),
           whose + " takes " + p.byteSize() + " bytes of Bloom filters");
     }
-    long frame = AdvertisementFrames.whole(p);
+    long frame =
+        AdvertisementFrames.whole(p) + (authority.enabled() ? AdvertisementFrames.SIGNED_EXTRA : 0);
     if (frame > config.maxControlFrameBytes()) {
       return refusal(
           origin,
@@ -708,9 +735,89 @@ public final class PredicateTable {
       return r;
     }
     ownSeq++;
-    hold(self, new Entry(ownEpoch, ownSeq, p));
+    hold(self, own(ownEpoch, ownSeq, p));
     flood(self, entries[self], -1);
     return null;
+  }
+
+  /** Version (epoch, seq) of this router's own predicate {@code p}, signed if routers sign. */
+  private Entry own(long epoch, long seq, EncodedPredicate p) {
+    OriginSignature sig =
+        authority.enabled()
+            ? authority.sign(OriginAuthority.advertisementClaim(self, epoch, seq, p))
+            : null;
+    return new Entry(epoch, seq, p, sig);
+  }
+
+  /**
+   * Signs this router's advertisements with {@code a} and takes a newer version of another origin's
+   * (or a claim about this router's own) only with the origin's valid signature over it from now on
+   * ({@link OriginAuthority#advertisementClaim}: the digest of the whole predicate, so a version's
+   * signature holds whether a relay sends it whole, as a change from any base, or in a batch).
+   * {@link OriginAuthority#NONE}, the default, signs and checks nothing. The version held of this
+   * router is signed at once.
+   */
+  public void useAuthority(OriginAuthority a) {
+    authority = java.util.Objects.requireNonNull(a, "authority");
+    Entry cur = entries[self];
+    hold(self, own(cur.epoch, cur.seq, cur.predicate));
+  }
+
+  /**
+   * Versions of other origins' advertisements (or claims about this router's own) refused for their
+   * signature: missing, bad, or of an origin whose certificate was not held yet.
+   */
+  public long claimsRefused() {
+    return claimsRefused;
+  }
+
+  /**
+   * Whether version (epoch, seq) of {@code origin}'s predicate {@code p} carries the origin's
+   * signature; if not, counts and reports it, and remembers to ask {@code sender} again once a
+   * missing certificate comes.
+   */
+  private boolean verified(
+      int sender, int origin, long epoch, long seq, EncodedPredicate p, OriginSignature sig) {
+    if (!authority.enabled()) {
+      return true;
+    }
+    OriginAuthority.Verdict v = authority.verifyAdvertisement(origin, epoch, seq, p, sig);
+    if (v == OriginAuthority.Verdict.OK) {
+      return true;
+    }
+    claimsRefused++;
+    if (v == OriginAuthority.Verdict.UNKNOWN_CERTIFICATE && awaitingCertificate.size() < 4096) {
+      awaitingCertificate.put(origin, sender);
+    }
+    authority.refused(OriginAuthority.ClaimKind.ADVERTISEMENT, origin, sender, v);
+    return false;
+  }
+
+  /**
+   * The certificate of {@code origin} came: a version of it refused for want of the certificate is
+   * asked for again, from the neighbour that sent it (or, when none is held, the next hop).
+   */
+  public void certificateArrived(int origin) {
+    Integer sender = awaitingCertificate.remove(origin);
+    Peer p = sender == null ? null : adjacent.get(sender);
+    if (p != null) {
+      setHeldBy(p, origin, null);
+      p.face.send(new PredicateRequest(self, origin));
+    } else if (origin >= 0 && origin < entries.length && entries[origin] == null) {
+      requestedAt.remove(origin);
+      requestIfMissing(origin);
+    }
+  }
+
+  /**
+   * Advertises this router's predicate again under the next sequence number, signed anew: a renewed
+   * certificate signs a version every router verifies with it.
+   */
+  public void resign() {
+    Entry cur = entries[self];
+    ownSeq++;
+    hold(self, own(ownEpoch, ownSeq, cur.predicate));
+    flood(self, entries[self], -1);
   }
 
   /** A neighbour's adjacency came up: send it every advertisement held, by ascending origin. */
@@ -818,9 +925,9 @@ public final class PredicateTable {
     sharedVersions = versions;
   }
 
-  private Entry shared(int origin, long epoch, long seq, EncodedPredicate p) {
-    return sharedVersions == null
-        ? new Entry(epoch, seq, p)
+  private Entry shared(int origin, long epoch, long seq, EncodedPredicate p, OriginSignature sig) {
+    return sharedVersions == null || sig != null
+        ? new Entry(epoch, seq, p, sig)
         : sharedVersions.version(origin, epoch, seq, p);
   }
 
@@ -844,6 +951,12 @@ public final class PredicateTable {
       // the neighbour's record and the table share one object.
       e = cur;
     } else if (c < 0 && origin != self) {
+      if (!verified(ad.sender(), origin, ad.epoch(), ad.seq(), ad.predicate(), ad.signature())) {
+        if (from != null) {
+          setHeldBy(from, origin, null);
+        }
+        return;
+      }
       Refusal r = check(origin, ad.predicate());
       if (r != null) {
         if (from != null) {
@@ -852,13 +965,17 @@ public final class PredicateTable {
         refuse(r);
         return;
       }
-      e = shared(origin, ad.epoch(), ad.seq(), ad.predicate());
+      e = shared(origin, ad.epoch(), ad.seq(), ad.predicate(), ad.signature());
     } else {
+      if (c < 0
+          && !verified(ad.sender(), origin, ad.epoch(), ad.seq(), ad.predicate(), ad.signature())) {
+        return; // a claim about this router that it cannot have made: not moved past
+      }
       // Older, or about this router: only the version matters here, and the content is kept as
       // the neighbour's (the base of a change sent to it) only within the per-origin bounds.
       e =
           withinOriginBounds(ad.predicate())
-              ? shared(origin, ad.epoch(), ad.seq(), ad.predicate())
+              ? shared(origin, ad.epoch(), ad.seq(), ad.predicate(), null)
               : null;
     }
     if (from != null) {
@@ -886,15 +1003,31 @@ public final class PredicateTable {
     if (origin != self && c < 0) {
       boolean based = cur != null && cur.compareVersion(d.epoch(), d.baseSeq()) == 0;
       Entry known = based && sharedVersions != null ? sharedVersions.find(origin, d) : null;
+      // A change applied and verified ahead of time against this very base (a version's content
+      // is the one its origin signed, wherever it was computed) needs neither here.
+      EncodedPredicate prepared =
+          based && known == null && authority.enabled()
+              ? authority.preparedChange(origin, d.epoch(), d.baseSeq(), d.seq(), d.signature())
+              : null;
       EncodedPredicate p =
           known != null
               ? known.predicate
-              : based ? cur.predicate.apply(d.removed(), d.added()) : null;
+              : prepared != null
+                  ? prepared
+                  : based ? cur.predicate.apply(d.removed(), d.added()) : null;
       if (p == null) {
         resyncs++;
         if (from != null) {
           setHeldBy(from, origin, null);
           from.face.send(new PredicateRequest(self, origin));
+        }
+        return;
+      }
+      if (known == null
+          && prepared == null
+          && !verified(d.sender(), origin, d.epoch(), d.seq(), p, d.signature())) {
+        if (from != null) {
+          setHeldBy(from, origin, null);
         }
         return;
       }
@@ -906,7 +1039,7 @@ public final class PredicateTable {
         refuse(r);
         return;
       }
-      Entry e = known != null ? known : shared(origin, d.epoch(), d.seq(), p);
+      Entry e = known != null ? known : shared(origin, d.epoch(), d.seq(), p, d.signature());
       if (from != null) {
         setHeldBy(from, origin, e);
       }
@@ -915,6 +1048,15 @@ public final class PredicateTable {
     }
     // Not newer than what is held, or about this router itself: only the version matters. The
     // neighbour's content is known only when it is the version held here.
+    if (origin == self && c < 0 && authority.enabled()) {
+      // A newer version of this router's own, as a change: its signature covers the whole, so the
+      // whole is asked for and verified before this router moves past it.
+      if (from != null) {
+        setHeldBy(from, origin, null);
+        from.face.send(new PredicateRequest(self, origin));
+      }
+      return;
+    }
     if (from != null) {
       setHeldBy(from, origin, c == 0 ? cur : null);
     }
@@ -935,7 +1077,7 @@ public final class PredicateTable {
         boolean lastSeq = ad.seq == Long.MAX_VALUE;
         ownEpoch = lastSeq ? ad.epoch + 1 : ad.epoch;
         ownSeq = lastSeq ? 0 : ad.seq + 1;
-        hold(self, new Entry(ownEpoch, ownSeq, cur.predicate));
+        hold(self, own(ownEpoch, ownSeq, cur.predicate));
         flood(self, entries[self], -1);
       } else if (cur.compareVersion(ad.epoch, ad.seq) > 0) {
         reply(sender, origin, cur);
@@ -1122,7 +1264,11 @@ public final class PredicateTable {
 
   /** Sends the advertisements as one frame: a lone one as itself, more as a batch. */
   private void sendBatch(Peer p, List<Advertisement> batch) {
-    p.face.send(batch.size() == 1 ? batch.get(0) : new PredicateBatch(self, batch));
+    // A signed advertisement travels in a batch, alone if need be (see AdvertisementFrames).
+    p.face.send(
+        batch.size() == 1 && batch.get(0).signature() == null
+            ? batch.get(0)
+            : new PredicateBatch(self, batch));
   }
 
   /**
@@ -1139,10 +1285,10 @@ public final class PredicateTable {
               + EncodedPredicateCodec.encodedLength(added)
           < e.wireLength()) {
         deltasSent++;
-        return new PredicateDelta(self, origin, e.epoch, held.seq, e.seq, removed, added);
+        return new PredicateDelta(self, origin, e.epoch, held.seq, e.seq, removed, added, e.sig);
       }
     }
-    return new PredicateAd(self, origin, e.epoch, e.seq, e.predicate);
+    return new PredicateAd(self, origin, e.epoch, e.seq, e.predicate, e.sig);
   }
 
   /**

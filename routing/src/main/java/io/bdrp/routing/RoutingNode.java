@@ -43,6 +43,16 @@ public final class RoutingNode {
   private LongSupplier wallMillis; // null: epochs are not checked against a clock
   private long futureEpochs;
 
+  private OriginAuthority authority = OriginAuthority.NONE;
+
+  /** The certificate chain held per origin, this router's own included (only with an authority). */
+  private final Map<Integer, byte[]> certificates = new HashMap<>();
+
+  /** Neighbours with an adjacency up, to which certificates are flooded. */
+  private final java.util.TreeSet<Integer> up = new java.util.TreeSet<>();
+
+  private long certificatesRefused;
+
   public RoutingNode(
       int self, long epoch, RoutingConfig config, BloomParameters params, Clock clock) {
     if (self < 0 || self >= config.maxRouters()) {
@@ -64,12 +74,21 @@ public final class RoutingNode {
               public void adjacencyUp(int neighbour) {
                 Face f = faces.get(neighbour);
                 if (f != null) {
+                  up.add(neighbour);
+                  // Certificates first: what follows is signed with them.
+                  for (Map.Entry<Integer, byte[]> c :
+                      new java.util.TreeMap<>(certificates).entrySet()) {
+                    if (c.getKey() != neighbour) { // not the neighbour's own
+                      f.send(new ControlMessage.RouterCert(self, c.getKey(), c.getValue()));
+                    }
+                  }
                   predicates.adjacencyUp(f);
                 }
               }
 
               @Override
               public void adjacencyDown(int neighbour) {
+                up.remove(neighbour);
                 predicates.adjacencyDown(neighbour);
               }
 
@@ -148,6 +167,93 @@ public final class RoutingNode {
   }
 
   /**
+   * Signs this router's claims with {@code a} and verifies every other origin's before use (see
+   * {@link OriginAuthority}; {@link OriginAuthority#NONE}, the default, signs and checks nothing).
+   * This router's certificate ({@link OriginAuthority#ownCertificate()}) goes to each neighbour
+   * when its adjacency comes up, ahead of the routes and advertisements it signs, and the
+   * certificates of other routers ({@link ControlMessage.RouterCert}) are flooded: each one the
+   * authority takes as new is passed on to every other neighbour. Set before any link is added.
+   */
+  public void useAuthority(OriginAuthority a) {
+    authority = java.util.Objects.requireNonNull(a, "authority");
+    dv.useAuthority(a);
+    predicates.useAuthority(a);
+    certificates.clear();
+    byte[] own = a.enabled() ? a.ownCertificate() : null;
+    if (own != null) {
+      certificates.put(self, own);
+    }
+  }
+
+  /** The authority in use. */
+  public OriginAuthority authority() {
+    return authority;
+  }
+
+  /**
+   * This router's certificate was renewed: the new one is flooded, and the route to itself and its
+   * advertisement go out again under new sequence numbers signed with the new key.
+   */
+  public void certificateRenewed() {
+    byte[] own = authority.ownCertificate();
+    if (!authority.enabled() || own == null) {
+      return;
+    }
+    certificates.put(self, own);
+    floodCertificate(self, own, -1);
+    dv.resign();
+    predicates.resign();
+  }
+
+  /** Certificates held, this router's own included. */
+  public int certificatesHeld() {
+    return certificates.size();
+  }
+
+  /** Certificates refused: not valid for the origin they came for, or not asked for. */
+  public long certificatesRefused() {
+    return certificatesRefused;
+  }
+
+  /** Claims refused for their signature, routes and advertisements together. */
+  public long claimsRefused() {
+    return dv.claimsRefused() + predicates.claimsRefused();
+  }
+
+  private void floodCertificate(int origin, byte[] chain, int except) {
+    for (int n : up) {
+      Face f = faces.get(n);
+      if (n != except && f != null) {
+        f.send(new ControlMessage.RouterCert(self, origin, chain));
+      }
+    }
+  }
+
+  private void receive(ControlMessage.RouterCert c) {
+    int origin = c.origin();
+    if (!authority.enabled() || origin == self || origin < 0 || origin >= config.maxRouters()) {
+      return; // nothing to verify with; or this router's own, which it knows
+    }
+    byte[] chain = c.chain();
+    switch (authority.offerCertificate(origin, chain)) {
+      case NEW -> {
+        certificates.put(origin, chain);
+        floodCertificate(origin, chain, c.sender());
+        predicates.certificateArrived(origin);
+      }
+      case KNOWN -> {}
+      case BAD -> {
+        certificatesRefused++;
+        authority.refused(
+            OriginAuthority.ClaimKind.CERTIFICATE,
+            origin,
+            c.sender(),
+            OriginAuthority.Verdict.BAD_SIGNATURE);
+      }
+    }
+  }
+
+  /**
    * Handles a control message from a neighbour.
    *
    * @return false if it was refused for naming an epoch too far ahead of the wall clock
@@ -172,6 +278,7 @@ public final class RoutingNode {
         }
       }
       case PredicateRequest r -> predicates.receive(r);
+      case ControlMessage.RouterCert c -> receive(c);
     }
     return true;
   }
@@ -198,6 +305,7 @@ public final class RoutingNode {
         yield false;
       }
       case PredicateRequest r -> false;
+      case ControlMessage.RouterCert c -> false;
     };
   }
 

@@ -49,6 +49,11 @@ class DistanceVectorHandTest {
     }
 
     DistanceVector start(int r, long epoch, int... neighbours) {
+      return start(r, epoch, OriginAuthority.NONE, neighbours);
+    }
+
+    /** A router that signs and verifies claims with {@code authority}. */
+    DistanceVector start(int r, long epoch, OriginAuthority authority, int... neighbours) {
       epochs.put(r, epoch);
       links.put(r, neighbours);
       DistanceVector dv =
@@ -71,6 +76,7 @@ class DistanceVectorHandTest {
                 @Override
                 public void routesChanged() {}
               });
+      dv.useAuthority(authority);
       routers.put(r, dv);
       for (int n : neighbours) {
         dv.addLink(face(r, n), 1);

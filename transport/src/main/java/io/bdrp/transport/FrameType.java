@@ -44,7 +44,9 @@ public enum FrameType {
   /** Router to router: several advertisements ({@code ControlMessage.PredicateBatch}). */
   PREDICATE_BATCH(0x27),
   /** Router to router: a change of an encoded predicate ({@code ControlMessage.PredicateDelta}). */
-  PREDICATE_DELTA(0x28);
+  PREDICATE_DELTA(0x28),
+  /** Router to router: a router's certificate chain ({@code ControlMessage.RouterCert}). */
+  ROUTER_CERT(0x29);
 
   private static final FrameType[] BY_NUMBER = new FrameType[256];
 

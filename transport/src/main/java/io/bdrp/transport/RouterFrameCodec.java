@@ -18,20 +18,27 @@ import java.util.List;
  *
  * <pre>
  *  DV_HELLO          | sender u16 | epoch i64 | echoEpoch i64 |
- *  ROUTE_UPDATE      | sender u16 | count u16 | count x route (17 bytes) |
+ *  ROUTE_UPDATE      | sender u16 | count u16 | count x route (17 bytes, more if signed) |
  *    route           | destination u16 | epoch i64 | seqno i32 | metric u16 | flags u8 |
- *                      flags bit 0: viaReceiver; bits 1..7 reserved, 0
+ *                      [ sigLen u8 | sig ] |
+ *                      flags bit 0: viaReceiver; bit 1: signed (sigLen and sig follow);
+ *                      bits 2..7 reserved, 0
  *  SEQNO_REQUEST     | sender u16 | destination u16 | epoch i64 | seqno i32 | hopCount u16 |
  *  PREDICATE_AD      | sender u16 | origin u16 | epoch i64 | seq i64 | EncodedPredicateCodec ... |
  *  PREDICATE_REQUEST | sender u16 | origin u16 |
  *  PREDICATE_DELTA   | sender u16 | origin u16 | epoch i64 | seq i64 | baseSeq i64 |
  *                      removed: EncodedPredicateCodec ... | added: EncodedPredicateCodec ... |
  *  PREDICATE_BATCH   | sender u16 | count u16 | count x (kind u8 | as PREDICATE_AD (kind 0) or
- *                      PREDICATE_DELTA (kind 1) after the sender) |
+ *                      PREDICATE_DELTA (kind 1) after the sender; kinds 2 and 3: the same,
+ *                      signed, followed by sigLen u8 | sig) |
+ *  ROUTER_CERT       | sender u16 | origin u16 | chainLen u16 | chain (DER certificates) |
  *  ROUTER_HELLO      | protocol u16 | router u16 | epoch i64 | maxRouters u32 | M u16 | k u8 |
  *                    | categories u8 (0 paper, 1 sharp) | udpPort u16 | tokenLen u16 | token |
  *                    | udpProtection u8 (0 none, 1 mac, 2 encrypt) | nonceLen u8 | nonce |
  * </pre>
+ *
+ * <p>A signed advertisement has no frame of its own: {@link #encode} writes a lone one as a
+ * PREDICATE_BATCH of one, which {@link #decode} returns as such.
  *
  * <p>Router numbers, metrics and hop counts must fit their u16 fields; the encoder refuses others
  * with {@link IllegalArgumentException}. Stateless and thread-safe; no method retains or releases
@@ -63,10 +70,16 @@ public final class RouterFrameCodec {
 
   private static final int VIA_RECEIVER = 0x01;
 
+  private static final int SIGNED = 0x02;
+
   /** Kinds of advertisement in a PREDICATE_BATCH. */
   private static final int WHOLE = 0;
 
   private static final int CHANGE = 1;
+
+  private static final int SIGNED_WHOLE = 2;
+
+  private static final int SIGNED_CHANGE = 3;
 
   private RouterFrameCodec() {}
 
@@ -76,10 +89,13 @@ public final class RouterFrameCodec {
       case ControlMessage.Hello h -> FrameType.DV_HELLO;
       case ControlMessage.RouteUpdate u -> FrameType.ROUTE_UPDATE;
       case ControlMessage.SeqnoRequest s -> FrameType.SEQNO_REQUEST;
-      case ControlMessage.PredicateAd a -> FrameType.PREDICATE_AD;
-      case ControlMessage.PredicateDelta d -> FrameType.PREDICATE_DELTA;
+      case ControlMessage.PredicateAd a ->
+          a.signature() == null ? FrameType.PREDICATE_AD : FrameType.PREDICATE_BATCH;
+      case ControlMessage.PredicateDelta d ->
+          d.signature() == null ? FrameType.PREDICATE_DELTA : FrameType.PREDICATE_BATCH;
       case ControlMessage.PredicateBatch b -> FrameType.PREDICATE_BATCH;
       case ControlMessage.PredicateRequest r -> FrameType.PREDICATE_REQUEST;
+      case ControlMessage.RouterCert c -> FrameType.ROUTER_CERT;
     };
   }
 
@@ -100,25 +116,41 @@ public final class RouterFrameCodec {
                   + h.authToken().length
                   + (h.protocol() >= 5 ? 2 + h.udpNonce().length : 0);
           case ControlMessage.Hello h -> 2 + 8 + 8;
-          case ControlMessage.RouteUpdate u -> 2 + 2 + u.routes().size() * ROUTE_BYTES;
+          case ControlMessage.RouteUpdate u -> {
+            int n = 2 + 2 + u.routes().size() * ROUTE_BYTES;
+            for (ControlMessage.Route r : u.routes()) {
+              n += signatureLength(r.signature());
+            }
+            yield n;
+          }
           case ControlMessage.SeqnoRequest s -> 2 + 2 + 8 + 4 + 2;
-          case ControlMessage.PredicateAd a -> 2 + adLength(a);
-          case ControlMessage.PredicateDelta d -> 2 + deltaLength(d);
+          case ControlMessage.Advertisement a ->
+              a.signature() == null ? 2 + bodyLength(a) : 2 + 2 + 1 + bodyLength(a);
           case ControlMessage.PredicateBatch b -> {
             int n = 2 + 2;
             for (ControlMessage.Advertisement a : b.ads()) {
-              n +=
-                  1
-                      + switch (a) {
-                        case ControlMessage.PredicateAd ad -> adLength(ad);
-                        case ControlMessage.PredicateDelta d -> deltaLength(d);
-                      };
+              n += 1 + bodyLength(a);
             }
             yield n;
           }
           case ControlMessage.PredicateRequest r -> 2 + 2;
+          case ControlMessage.RouterCert c -> 2 + 2 + 2 + c.chain().length;
           case SessionFrame s -> ClientFrameCodec.encodedLength(s) - Frames.PREFIX_BYTES;
           default -> throw new IllegalArgumentException("not a router-link frame: " + frame);
+        };
+  }
+
+  /** Bytes a signature adds after the fields it signs: its length byte and itself (none: 0). */
+  private static int signatureLength(io.bdrp.routing.OriginSignature s) {
+    return s == null ? 0 : 1 + s.length();
+  }
+
+  /** Bytes of an advertisement after its sender (and kind, in a batch), signature included. */
+  private static int bodyLength(ControlMessage.Advertisement a) {
+    return signatureLength(a.signature())
+        + switch (a) {
+          case ControlMessage.PredicateAd ad -> adLength(ad);
+          case ControlMessage.PredicateDelta d -> deltaLength(d);
         };
   }
 
@@ -214,7 +246,9 @@ public final class RouterFrameCodec {
           out.writeLong(r.epoch());
           out.writeInt(r.seqno());
           out.writeShort(r.metric());
-          out.writeByte(r.viaReceiver() ? VIA_RECEIVER : 0);
+          out.writeByte(
+              (r.viaReceiver() ? VIA_RECEIVER : 0) | (r.signature() != null ? SIGNED : 0));
+          writeSignature(out, r.signature());
         }
       }
       case ControlMessage.SeqnoRequest s -> {
@@ -223,25 +257,54 @@ public final class RouterFrameCodec {
         out.writeInt(s.seqno());
         out.writeShort(Frames.checkU16("hopCount", s.hopCount()));
       }
-      case ControlMessage.PredicateAd a -> writeAd(out, a);
-      case ControlMessage.PredicateDelta d -> writeDelta(out, d);
+      case ControlMessage.Advertisement a -> {
+        if (a.signature() == null) {
+          writeAdvertisement(out, a);
+        } else {
+          out.writeShort(1); // a batch of one
+          writeInBatch(out, a);
+        }
+      }
       case ControlMessage.PredicateBatch b -> {
         out.writeShort(Frames.checkU16("count", b.ads().size()));
         for (ControlMessage.Advertisement a : b.ads()) {
-          switch (a) {
-            case ControlMessage.PredicateAd ad -> {
-              out.writeByte(WHOLE);
-              writeAd(out, ad);
-            }
-            case ControlMessage.PredicateDelta d -> {
-              out.writeByte(CHANGE);
-              writeDelta(out, d);
-            }
-          }
+          writeInBatch(out, a);
         }
       }
       case ControlMessage.PredicateRequest r ->
           out.writeShort(Frames.checkU16("origin", r.origin()));
+      case ControlMessage.RouterCert c -> {
+        out.writeShort(Frames.checkU16("origin", c.origin()));
+        byte[] chain = c.chain();
+        out.writeShort(chain.length);
+        out.writeBytes(chain);
+      }
+    }
+  }
+
+  private static void writeAdvertisement(ByteBuf out, ControlMessage.Advertisement a) {
+    switch (a) {
+      case ControlMessage.PredicateAd ad -> writeAd(out, ad);
+      case ControlMessage.PredicateDelta d -> writeDelta(out, d);
+    }
+  }
+
+  /** An advertisement as an entry of a PREDICATE_BATCH: its kind, its fields, its signature. */
+  private static void writeInBatch(ByteBuf out, ControlMessage.Advertisement a) {
+    boolean signed = a.signature() != null;
+    out.writeByte(
+        switch (a) {
+          case ControlMessage.PredicateAd ad -> signed ? SIGNED_WHOLE : WHOLE;
+          case ControlMessage.PredicateDelta d -> signed ? SIGNED_CHANGE : CHANGE;
+        });
+    writeAdvertisement(out, a);
+    writeSignature(out, a.signature());
+  }
+
+  private static void writeSignature(ByteBuf out, io.bdrp.routing.OriginSignature s) {
+    if (s != null) {
+      out.writeByte(s.length());
+      out.writeBytes(s.bytes());
     }
   }
 
@@ -368,12 +431,13 @@ public final class RouterFrameCodec {
               int metric = r.u16();
               int flagsAt = r.offset();
               int flags = r.u8();
-              if ((flags & ~VIA_RECEIVER) != 0) {
+              if ((flags & ~(VIA_RECEIVER | SIGNED)) != 0) {
                 throw r.malformed(flagsAt, "reserved route flag bits set: " + flags);
               }
+              io.bdrp.routing.OriginSignature sig = (flags & SIGNED) != 0 ? readSignature(r) : null;
               routes.add(
                   new ControlMessage.Route(
-                      destination, epoch, seqno, metric, (flags & VIA_RECEIVER) != 0));
+                      destination, epoch, seqno, metric, (flags & VIA_RECEIVER) != 0, sig));
             }
             yield new ControlMessage.RouteUpdate(sender, routes);
           }
@@ -395,16 +459,55 @@ public final class RouterFrameCodec {
                   switch (kind) {
                     case WHOLE -> readAd(r, sender, expected);
                     case CHANGE -> readDelta(r, sender, expected);
+                    case SIGNED_WHOLE -> {
+                      ControlMessage.PredicateAd a = readAd(r, sender, expected);
+                      yield new ControlMessage.PredicateAd(
+                          sender, a.origin(), a.epoch(), a.seq(), a.predicate(), readSignature(r));
+                    }
+                    case SIGNED_CHANGE -> {
+                      ControlMessage.PredicateDelta d = readDelta(r, sender, expected);
+                      yield new ControlMessage.PredicateDelta(
+                          sender,
+                          d.origin(),
+                          d.epoch(),
+                          d.baseSeq(),
+                          d.seq(),
+                          d.removed(),
+                          d.added(),
+                          readSignature(r));
+                    }
                     default -> throw r.malformed(kindAt, "unknown advertisement kind " + kind);
                   });
             }
             yield new ControlMessage.PredicateBatch(sender, ads);
           }
           case PREDICATE_REQUEST -> new ControlMessage.PredicateRequest(r.u16(), r.u16());
+          case ROUTER_CERT -> {
+            int sender = r.u16();
+            int origin = r.u16();
+            int lenAt = r.offset();
+            int n = r.u16();
+            if (n == 0) {
+              throw r.malformed(lenAt, "empty certificate chain");
+            }
+            r.checkLimit(
+                lenAt, "certificate chain length", n, ControlMessage.RouterCert.MAX_CHAIN_BYTES);
+            yield new ControlMessage.RouterCert(sender, origin, r.bytes(n));
+          }
           default -> ClientFrameCodec.decodeSession(type, r);
         };
     r.requireEnd();
     return f;
+  }
+
+  /** sigLen u8 (1..255), then the signature. */
+  private static io.bdrp.routing.OriginSignature readSignature(FrameReader r) {
+    int at = r.offset();
+    int n = r.u8();
+    if (n == 0) {
+      throw r.malformed(at, "empty signature");
+    }
+    return new io.bdrp.routing.OriginSignature(r.bytes(n));
   }
 
   private static void writeAd(ByteBuf out, ControlMessage.PredicateAd a) {

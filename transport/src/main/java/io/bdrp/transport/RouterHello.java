@@ -44,7 +44,8 @@ public record RouterHello(
    * positions or a bitmap, whichever is shorter. 4: the hello and every encoded predicate name the
    * category scheme, positions are Rice-coded, PREDICATE_DELTA carries changes, and each entry of a
    * PREDICATE_BATCH starts with its kind. 5: the hello carries the UDP protection and a nonce, and
-   * datagrams carry a sequence number and a tag (or are encrypted).
+   * datagrams carry a sequence number and a tag (or are encrypted); routes and advertisements may
+   * carry their origin's signature, and ROUTER_CERT carries a router's certificate chain.
    */
   public static final int PROTOCOL = 5;
 

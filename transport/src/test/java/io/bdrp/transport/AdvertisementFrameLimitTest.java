@@ -39,10 +39,17 @@ class AdvertisementFrameLimitTest {
     int origin = r.nextInt(65536);
     long epoch = r.nextLong();
     long seq = 1 + r.nextInt(1000);
+    // A third are signed, with signatures of any length (a signed one alone goes as a batch).
+    io.bdrp.routing.OriginSignature sig = null;
+    if (r.nextInt(3) == 0) {
+      byte[] s = new byte[1 + r.nextInt(255)];
+      r.nextBytes(s);
+      sig = new io.bdrp.routing.OriginSignature(s);
+    }
     return r.nextBoolean()
-        ? new ControlMessage.PredicateAd(sender, origin, epoch, seq, filters(r, r.nextInt(30)))
+        ? new ControlMessage.PredicateAd(sender, origin, epoch, seq, filters(r, r.nextInt(30)), sig)
         : new ControlMessage.PredicateDelta(
-            sender, origin, epoch, seq - 1, seq, filters(r, r.nextInt(10)), filters(r, 5));
+            sender, origin, epoch, seq - 1, seq, filters(r, r.nextInt(10)), filters(r, 5), sig);
   }
 
   /**

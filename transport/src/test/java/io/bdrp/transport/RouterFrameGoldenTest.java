@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.ControlMessage;
+import io.bdrp.routing.OriginSignature;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -28,6 +29,33 @@ class RouterFrameGoldenTest {
 
   static final EncodedPredicate FILTER_11 =
       EncodedPredicate.ofFilters(new BloomParameters(64, 1), List.of(new long[] {0x11}));
+
+  static final OriginSignature SIG_2 = new OriginSignature(new byte[] {(byte) 0xaa, (byte) 0xbb});
+
+  static final OriginSignature SIG_3 =
+      new OriginSignature(new byte[] {(byte) 0xaa, (byte) 0xbb, (byte) 0xcc});
+
+  static final ControlMessage.PredicateAd SIGNED_AD =
+      new ControlMessage.PredicateAd(1, 2, 5, 9, FILTER_11, SIG_2);
+
+  /** A signed advertisement alone goes as a batch of one: it has no frame of its own. */
+  @org.junit.jupiter.api.Test
+  void aLoneSignedAdvertisementIsABatchOfOne() {
+    ByteBuf out = RouterFrameCodec.encode(UnpooledByteBufAllocator.DEFAULT, SIGNED_AD);
+    try {
+      assertArrayEquals(
+          bytes(
+              "00000025 01 27 | 0001 | 0001"
+                  + " | 02 | 0002 | 0000000000000005 | 0000000000000009 | 0040 01 01 0001 04 0030"
+                  + " | 02 aabb"),
+          ByteBufUtil.getBytes(out));
+      assertEquals(out.readableBytes(), RouterFrameCodec.encodedLength(SIGNED_AD));
+      assertEquals(
+          new ControlMessage.PredicateBatch(1, List.of(SIGNED_AD)), RouterFrameCodec.decode(out));
+    } finally {
+      out.release();
+    }
+  }
 
   static Stream<Arguments> vectors() {
     return Stream.of(
@@ -85,6 +113,34 @@ class RouterFrameGoldenTest {
                 + " | 01 | 0003 | 0000000000000006 | 0000000000000002 | 0000000000000001"
                 + " | 0040 01 01 0000 | 0040 01 01 0001 04 0030"),
         Arguments.of(new ControlMessage.PredicateRequest(1, 2), "00000006 01 25 | 0001 | 0002"),
+        Arguments.of(
+            new ControlMessage.RouteUpdate(
+                1, List.of(new ControlMessage.Route(2, 5, 7, 3, false, SIG_3))),
+            "0000001b 01 22 | 0001 | 0001 | 0002 0000000000000005 00000007 0003 02 | 03 aabbcc"),
+        Arguments.of(
+            new ControlMessage.PredicateBatch(1, List.of(SIGNED_AD)),
+            "00000025 01 27 | 0001 | 0001"
+                + " | 02 | 0002 | 0000000000000005 | 0000000000000009 | 0040 01 01 0001 04 0030"
+                + " | 02 aabb"),
+        Arguments.of(
+            new ControlMessage.PredicateBatch(
+                1,
+                List.of(
+                    new ControlMessage.PredicateDelta(
+                        1,
+                        2,
+                        5,
+                        8,
+                        9,
+                        EncodedPredicate.empty(new BloomParameters(64, 1)),
+                        FILTER_11,
+                        SIG_2))),
+            "00000033 01 27 | 0001 | 0001"
+                + " | 03 | 0002 | 0000000000000005 | 0000000000000009 | 0000000000000008"
+                + " | 0040 01 01 0000 | 0040 01 01 0001 04 0030 | 02 aabb"),
+        Arguments.of(
+            new ControlMessage.RouterCert(1, 2, new byte[] {0x30, 0x01, 0x02}),
+            "0000000b 01 29 | 0001 | 0002 | 0003 | 300102"),
         Arguments.of(
             new ClientFrame.Error(0, ErrorCode.INCOMPATIBLE_PEER, "M", 0),
             "00000013 01 05 | 0000000000000000 | 000b | 0001 4d | 00000000"),

@@ -95,8 +95,38 @@ class RouterFrameMalformedTest {
   @Test
   void reservedRouteFlagBits() {
     ProtocolException e =
-        decodeFails("00000017 01 22 | 0001 | 0001 | 0002 0000000000000005 00000007 0003 02");
+        decodeFails("00000017 01 22 | 0001 | 0001 | 0002 0000000000000005 00000007 0003 04");
     assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+    assertTrue(e.reason().contains("reserved route flag bits"), e.reason());
+  }
+
+  @Test
+  void signaturesThatAreEmptyOrRunPastTheFrame() {
+    // A signed route whose signature is empty, then one whose length runs past the frame.
+    ProtocolException empty =
+        decodeFails("00000018 01 22 | 0001 | 0001 | 0002 0000000000000005 00000007 0003 02 | 00");
+    assertEquals(ErrorCode.MALFORMED_FRAME, empty.code());
+    assertTrue(empty.reason().contains("empty signature"), empty.reason());
+    expectFatal(
+        "0000001a 01 22 | 0001 | 0001 | 0002 0000000000000005 00000007 0003 02 | 05 aabb",
+        ErrorCode.MALFORMED_FRAME);
+    // A signed whole advertisement in a batch, its signature cut short.
+    ProtocolException cut =
+        decodeFails(
+            "00000025 01 27 | 0001 | 0001"
+                + " | 02 | 0002 | 0000000000000005 | 0000000000000009 | 0040 01 01 0001 04 0030"
+                + " | 03 aabb");
+    assertEquals(ErrorCode.MALFORMED_FRAME, cut.code());
+  }
+
+  @Test
+  void certificateChainsEmptyOrBeyondTheBound() {
+    ProtocolException empty = decodeFails("00000008 01 29 | 0001 | 0002 | 0000");
+    assertEquals(ErrorCode.MALFORMED_FRAME, empty.code());
+    // 16,385 bytes announced: refused by the bound before the bytes are looked for.
+    ProtocolException big = decodeFails("00000009 01 29 | 0001 | 0002 | 4001 | 30");
+    assertEquals(ErrorCode.MALFORMED_FRAME, big.code());
+    assertTrue(big.reason().contains("certificate chain length"), big.reason());
   }
 
   @Test
@@ -125,7 +155,7 @@ class RouterFrameMalformedTest {
   @Test
   void unknownAdvertisementKindInABatch() {
     expectFatal(
-        "0000001f 01 27 | 0001 | 0001 | 02 | 000000000000000000000000000000000000000000000000",
+        "0000001f 01 27 | 0001 | 0001 | 04 | 000000000000000000000000000000000000000000000000",
         ErrorCode.MALFORMED_FRAME);
   }
 

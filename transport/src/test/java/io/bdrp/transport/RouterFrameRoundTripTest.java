@@ -50,9 +50,20 @@ class RouterFrameRoundTripTest {
         List<ControlMessage.Route> routes = new ArrayList<>();
         int n = r.nextInt(4) == 0 ? r.nextInt(3000) : r.nextInt(10);
         for (int i = 0; i < n; i++) {
+          io.bdrp.routing.OriginSignature sig = null;
+          if (r.nextInt(3) == 0) { // signed routes, of any signature length
+            byte[] b = new byte[1 + r.nextInt(255)];
+            r.nextBytes(b);
+            sig = new io.bdrp.routing.OriginSignature(b);
+          }
           routes.add(
               new ControlMessage.Route(
-                  r.nextInt(65536), r.nextLong(), r.nextInt(), r.nextInt(65536), r.nextBoolean()));
+                  r.nextInt(65536),
+                  r.nextLong(),
+                  r.nextInt(),
+                  r.nextInt(65536),
+                  r.nextBoolean(),
+                  sig));
         }
         yield new ControlMessage.RouteUpdate(router, routes);
       }
@@ -72,7 +83,14 @@ class RouterFrameRoundTripTest {
             r.nextLong(),
             EncodedPredicate.ofFilters(PARAMS, filters));
       }
-      case 5 -> new ControlMessage.PredicateRequest(router, r.nextInt(65536));
+      case 5 -> {
+        if (r.nextBoolean()) {
+          yield new ControlMessage.PredicateRequest(router, r.nextInt(65536));
+        }
+        byte[] chain = new byte[1 + r.nextInt(ControlMessage.RouterCert.MAX_CHAIN_BYTES)];
+        r.nextBytes(chain);
+        yield new ControlMessage.RouterCert(router, r.nextInt(65536), chain);
+      }
       default -> new ClientFrame.Ping(r.nextLong());
     };
   }
