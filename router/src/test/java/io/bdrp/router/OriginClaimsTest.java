@@ -223,7 +223,7 @@ class OriginClaimsTest {
    * resumes once they are applied, none lost.
    */
   @Test
-  void aLinkIsNotReadWhileTooManyOfItsMessagesWaitForTheControlThread() throws Exception {
+  void aLinkIsNotReadWhileTooManyOfItsMessagesWaitForTheLinksControlThread() throws Exception {
     long e0 = System.currentTimeMillis();
     Router r1 = start(1, e0 + 1, List.of(2));
     try (SSLSocket s = tlsSocket(r1, 2)) {
@@ -236,7 +236,7 @@ class OriginClaimsTest {
       Federation.await(
           "the neighbour's unsigned route refused", () -> refused(r1, "route", "unsigned") == 1);
       java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
-      r1.control()
+      r1.linkControl()
           .execute(
               () -> {
                 try {
