@@ -393,39 +393,22 @@ public record RouterConfig(
 
   /** This configuration with {@code p} protecting its datagrams. */
   public RouterConfig withUdpProtection(UdpProtection p) {
-    return new RouterConfig(
-        router,
-        epoch,
-        clientListen,
-        routerListen,
-        metricsListen,
-        udpListen,
-        neighbours,
-        routing,
-        bloom,
-        limits,
-        routerToken,
-        fastPath,
-        clientAuth,
-        clientTls,
-        routerTls,
-        metricsAccess,
-        p);
+    return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess, p);
   }
 
   /** This configuration with {@code routing} in place of its own. */
   public RouterConfig withRouting(RoutingConfig routing) {
-    return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess);
+    return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess, udpProtection);
   }
 
   /** This configuration with {@code limits} in place of its own. */
   public RouterConfig withLimits(Limits limits) {
-    return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess);
+    return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess, udpProtection);
   }
 
   private RouterConfig withSecurity(
       ClientAuth auth, ClientTls clients, RouterTls routers, MetricsAccess metrics) {
-    return with(routing, limits, auth, clients, routers, metrics);
+    return with(routing, limits, auth, clients, routers, metrics, udpProtection);
   }
 
   /** This configuration with the parts that callers replace; the rest as it is. */
@@ -435,7 +418,8 @@ public record RouterConfig(
       ClientAuth auth,
       ClientTls clients,
       RouterTls routers,
-      MetricsAccess metrics) {
+      MetricsAccess metrics,
+      UdpProtection udp) {
     return new RouterConfig(
         router,
         epoch,
@@ -453,7 +437,7 @@ public record RouterConfig(
         clients,
         routers,
         metrics,
-        udpProtection);
+        udp);
   }
 
   /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */

@@ -106,29 +106,33 @@ public final class DatagramAuth {
     return SipHash.hash(k0, k1, datagram, off, len);
   }
 
+  /** A protection and one direction's key, as SipHash words and, to encrypt, as an AES key. */
+  private abstract static class Keyed {
+    final UdpProtection protection;
+    final long k0;
+    final long k1;
+    final SecretKeySpec aes;
+    final Cipher cipher;
+
+    Keyed(UdpProtection protection, byte[] key) {
+      this.protection = protection;
+      this.k0 = SipHash.k0(key);
+      this.k1 = SipHash.k1(key);
+      this.aes =
+          protection == UdpProtection.ENCRYPT ? new SecretKeySpec(key, 0, KEY_BYTES, "AES") : null;
+      this.cipher = protection == UdpProtection.ENCRYPT ? gcm() : null;
+    }
+  }
+
   /**
    * Datagrams to one neighbour on one session: numbers and protects each frame. Not thread-safe
    * (the router's event loop owns it).
    */
-  public static final class Sealer {
-    private final UdpProtection protection;
-    private final long k0;
-    private final long k1;
-    private final SecretKeySpec aes;
-    private final Cipher cipher;
+  public static final class Sealer extends Keyed {
     private long seq;
 
     public Sealer(UdpProtection protection, byte[] key) {
-      this.protection = protection;
-      this.k0 = SipHash.k0(key);
-      this.k1 = SipHash.k1(key);
-      if (protection == UdpProtection.ENCRYPT) {
-        aes = new SecretKeySpec(key, 0, KEY_BYTES, "AES");
-        cipher = gcm();
-      } else {
-        aes = null;
-        cipher = null;
-      }
+      super(protection, key);
     }
 
     /** The sequence number of the last datagram sealed (0: none yet). */
@@ -193,27 +197,13 @@ public final class DatagramAuth {
   /**
    * Datagrams from one neighbour on one session: checks each and takes it once. Not thread-safe.
    */
-  public static final class Opener {
-    private final UdpProtection protection;
-    private final long k0;
-    private final long k1;
-    private final SecretKeySpec aes;
-    private final Cipher cipher;
+  public static final class Opener extends Keyed {
     private final ReplayWindow jvm = new ReplayWindow();
     private final ReplayWindow kernel = new ReplayWindow();
     private Refusal refusal;
 
     public Opener(UdpProtection protection, byte[] key) {
-      this.protection = protection;
-      this.k0 = SipHash.k0(key);
-      this.k1 = SipHash.k1(key);
-      if (protection == UdpProtection.ENCRYPT) {
-        aes = new SecretKeySpec(key, 0, KEY_BYTES, "AES");
-        cipher = gcm();
-      } else {
-        aes = null;
-        cipher = null;
-      }
+      super(protection, key);
     }
 
     /** Why the last {@link #open} returned null. */

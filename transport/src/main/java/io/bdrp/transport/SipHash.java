@@ -1,6 +1,7 @@
 package io.bdrp.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 /**
  * SipHash-2-4, the keyed 64-bit MAC that authenticates every DATA datagram of a UDP link (a
@@ -23,50 +24,7 @@ public final class SipHash {
 
   /** SipHash-2-4 of {@code len} bytes of {@code b} from {@code off}. */
   public static long hash(long k0, long k1, byte[] b, int off, int len) {
-    long v0 = k0 ^ 0x736f6d6570736575L;
-    long v1 = k1 ^ 0x646f72616e646f6dL;
-    long v2 = k0 ^ 0x6c7967656e657261L;
-    long v3 = k1 ^ 0x7465646279746573L;
-    int end = off + (len & ~7);
-    for (int i = off; i < end; i += 8) {
-      long m = le(b, i);
-      v3 ^= m;
-      // two rounds
-      v0 += v1;
-      v1 = Long.rotateLeft(v1, 13);
-      v1 ^= v0;
-      v0 = Long.rotateLeft(v0, 32);
-      v2 += v3;
-      v3 = Long.rotateLeft(v3, 16);
-      v3 ^= v2;
-      v0 += v3;
-      v3 = Long.rotateLeft(v3, 21);
-      v3 ^= v0;
-      v2 += v1;
-      v1 = Long.rotateLeft(v1, 17);
-      v1 ^= v2;
-      v2 = Long.rotateLeft(v2, 32);
-      v0 += v1;
-      v1 = Long.rotateLeft(v1, 13);
-      v1 ^= v0;
-      v0 = Long.rotateLeft(v0, 32);
-      v2 += v3;
-      v3 = Long.rotateLeft(v3, 16);
-      v3 ^= v2;
-      v0 += v3;
-      v3 = Long.rotateLeft(v3, 21);
-      v3 ^= v0;
-      v2 += v1;
-      v1 = Long.rotateLeft(v1, 17);
-      v1 ^= v2;
-      v2 = Long.rotateLeft(v2, 32);
-      v0 ^= m;
-    }
-    long last = ((long) len) << 56;
-    for (int i = 0; i < (len & 7); i++) {
-      last |= (b[end + i] & 0xffL) << (8 * i);
-    }
-    return finish(v0, v1, v2, v3, last);
+    return hash(k0, k1, Unpooled.wrappedBuffer(b), off, len);
   }
 
   /** SipHash-2-4 of {@code len} bytes of {@code b} from index {@code off} (indices unchanged). */
@@ -79,34 +37,22 @@ public final class SipHash {
     for (int i = off; i < end; i += 8) {
       long m = b.getLongLE(i);
       v3 ^= m;
-      v0 += v1;
-      v1 = Long.rotateLeft(v1, 13);
-      v1 ^= v0;
-      v0 = Long.rotateLeft(v0, 32);
-      v2 += v3;
-      v3 = Long.rotateLeft(v3, 16);
-      v3 ^= v2;
-      v0 += v3;
-      v3 = Long.rotateLeft(v3, 21);
-      v3 ^= v0;
-      v2 += v1;
-      v1 = Long.rotateLeft(v1, 17);
-      v1 ^= v2;
-      v2 = Long.rotateLeft(v2, 32);
-      v0 += v1;
-      v1 = Long.rotateLeft(v1, 13);
-      v1 ^= v0;
-      v0 = Long.rotateLeft(v0, 32);
-      v2 += v3;
-      v3 = Long.rotateLeft(v3, 16);
-      v3 ^= v2;
-      v0 += v3;
-      v3 = Long.rotateLeft(v3, 21);
-      v3 ^= v0;
-      v2 += v1;
-      v1 = Long.rotateLeft(v1, 17);
-      v1 ^= v2;
-      v2 = Long.rotateLeft(v2, 32);
+      for (int r = 0; r < 2; r++) {
+        v0 += v1;
+        v1 = Long.rotateLeft(v1, 13);
+        v1 ^= v0;
+        v0 = Long.rotateLeft(v0, 32);
+        v2 += v3;
+        v3 = Long.rotateLeft(v3, 16);
+        v3 ^= v2;
+        v0 += v3;
+        v3 = Long.rotateLeft(v3, 21);
+        v3 ^= v0;
+        v2 += v1;
+        v1 = Long.rotateLeft(v1, 17);
+        v1 ^= v2;
+        v2 = Long.rotateLeft(v2, 32);
+      }
       v0 ^= m;
     }
     long last = ((long) len) << 56;
@@ -116,27 +62,14 @@ public final class SipHash {
     return finish(v0, v1, v2, v3, last);
   }
 
+  /** The last block's two rounds, then the four of finalization, and the result. */
   private static long finish(long v0, long v1, long v2, long v3, long last) {
     v3 ^= last;
-    for (int r = 0; r < 2; r++) {
-      v0 += v1;
-      v1 = Long.rotateLeft(v1, 13);
-      v1 ^= v0;
-      v0 = Long.rotateLeft(v0, 32);
-      v2 += v3;
-      v3 = Long.rotateLeft(v3, 16);
-      v3 ^= v2;
-      v0 += v3;
-      v3 = Long.rotateLeft(v3, 21);
-      v3 ^= v0;
-      v2 += v1;
-      v1 = Long.rotateLeft(v1, 17);
-      v1 ^= v2;
-      v2 = Long.rotateLeft(v2, 32);
-    }
-    v0 ^= last;
-    v2 ^= 0xff;
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < 6; r++) {
+      if (r == 2) {
+        v0 ^= last;
+        v2 ^= 0xff;
+      }
       v0 += v1;
       v1 = Long.rotateLeft(v1, 13);
       v1 ^= v0;
