@@ -585,6 +585,26 @@ def probe_claims(pid, canary, nb):
     print_changes(before)
 
 
+def deliveries(spy, seconds=3):
+    """DELIVER frames the spy session gets within `seconds` (answering PINGs); closes it."""
+    spy.settimeout(1)
+    delivered = 0
+    end = time.time() + seconds
+    try:
+        while time.time() < end:
+            f = read_frame(spy)
+            if f is None:
+                break
+            if f[0] == 0x07:
+                delivered += 1
+            elif f[0] == 0x08:
+                spy.sendall(frame(0x09, f[1]))
+    except socket.timeout:
+        pass
+    spy.close()
+    return delivered
+
+
 def probe_sources(pid, canary, nb):
     """DATA from the neighbour whose source is the probe router itself, or router 9 (no route),
     each to a spy client of the probe router; the same from the neighbour's own number must
@@ -601,21 +621,7 @@ def probe_sources(pid, canary, nb):
         nb.send(data_frame(9, [nb.router], msg, mid=i + 1))
         nb.send(data_frame(9, [], msg, mid=n + i + 1, broadcast=True))
     nb.send(data_frame(ME, [nb.router], msg, mid=1))
-    spy.settimeout(1)
-    delivered = 0
-    end = time.time() + 3
-    try:
-        while time.time() < end:
-            f = read_frame(spy)
-            if f is None:
-                break
-            if f[0] == 0x07:
-                delivered += 1
-            elif f[0] == 0x08:
-                spy.sendall(frame(0x09, f[1]))
-    except socket.timeout:
-        pass
-    spy.close()
+    delivered = deliveries(spy)
     print(
         f"DATA from the neighbour: {n} naming the probe router as source, {n} from router 9"
         f" (no route) and {n} broadcasts from 9, then 1 from router 1: the spy got {delivered}"
@@ -656,21 +662,7 @@ def probe_udp(pid, canary):
         nb2.udp.sendto(bytes(altered), to)
         if i % 100 == 99:
             time.sleep(0.01)  # within the socket's receive buffer
-    spy.settimeout(1)
-    delivered = 0
-    end = time.time() + 3
-    try:
-        while time.time() < end:
-            f = read_frame(spy)
-            if f is None:
-                break
-            if f[0] == 0x07:
-                delivered += 1
-            elif f[0] == 0x08:
-                spy.sendall(frame(0x09, f[1]))
-    except socket.timeout:
-        pass
-    spy.close()
+    delivered = deliveries(spy)
     print(
         f"UDP from router 2's own address: {n} genuine datagrams each sent twice, {n} untagged,"
         f" {n} under another key, {n} altered: the spy got {delivered} ({n} expected);"
