@@ -92,6 +92,9 @@ final class ControlOffload extends ChannelInboundHandlerAdapter {
             Object decoded;
             try {
               decoded = RouterFrameCodec.decode(f, maxFrameBytes, bloom);
+              // Measured here, once: each filter set remembers its wire length, which the loop
+              // asks for whenever the advertisement is sent on.
+              RouterFrameCodec.encodedLength(decoded);
             } catch (RuntimeException e) {
               decoded = e instanceof DecoderException ? e : new DecoderException(e);
             } finally {

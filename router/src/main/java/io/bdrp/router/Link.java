@@ -140,7 +140,9 @@ final class Link implements Face {
     }
     waiting.add(p);
     waitingBytes += p.bytes;
-    drain(c);
+    if (!drainScheduled) {
+      drain(c); // else a drain on a later turn of the loop writes it, in order
+    }
     if (waitingBytes > maxWaitingBytes) {
       slowConsumers.inc();
       log.warn(
@@ -180,12 +182,36 @@ final class Link implements Face {
     return controlInBuffer;
   }
 
+  /**
+   * Bytes of control frames one turn of the event loop encodes for a link: a new neighbour is sent
+   * every advertisement held (megabytes, each frame encoded as it is written), a few frames a turn
+   * with the loop's other work between them.
+   */
+  static final long DRAIN_TURN_BYTES = 512 * 1024;
+
   /** Writes waiting control frames while they fit in the control share of the output buffer. */
   private void drain(Channel c) {
     boolean wrote = false;
+    long turn = 0;
     while (!waiting.isEmpty() && fits(waiting.peek())) {
+      if (turn >= DRAIN_TURN_BYTES) {
+        // The rest on a later turn, once the loop has run what waits behind this one.
+        if (!drainScheduled) {
+          drainScheduled = true;
+          c.eventLoop()
+              .execute(
+                  () -> {
+                    drainScheduled = false;
+                    if (session == c && c.isActive()) {
+                      drain(c);
+                    }
+                  });
+        }
+        break;
+      }
       Pending p = waiting.poll();
       int bytes = p.bytes;
+      turn += bytes;
       waitingBytes -= bytes;
       controlInBuffer += bytes;
       controlOut.inc();
