@@ -189,24 +189,29 @@ final class Link implements Face {
    */
   static final long DRAIN_TURN_BYTES = 512 * 1024;
 
+  /** Drains {@code c} on a later turn of its loop, unless that is arranged already. */
+  private void drainLater(Channel c) {
+    if (drainScheduled) {
+      return;
+    }
+    drainScheduled = true;
+    c.eventLoop()
+        .execute(
+            () -> {
+              drainScheduled = false;
+              if (session == c && c.isActive()) {
+                drain(c);
+              }
+            });
+  }
+
   /** Writes waiting control frames while they fit in the control share of the output buffer. */
   private void drain(Channel c) {
     boolean wrote = false;
     long turn = 0;
     while (!waiting.isEmpty() && fits(waiting.peek())) {
       if (turn >= DRAIN_TURN_BYTES) {
-        // The rest on a later turn, once the loop has run what waits behind this one.
-        if (!drainScheduled) {
-          drainScheduled = true;
-          c.eventLoop()
-              .execute(
-                  () -> {
-                    drainScheduled = false;
-                    if (session == c && c.isActive()) {
-                      drain(c);
-                    }
-                  });
-        }
+        drainLater(c); // once the loop has run what waits behind this turn
         break;
       }
       Pending p = waiting.poll();
@@ -221,18 +226,10 @@ final class Link implements Face {
               f -> {
                 if (session == c) {
                   controlInBuffer -= bytes;
-                  if (f.isSuccess() && !waiting.isEmpty() && !drainScheduled) {
+                  if (f.isSuccess() && !waiting.isEmpty()) {
                     // Not from inside the flush that completed this write: a write and flush made
                     // there can be left unflushed. Run once that flush has returned.
-                    drainScheduled = true;
-                    c.eventLoop()
-                        .execute(
-                            () -> {
-                              drainScheduled = false;
-                              if (session == c && c.isActive()) {
-                                drain(c);
-                              }
-                            });
+                    drainLater(c);
                   }
                 }
               });

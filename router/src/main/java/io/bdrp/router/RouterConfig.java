@@ -391,6 +391,13 @@ public record RouterConfig(
     return withSecurity(clientAuth, clientTls, tls, metricsAccess);
   }
 
+  /** {@link #routerToken()} as UTF-8, empty when there is none. */
+  public byte[] routerTokenBytes() {
+    return routerToken == null
+        ? new byte[0]
+        : routerToken.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   /** This configuration with {@code p} protecting its datagrams. */
   public RouterConfig withUdpProtection(UdpProtection p) {
     return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess, p);

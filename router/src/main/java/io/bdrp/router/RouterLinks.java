@@ -24,7 +24,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -186,9 +185,7 @@ final class RouterLinks {
   }
 
   private byte[] token() {
-    return config.routerToken() == null
-        ? new byte[0]
-        : config.routerToken().getBytes(StandardCharsets.UTF_8);
+    return config.routerTokenBytes();
   }
 
   ChannelInitializer<SocketChannel> initializer(Link dialling) {

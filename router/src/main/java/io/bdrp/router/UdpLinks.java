@@ -15,10 +15,10 @@ import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -65,9 +65,19 @@ final class UdpLinks {
   private static final IntegerUnixChannelOption SO_SNDBUFFORCE =
       new IntegerUnixChannelOption("SO_SNDBUFFORCE", SOL_SOCKET, 32);
 
+  /** Datagrams dropped, by reason: made once, not per datagram. */
+  private final Metrics.Counter unknownSender;
+
+  private final Map<DatagramAuth.Refusal, Metrics.Counter> refused =
+      new EnumMap<>(DatagramAuth.Refusal.class);
+
   UdpLinks(Router router) {
     this.router = router;
     this.config = router.config();
+    this.unknownSender = router.metrics().udpDropped("unknown_sender");
+    for (DatagramAuth.Refusal r : DatagramAuth.Refusal.values()) {
+      refused.put(r, router.metrics().udpDropped(r.name().toLowerCase(Locale.ROOT)));
+    }
     String path = System.getenv(KEY_LOG);
     this.keyLog =
         path == null || path.isBlank() || config.udpProtection() == UdpProtection.NONE
@@ -179,10 +189,7 @@ final class UdpLinks {
     }
     UdpProtection p = config.udpProtection();
     if (p != UdpProtection.NONE) {
-      byte[] token =
-          config.routerToken() == null
-              ? new byte[0]
-              : config.routerToken().getBytes(StandardCharsets.UTF_8);
+      byte[] token = config.routerTokenBytes();
       byte[] out = DatagramAuth.key(token, config.router(), l.neighbour(), ownNonce, theirNonce);
       byte[] in = DatagramAuth.key(token, l.neighbour(), config.router(), theirNonce, ownNonce);
       l.udp =
@@ -266,7 +273,7 @@ final class UdpLinks {
       router.metrics().udpReceived.inc();
       Link from = bySender.get(p.sender());
       if (from == null) {
-        router.metrics().udpDropped("unknown_sender").inc();
+        unknownSender.inc();
         log.debug("router {}: datagram from {}, no neighbour's", config.router(), p.sender());
         return;
       }
@@ -278,7 +285,7 @@ final class UdpLinks {
       ByteBuf frame = session.opener().open(ctx.alloc(), p.content());
       if (frame == null) {
         DatagramAuth.Refusal why = session.opener().refusal();
-        router.metrics().udpDropped(why.name().toLowerCase(Locale.ROOT)).inc();
+        refused.get(why).inc();
         log.debug(
             "router {}: datagram from router {} refused: {}",
             config.router(),

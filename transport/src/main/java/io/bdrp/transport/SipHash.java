@@ -33,11 +33,22 @@ public final class SipHash {
     long v1 = k1 ^ 0x646f72616e646f6dL;
     long v2 = k0 ^ 0x6c7967656e657261L;
     long v3 = k1 ^ 0x7465646279746573L;
-    int end = off + (len & ~7);
-    for (int i = off; i < end; i += 8) {
-      long m = b.getLongLE(i);
+    int words = len >>> 3;
+    long last = ((long) len) << 56; // the last block: the length, then the bytes after the words
+    for (int i = 0; i < (len & 7); i++) {
+      last |= (b.getByte(off + 8 * words + i) & 0xffL) << (8 * i);
+    }
+    // Each word, then the last block, two rounds each; then four rounds of finalization (over
+    // nothing, with v2 marked).
+    for (int w = 0; w <= words + 1; w++) {
+      long m = w < words ? b.getLongLE(off + 8 * w) : w == words ? last : 0;
+      int rounds = 2;
+      if (w > words) {
+        v2 ^= 0xff;
+        rounds = 4;
+      }
       v3 ^= m;
-      for (int r = 0; r < 2; r++) {
+      for (int r = 0; r < rounds; r++) {
         v0 += v1;
         v1 = Long.rotateLeft(v1, 13);
         v1 ^= v0;
@@ -54,36 +65,6 @@ public final class SipHash {
         v2 = Long.rotateLeft(v2, 32);
       }
       v0 ^= m;
-    }
-    long last = ((long) len) << 56;
-    for (int i = 0; i < (len & 7); i++) {
-      last |= (b.getByte(end + i) & 0xffL) << (8 * i);
-    }
-    return finish(v0, v1, v2, v3, last);
-  }
-
-  /** The last block's two rounds, then the four of finalization, and the result. */
-  private static long finish(long v0, long v1, long v2, long v3, long last) {
-    v3 ^= last;
-    for (int r = 0; r < 6; r++) {
-      if (r == 2) {
-        v0 ^= last;
-        v2 ^= 0xff;
-      }
-      v0 += v1;
-      v1 = Long.rotateLeft(v1, 13);
-      v1 ^= v0;
-      v0 = Long.rotateLeft(v0, 32);
-      v2 += v3;
-      v3 = Long.rotateLeft(v3, 16);
-      v3 ^= v2;
-      v0 += v3;
-      v3 = Long.rotateLeft(v3, 21);
-      v3 ^= v0;
-      v2 += v1;
-      v1 = Long.rotateLeft(v1, 17);
-      v1 ^= v2;
-      v2 = Long.rotateLeft(v2, 32);
     }
     return v0 ^ v1 ^ v2 ^ v3;
   }
