@@ -3,9 +3,13 @@ package io.bdrp.router;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.Face;
 import io.bdrp.transport.RouterFrameCodec;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,10 +27,22 @@ import org.slf4j.LoggerFactory;
  * waits here is what the routing module sends while the link drains (paced and coalesced there); a
  * session that closes drops it, and the routing module sends everything again to the next.
  *
- * <p><b>A neighbour that does not read</b> (it may still send hellos, so the link stays alive)
- * would make this queue grow without end: once more than {@code maxWaitingBytes} of control frames
- * wait, the session is closed as a slow consumer (WARN, {@code
- * bdrp_connections_closed_total{port="routers",reason="slow_consumer"}}), as a client's would be.
+ * <p><b>Backlog.</b> Once a share's worth of control frames waits here, the link is {@linkplain
+ * #backlogged() backlogged}: the routing module keeps what can wait (advertisements) until it has
+ * drained, so a new neighbour's whole table (megabytes) comes a few frames at a time, as fast as
+ * the neighbour reads.
+ *
+ * <p><b>A neighbour that does not read</b> (it may still send hellos, so the link stays alive) is
+ * cut as a slow consumer (WARN, {@code
+ * bdrp_connections_closed_total{port="routers",reason="slow_consumer"}}), as a client would be:
+ * when control frames have waited {@code slowConsumerMs} without one of them reaching the socket
+ * ({@link #stalled}, checked every hello interval), or at once when more than {@code
+ * maxWaitingBytes} wait.
+ *
+ * <p><b>Large frames are encoded off the loop.</b> A frame of at least {@value #OFFLOAD_BYTES}
+ * bytes (an advertisement of thousands of filters; a new neighbour is sent every one held,
+ * megabytes in all) is encoded on the links' control thread as soon as it is queued and written as
+ * bytes when its turn comes; the frames behind it wait for it, so the link's order holds.
  *
  * <p>Owned by the router's event loop.
  */
@@ -72,8 +88,34 @@ final class Link implements Face {
   /** Most bytes of control frames in the session's output buffer at once (at least one frame). */
   private final long controlBudget;
 
-  /** A control frame waiting for room in the control share, with its length. */
-  private record Pending(ControlMessage message, int bytes) {}
+  /** Frames at least this long are encoded on the links' control thread. */
+  static final int OFFLOAD_BYTES = 16 * 1024;
+
+  /**
+   * A control frame waiting for room in the control share, with its length; a large one with its
+   * bytes once the control thread has encoded them (fields read and written on the loop only).
+   */
+  private static final class Pending {
+    final ControlMessage message;
+    final int bytes;
+    final boolean offloaded;
+    ByteBuf encoded; // an offloaded frame's bytes, once back on the loop
+    boolean failed; // its encoding failed: skipped
+    boolean dropped; // its session ended first: the bytes are released when they arrive
+
+    Pending(ControlMessage message, int bytes, boolean offloaded) {
+      this.message = message;
+      this.bytes = bytes;
+      this.offloaded = offloaded;
+    }
+
+    /** Whether it can be written: not offloaded, or back (encoded or failed). */
+    boolean ready() {
+      return !offloaded || encoded != null || failed;
+    }
+  }
+
+  private final Executor encoder; // the links' control thread
 
   /** Control frames waiting for room in the control share of the session, in order. */
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
@@ -83,18 +125,22 @@ final class Link implements Face {
   private final long maxWaitingBytes;
   private final Metrics.Counter slowConsumers;
   private boolean drainScheduled;
+  private long progressNanos; // when a control frame last reached the socket, or started to wait
 
   /**
    * @param controlBudget most bytes of control frames in the session's output buffer at once
    * @param maxWaitingBytes most bytes of control frames waiting for the share; more close the
    *     session
+   * @param encoder where frames of {@value #OFFLOAD_BYTES} bytes or more are encoded
    */
   Link(
       RouterConfig.Neighbour config,
       RouterMetrics metrics,
       long controlBudget,
-      long maxWaitingBytes) {
+      long maxWaitingBytes,
+      Executor encoder) {
     this.config = config;
+    this.encoder = encoder;
     this.controlBudget = controlBudget;
     this.maxWaitingBytes = maxWaitingBytes;
     this.slowConsumers = metrics.connectionsClosed("routers", "slow_consumer");
@@ -119,8 +165,7 @@ final class Link implements Face {
    */
   void attach(Channel c) {
     session = c;
-    waiting.clear();
-    waitingBytes = 0;
+    dropWaiting();
     controlInBuffer = 0;
     drainScheduled = false; // a drain scheduled for the previous session finds it gone
   }
@@ -134,27 +179,122 @@ final class Link implements Face {
     if (log.isDebugEnabled()) {
       log.debug("to router {}: {}", neighbour(), message);
     }
-    Pending p = new Pending(message, RouterFrameCodec.encodedLength(message));
-    if (!waiting.isEmpty() || !fits(p)) {
+    if (waiting.isEmpty() && controlInBuffer == 0) {
+      progressNanos = System.nanoTime(); // nothing was in flight: the wait starts now
+    }
+    int bytes = RouterFrameCodec.encodedLength(message);
+    Pending p = new Pending(message, bytes, bytes >= OFFLOAD_BYTES);
+    if (!waiting.isEmpty() || !fits(p) || p.offloaded) {
       controlDeferred.inc();
     }
     waiting.add(p);
     waitingBytes += p.bytes;
+    if (p.offloaded) {
+      encodeAway(c, p);
+    }
     if (!drainScheduled) {
       drain(c); // else a drain on a later turn of the loop writes it, in order
     }
     if (waitingBytes > maxWaitingBytes) {
-      slowConsumers.inc();
-      log.warn(
-          "router {} left {} bytes of control frames unread beyond its share of the link (more than"
-              + " {}): disconnected as a slow consumer",
-          neighbour(),
-          waitingBytes,
-          maxWaitingBytes);
-      waiting.clear();
-      waitingBytes = 0;
-      c.close();
+      cut(
+          c,
+          String.format(
+              "left %d bytes of control frames unread beyond its share of the link (more than %d)",
+              waitingBytes, maxWaitingBytes));
     }
+  }
+
+  /**
+   * Whether the link has as much control waiting as it may hold in the session's buffer (its
+   * control share): what the routing module can hold back, it does then.
+   */
+  @Override
+  public boolean backlogged() {
+    return waitingBytes >= controlBudget;
+  }
+
+  /**
+   * Cuts the session if control frames have waited {@code slowNanos} without one reaching the
+   * socket (the neighbour reads nothing, or far too slowly); returns whether it did.
+   */
+  boolean stalled(long now, long slowNanos) {
+    Channel c = session;
+    if (c == null
+        || !c.isActive()
+        || (waiting.isEmpty() && controlInBuffer == 0)
+        || now - progressNanos < slowNanos) {
+      return false;
+    }
+    cut(
+        c,
+        String.format(
+            "left %d bytes of control frames unread for %d ms",
+            waitingBytes + controlInBuffer, TimeUnit.NANOSECONDS.toMillis(now - progressNanos)));
+    return true;
+  }
+
+  private void cut(Channel c, String why) {
+    slowConsumers.inc();
+    log.warn("router {} {}: disconnected as a slow consumer", neighbour(), why);
+    dropWaiting();
+    c.close();
+  }
+
+  /** Encodes {@code p} on the links' control thread; its bytes come back to the loop. */
+  private void encodeAway(Channel c, Pending p) {
+    try {
+      encoder.execute(
+          () -> {
+            ByteBuf b = null;
+            try {
+              b = RouterFrameCodec.encode(c.alloc(), p.message);
+            } catch (RuntimeException e) {
+              log.warn(
+                  "router {}: cannot encode a {} frame: {}",
+                  neighbour(),
+                  p.message.getClass().getSimpleName(),
+                  e.toString());
+            }
+            ByteBuf encoded = b;
+            try {
+              c.eventLoop().execute(() -> arrived(c, p, encoded));
+            } catch (RejectedExecutionException e) { // the router is stopping
+              if (encoded != null) {
+                encoded.release();
+              }
+            }
+          });
+    } catch (RejectedExecutionException e) { // the router is stopping
+      p.failed = true;
+    }
+  }
+
+  /** Back on the loop: {@code p}'s bytes (null: its encoding failed). */
+  private void arrived(Channel c, Pending p, ByteBuf encoded) {
+    if (p.dropped) {
+      if (encoded != null) {
+        encoded.release();
+      }
+      return;
+    }
+    p.encoded = encoded;
+    p.failed = encoded == null;
+    if (session == c && c.isActive() && waiting.peek() == p) {
+      drain(c);
+    }
+  }
+
+  /** Forgets every frame waiting; offloaded bytes are released (now, or when they arrive). */
+  private void dropWaiting() {
+    for (Pending p : waiting) {
+      p.dropped = true;
+      if (p.encoded != null) {
+        p.encoded.release();
+        p.encoded = null;
+      }
+    }
+    waiting.clear();
+    waitingBytes = 0;
   }
 
   /** Sessions of this link closed for not reading, for tests. */
@@ -183,9 +323,9 @@ final class Link implements Face {
   }
 
   /**
-   * Bytes of control frames one turn of the event loop encodes for a link: a new neighbour is sent
-   * every advertisement held (megabytes, each frame encoded as it is written), a few frames a turn
-   * with the loop's other work between them.
+   * Bytes of control frames one turn of the event loop writes to a link: a new neighbour is sent
+   * every advertisement held (megabytes; the large frames encoded on the control thread, the small
+   * ones as they are written), a few frames a turn with the loop's other work between them.
    */
   static final long DRAIN_TURN_BYTES = 512 * 1024;
 
@@ -209,23 +349,31 @@ final class Link implements Face {
   private void drain(Channel c) {
     boolean wrote = false;
     long turn = 0;
-    while (!waiting.isEmpty() && fits(waiting.peek())) {
+    while (!waiting.isEmpty() && fits(waiting.peek()) && waiting.peek().ready()) {
       if (turn >= DRAIN_TURN_BYTES) {
         drainLater(c); // once the loop has run what waits behind this turn
         break;
       }
       Pending p = waiting.poll();
       int bytes = p.bytes;
-      turn += bytes;
       waitingBytes -= bytes;
+      if (p.failed) {
+        continue; // logged where it failed
+      }
+      turn += bytes;
       controlInBuffer += bytes;
       controlOut.inc();
       wrote = true;
-      c.write(p.message)
+      Object frame = p.offloaded ? p.encoded : p.message;
+      p.encoded = null; // the write owns the bytes now
+      c.write(frame)
           .addListener(
               f -> {
                 if (session == c) {
                   controlInBuffer -= bytes;
+                  if (f.isSuccess()) {
+                    progressNanos = System.nanoTime();
+                  }
                   if (f.isSuccess() && !waiting.isEmpty()) {
                     // Not from inside the flush that completed this write: a write and flush made
                     // there can be left unflushed. Run once that flush has returned.

@@ -219,9 +219,26 @@ public final class Metrics {
   }
 
   /** This router's metrics and the JVM's, in the Prometheus text format (version 0.0.4). */
-  public synchronized String render() {
+  public String render() {
+    return format(scrape());
+  }
+
+  /**
+   * This router's series as they are now: cheap (gauges read, nothing formatted), on the thread
+   * that owns what the gauges read.
+   */
+  public synchronized List<MetricSnapshot> scrape() {
     List<MetricSnapshot> all = new ArrayList<>();
     registry.scrape().forEach(all::add);
+    return all;
+  }
+
+  /**
+   * {@code ours} (from {@link #scrape}) and the JVM's series in the Prometheus text format (version
+   * 0.0.4): the costly part, on any thread.
+   */
+  public static String format(List<MetricSnapshot> ours) {
+    List<MetricSnapshot> all = new ArrayList<>(ours);
     JVM.scrape().forEach(all::add);
     ByteArrayOutputStream out = new ByteArrayOutputStream(16 << 10);
     try {

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -31,9 +32,9 @@ import java.util.function.Supplier;
  * <p>Its connections live on a thread of their own, not on the router's event loop: accepting, TLS
  * handshakes and HTTP parsing never delay forwarding. At most {@link #MAX_CONNECTIONS} are open at
  * once (more are closed as they arrive) and a connection that sends nothing for {@link #IDLE_MS} is
- * closed, both counted ({@code bdrp_connections_closed_total{port="metrics"}}). The text itself is
- * rendered by {@code renderOn} (the router's loop, which owns the state the gauges read) and
- * written back from the connection's thread.
+ * closed, both counted ({@code bdrp_connections_closed_total{port="metrics"}}). The series are read
+ * on {@code scrapeOn} (the router's loop, which owns the state the gauges read: numbers only,
+ * nothing formatted), then formatted and written back on the connection's thread.
  */
 final class MetricsHttp {
   /** Most connections open at once on the metrics port. */
@@ -48,13 +49,15 @@ final class MetricsHttp {
    * The endpoint with {@code access} (null: open, plain HTTP): basic authentication when it names a
    * user (401 otherwise), and TLS with the client port's current certificate when it asks.
    *
-   * @param render makes the text; run on {@code renderOn}
+   * @param scrape reads the series; run on {@code scrapeOn}
+   * @param format makes the text of what {@code scrape} read; run on the connection's thread
    * @param full counted when a connection beyond {@link #MAX_CONNECTIONS} is closed
    * @param idle counted when a connection is closed for {@link #IDLE_MS} of silence
    */
-  static ChannelInitializer<SocketChannel> initializer(
-      Supplier<String> render,
-      Executor renderOn,
+  static <S> ChannelInitializer<SocketChannel> initializer(
+      Supplier<S> scrape,
+      Executor scrapeOn,
+      Function<S, String> format,
       MetricsAccess access,
       Supplier<ClientTls> tls,
       Metrics.Counter full,
@@ -108,7 +111,8 @@ final class MetricsHttp {
                       respond(ctx, false, "not found; try /metrics\n");
                       return;
                     }
-                    CompletableFuture.supplyAsync(render, renderOn)
+                    CompletableFuture.supplyAsync(scrape, scrapeOn)
+                        .thenApplyAsync(format, ctx.executor())
                         .whenComplete(
                             (text, failed) ->
                                 ctx.executor()

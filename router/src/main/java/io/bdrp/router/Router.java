@@ -384,8 +384,9 @@ public final class Router implements AutoCloseable {
               "listen.metrics",
               config.metricsListen(),
               MetricsHttp.initializer(
-                  () -> metrics.registry().render(),
+                  metrics.registry()::scrape,
                   loop,
+                  Metrics::format,
                   config.metricsAccess(),
                   tls::clientTls,
                   metrics.connectionsClosed("metrics", "connections"),
@@ -601,9 +602,9 @@ public final class Router implements AutoCloseable {
     return config.router();
   }
 
-  /** The metrics, rendered (runs on the router's loop). */
+  /** The metrics, rendered (read on the router's loop, formatted on the caller's thread). */
   public String metricsText() {
-    return loop.submit(() -> metrics.registry().render()).syncUninterruptibly().getNow();
+    return Metrics.format(loop.submit(metrics.registry()::scrape).syncUninterruptibly().getNow());
   }
 
   /** Routers this router has a route to (runs on the router's loop). */

@@ -81,7 +81,8 @@ final class RouterLinks {
               n,
               router.metrics(),
               controlBudget(config.limits()),
-              config.limits().linkHighWaterBytes());
+              config.limits().linkHighWaterBytes(),
+              router.linkControl());
       byNumber[n.router()] = l;
       router.node().addLink(l, n.cost());
       if (n.address() != null) {
@@ -103,12 +104,21 @@ final class RouterLinks {
         > TimeUnit.MILLISECONDS.toNanos(config.routing().deadIntervalMs());
   }
 
-  /** Closes the sessions that are silent, so that they are redialled rather than waited for. */
+  /**
+   * Closes the sessions that are silent, so that they are redialled rather than waited for, and
+   * those whose neighbour does not read its control frames (slow consumers).
+   */
   private void closeSilent() {
+    long now = System.nanoTime();
+    long slow = TimeUnit.MILLISECONDS.toNanos(config.limits().slowConsumerMs());
     for (RouterConfig.Neighbour n : config.neighbours()) {
       Link l = byNumber[n.router()];
-      if (l != null && l.session != null && l.session.isActive() && silent(l)) {
-        closeSilent(l, l.session); // its close listener detaches it and redials
+      if (l != null && l.session != null && l.session.isActive()) {
+        if (silent(l)) {
+          closeSilent(l, l.session); // its close listener detaches it and redials
+        } else {
+          l.stalled(now, slow); // a neighbour that does not read its control frames is cut
+        }
       }
     }
   }

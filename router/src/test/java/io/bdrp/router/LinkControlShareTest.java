@@ -1,12 +1,14 @@
 package io.bdrp.router;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.bloom.Encoder;
+import io.bdrp.encoding.codec.EncodedPredicateCodec;
 import io.bdrp.routing.Clock;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.RoutingConfig;
@@ -33,7 +35,9 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -195,6 +199,103 @@ class LinkControlShareTest {
     }
   }
 
+  /**
+   * A neighbour that reads nothing is cut once its control frames have waited {@code
+   * slowConsumerMs} without one reaching the socket, however few bytes wait (the routing module
+   * holds back what can wait while the link is backlogged, so the byte bound alone would never cut
+   * it); one whose frames all went is not.
+   */
+  @Test
+  void aNeighbourWhoseControlFramesMakeNoProgressIsCutAfterTheSlowConsumerTime() throws Exception {
+    Pair pair = connect(new ArrayList<>(), new CountDownLatch(1));
+    try {
+      Channel client = pair.client();
+      Link link = link();
+      long slow = TimeUnit.SECONDS.toNanos(10);
+      boolean backlogged =
+          client
+              .eventLoop()
+              .submit(
+                  () -> {
+                    link.attach(client);
+                    for (int i = 0; i < 400; i++) { // far more than the sockets' buffers hold
+                      link.send(new ControlMessage.PredicateAd(1, 2, 1, i + 1, aggregate(i)));
+                    }
+                    return link.backlogged();
+                  })
+              .get(5, TimeUnit.SECONDS);
+      assertTrue(backlogged, "the link never said it held enough");
+      long now = System.nanoTime();
+      assertFalse(client.eventLoop().submit(() -> link.stalled(now, slow)).get());
+      assertTrue(client.isActive(), "not cut before the slow consumer time");
+      assertTrue(client.eventLoop().submit(() -> link.stalled(now + 2 * slow, slow)).get());
+      assertTrue(client.closeFuture().await(5, TimeUnit.SECONDS));
+      assertEquals(1, link.slowConsumersClosed());
+    } finally {
+      pair.close();
+    }
+  }
+
+  /**
+   * Frames of 16 KiB or more are encoded by the links' control thread, not the loop, and the link
+   * keeps its order around them: while a large frame is away, the small ones queued behind it wait,
+   * and everything arrives in the order sent. Before, every frame was encoded on the loop as it was
+   * written, and a new neighbour's megabytes of advertisements held the loop for up to a second.
+   */
+  @Test
+  void largeFramesAreEncodedOffTheLoopAndKeepTheirPlace() throws Exception {
+    List<ControlMessage> received = new ArrayList<>();
+    CountDownLatch all = new CountDownLatch(6);
+    Pair pair = connect(received, all);
+    Channel client = pair.client();
+    pair.reader().config().setAutoRead(true);
+    pair.reader().read();
+    ConcurrentLinkedQueue<Runnable> held = new ConcurrentLinkedQueue<>();
+    try {
+      Link link = link(64 << 20, held::add);
+      List<ControlMessage> sent = new ArrayList<>();
+      sent.add(new ControlMessage.PredicateAd(1, 2, 1, 1, aggregate(1))); // small
+      sent.add(new ControlMessage.PredicateAd(1, 3, 1, 1, large(3))); // large: away
+      sent.add(new ControlMessage.PredicateAd(1, 4, 1, 1, aggregate(4))); // waits behind it
+      sent.add(new ControlMessage.PredicateAd(1, 5, 1, 1, large(5)));
+      sent.add(new ControlMessage.PredicateAd(1, 6, 1, 1, aggregate(6)));
+      sent.add(new ControlMessage.PredicateAd(1, 7, 1, 1, aggregate(7)));
+      client
+          .eventLoop()
+          .submit(
+              () -> {
+                link.attach(client);
+                sent.forEach(link::send);
+              })
+          .get(5, TimeUnit.SECONDS);
+      assertEquals(2, held.size(), "the two large frames went to the encoder");
+      assertEquals(5, (int) client.eventLoop().submit(link::controlWaiting).get());
+      Thread encoder = new Thread(() -> held.forEach(Runnable::run), "encoder");
+      encoder.start();
+      encoder.join(5000);
+      assertTrue(all.await(10, TimeUnit.SECONDS), received.size() + " of 6 arrived");
+      assertEquals(sent, received);
+      assertEquals(0, (int) client.eventLoop().submit(link::controlWaiting).get());
+    } finally {
+      pair.close();
+    }
+  }
+
+  /** An aggregate of 1,000 conjunctions of eight equalities: more than 16 KiB encoded. */
+  private static EncodedPredicate large(int i) {
+    StringBuilder p = new StringBuilder();
+    for (int j = 0; j < 1000; j++) {
+      p.append(j == 0 ? "" : " || ");
+      for (int c = 0; c < 8; c++) {
+        p.append(c == 0 ? "" : " && ").append("y").append(j).append('_').append(c);
+        p.append(" = ").append(i);
+      }
+    }
+    EncodedPredicate e = ENCODER.encode(Predicate.parse(p.toString()));
+    assertTrue(EncodedPredicateCodec.encodedLength(e) >= Link.OFFLOAD_BYTES);
+    return e;
+  }
+
   private static final Encoder ENCODER = new Encoder(BloomParameters.DEFAULT);
 
   /** An aggregate of 200 one-constraint conjunctions, different for each i. */
@@ -207,10 +308,14 @@ class LinkControlShareTest {
   }
 
   private static Link link() {
-    return link(64 << 20);
+    return link(64 << 20, Runnable::run);
   }
 
   private static Link link(long maxWaitingBytes) {
+    return link(maxWaitingBytes, Runnable::run);
+  }
+
+  private static Link link(long maxWaitingBytes, Executor encoder) {
     RoutingConfig routing = RoutingConfig.builder().maxRouters(8).build();
     Clock clock = System::currentTimeMillis;
     RoutingNode node = new RoutingNode(0, 1, routing, BloomParameters.DEFAULT, clock);
@@ -219,6 +324,7 @@ class LinkControlShareTest {
         new RouterConfig.Neighbour(1, new InetSocketAddress("127.0.0.1", 1), 1),
         metrics,
         BUDGET,
-        maxWaitingBytes);
+        maxWaitingBytes,
+        encoder);
   }
 }

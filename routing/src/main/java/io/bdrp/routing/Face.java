@@ -15,4 +15,13 @@ public interface Face {
 
   /** Queues a control message for the neighbour. */
   void send(ControlMessage message);
+
+  /**
+   * Whether the link already holds as much control traffic as it should: what can wait
+   * (advertisements, which go as the version held when they are sent) then stays with its sender
+   * until the link has drained. A link that takes everything at once never is.
+   */
+  default boolean backlogged() {
+    return false;
+  }
 }

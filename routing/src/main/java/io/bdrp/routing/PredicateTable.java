@@ -1227,36 +1227,51 @@ public final class PredicateTable {
     if (p.queueCount == 0 || !p.pacer.due(now)) {
       return;
     }
-    p.pacer.sent(now);
+    p.pacer.sent(now); // also when the link is backlogged: it is asked again an interval later
     List<Advertisement> batch = new ArrayList<>(Math.min(p.queueCount, MAX_BATCH));
     long batchBytes = AdvertisementFrames.EMPTY_BATCH;
-    for (int i = 0; i < p.queueCount; i++) {
-      int origin = p.queue[i];
-      p.queued[origin >>> 6] &= ~(1L << origin);
-      Entry e = entries[origin];
-      Entry held = heldBy(p, origin);
-      if (e == null || held == e) {
-        continue; // dropped meanwhile, or the neighbour sent this very version since
+    int i = 0;
+    if (!p.face.backlogged()) {
+      for (; i < p.queueCount; i++) {
+        int origin = p.queue[i];
+        Entry e = entries[origin];
+        Entry held = heldBy(p, origin);
+        if (e == null || held == e) {
+          p.queued[origin >>> 6] &= ~(1L << origin);
+          continue; // dropped meanwhile, or the neighbour sent this very version since
+        }
+        Advertisement a = advertisement(origin, e, held);
+        long bytes = AdvertisementFrames.inBatch(a);
+        // A batch ends where the next advertisement would take its frame beyond the limit. A lone
+        // advertisement goes in a frame of its own, which fits: no version is held that does not
+        // (check), and a change goes only when it is shorter than the whole.
+        if (!batch.isEmpty()
+            && (batch.size() == MAX_BATCH || batchBytes + bytes > config.maxControlFrameBytes())) {
+          sendBatch(p, batch);
+          batch.clear();
+          batchBytes = AdvertisementFrames.EMPTY_BATCH;
+          if (p.face.backlogged()) {
+            // The link holds as much as it should: the rest stays queued, as origins, and goes as
+            // the versions held then (a new neighbour's whole table goes a few frames at a time,
+            // as fast as the neighbour reads, not all at once into the router's memory).
+            break;
+          }
+        }
+        p.queued[origin >>> 6] &= ~(1L << origin);
+        if (a instanceof PredicateDelta) {
+          deltasSent++;
+        }
+        batch.add(a);
+        batchBytes += bytes;
+        setHeldBy(p, origin, e);
       }
-      Advertisement a = advertisement(origin, e, held);
-      long bytes = AdvertisementFrames.inBatch(a);
-      // A batch ends where the next advertisement would take its frame beyond the limit. A lone
-      // advertisement goes in a frame of its own, which fits: no version is held that does not
-      // (check), and a change goes only when it is shorter than the whole.
-      if (!batch.isEmpty()
-          && (batch.size() == MAX_BATCH || batchBytes + bytes > config.maxControlFrameBytes())) {
-        sendBatch(p, batch);
-        batch.clear();
-        batchBytes = AdvertisementFrames.EMPTY_BATCH;
-      }
-      batch.add(a);
-      batchBytes += bytes;
-      setHeldBy(p, origin, e);
     }
-    if (p.queue.length > SMALL_QUEUE * 16) {
+    int left = p.queueCount - i;
+    System.arraycopy(p.queue, i, p.queue, 0, left);
+    p.queueCount = left;
+    if (left == 0 && p.queue.length > SMALL_QUEUE * 16) {
       p.queue = new int[SMALL_QUEUE]; // a cold start's burst: not kept for every neighbour
     }
-    p.queueCount = 0;
     if (!batch.isEmpty()) {
       sendBatch(p, batch);
     }
@@ -1284,7 +1299,6 @@ public final class PredicateTable {
               + EncodedPredicateCodec.encodedLength(removed)
               + EncodedPredicateCodec.encodedLength(added)
           < e.wireLength()) {
-        deltasSent++;
         return new PredicateDelta(self, origin, e.epoch, held.seq, e.seq, removed, added, e.sig);
       }
     }

@@ -35,7 +35,7 @@ class PredicateTableTest {
       RoutingConfig.builder().maxRouters(64).updatePacingMs(100).build();
 
   /** A face that records what is sent on it. */
-  private static final class Recorder implements Face {
+  private static class Recorder implements Face {
     final int neighbour;
     final List<ControlMessage> sent = new ArrayList<>();
 
@@ -51,6 +51,14 @@ class PredicateTableTest {
     @Override
     public void send(ControlMessage m) {
       sent.add(m);
+    }
+
+    /** Whether the link says it holds enough; the table must hold back what can wait. */
+    boolean backlogged;
+
+    @Override
+    public boolean backlogged() {
+      return backlogged;
     }
 
     /** Versions this neighbour holds that it was not sent (it sent them to the table). */
@@ -315,6 +323,69 @@ class PredicateTableTest {
     table.receive(new PredicateAd(1, 5, 7, 40, enc("y = 1")));
     table.receive(new PredicateAd(1, 5, 8, 1, enc("y = 9")));
     assertEquals(enc("y = 9"), table.get(5), "epoch 8 seq 1 is newer than epoch 7 seq 40");
+  }
+
+  /**
+   * A new neighbour's whole table goes as fast as its link drains, not all at once into the link:
+   * while the link is backlogged the table keeps the origins queued (asked again each pacing
+   * interval, no sooner), and what goes later is the version held then. Before, every advertisement
+   * held was handed to the link at once, and a table larger than the link's bound cut the new
+   * neighbour as a slow consumer.
+   */
+  @Test
+  void aBackloggedLinkIsSentTheRestOfTheTableAsItDrains() {
+    RoutingConfig small =
+        RoutingConfig.builder()
+            .maxRouters(64)
+            .updatePacingMs(100)
+            .maxControlFrameBytes(RoutingConfig.MIN_CONTROL_FRAME_BYTES)
+            .build();
+    PredicateTable paced = new PredicateTable(0, 100, PARAMS, small, () -> now, () -> {});
+    Recorder four = new Recorder(4);
+    paced.adjacencyUp(four);
+    for (int origin = 5; origin < 45; origin++) {
+      int[] values = new int[40];
+      for (int v = 0; v < values.length; v++) {
+        values[v] = origin * 1000 + v;
+      }
+      paced.receive(new PredicateAd(4, origin, 7, 1, equalities(values)));
+    }
+    now += small.updatePacingMs();
+    Recorder three =
+        new Recorder(3) {
+          @Override
+          public void send(ControlMessage m) {
+            super.send(m);
+            backlogged = true; // a link that takes one frame, then waits for its reader
+          }
+        };
+    paced.adjacencyUp(three);
+    assertEquals(1, three.sent.size(), "one frame, then the link was backlogged");
+    int queued = paced.queued();
+    assertTrue(queued > 30, queued + " origins left queued");
+    paced.receive(new PredicateAd(4, 44, 7, 2, equalities(1))); // replaces a queued version
+    now += small.updatePacingMs();
+    assertEquals(now, paced.nextDeadlineMillis(), "asked again a pacing interval later");
+    paced.tick();
+    assertEquals(1, three.sent.size(), "nothing more while the link is backlogged");
+    assertEquals(now + small.updatePacingMs(), paced.nextDeadlineMillis(), "not sooner");
+    int rounds = 0;
+    while (paced.queued() > 0) {
+      three.backlogged = false; // the neighbour read what it had
+      now += small.updatePacingMs();
+      paced.tick();
+      rounds++;
+      assertTrue(rounds < 100);
+    }
+    assertEquals(1 + rounds, three.sent.size(), "one frame a round, as the link drained");
+    assertTrue(rounds > 1);
+    List<PredicateAd> ads = three.ads();
+    assertEquals(
+        java.util.stream.IntStream.range(0, 45).filter(o -> o == 0 || o >= 5).boxed().toList(),
+        ads.stream().map(PredicateAd::origin).sorted().toList(),
+        "each origin once");
+    PredicateAd last = ads.stream().filter(a -> a.origin() == 44).findFirst().orElseThrow();
+    assertEquals(2, last.seq(), "the version held when it went");
   }
 
   @Test

@@ -111,26 +111,43 @@ public final class EncodedPredicateCodec {
     return varint(null, 2 * n) + (int) ((total + 7) >>> 3);
   }
 
-  /** Writes filter i of {@code p} as the list of its positions: the head (2 x n), the gaps. */
+  /**
+   * Writes filter i of {@code p} as the list of its positions: the head (2 x n), the gaps. The bits
+   * gather in a word and leave it a byte at a time: a gap's unary part in runs of up to 32 ones,
+   * its zero and low bits together (r is at most 13), so a filter costs a few operations per byte
+   * written rather than per bit.
+   */
   private static void writeList(EncodedPredicate p, int i, int bits, ByteBuffer out) {
     int n = p.bitCount(i);
     varint(out, 2 * n);
     int r = riceParameter(bits, n);
-    BitWriter w = new BitWriter(out);
+    int low = (1 << r) - 1;
+    long acc = 0; // the last `pending` bits not yet written, in its low bits
+    int pending = 0; // below 8 between steps
     int prev = -1;
     for (int j = 0; j < n; j++) {
       int pos = p.position(i, j);
       int gap = pos - prev - 1;
       prev = pos;
-      for (int q = gap >>> r; q > 0; q--) {
-        w.put(1);
+      for (int q = gap >>> r; q > 0; ) {
+        int run = Math.min(q, 32);
+        acc = acc << run | ((1L << run) - 1);
+        pending += run;
+        q -= run;
+        for (; pending >= 8; pending -= 8) {
+          out.put((byte) (acc >>> (pending - 8)));
+        }
       }
-      w.put(0);
-      for (int b = r - 1; b >= 0; b--) {
-        w.put((gap >>> b) & 1);
+      acc = acc << (1 + r) | (gap & low); // the zero, then the r low bits
+      pending += 1 + r;
+      for (; pending >= 8; pending -= 8) {
+        out.put((byte) (acc >>> (pending - 8)));
       }
+      acc &= (1L << pending) - 1;
     }
-    w.pad();
+    if (pending > 0) { // the last byte, its unused low bits zero
+      out.put((byte) (acc << (8 - pending)));
+    }
   }
 
   /** Writes filter i of {@code p} as a bitmap, word by word from its positions. */
@@ -144,33 +161,6 @@ public final class EncodedPredicateCodec {
         word |= 1L << pos;
       }
       out.putLong(word);
-    }
-  }
-
-  /** Bits into bytes, most significant bit first. */
-  private static final class BitWriter {
-    private final ByteBuffer out;
-    private int acc;
-    private int pending;
-
-    BitWriter(ByteBuffer out) {
-      this.out = out;
-    }
-
-    void put(int bit) {
-      acc = acc << 1 | bit;
-      if (++pending == 8) {
-        out.put((byte) acc);
-        acc = 0;
-        pending = 0;
-      }
-    }
-
-    /** Writes the last byte, its unused low bits zero. */
-    void pad() {
-      if (pending > 0) {
-        out.put((byte) (acc << (8 - pending)));
-      }
     }
   }
 
