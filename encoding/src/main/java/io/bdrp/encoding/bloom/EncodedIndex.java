@@ -2,7 +2,6 @@ package io.bdrp.encoding.bloom;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -113,10 +112,15 @@ public final class EncodedIndex {
       throw new IllegalArgumentException("bucketSize must be at least 1, got " + bucketSize);
     }
     int words = params.words();
+    int bits = params.bits();
+    // Built from a few flat arrays, never an object per filter: an index over millions of filters
+    // is built while the router forwards, and objects that live through the build would be copied
+    // by every young collection meanwhile (pauses of tens of ms on a small heap).
+
+    // Every filter of every router, in the map's order: its positions and its router.
     int maxRouter = -1;
     int filterCount = 0;
-    Map<Key, List<Integer>> distinct = new HashMap<>();
-    List<Key> order = new ArrayList<>();
+    long positionCount = 0;
     for (Map.Entry<Integer, EncodedPredicate> e : routers.entrySet()) {
       int router = e.getKey();
       if (router < 0) {
@@ -128,26 +132,49 @@ public final class EncodedIndex {
             "router " + router + " has filters of " + p.parameters() + ", index uses " + params);
       }
       maxRouter = Math.max(maxRouter, router);
+      filterCount += p.size();
       for (int i = 0; i < p.size(); i++) {
-        Key k = new Key(p.positions(i)); // as positions: no filter is made dense here
-        List<Integer> holders = distinct.get(k);
-        if (holders == null) {
-          holders = new ArrayList<>(1);
-          distinct.put(k, holders);
-          order.add(k);
-        }
-        holders.add(router);
-        filterCount++;
+        positionCount += p.bitCount(i);
       }
     }
-    int n = order.size();
-    int bits = params.bits();
+    int[] at = new int[filterCount + 1];
+    char[] positions = new char[Math.toIntExact(positionCount)];
+    int[] owner = new int[filterCount];
+    int f = 0;
+    for (Map.Entry<Integer, EncodedPredicate> e : routers.entrySet()) {
+      EncodedPredicate p = e.getValue();
+      for (int i = 0; i < p.size(); i++, f++) {
+        int n = p.bitCount(i);
+        for (int j = 0; j < n; j++) {
+          positions[at[f] + j] = (char) p.position(i, j);
+        }
+        at[f + 1] = at[f] + n;
+        owner[f] = e.getKey();
+      }
+    }
 
-    // Bit ranks: least shared bits first (see the class comment).
+    // Distinct filters: all of them sorted by their positions (stably, so that the routers of a
+    // filter keep the map's order), equal ones in a run; distinct filter d is the run
+    // byPosition[run[d] .. run[d + 1]).
+    int[] byPosition = identity(filterCount);
+    IntSort.sort(
+        byPosition,
+        (x, y) -> Arrays.compare(positions, at[x], at[x + 1], positions, at[y], at[y + 1]));
+    int[] run = new int[filterCount + 1];
+    int n = 0;
+    for (int i = 0; i < filterCount; i++) {
+      if (i == 0 || !sameFilter(positions, at, byPosition[i - 1], byPosition[i])) {
+        run[n++] = i;
+      }
+    }
+    run[n] = filterCount;
+
+    // Bit ranks: least shared bits first (see the class comment), counted over distinct filters.
     int[] shared = new int[bits];
-    for (Key k : order) {
-      for (char b : k.bits) {
-        shared[b]++;
+    for (int d = 0; d < n; d++) {
+      int g = byPosition[run[d]];
+      for (int j = at[g]; j < at[g + 1]; j++) {
+        shared[positions[j]]++;
       }
     }
     Integer[] byShare = new Integer[bits];
@@ -162,47 +189,47 @@ public final class EncodedIndex {
       bitOfRank[r] = byShare[r];
     }
 
-    // Each filter as its ascending rank sequence; filters sorted by sequence.
-    int[][] seq = new int[n][];
-    for (int f = 0; f < n; f++) {
-      char[] fb = order.get(f).bits;
-      int[] s = new int[fb.length];
-      for (int j = 0; j < fb.length; j++) {
-        s[j] = rank[fb[j]];
+    // Each distinct filter as its ascending rank sequence; distinct filters sorted by sequence
+    // (no two are equal: ranks are a permutation of the bits).
+    int[] seqAt = new int[n + 1];
+    for (int d = 0; d < n; d++) {
+      int g = byPosition[run[d]];
+      seqAt[d + 1] = seqAt[d] + at[g + 1] - at[g];
+    }
+    int[] seq = new int[seqAt[n]];
+    for (int d = 0; d < n; d++) {
+      int g = byPosition[run[d]];
+      for (int j = at[g], k = seqAt[d]; j < at[g + 1]; j++, k++) {
+        seq[k] = rank[positions[j]];
       }
-      Arrays.sort(s);
-      seq[f] = s;
+      Arrays.sort(seq, seqAt[d], seqAt[d + 1]);
     }
-    Integer[] sortedIds = new Integer[n];
-    for (int f = 0; f < n; f++) {
-      sortedIds[f] = f;
-    }
-    Arrays.sort(sortedIds, (x, y) -> Arrays.compare(seq[x], seq[y]));
-    int[][] sortedSeq = new int[n][];
-    int[] filterBitStart = new int[n + 1];
-    int totalBits = 0;
-    for (int[] q : seq) {
-      totalBits += q.length;
-    }
-    short[] filterBits = new short[totalBits];
+    int[] bySeq = identity(n);
+    IntSort.sort(
+        bySeq, (x, y) -> Arrays.compare(seq, seqAt[x], seqAt[x + 1], seq, seqAt[y], seqAt[y + 1]));
+
+    int[] sortedAt = new int[n + 1];
+    int[] sortedSeq = new int[seq.length];
+    short[] filterBits = new short[seq.length];
     int[] filterRouterStart = new int[n + 1];
     int[] filterRouters = new int[filterCount];
-    int at = 0;
+    int r = 0;
     for (int i = 0; i < n; i++) {
-      Key k = order.get(sortedIds[i]);
-      sortedSeq[i] = seq[sortedIds[i]];
-      filterBitStart[i + 1] = filterBitStart[i] + sortedSeq[i].length;
-      for (int j = 0; j < sortedSeq[i].length; j++) {
-        filterBits[filterBitStart[i] + j] = (short) bitOfRank[sortedSeq[i][j]];
+      int d = bySeq[i];
+      int len = seqAt[d + 1] - seqAt[d];
+      System.arraycopy(seq, seqAt[d], sortedSeq, sortedAt[i], len);
+      sortedAt[i + 1] = sortedAt[i] + len;
+      for (int j = sortedAt[i]; j < sortedAt[i + 1]; j++) {
+        filterBits[j] = (short) bitOfRank[sortedSeq[j]];
       }
-      filterRouterStart[i] = at;
-      for (int r : distinct.get(k)) {
-        filterRouters[at++] = r;
+      filterRouterStart[i] = r;
+      for (int k = run[d]; k < run[d + 1]; k++) {
+        filterRouters[r++] = owner[byPosition[k]];
       }
     }
-    filterRouterStart[n] = at;
+    filterRouterStart[n] = r;
 
-    Builder b = new Builder(sortedSeq, bitOfRank, bucketSize, words);
+    Builder b = new Builder(sortedAt, sortedSeq, bitOfRank, bucketSize, words);
     b.node(0, n, 0);
     return new EncodedIndex(
         params,
@@ -213,15 +240,28 @@ public final class EncodedIndex {
         b.childBits.toArray(),
         b.childNodes.toArray(),
         b.masks(),
-        filterBitStart,
+        sortedAt,
         filterBits,
         filterRouterStart,
         filterRouters);
   }
 
+  private static int[] identity(int n) {
+    int[] a = new int[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = i;
+    }
+    return a;
+  }
+
+  private static boolean sameFilter(char[] positions, int[] at, int x, int y) {
+    return Arrays.equals(positions, at[x], at[x + 1], positions, at[y], at[y + 1]);
+  }
+
   /** Depth-first construction over lexicographically sorted rank sequences. */
   private static final class Builder {
-    final int[][] seq;
+    final int[] at; // sequence i is seq[at[i] .. at[i + 1])
+    final int[] seq;
     final int[] bitOfRank;
     final int bucketSize;
     final int words;
@@ -230,11 +270,16 @@ public final class EncodedIndex {
     final IntList childNodes = new IntList();
     final List<long[]> maskList = new ArrayList<>();
 
-    Builder(int[][] seq, int[] bitOfRank, int bucketSize, int words) {
+    Builder(int[] at, int[] seq, int[] bitOfRank, int bucketSize, int words) {
+      this.at = at;
       this.seq = seq;
       this.bitOfRank = bitOfRank;
       this.bucketSize = bucketSize;
       this.words = words;
+    }
+
+    private int length(int i) {
+      return at[i + 1] - at[i];
     }
 
     /** Creates the node for filters [lo, hi) sharing a prefix of length depth; returns its id. */
@@ -257,33 +302,44 @@ public final class EncodedIndex {
       // Filters whose whole sequence is this prefix sort first; they are covered whenever the
       // walk gets here (their check has no bits left to test).
       int i = lo;
-      while (i < hi && seq[i].length == depth) {
+      while (i < hi && length(i) == depth) {
         i++;
       }
       nodes.set(base + CHECK_LO, lo);
       nodes.set(base + CHECK_HI, i);
       nodes.set(base + DEPTH, depth);
-      List<int[]> groups = new ArrayList<>();
-      while (i < hi) {
-        int r = seq[i][depth];
-        int j = i;
-        while (j < hi && seq[j][depth] == r) {
+      int groups = 0;
+      for (int j = i; j < hi; groups++) {
+        int r = seq[at[j] + depth];
+        while (j < hi && seq[at[j] + depth] == r) {
           j++;
         }
-        groups.add(new int[] {bitOfRank[r], i, j});
-        i = j;
       }
-      // Children by bit, so that a child mask's rank finds them.
-      groups.sort((x, y) -> Integer.compare(x[0], y[0]));
-      int[] ids = new int[groups.size()];
-      for (int g = 0; g < groups.size(); g++) {
-        int[] gr = groups.get(g);
-        ids[g] = node(gr[1], gr[2], depth + 1);
+      // Each group (filters whose next rank is the same) as its bit and its first filter, sorted
+      // by bit so that a child mask's rank finds the children.
+      long[] group = new long[groups];
+      for (int g = 0, j = i; j < hi; g++) {
+        int r = seq[at[j] + depth];
+        group[g] = (long) bitOfRank[r] << 32 | j;
+        while (j < hi && seq[at[j] + depth] == r) {
+          j++;
+        }
+      }
+      Arrays.sort(group);
+      int[] ids = new int[groups];
+      for (int g = 0; g < groups; g++) {
+        int from = (int) group[g];
+        int r = seq[at[from] + depth];
+        int to = from;
+        while (to < hi && seq[at[to] + depth] == r) {
+          to++;
+        }
+        ids[g] = node(from, to, depth + 1);
       }
       int childLo = childBits.size();
-      long[] mask = groups.size() >= MASK_MIN_CHILDREN ? new long[words] : null;
-      for (int g = 0; g < groups.size(); g++) {
-        int bit = groups.get(g)[0];
+      long[] mask = groups >= MASK_MIN_CHILDREN ? new long[words] : null;
+      for (int g = 0; g < groups; g++) {
+        int bit = (int) (group[g] >>> 32);
         childBits.add(bit);
         childNodes.add(ids[g]);
         if (mask != null) {
@@ -332,19 +388,6 @@ public final class EncodedIndex {
 
     int[] toArray() {
       return Arrays.copyOf(a, n);
-    }
-  }
-
-  /** A filter, as its set-bit positions, as a hash key. */
-  private record Key(char[] bits) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Key k && Arrays.equals(bits, k.bits);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(bits);
     }
   }
 
