@@ -174,7 +174,7 @@ final class KernelFastPath {
         if (hop == null) {
           incomplete = true;
         }
-        int ifindex = l.udpOut && hop != null ? hop.ifindex : 0;
+        int ifindex = l.dataBy(RouterConfig.LinkTransport.UDP) && hop != null ? hop.ifindex : 0;
         table.neighbour(
             n,
             (Inet4Address) peer.getAddress(),
@@ -183,7 +183,7 @@ final class KernelFastPath {
             ifindex,
             hop != null ? hop.localMac : new byte[6],
             hop != null ? hop.mac : new byte[6],
-            l.udpOut && hop == null,
+            l.dataBy(RouterConfig.LinkTransport.UDP) && hop == null,
             behind);
         UdpLinks.Session session = l.udp;
         if (mac && session != null) {

@@ -65,8 +65,11 @@ final class Link implements Face {
   /** The neighbour's UDP socket, learnt from its hello: where it takes DATA, and sends it from. */
   InetSocketAddress udpPeer;
 
-  /** Whether DATA to the neighbour goes by UDP now: configured so, and the neighbour has a port. */
-  boolean udpOut;
+  /**
+   * The way DATA to the neighbour goes now besides the TCP session (null: TCP only), made by the
+   * link's configured transport when the session came up.
+   */
+  DataPath path;
 
   /**
    * This session's datagram protection (null while no datagrams can flow, or with {@code auth.udp:
@@ -74,9 +77,6 @@ final class Link implements Face {
    * datagrams with their replay windows, and a number that changes with every session.
    */
   UdpLinks.Session udp;
-
-  /** The neighbour's shared-memory ring this router writes DATA into, or null (see ShmLinks). */
-  io.bdrp.router.ring.SharedRing ringOut;
 
   final Metrics.Counter in;
   final Metrics.Counter out;
@@ -157,6 +157,11 @@ final class Link implements Face {
   @Override
   public int neighbour() {
     return config.router();
+  }
+
+  /** Whether DATA to the neighbour goes by {@code t} now. */
+  boolean dataBy(RouterConfig.LinkTransport t) {
+    return path != null && path.transport() == t;
   }
 
   /**

@@ -15,37 +15,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router's side of the data plane: writes each DATA copy to its neighbour's link (into the TCP
- * session's output batch, or as one UDP datagram) and each delivery to its client session, writing
- * the header fields straight into the output, then the message bytes (copied if small, a retained
- * slice if large). A copy or delivery to a session that is gone or above its high water mark is
- * refused (the data plane counts it) and counted on its link or host.
+ * The router's side of the data plane: writes each DATA copy to its neighbour's link (its {@link
+ * DataPath} if it has one and takes the frame, else the TCP session's output batch) and each
+ * delivery to its client session, writing the header fields straight into the output, then the
+ * message bytes (copied if small, a retained slice if large). A copy or delivery to a session that
+ * is gone or above its high water mark is refused (the data plane counts it) and counted on its
+ * link or host.
  *
  * <p>Owned by the router's event loop.
  */
 final class LinkOutput implements DataPlane.Output<MessageBytes> {
   private static final Logger log = LoggerFactory.getLogger(LinkOutput.class);
 
-  private final Router router;
   private final Link[] links; // by router number
   private final IntObjectHashMap<ClientSessions.Host> hosts;
   private final OutputBatches batches;
-  private final int maxDatagramBytes;
-
-  /** Where a DATA frame for a shared-memory ring is laid out before it is copied into the ring. */
-  private ByteBuf ringFrame;
+  private final Metrics.Histogram matchSeconds;
 
   LinkOutput(
-      Router router,
       Link[] links,
       IntObjectHashMap<ClientSessions.Host> hosts,
       OutputBatches batches,
-      int maxDatagramBytes) {
-    this.router = router;
+      Metrics.Histogram matchSeconds) {
     this.links = links;
     this.hosts = hosts;
     this.batches = batches;
-    this.maxDatagramBytes = maxDatagramBytes;
+    this.matchSeconds = matchSeconds;
   }
 
   @Override
@@ -56,42 +51,33 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
       return false;
     }
     Channel c = l.session;
-    boolean broadcast = d == null;
-    int n = broadcast ? 0 : DataHeader.usedWords(d);
-    int header = DataHeader.frameLength(n, 0);
-    if (l.ringOut != null && c != null && header + message.length <= l.ringOut.maxFrame()) {
-      if (ringFrame == null || ringFrame.capacity() < l.ringOut.maxFrame()) {
-        ringFrame =
-            io.netty.buffer.Unpooled.wrappedBuffer(
-                java.nio.ByteBuffer.allocateDirect(l.ringOut.maxFrame()));
-      }
-      ByteBuf b = ringFrame.clear();
-      DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
-      message.writeTo(b);
-      if (!router.shm().send(l, b)) {
-        l.dropped.inc(); // the ring is full: as a full output buffer
-        return false;
-      }
-      l.out.inc();
-      return true;
-    }
-    int overhead = router.udp().overhead();
-    boolean datagram = l.udpOut && header + message.length + overhead <= maxDatagramBytes;
-    Channel to = datagram ? router.udp().channel() : c;
-    if (c == null || !c.isActive() || to == null || !to.isWritable()) {
+    if (c == null || !c.isActive()) {
       l.dropped.inc();
       return false;
     }
-    if (datagram) {
-      ByteBuf b = to.alloc().directBuffer(header + message.length + overhead);
-      DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
-      message.writeTo(b);
-      router.udp().send(l, b);
-    } else {
-      ByteBuf b = room(c, header, message);
-      DataHeader.writeHeader(b, hopLimit, broadcast, source, messageId, d, n, message.length);
-      body(c, b, message);
+    int n = d == null ? 0 : DataHeader.usedWords(d);
+    DataPath path = l.path;
+    if (path != null) {
+      switch (path.send(hopLimit, source, messageId, d, n, message)) {
+        case SENT -> {
+          l.out.inc();
+          return true;
+        }
+        case FULL -> {
+          l.dropped.inc(); // as a full output buffer
+          return false;
+        }
+        case TOO_LARGE -> {} // over the TCP session
+      }
     }
+    if (!c.isWritable()) {
+      l.dropped.inc();
+      return false;
+    }
+    int header = DataHeader.frameLength(n, 0);
+    ByteBuf b = room(c, header, message);
+    DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, n, message.length);
+    body(c, b, message);
     l.out.inc();
     return true;
   }
@@ -151,6 +137,6 @@ final class LinkOutput implements DataPlane.Output<MessageBytes> {
   @Override
   public void published(
       long messageId, long[] d, int destinations, boolean broadcast, long matchNanos) {
-    router.metrics().matchSeconds.observeNanos(matchNanos);
+    matchSeconds.observeNanos(matchNanos);
   }
 }

@@ -34,6 +34,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,6 +88,7 @@ public final class Router implements AutoCloseable {
   private final RouterLinks links;
   private final UdpLinks udp;
   private final ShmLinks shm;
+  private final List<DataTransport> transports; // every transport of DATA besides TCP
   private final DataPlane<MessageBytes> dataPlane;
   private final KernelFastPath kernel;
 
@@ -173,11 +175,12 @@ public final class Router implements AutoCloseable {
     metrics.clients(clients.hosts::size);
     this.batches = new OutputBatches(loop);
     this.links = new RouterLinks(this);
-    this.udp = new UdpLinks(this);
-    this.shm = new ShmLinks(this);
+    DataTransport.Receiver receiver = (from, frame, via) -> receiveData(from, frame, via.name());
+    this.udp = new UdpLinks(this, receiver);
+    this.shm = new ShmLinks(this, receiver);
+    this.transports = List.of(udp, shm);
     LinkOutput output =
-        new LinkOutput(
-            this, links.byNumber, clients.hosts, batches, config.limits().maxDatagramBytes());
+        new LinkOutput(links.byNumber, clients.hosts, batches, metrics.matchSeconds);
     // Message ids are a keyed permutation of a counter under a key drawn now (MessageIds): no
     // other router can predict them, so none can make a receiver's duplicate window
     // (DataPlane.Drop.DUPLICATE) drop this router's broadcasts with forged copies. The counter
@@ -341,6 +344,11 @@ public final class Router implements AutoCloseable {
     return shm;
   }
 
+  /** The transports of DATA besides TCP, each told of every link's session. */
+  List<DataTransport> transports() {
+    return transports;
+  }
+
   RouterLinks links() {
     return links;
   }
@@ -375,8 +383,11 @@ public final class Router implements AutoCloseable {
     // run's routes until it is removed.
     loop.submit(kernel::start).syncUninterruptibly();
     clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer());
-    udp.bind(); // before the router port: every hello this router sends announces its UDP port
-    shm.start(); // before the router port: a neighbour maps its ring at link-up
+    for (DataTransport t : transports) {
+      // Before the router port: every hello this router sends announces its UDP port, and a
+      // neighbour maps its ring at link-up.
+      t.start();
+    }
     routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null));
     if (config.metricsListen() != null) {
       metricsServer =
@@ -622,7 +633,7 @@ public final class Router implements AutoCloseable {
     return loop.submit(
             () -> {
               Link l = links.get(neighbour);
-              return l != null && l.udpOut;
+              return l != null && l.dataBy(RouterConfig.LinkTransport.UDP);
             })
         .syncUninterruptibly()
         .getNow();
@@ -636,7 +647,7 @@ public final class Router implements AutoCloseable {
     return loop.submit(
             () -> {
               Link l = links.get(neighbour);
-              return l == null || l.ringOut == null ? null : l.ringOut.counters();
+              return l != null && l.path instanceof ShmLinks.RingPath r ? r.ring.counters() : null;
             })
         .syncUninterruptibly()
         .getNow();

@@ -124,13 +124,15 @@ final class RouterLinks {
   }
 
   /**
-   * The link has no session any more: UDP and the routing state are told. The caller closes the
-   * session's channel, whose close listener then finds it detached already.
+   * The link has no session any more: the transports of DATA and the routing state are told. The
+   * caller closes the session's channel, whose close listener then finds it detached already.
    */
   private void detach(Link l) {
     l.attach(null);
-    router.udp().linkDown(l);
-    router.shm().linkDown(l);
+    for (DataTransport t : router.transports()) {
+      t.linkDown(l);
+    }
+    l.path = null;
     router.node().linkDown(l.neighbour());
   }
 
@@ -578,15 +580,14 @@ final class RouterLinks {
       l.peerEpoch = h.epoch();
       l.dialledByUs = ours;
       Handshakes.done(ctx);
-      router
-          .udp()
-          .linkUp(
-              l,
-              (InetSocketAddress) ctx.channel().remoteAddress(),
-              h.udpPort(),
-              nonce,
-              h.udpNonce());
-      router.shm().linkUp(l);
+      DataTransport.Peer peer =
+          new DataTransport.Peer((InetSocketAddress) ctx.channel().remoteAddress(), h, nonce);
+      for (DataTransport t : router.transports()) {
+        DataPath p = t.linkUp(l, peer);
+        if (p != null) {
+          l.path = p;
+        }
+      }
       ctx.channel()
           .closeFuture()
           .addListener(
@@ -615,7 +616,7 @@ final class RouterLinks {
           config.router(),
           l.neighbour(),
           ours ? "dialled" : "accepted",
-          l.ringOut != null ? "a shared-memory ring" : l.udpOut ? "UDP to " + l.udpPeer : "TCP");
+          l.path != null ? l.path.describe() : "TCP");
     }
 
     @Override

@@ -1,9 +1,11 @@
 package io.bdrp.router;
 
 import io.bdrp.router.ring.SharedRing;
+import io.bdrp.transport.DataHeader;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -46,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Owned by the router's event loop, but for {@link #start} and {@link #close}.
  */
-final class ShmLinks {
+final class ShmLinks implements DataTransport {
   private static final Logger log = LoggerFactory.getLogger(ShmLinks.class);
 
   /** Where rings are made: shared memory on Linux. */
@@ -69,8 +71,14 @@ final class ShmLinks {
   private final List<Reader> readers = new ArrayList<>();
   private boolean available;
 
-  ShmLinks(Router router) {
+  private final DataTransport.Receiver receiver;
+
+  /** Where a DATA frame for a ring is laid out before it is copied into the ring. */
+  private ByteBuf staging;
+
+  ShmLinks(Router router, DataTransport.Receiver receiver) {
     this.router = router;
+    this.receiver = receiver;
     this.config = router.config();
   }
 
@@ -91,7 +99,13 @@ final class ShmLinks {
    * port opens, so that a neighbour finds them once their session is up. Rings left by an earlier
    * run of this router number (another epoch, a process that was killed) are removed.
    */
-  void start() throws InterruptedException {
+  @Override
+  public String name() {
+    return "shm";
+  }
+
+  @Override
+  public void start() throws InterruptedException {
     for (RouterConfig.Neighbour n : config.neighbours()) {
       if (n.transport() == RouterConfig.LinkTransport.RDMA) {
         String why = io.bdrp.router.ring.RdmaNative.whyNot();
@@ -173,17 +187,18 @@ final class ShmLinks {
   }
 
   /** The session of {@code l} is up: its DATA goes into its ring if configured so and found. */
-  void linkUp(Link l) {
+  @Override
+  public DataPath linkUp(Link l, DataTransport.Peer peer) {
     linkDown(l);
     if (l.config.transport() != RouterConfig.LinkTransport.SHM || !available) {
-      return;
+      return null;
     }
     Path p = path(l.neighbour(), l.peerEpoch, config.router());
     SharedRing ring = null;
     try {
       ring = SharedRing.open(p);
       ring.wakeBySocket(wakePath(p));
-      l.ringOut = ring;
+      return new RingPath(ring);
     } catch (IOException e) {
       if (ring != null) {
         ring.close();
@@ -195,29 +210,63 @@ final class ShmLinks {
           config.router(),
           l.neighbour(),
           e.getMessage());
+      return null;
     }
   }
 
   /** The session of {@code l} is gone: no more DATA into its ring until it is back. */
-  void linkDown(Link l) {
-    if (l.ringOut != null) {
-      l.ringOut.close();
-      l.ringOut = null;
+  @Override
+  public void linkDown(Link l) {
+    if (l.path instanceof RingPath r) {
+      r.ring.close();
     }
   }
 
-  /** Writes one DATA frame (as on TCP) into {@code l}'s ring: whether it fit. */
-  boolean send(Link l, ByteBuf frame) {
-    if (frame.hasMemoryAddress()) {
-      return l.ringOut.writeAddress(
-          frame.memoryAddress() + frame.readerIndex(), frame.readableBytes());
+  /** A link's DATA written into the ring its neighbour reads. */
+  final class RingPath implements DataPath {
+    final SharedRing ring;
+
+    RingPath(SharedRing ring) {
+      this.ring = ring;
     }
-    ByteBuffer nio = frame.nioBuffer();
-    return l.ringOut.write(nio, nio.position(), nio.remaining());
+
+    @Override
+    public Outcome send(
+        int hopLimit, int source, long messageId, long[] d, int words, MessageBytes message) {
+      int max = ring.maxFrame();
+      if (DataHeader.frameLength(words, 0) + message.length > max) {
+        return Outcome.TOO_LARGE;
+      }
+      if (staging == null || staging.capacity() < max) {
+        staging = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(max));
+      }
+      ByteBuf b = staging.clear();
+      DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, words, message.length);
+      message.writeTo(b);
+      boolean fit;
+      if (b.hasMemoryAddress()) {
+        fit = ring.writeAddress(b.memoryAddress() + b.readerIndex(), b.readableBytes());
+      } else {
+        ByteBuffer nio = b.nioBuffer();
+        fit = ring.write(nio, nio.position(), nio.remaining());
+      }
+      return fit ? Outcome.SENT : Outcome.FULL;
+    }
+
+    @Override
+    public RouterConfig.LinkTransport transport() {
+      return RouterConfig.LinkTransport.SHM;
+    }
+
+    @Override
+    public String describe() {
+      return "a shared-memory ring";
+    }
   }
 
   /** Closes the wake sockets and the rings and removes their files. */
-  void close() {
+  @Override
+  public void close() {
     if (readers.isEmpty()) {
       return;
     }
@@ -352,7 +401,7 @@ final class ShmLinks {
         int len = batch.readIntLE();
         ByteBuf frame = batch.readSlice(len);
         if (up) {
-          router.receiveData(link, frame, "shm");
+          receiver.receive(link, frame, ShmLinks.this);
         } else {
           router.metrics().ringDropped("no_session").inc();
         }

@@ -1,5 +1,6 @@
 package io.bdrp.router;
 
+import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.DatagramAuth;
 import io.bdrp.transport.UdpProtection;
 import io.netty.bootstrap.Bootstrap;
@@ -49,7 +50,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Owned by the router's event loop.
  */
-final class UdpLinks {
+final class UdpLinks implements DataTransport {
   private static final Logger log = LoggerFactory.getLogger(UdpLinks.class);
 
   private final Router router;
@@ -71,8 +72,11 @@ final class UdpLinks {
   private final Map<DatagramAuth.Refusal, Metrics.Counter> refused =
       new EnumMap<>(DatagramAuth.Refusal.class);
 
-  UdpLinks(Router router) {
+  private final DataTransport.Receiver receiver;
+
+  UdpLinks(Router router, DataTransport.Receiver receiver) {
     this.router = router;
+    this.receiver = receiver;
     this.config = router.config();
     this.unknownSender = router.metrics().udpDropped("unknown_sender");
     for (DatagramAuth.Refusal r : DatagramAuth.Refusal.values()) {
@@ -98,8 +102,14 @@ final class UdpLinks {
 
   private final Path keyLog;
 
+  @Override
+  public String name() {
+    return "udp";
+  }
+
   /** Binds the socket if some neighbour uses UDP. */
-  void bind() throws InterruptedException {
+  @Override
+  public void start() throws InterruptedException {
     if (!config.usesUdp()) {
       return;
     }
@@ -166,15 +176,17 @@ final class UdpLinks {
       DatagramAuth.Opener opener) {}
 
   /**
-   * The TCP session of {@code l} is up, with the neighbour at {@code remote} announcing UDP port
-   * {@code udpPort} (0: none): datagrams from there are the neighbour's, and DATA to it goes there
-   * if configured so. {@code ownNonce} and {@code theirNonce} are the two hellos' nonces (empty
-   * with {@code auth.udp: none}).
+   * The TCP session of {@code l} is up, with the neighbour at {@code peer.remote()} announcing UDP
+   * port {@code peer.hello().udpPort()} (0: none): datagrams from there are the neighbour's, and
+   * DATA to it goes there if configured so. The two hellos' nonces (empty with {@code auth.udp:
+   * none}) make the session's keys.
    */
-  void linkUp(Link l, InetSocketAddress remote, int udpPort, byte[] ownNonce, byte[] theirNonce) {
+  @Override
+  public DataPath linkUp(Link l, DataTransport.Peer peer) {
     linkDown(l);
     generation++;
     boolean wanted = l.config.transport() == RouterConfig.LinkTransport.UDP;
+    int udpPort = peer.hello().udpPort();
     if (udpPort == 0 || channel == null) {
       if (wanted) {
         log.warn(
@@ -185,11 +197,13 @@ final class UdpLinks {
                 ? "this router has no UDP socket"
                 : "the neighbour announced no UDP port (no neighbour of its uses udp)");
       }
-      return;
+      return null;
     }
     UdpProtection p = config.udpProtection();
     if (p != UdpProtection.NONE) {
       byte[] token = config.routerTokenBytes();
+      byte[] ownNonce = peer.ownNonce();
+      byte[] theirNonce = peer.hello().udpNonce();
       byte[] out = DatagramAuth.key(token, config.router(), l.neighbour(), ownNonce, theirNonce);
       byte[] in = DatagramAuth.key(token, l.neighbour(), config.router(), theirNonce, ownNonce);
       l.udp =
@@ -197,9 +211,47 @@ final class UdpLinks {
               ++sessions, out, in, new DatagramAuth.Sealer(p, out), new DatagramAuth.Opener(p, in));
       logKeys(l);
     }
-    l.udpPeer = new InetSocketAddress(remote.getAddress(), udpPort);
-    l.udpOut = wanted;
+    l.udpPeer = new InetSocketAddress(peer.remote().getAddress(), udpPort);
     bySender.put(l.udpPeer, l);
+    return wanted ? new UdpPath(l) : null;
+  }
+
+  /** A link's DATA as datagrams to the neighbour's UDP socket. */
+  private final class UdpPath implements DataPath {
+    private final Link link;
+    private final int maxDatagramBytes = config.limits().maxDatagramBytes();
+
+    UdpPath(Link link) {
+      this.link = link;
+    }
+
+    @Override
+    public Outcome send(
+        int hopLimit, int source, long messageId, long[] d, int words, MessageBytes message) {
+      int frame = DataHeader.frameLength(words, 0) + message.length;
+      int overhead = overhead();
+      if (frame + overhead > maxDatagramBytes) {
+        return Outcome.TOO_LARGE;
+      }
+      if (channel == null || !channel.isWritable()) {
+        return Outcome.FULL;
+      }
+      ByteBuf b = channel.alloc().directBuffer(frame + overhead);
+      DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, words, message.length);
+      message.writeTo(b);
+      UdpLinks.this.send(link, b);
+      return Outcome.SENT;
+    }
+
+    @Override
+    public RouterConfig.LinkTransport transport() {
+      return RouterConfig.LinkTransport.UDP;
+    }
+
+    @Override
+    public String describe() {
+      return "UDP to " + link.udpPeer;
+    }
   }
 
   /**
@@ -238,15 +290,19 @@ final class UdpLinks {
   }
 
   /** The TCP session of {@code l} is gone: no more DATA by UDP either way until it is back. */
-  void linkDown(Link l) {
+  @Override
+  public void linkDown(Link l) {
     generation++;
     if (l.udpPeer != null) {
       bySender.remove(l.udpPeer, l);
     }
     l.udpPeer = null;
-    l.udpOut = false;
     l.udp = null;
   }
+
+  /** The socket is one of the router's channels, closed with them. */
+  @Override
+  public void close() {}
 
   /** Increases whenever a link comes up or goes down. */
   long generation() {
@@ -259,7 +315,7 @@ final class UdpLinks {
   }
 
   /** Sends {@code frame}, one DATA frame, to {@code l} as a datagram (flushed with the batch). */
-  void send(Link l, ByteBuf frame) {
+  private void send(Link l, ByteBuf frame) {
     ByteBuf datagram = l.udp == null ? frame : l.udp.sealer().seal(channel.alloc(), frame);
     channel.write(new DatagramPacket(datagram, l.udpPeer), channel.voidPromise());
     router.metrics().udpSent.inc();
@@ -279,7 +335,7 @@ final class UdpLinks {
       }
       Session session = from.udp;
       if (session == null) {
-        router.receiveData(from, p.content(), "udp");
+        receiver.receive(from, p.content(), UdpLinks.this);
         return;
       }
       ByteBuf frame = session.opener().open(ctx.alloc(), p.content());
@@ -294,7 +350,7 @@ final class UdpLinks {
         return;
       }
       try {
-        router.receiveData(from, frame, "udp");
+        receiver.receive(from, frame, UdpLinks.this);
       } finally {
         if (config.udpProtection() == UdpProtection.ENCRYPT) {
           frame.release(); // decrypted into a buffer of its own
