@@ -26,7 +26,6 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -42,8 +41,8 @@ import org.slf4j.LoggerFactory;
 final class ClientSessions {
   private static final Logger log = LoggerFactory.getLogger(ClientSessions.class);
 
-  /** A client session. */
-  static final class Host {
+  /** A client session: a host that gets its deliveries as DELIVER frames. */
+  static final class Host implements Hosts.Output {
     final int id;
     final Channel channel;
     final String name;
@@ -62,19 +61,36 @@ final class ClientSessions {
 
     long changeTokensAt;
 
+    private final OutputBatches batches;
+
     Host(
         int id,
         Channel channel,
         String name,
         ClientAuth.Permissions permissions,
-        RouterMetrics metrics) {
+        RouterMetrics metrics,
+        OutputBatches batches) {
       this.id = id;
+      this.batches = batches;
       this.channel = channel;
       this.name = name;
       this.permissions = permissions;
       this.user = userOf(permissions);
       this.delivered = metrics.hostDelivered(id, name);
       this.dropped = metrics.hostDropped(id, name);
+    }
+
+    @Override
+    public boolean deliver(long messageId, MessageBytes message) {
+      if (!channel.isActive() || !channel.isWritable()) {
+        dropped.inc();
+        return false;
+      }
+      ByteBuf b = batches.room(channel, Frames.PREFIX_BYTES, message);
+      Frames.writePrefix(b, FrameType.DELIVER, message.length);
+      batches.body(channel, b, message);
+      delivered.inc();
+      return true;
     }
 
     @Override
@@ -89,8 +105,8 @@ final class ClientSessions {
   static final int CLIENT_READ_BYTES = 16 * 1024;
 
   private final Router router;
-  final IntObjectHashMap<Host> hosts = new IntObjectHashMap<>();
-  private int nextHost = 1;
+  private final Hosts hosts;
+  private final OutputBatches batches;
 
   /** Sessions and filters of each named user: {sessions, filters}. */
   private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
@@ -105,8 +121,10 @@ final class ClientSessions {
   private final Metrics.Counter refused;
   private final Metrics.Counter forbidden;
 
-  ClientSessions(Router router, RouterMetrics metrics) {
+  ClientSessions(Router router, RouterMetrics metrics, Hosts hosts, OutputBatches batches) {
     this.router = router;
+    this.hosts = hosts;
+    this.batches = batches;
     this.handshakes = new Handshakes("clients", router.config().limits(), metrics);
     this.slowConsumers = metrics.connectionsClosed("clients", "slow_consumer");
     this.refused = metrics.connectionsClosed("clients", "not_authorized");
@@ -514,7 +532,14 @@ final class ClientSessions {
           }
           u[0]++;
         }
-        host = new Host(nextHost++, ctx.channel(), h.clientName(), permissions, router.metrics());
+        host =
+            new Host(
+                hosts.number(),
+                ctx.channel(),
+                h.clientName(),
+                permissions,
+                router.metrics(),
+                batches);
         host.changeTokens = config.limits().hosts().predicateChangesPerSecond();
         host.changeTokensAt = System.nanoTime();
         hosts.put(host.id, host);

@@ -51,6 +51,23 @@ final class OutputBatches {
   }
 
   /**
+   * Room in {@code c}'s batch for a frame's {@code header} bytes and, when it is small enough to
+   * copy, {@code message}; the caller writes the header, then calls {@link #body}.
+   */
+  ByteBuf room(Channel c, int header, MessageBytes message) {
+    return room(c, message.length < COPY_BELOW ? header + message.length : header);
+  }
+
+  /** The frame's message after its header: copied into the batch, or a slice written after it. */
+  void body(Channel c, ByteBuf batch, MessageBytes message) {
+    if (message.length < COPY_BELOW) {
+      message.writeTo(batch);
+    } else {
+      writeAfterBatch(c, message.retainedSlice());
+    }
+  }
+
+  /**
    * Writes what {@code c}'s batch holds, then {@code large}, which it takes over: the frame (or the
    * rest of a frame whose start is in the batch) is written after the bytes gathered before it.
    */

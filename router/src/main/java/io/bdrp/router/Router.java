@@ -84,6 +84,7 @@ public final class Router implements AutoCloseable {
   private final OriginKeys originKeys; // null: claims are neither signed nor verified
   private RouterTls signedWith; // the TLS files originKeys was last loaded from
   private final OutputBatches batches;
+  private final Hosts hosts; // every front end's hosts, by number
   private final ClientSessions clients;
   private final RouterLinks links;
   private final UdpLinks udp;
@@ -171,16 +172,16 @@ public final class Router implements AutoCloseable {
                   + " included (with mutual TLS).",
               originKeys::certificatesHeld);
     }
-    this.clients = new ClientSessions(this, metrics);
-    metrics.clients(clients.hosts::size);
     this.batches = new OutputBatches(loop);
+    this.hosts = new Hosts();
+    this.clients = new ClientSessions(this, metrics, hosts, batches);
+    metrics.clients(hosts::size);
     this.links = new RouterLinks(this);
     DataTransport.Receiver receiver = (from, frame, via) -> receiveData(from, frame, via.name());
     this.udp = new UdpLinks(this, receiver);
     this.shm = new ShmLinks(this, receiver);
     this.transports = List.of(udp, shm);
-    LinkOutput output =
-        new LinkOutput(links.byNumber, clients.hosts, batches, metrics.matchSeconds);
+    LinkOutput output = new LinkOutput(links.byNumber, hosts, batches, metrics.matchSeconds);
     // Message ids are a keyed permutation of a counter under a key drawn now (MessageIds): no
     // other router can predict them, so none can make a receiver's duplicate window
     // (DataPlane.Drop.DUPLICATE) drop this router's broadcasts with forged copies. The counter

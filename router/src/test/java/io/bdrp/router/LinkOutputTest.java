@@ -14,7 +14,6 @@ import io.bdrp.transport.ProtocolErrorCounters;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.collection.IntObjectHashMap;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -58,6 +57,7 @@ class LinkOutputTest {
   private LinkOutput output;
   private final Recording path = new Recording();
   private final MessageBytes message = new MessageBytes();
+  private final Hosts hosts = new Hosts();
 
   @BeforeEach
   void setUp() {
@@ -77,11 +77,7 @@ class LinkOutputTest {
     Link[] links = new Link[8];
     links[1] = link;
     output =
-        new LinkOutput(
-            links,
-            new IntObjectHashMap<>(),
-            new OutputBatches(session.eventLoop()),
-            metrics.matchSeconds);
+        new LinkOutput(links, hosts, new OutputBatches(session.eventLoop()), metrics.matchSeconds);
     byte[] body = "a message".getBytes(StandardCharsets.UTF_8);
     message.set(Unpooled.wrappedBuffer(body), 0, body.length);
   }
@@ -144,5 +140,18 @@ class LinkOutputTest {
     assertFalse(send(11));
     assertTrue(path.offered.isEmpty(), "a link without a session offers nothing to its path");
     assertEquals(1, link.dropped.get());
+  }
+
+  /** A delivery goes to its host by number, which writes it in its own protocol. */
+  @Test
+  void aDeliveryGoesToItsHostWhateverItsProtocol() {
+    List<Long> delivered = new ArrayList<>();
+    int n = hosts.number();
+    hosts.put(n, (id, m) -> delivered.add(id));
+    assertTrue(output.deliver(n, 12, message));
+    assertEquals(List.of(12L), delivered);
+    hosts.remove(n);
+    assertFalse(output.deliver(n, 13, message), "a host that is gone gets nothing");
+    assertEquals(List.of(12L), delivered);
   }
 }
