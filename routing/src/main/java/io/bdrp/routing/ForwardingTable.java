@@ -23,7 +23,6 @@ import java.util.Map;
  */
 public final class ForwardingTable {
   private final int self;
-  private final long version;
   private final int words;
   private final int[] nextHop; // by router number, -1: no route
   private final int[] neighbours; // up neighbours, ascending
@@ -34,7 +33,6 @@ public final class ForwardingTable {
 
   private ForwardingTable(
       int self,
-      long version,
       int words,
       int[] nextHop,
       int[] neighbours,
@@ -42,7 +40,6 @@ public final class ForwardingTable {
       long[] reachable,
       int[][] children) {
     this.self = self;
-    this.version = version;
     this.words = words;
     this.nextHop = nextHop;
     this.neighbours = neighbours;
@@ -60,13 +57,11 @@ public final class ForwardingTable {
    * Builds a snapshot.
    *
    * @param self this router's number
-   * @param version the version of the routes it was built from
    * @param maxRouters router numbers are below this
    * @param nextHop next hop by router number (-1: no route); read up to its length
    * @param children children by source router number (null or empty: none); read up to its length
    */
-  public static ForwardingTable of(
-      int self, long version, int maxRouters, int[] nextHop, int[][] children) {
+  public static ForwardingTable of(int self, int maxRouters, int[] nextHop, int[][] children) {
     if (self < 0 || self >= maxRouters) {
       throw new IllegalArgumentException("router " + self + " outside 0.." + (maxRouters - 1));
     }
@@ -132,17 +127,12 @@ public final class ForwardingTable {
         behind[i][r >>> 6] |= 1L << r;
       }
     }
-    return new ForwardingTable(self, version, words, hops, neighbourOf, behind, reach, kids);
+    return new ForwardingTable(self, words, hops, neighbourOf, behind, reach, kids);
   }
 
   /** This router's number. */
   public int self() {
     return self;
-  }
-
-  /** The version of the routes this snapshot was built from. */
-  public long version() {
-    return version;
   }
 
   /** Words of a destination bitmap. */
@@ -163,11 +153,6 @@ public final class ForwardingTable {
   /** The next hop towards {@code router}, or -1. */
   public int nextHop(int router) {
     return router >= 0 && router < nextHop.length ? nextHop[router] : -1;
-  }
-
-  /** The neighbours that are next hops or broadcast children in this snapshot, ascending. */
-  public int[] nextHops() {
-    return neighbours.clone();
   }
 
   /**

@@ -10,6 +10,5 @@ import io.bdrp.encoding.bloom.EncodedIndex;
  *
  * @param routes next hops, per-neighbour destination bitmaps, broadcast children
  * @param predicates the index over the other routers' encoded predicates
- * @param version increases with every new snapshot of a router
  */
-public record RouteSnapshot(ForwardingTable routes, EncodedIndex predicates, long version) {}
+public record RouteSnapshot(ForwardingTable routes, EncodedIndex predicates) {}

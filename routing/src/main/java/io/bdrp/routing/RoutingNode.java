@@ -38,7 +38,6 @@ public final class RoutingNode {
   private RouteSnapshot snapshot;
   private long builtRoutes = -1;
   private long builtPredicates = -1;
-  private long snapshots;
   private ForwardingTable table;
   private LongSupplier wallMillis; // null: epochs are not checked against a clock
   private long futureEpochs;
@@ -382,7 +381,7 @@ public final class RoutingNode {
       // PredicateTable#buildIndexWith); the snapshot follows each index as it is installed.
       io.bdrp.encoding.bloom.EncodedIndex index = predicates.index();
       if (snapshot == null || snapshot.routes() != t || snapshot.predicates() != index) {
-        snapshot = new RouteSnapshot(t, index, ++snapshots);
+        snapshot = new RouteSnapshot(t, index);
       }
       if (predicates.indexReady()) {
         builtPredicates = p;
@@ -411,6 +410,6 @@ public final class RoutingNode {
       kids[r] = dv.children(r);
     }
     kids[self] = dv.children(self);
-    return ForwardingTable.of(self, dv.version(), n, hops, kids);
+    return ForwardingTable.of(self, n, hops, kids);
   }
 }

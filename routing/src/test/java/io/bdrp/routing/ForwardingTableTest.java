@@ -38,7 +38,7 @@ class ForwardingTableTest {
     int[][] kids = new int[MAX][];
     kids[0] = new int[] {2, 1};
     kids[3] = new int[] {2};
-    return ForwardingTable.of(0, 7, MAX, hops, kids);
+    return ForwardingTable.of(0, MAX, hops, kids);
   }
 
   @Test
@@ -166,7 +166,7 @@ class ForwardingTableTest {
       for (int r = 0; r < MAX; r++) {
         hops[r] = rnd.nextInt(5) == 0 ? -1 : nbrs[rnd.nextInt(nbrs.length)];
       }
-      ForwardingTable t = ForwardingTable.of(self, round, MAX, hops, new int[0][]);
+      ForwardingTable t = ForwardingTable.of(self, MAX, hops, new int[0][]);
       long[] d = new long[t.words()];
       for (int r = 0; r < MAX; r++) {
         if (rnd.nextBoolean()) {
@@ -213,6 +213,6 @@ class ForwardingTableTest {
         IllegalArgumentException.class, () -> t.partition(new long[1], 3, t.newPartition()));
     assertThrows(IllegalArgumentException.class, () -> t.partition(set(1), 3, new Partition(1, 2)));
     assertThrows(
-        IllegalArgumentException.class, () -> ForwardingTable.of(MAX, 0, MAX, new int[0], null));
+        IllegalArgumentException.class, () -> ForwardingTable.of(MAX, MAX, new int[0], null));
   }
 }

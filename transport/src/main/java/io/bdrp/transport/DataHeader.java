@@ -1,16 +1,13 @@
 package io.bdrp.transport;
 
 import io.bdrp.encoding.Message;
-import io.bdrp.encoding.codec.CodecException;
 import io.bdrp.encoding.codec.MessageCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
-import java.nio.ByteBuffer;
 
 /**
- * Flyweight over one DATA frame in a {@link ByteBuf}: reads the fixed-layout header and rewrites it
- * in place, and makes per-next-hop copies that share the message bytes, without ever decoding the
+ * The DATA frame's header: a read-only flyweight over a received frame ({@link #wrap}), and the
+ * writer of the header of each copy a router sends ({@link #writeHeader}). Neither decodes the
  * message. Offsets are from the start of the frame (its length field), big-endian:
  *
  * <pre>
@@ -43,12 +40,19 @@ import java.nio.ByteBuffer;
  *
  * <p>Fields are not aligned (the words start at offset 20); readers use unaligned loads.
  *
- * <p><b>Ownership.</b> The flyweight never retains or releases the frame it wraps: the caller owns
- * the frame. {@link #copyWith} returns a new buffer that owns one reference to the message bytes of
- * the frame (a retained slice) and a small header of its own, so the caller may release the frame
- * as soon as it has made every copy; each copy is released by its last consumer (a channel write
- * releases what it writes). A frame forwarded unchanged to one next hop needs no copy: rewrite it
- * in place and pass the frame itself on.
+ * <p><b>Reading.</b> A router checks each DATA frame from a neighbour with {@link #wrap} and hands
+ * the flyweight to the data plane as its {@link io.bdrp.routing.DataPlane.Packet}: the fields are
+ * read where they lie, and nothing in the frame is ever changed. The flyweight never retains or
+ * releases the frame it wraps: the caller owns the frame.
+ *
+ * <p><b>Writing.</b> The router never forwards a received frame as it is, not even to one next hop:
+ * the data plane splits D by next hop, and for each copy the router writes a fresh header (the hop
+ * limit one less, the copy's part of D in {@link #usedWords} words, or no D for a broadcast) with
+ * {@link #writeHeader} straight into the link's output (a TCP session's output batch, a UDP
+ * datagram, a shared-memory ring's frame), then the message bytes: copied, or, on TCP when they are
+ * large, a retained slice of the frame they arrived in (a neighbour's DATA, or a host's SEND at the
+ * ingress router). (The kernel fast path, which rewrites UDP datagrams in place, does not use this
+ * class.) {@link #encode} builds a whole frame around a {@link Message}, for tests and tools.
  *
  * <p>Not thread-safe: one flyweight per thread (event loop), re-pointed with {@link #wrap}.
  */
@@ -90,9 +94,9 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
    * Points the flyweight at the DATA frame that fills {@code frame} from its reader index to its
    * writer index, after checking the frame: complete, version 1, type DATA, no reserved flag bit, D
    * length 0 exactly when broadcast and at most {@link #MAX_D_WORDS}, and room for D and a message
-   * of at least six bytes. The message itself is not checked ({@link #decodeMessage} does that, at
-   * the egress router). Allocates nothing but the exception of a refused frame: the flyweight keeps
-   * no copy of the header, whatever D's word count says.
+   * of at least six bytes. The message itself is not checked: a router decodes it only where it
+   * delivers it (this router in D, or a broadcast). Allocates nothing but the exception of a
+   * refused frame: the flyweight keeps no copy of the header, whatever D's word count says.
    *
    * @throws ProtocolException {@link ErrorCode#MALFORMED_FRAME} (or the framing codes of {@link
    *     Frames#openFrame}) if it is not a valid DATA frame
@@ -139,39 +143,16 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     return new ProtocolException(ErrorCode.MALFORMED_FRAME, "DATA " + detail);
   }
 
-  /** The wrapped frame (not retained). */
-  public ByteBuf frame() {
-    return buf;
-  }
-
   /** Further hops the frame may take (0..255). */
   @Override
   public int hopLimit() {
     return buf.getUnsignedByte(base + HOP_LIMIT_OFFSET);
   }
 
-  /**
-   * Takes one hop off the hop limit, in place. Returns false, and changes nothing, when the limit
-   * is already exhausted (0): the frame must then be dropped and counted.
-   */
-  public boolean decrementHopLimit() {
-    int h = hopLimit();
-    if (h == 0) {
-      return false;
-    }
-    buf.setByte(base + HOP_LIMIT_OFFSET, h - 1);
-    return true;
-  }
-
-  /** The flags byte. */
-  public int flags() {
-    return buf.getUnsignedByte(base + FLAGS_OFFSET);
-  }
-
   /** Whether the frame is a broadcast (no D; every router gets it once). */
   @Override
   public boolean isBroadcast() {
-    return (flags() & FLAG_BROADCAST) != 0;
+    return (buf.getUnsignedByte(base + FLAGS_OFFSET) & FLAG_BROADCAST) != 0;
   }
 
   /** The router at which the message entered the network. */
@@ -201,57 +182,6 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     return buf.getLong(base + D_OFFSET + i * Long.BYTES);
   }
 
-  /** D as an array of words (allocates; for tests and the control path). */
-  public long[] destinations() {
-    long[] d = new long[destinationWords()];
-    for (int i = 0; i < d.length; i++) {
-      d[i] = destinationWord(i);
-    }
-    return d;
-  }
-
-  /**
-   * Copies D into {@code out} without allocating: its first words from D, the rest zero (words of D
-   * beyond {@code out}'s length are left out). Returns {@code out}.
-   */
-  public long[] destinationsInto(long[] out) {
-    int n = Math.min(out.length, destinationWords());
-    for (int i = 0; i < n; i++) {
-      out[i] = destinationWord(i);
-    }
-    java.util.Arrays.fill(out, n, out.length, 0L);
-    return out;
-  }
-
-  /** Whether router {@code r} is in D (false for a broadcast, which has no D). */
-  public boolean containsRouter(int r) {
-    int w = r >>> 6;
-    return r >= 0 && w < destinationWords() && (destinationWord(w) >>> (r & 63) & 1) != 0;
-  }
-
-  /**
-   * Removes router {@code r} from D, in place (a router takes itself out before forwarding). Does
-   * nothing if {@code r} is not in D.
-   */
-  public void clearRouter(int r) {
-    int w = r >>> 6;
-    if (r < 0 || w >= destinationWords()) {
-      return;
-    }
-    int at = base + D_OFFSET + w * Long.BYTES;
-    buf.setLong(at, buf.getLong(at) & ~(1L << (r & 63)));
-  }
-
-  /** Whether D has no router left. */
-  public boolean isDestinationEmpty() {
-    for (int i = 0; i < destinationWords(); i++) {
-      if (destinationWord(i) != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** Offset of the message from the start of the frame. */
   public int messageOffset() {
     return D_OFFSET + destinationWords() * Long.BYTES;
@@ -260,103 +190,6 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   /** Number of message bytes. */
   public int messageLength() {
     return buf.getInt(base) + Frames.LENGTH_BYTES - messageOffset();
-  }
-
-  /** The message bytes as a slice that shares the frame's memory and is not retained. */
-  public ByteBuf messageBytes() {
-    return buf.slice(base + messageOffset(), messageLength());
-  }
-
-  /**
-   * Decodes the message, for exact local delivery. With {@link #wrap}, this stays within the bound
-   * of the router-link decoders ({@link RouterFrameCodec#ALLOCATION_PER_BYTE} bytes per frame byte
-   * plus {@link RouterFrameCodec#ALLOCATION_FIXED}): the attribute count is checked against its
-   * limit and the bytes left before anything is allocated for it, and the body is copied once (a
-   * byte a byte). The costliest message per byte is the most attributes (1,024) of the smallest
-   * kind (a boolean of a two-character name, 5 bytes): about 23 bytes allocated a frame byte, 31
-   * without compressed references ({@code RouterFrameAllocationTest}).
-   *
-   * @throws ProtocolException {@link ErrorCode#BAD_MESSAGE} if it does not decode or does not fill
-   *     the rest of the frame
-   */
-  public Message decodeMessage() {
-    ByteBuffer nio = buf.nioBuffer(base + messageOffset(), messageLength()).slice();
-    Message m;
-    try {
-      m = MessageCodec.decode(nio);
-    } catch (CodecException e) {
-      throw new ProtocolException(
-          ErrorCode.BAD_MESSAGE, "bad message in DATA: " + e.getMessage(), 0, e.offset() + 1L);
-    }
-    if (nio.hasRemaining()) {
-      throw new ProtocolException(
-          ErrorCode.BAD_MESSAGE,
-          "bad message in DATA: " + nio.remaining() + " unexpected bytes after the message",
-          0,
-          nio.position() + 1L);
-    }
-    return m;
-  }
-
-  /**
-   * A copy of the frame with another hop limit and D, for one next hop: a fresh header of {@code 20
-   * + 8 * destinations.length} bytes followed by a retained slice of this frame's message bytes, as
-   * one {@link CompositeByteBuf}. The caller owns the returned buffer and still owns the frame.
-   *
-   * @param destinations D for the next hop, 1..{@link #MAX_D_WORDS} words (word i = routers
-   *     64i..64i+63); ignored (no D is written) when this frame is a broadcast
-   */
-  public ByteBuf copyWith(ByteBufAllocator alloc, int hopLimit, long[] destinations) {
-    return compose(
-        alloc,
-        hopLimit,
-        isBroadcast(),
-        sourceRouter(),
-        messageId(),
-        isBroadcast() ? null : destinations,
-        buf.retainedSlice(base + messageOffset(), messageLength()));
-  }
-
-  /**
-   * A DATA frame from its fields and the message bytes already encoded, as a composite of a new
-   * header and {@code message}, which it takes over: the returned buffer owns the reference of
-   * {@code message} that the caller passed (also when this method throws, in which case it is
-   * released). Used at the ingress router: encode the message once, then compose one frame per next
-   * hop with {@code message.retainedDuplicate()}.
-   *
-   * @param destinations D (1..{@link #MAX_D_WORDS} words), or null when {@code broadcast}
-   */
-  public static ByteBuf compose(
-      ByteBufAllocator alloc,
-      int hopLimit,
-      boolean broadcast,
-      int sourceRouter,
-      long messageId,
-      long[] destinations,
-      ByteBuf message) {
-    ByteBuf header = null;
-    try {
-      int words = checkFields(hopLimit, broadcast, sourceRouter, destinations);
-      header = alloc.buffer(D_OFFSET + words * Long.BYTES);
-      putHeader(
-          header,
-          hopLimit,
-          broadcast,
-          sourceRouter,
-          messageId,
-          destinations,
-          words,
-          message.readableBytes());
-      CompositeByteBuf frame = alloc.compositeBuffer(2);
-      frame.addComponents(true, header, message);
-      return frame;
-    } catch (RuntimeException e) {
-      message.release();
-      if (header != null) {
-        header.release();
-      }
-      throw e;
-    }
   }
 
   /**

@@ -13,8 +13,9 @@ import java.util.List;
 /**
  * Reads and writes the frames of a router link as whole frames over Netty {@link ByteBuf}s, without
  * a pipeline: {@link RouterHello}, the {@link ControlMessage} records, and the session frames
- * (ERROR, PING, PONG, BYE, with the client codec's layouts). DATA frames are not records: they are
- * read and rewritten in place with {@link DataHeader}. Layouts in {@code docs/wire-protocol.md}.
+ * (ERROR, PING, PONG, BYE, with the client codec's layouts). DATA frames are not records: their
+ * header is read where it lies and written for each copy by {@link DataHeader}. Layouts in {@code
+ * docs/wire-protocol.md}.
  *
  * <pre>
  *  DV_HELLO          | sender u16 | epoch i64 | echoEpoch i64 |

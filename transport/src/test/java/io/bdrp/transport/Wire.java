@@ -35,6 +35,36 @@ final class Wire {
     return Unpooled.wrappedBuffer(bytes(hex));
   }
 
+  /** D of a DATA frame wrapped by {@code h}, as words (none for a broadcast). */
+  static long[] destinations(DataHeader h) {
+    long[] d = new long[h.destinationWords()];
+    for (int i = 0; i < d.length; i++) {
+      d[i] = h.destinationWord(i);
+    }
+    return d;
+  }
+
+  /** The message bytes of the DATA frame {@code frame}, wrapped by {@code h} (not retained). */
+  static ByteBuf messageBytes(DataHeader h, ByteBuf frame) {
+    return frame.slice(frame.readerIndex() + h.messageOffset(), h.messageLength());
+  }
+
+  /**
+   * The message of the DATA frame {@code frame}, wrapped by {@code h}, decoded as a router decodes
+   * it for local delivery: {@link io.bdrp.encoding.codec.MessageCodec} over the message bytes,
+   * which it must fill; null when they do not decode or do not fill the rest of the frame.
+   */
+  static Message dataMessage(DataHeader h, ByteBuf frame) {
+    java.nio.ByteBuffer nio =
+        frame.nioBuffer(frame.readerIndex() + h.messageOffset(), h.messageLength()).slice();
+    try {
+      Message m = io.bdrp.encoding.codec.MessageCodec.decode(nio);
+      return nio.hasRemaining() ? null : m;
+    } catch (io.bdrp.encoding.codec.CodecException e) {
+      return null;
+    }
+  }
+
   /** {@code frame} with its body cut to {@code bodyBytes} and the length field patched. */
   static byte[] cutBody(byte[] frame, int bodyBytes) {
     byte[] out = new byte[Frames.PREFIX_BYTES + bodyBytes];
