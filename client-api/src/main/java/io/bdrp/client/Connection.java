@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * session breaks fails the requests still waiting and dials again after the {@link Backoff}'s wait;
  * re-registers the predicate on every new session. The first session that fails to open ends the
  * client instead. The session's fields are written on the I/O thread and read from any thread
- * (volatile); {@link #close()} and {@link #release} may be called from any thread.
+ * (volatile); {@link #close()} may be called from any thread.
  */
 final class Connection implements SessionHandler.Session {
   private final BdrpClient client;
