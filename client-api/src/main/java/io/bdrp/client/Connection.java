@@ -1,0 +1,268 @@
+package io.bdrp.client;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameDecoder;
+import io.bdrp.transport.ClientFrameEncoder;
+import io.bdrp.transport.FrameDecoder;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A client's connection to its router, across reconnects: dials, builds each connection's pipeline
+ * (TLS, frame codec, {@link SessionHandler}), keeps the channel of the open session, and when a
+ * session breaks fails the requests still waiting and dials again after the {@link Backoff}'s wait;
+ * re-registers the predicate on every new session. The first session that fails to open ends the
+ * client instead. The session's fields are written on the I/O thread and read from any thread
+ * (volatile); {@link #close()} may be called from any thread.
+ */
+final class Connection implements SessionHandler.Session {
+  private final BdrpClient client;
+  private final ClientOptions options;
+  private final ClientThreads threads;
+  private final Requests requests;
+  private final Subscriptions subscriptions;
+  private final Backoff backoff = new Backoff();
+
+  /** Completes with the first session, or fails if it cannot be opened. */
+  final CompletableFuture<BdrpClient> firstConnect = new CompletableFuture<>();
+
+  /** Set once the channel, the group and the callback executor have been told to stop. */
+  private final AtomicBoolean released = new AtomicBoolean();
+
+  /** Set once the first session has failed; the client then releases itself. */
+  private final AtomicBoolean firstFailed = new AtomicBoolean();
+
+  /** The channel of the latest connection attempt, open or not, with or without a session. */
+  private volatile Channel attempt;
+
+  private volatile Channel channel;
+  private volatile int routerNumber = -1;
+  private volatile boolean closed;
+
+  Connection(
+      BdrpClient client,
+      ClientOptions options,
+      ClientThreads threads,
+      Requests requests,
+      Subscriptions subscriptions) {
+    this.client = client;
+    this.options = options;
+    this.threads = threads;
+    this.requests = requests;
+    this.subscriptions = subscriptions;
+  }
+
+  /** The channel of the open session, or null. */
+  Channel channel() {
+    return channel;
+  }
+
+  /** The number of the router this client is attached to, or -1 while disconnected. */
+  int routerNumber() {
+    return routerNumber;
+  }
+
+  /** Whether a session is open. */
+  boolean isConnected() {
+    Channel c = channel;
+    return c != null && c.isActive() && routerNumber >= 0;
+  }
+
+  /** Opens a connection; what becomes of it arrives at this object's {@link SessionHandler}. */
+  void dial() {
+    if (closed) {
+      return;
+    }
+    try {
+      InetSocketAddress a = options.router();
+      InetSocketAddress target =
+          a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a;
+      ChannelFuture connecting = bootstrap().connect(target);
+      attempt = connecting.channel();
+      if (released.get()) {
+        attempt.close(); // closed while this attempt was being set up
+      }
+      connecting.addListener(
+          f -> {
+            if (!f.isSuccess()) {
+              broken(f.cause());
+            }
+          });
+    } catch (RuntimeException e) {
+      broken(e);
+    }
+  }
+
+  private Bootstrap bootstrap() {
+    return new Bootstrap()
+        .group(threads.group())
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+        .handler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                if (options.tls() != null) {
+                  ch.pipeline()
+                      .addLast(
+                          options
+                              .tls()
+                              .newHandler(
+                                  ch.alloc(),
+                                  options.router().getHostString(),
+                                  options.router().getPort()));
+                }
+                ch.pipeline()
+                    .addLast(new FrameDecoder(options.maxFrameBytes()))
+                    .addLast(new ClientFrameDecoder(options.maxFrameBytes()))
+                    .addLast(new ClientFrameEncoder())
+                    .addLast(new SessionHandler(options, requests, Connection.this));
+              }
+            });
+  }
+
+  @Override
+  public boolean opened(Channel ch, int number) {
+    if (closed) {
+      return false;
+    }
+    channel = ch;
+    routerNumber = number;
+    backoff.reset();
+    Predicate p = subscriptions.combined();
+    if (!p.equals(Predicate.NONE)) {
+      ch.writeAndFlush(new ClientFrame.SetPredicate(0, p)); // re-registered after a reconnect
+    }
+    firstConnect.complete(client);
+    threads.callback(() -> options.listener().connected(number));
+    return true;
+  }
+
+  @Override
+  public void delivered(List<Message> batch) {
+    subscriptions.dispatch(batch);
+  }
+
+  @Override
+  public void refused(int code, String message) {
+    if (firstConnect.isDone()) { // refused on a reconnect: the listener hears of it
+      threads.callback(() -> options.listener().error(code, message));
+    }
+  }
+
+  @Override
+  public void error(int code, String message) {
+    threads.callback(() -> options.listener().error(code, message));
+  }
+
+  @Override
+  public void ended(Channel ch, Throwable cause) {
+    if (channel == ch) {
+      channel = null;
+    }
+    broken(cause);
+  }
+
+  /** The attempt or the session failed: fail what waits, then end the client or dial again. */
+  private void broken(Throwable cause) {
+    routerNumber = -1;
+    requests.failAll(
+        cause instanceof IOException e
+            ? e
+            : new IOException("session with " + options.where() + " lost", cause));
+    if (!firstConnect.isDone()) {
+      failFirst(
+          cause instanceof BdrpClient.RouterException refused
+              ? refused
+              : new IOException(
+                  "cannot connect to " + options.where() + ": " + describe(cause), cause));
+      return;
+    }
+    if (closed) {
+      return;
+    }
+    boolean again = options.reconnect();
+    threads.callback(() -> options.listener().disconnected(cause, again));
+    if (again) {
+      threads.group().schedule(this::dial, backoff.nextDelayMs(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * A failure's message, with its root cause's where that says more (a TLS engine's handshake
+   * failure names the certificate problem only in its cause).
+   */
+  static String describe(Throwable cause) {
+    String m = message(cause);
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String r = message(root);
+    return root == cause || m.contains(r) ? m : m + " (" + r + ")";
+  }
+
+  private static String message(Throwable t) {
+    String m = t.getMessage();
+    return m != null && !m.isBlank() ? m : t.getClass().getSimpleName();
+  }
+
+  /**
+   * The first session could not be opened: no reconnecting, the channel and the threads are
+   * released, then the connect future fails. Runs once, on whichever thread saw the failure.
+   */
+  private void failFirst(IOException e) {
+    if (!firstFailed.compareAndSet(false, true)) {
+      return;
+    }
+    closed = true;
+    release(false);
+    firstConnect.completeExceptionally(e);
+  }
+
+  /** The client is closed: no more dialling; says BYE, closes the channel, stops the threads. */
+  void close() {
+    closed = true;
+    release(true);
+  }
+
+  /**
+   * Closes the channel and tells the group and the callback executor to stop, once; never blocks on
+   * the event loop. {@code goodbye}: say BYE first to a router with a session.
+   */
+  private void release(boolean goodbye) {
+    if (!released.compareAndSet(false, true)) {
+      return;
+    }
+    Channel c = attempt;
+    if (c != null) {
+      boolean session = goodbye && c == channel && c.isActive();
+      if (!c.isRegistered() || c.eventLoop().inEventLoop()) {
+        if (session) {
+          c.writeAndFlush(new ClientFrame.Bye());
+        }
+        c.close();
+      } else {
+        if (session) {
+          c.writeAndFlush(new ClientFrame.Bye()).awaitUninterruptibly(1, TimeUnit.SECONDS);
+        }
+        c.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+      }
+    }
+    threads.shutdown();
+  }
+}
