@@ -53,7 +53,7 @@ final class ClientSessions {
     /** The user whose sessions and filters are counted together, or null (anonymous). */
     final String user;
 
-    /** Filters of the predicate now set, as counted against the limits. */
+    /** Filters of the predicate now set, as counted against the limits (on the control thread). */
     long filters;
 
     /** Predicate changes the session may still make now (a token bucket). */
@@ -108,8 +108,15 @@ final class ClientSessions {
   private final Hosts hosts;
   private final OutputBatches batches;
 
-  /** Sessions and filters of each named user: {sessions, filters}. */
+  /** Sessions of each named user (on the loop). */
   private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
+
+  // On the control thread: the router's aggregate over its hosts' encodings, and the filters of
+  // each named user's sessions together. Every change to either is made there, in the order the
+  // loop handed them over, and the loop advertises the aggregate that comes back.
+  private final io.bdrp.routing.LocalAggregate aggregate;
+  private final java.util.Map<String, Long> userFilters = new java.util.HashMap<>();
+  private final boolean signed; // routers sign their advertisements (a larger frame)
 
   private final Encoder encoder;
 
@@ -137,6 +144,8 @@ final class ClientSessions {
     this.refusedBusy = metrics.requestsRefused("control_busy");
     this.refusedSessions = metrics.requestsRefused("user_sessions");
     this.encoder = new Encoder(router.config().bloom());
+    this.aggregate = new io.bdrp.routing.LocalAggregate(router.config().bloom());
+    this.signed = router.originKeys() != null;
   }
 
   private final Metrics.Counter keptAlive;
@@ -166,12 +175,14 @@ final class ClientSessions {
   private long preparingBytes; // on the loop
   private int preparing;
 
-  /** A SET_PREDICATE made ready on the control thread: the predicate or the error to send. */
+  /**
+   * A SET_PREDICATE made ready on the control thread: the predicate, and the router's aggregate
+   * with it when that changed (else null); or the error to send.
+   */
   private record Prepared(
       ClientFrame.SetPredicate frame,
       Predicate allowed,
-      long filters,
-      EncodedPredicate encoded,
+      EncodedPredicate aggregate,
       ProtocolException error) {}
 
   /**
@@ -199,9 +210,9 @@ final class ClientSessions {
 
   /**
    * On the control thread: decodes a SET_PREDICATE frame (released here), bounds its predicate by
-   * the host's permission and {@link RouterConfig.HostLimits#maxFiltersPerHost()}, and encodes it.
-   * Touches nothing of the loop's: the host's permissions are immutable, the encoder is this
-   * thread's.
+   * the host's permission and {@link RouterConfig.HostLimits#maxFiltersPerHost()}, encodes it and
+   * works it into the router's aggregate ({@link #take}). Touches nothing of the loop's: the host's
+   * permissions are immutable, the encoder, the aggregate and the users' filters are this thread's.
    */
   private Prepared prepare(Host host, ByteBuf frame, long correlationId) {
     ClientFrame.SetPredicate s = null;
@@ -237,23 +248,97 @@ final class ClientSessions {
             correlationId);
       }
       EncodedPredicate encoded = allowed.equals(Predicate.NONE) ? null : encoder.encode(allowed);
-      return new Prepared(s, allowed, filters, encoded, null);
+      return new Prepared(s, allowed, take(host, filters, encoded, correlationId), null);
     } catch (ProtocolException e) {
-      return new Prepared(s, null, 0, null, e);
+      return new Prepared(s, null, null, e);
     } catch (RuntimeException e) {
       log.warn("router {}: preparing a predicate failed", router.config().router(), e);
       return new Prepared(
-          s, null, 0, null, new ProtocolException(ErrorCode.INTERNAL, "internal error"));
+          s, null, null, new ProtocolException(ErrorCode.INTERNAL, "internal error"));
     } finally {
       frame.release();
     }
   }
 
   /**
-   * On the loop: sets a prepared predicate, unless the sessions of the host's user would then hold
-   * more than {@link RouterConfig.HostLimits#maxFiltersPerUser()} filters, or the router's
-   * aggregate would break a bound of the routing module (its filters or bytes, or one advertisement
-   * frame): then the host keeps the predicate it had. Answers OK or the ERROR.
+   * On the control thread: the host's filters and encoding taken into its user's count and the
+   * router's aggregate, unless the user's sessions would then hold more than {@link
+   * RouterConfig.HostLimits#maxFiltersPerUser()} filters, or the aggregate would break a bound of
+   * the routing module (its filters or bytes, or one advertisement frame): then the host keeps the
+   * predicate it had, and the refusal is thrown. Returns the new aggregate, or null if it did not
+   * change.
+   */
+  private EncodedPredicate take(Host host, long filters, EncodedPredicate encoded, long cid) {
+    RouterConfig.HostLimits l = router.config().limits().hosts();
+    long userHeld = host.user == null ? 0 : userFilters.getOrDefault(host.user, 0L);
+    if (host.user != null && userHeld - host.filters + filters > l.maxFiltersPerUser()) {
+      throw refusal(
+          refusedUserFilters,
+          ErrorCode.BAD_PREDICATE,
+          "user "
+              + host.user
+              + "'s sessions would hold "
+              + (userHeld - host.filters + filters)
+              + " Bloom filters, more than limits.maxFiltersPerUser ("
+              + l.maxFiltersPerUser()
+              + ")",
+          cid);
+    }
+    EncodedPredicate previous = aggregate.encoding(host.id);
+    EncodedPredicate next = null;
+    if (aggregate.set(host.id, encoded)) {
+      next = aggregate.aggregate();
+      PredicateTable.Refusal r =
+          encoded == null
+              ? null // a removal goes whatever it exposes: the advertised aggregate then stays
+              : PredicateTable.aggregateRefusal(
+                  router.config().router(), router.config().routing(), signed, next);
+      if (r != null) {
+        aggregate.set(host.id, previous);
+        throw refusal(
+            refusedAggregate,
+            ErrorCode.BAD_PREDICATE,
+            "this router's aggregate predicate, which every router holds, would break a bound: "
+                + r.message(),
+            cid);
+      }
+    }
+    if (host.user != null) {
+      userFilters.put(host.user, userHeld - host.filters + filters);
+    }
+    host.filters = filters;
+    return next;
+  }
+
+  /**
+   * On the control thread: a host that is gone leaves its user's count and the router's aggregate;
+   * the loop advertises the aggregate without it.
+   */
+  private void leave(Host host) {
+    if (host.user != null) {
+      long left = userFilters.getOrDefault(host.user, 0L) - host.filters;
+      if (left <= 0) {
+        userFilters.remove(host.user);
+      } else {
+        userFilters.put(host.user, left);
+      }
+    }
+    host.filters = 0;
+    if (aggregate.remove(host.id)) {
+      EncodedPredicate a = aggregate.aggregate();
+      router
+          .loop()
+          .execute(
+              () -> {
+                router.node().setAggregate(a);
+                router.rearm();
+              });
+    }
+  }
+
+  /**
+   * On the loop: sets a prepared predicate: the host is matched with it at once, and the router
+   * advertises the aggregate made with it. Answers OK or the ERROR.
    */
   private void apply(ChannelHandlerContext ctx, Host host, Prepared p) {
     if (p.error != null) {
@@ -261,38 +346,10 @@ final class ClientSessions {
       return;
     }
     long cid = p.frame.correlationId();
-    RouterConfig.HostLimits l = router.config().limits().hosts();
-    long[] u = host.user == null ? null : users.get(host.user);
-    if (u != null && u[1] - host.filters + p.filters > l.maxFiltersPerUser()) {
-      ctx.fireExceptionCaught(
-          refusal(
-              refusedUserFilters,
-              ErrorCode.BAD_PREDICATE,
-              "user "
-                  + host.user
-                  + "'s sessions would hold "
-                  + (u[1] - host.filters + p.filters)
-                  + " Bloom filters, more than limits.maxFiltersPerUser ("
-                  + l.maxFiltersPerUser()
-                  + ")",
-              cid));
-      return;
+    router.node().setHostMatch(host.id, p.allowed);
+    if (p.aggregate != null) {
+      router.node().setAggregate(p.aggregate); // within the bounds: checked where it was made
     }
-    PredicateTable.Refusal r = router.node().setHost(host.id, p.allowed, p.encoded);
-    if (r != null) {
-      ctx.fireExceptionCaught(
-          refusal(
-              refusedAggregate,
-              ErrorCode.BAD_PREDICATE,
-              "this router's aggregate predicate, which every router holds, would break a bound: "
-                  + r.message(),
-              cid));
-      return;
-    }
-    if (u != null) {
-      u[1] += p.filters - host.filters;
-    }
-    host.filters = p.filters;
     router.metrics().predicateChanges.inc();
     if (log.isDebugEnabled()) {
       log.debug(
@@ -515,7 +572,7 @@ final class ClientSessions {
         }
         String user = userOf(permissions);
         if (user != null) {
-          long[] u = users.computeIfAbsent(user, k -> new long[2]);
+          long[] u = users.computeIfAbsent(user, k -> new long[1]);
           int max = config.limits().hosts().maxSessionsPerUser();
           if (u[0] >= max) {
             refusedSessions.inc();
@@ -700,13 +757,18 @@ final class ClientSessions {
         if (host.user != null) {
           long[] u = users.get(host.user);
           u[0]--;
-          u[1] -= host.filters;
           if (u[0] == 0) {
             users.remove(host.user);
           }
         }
         router.metrics().removeHost(host.id, host.name);
-        router.node().removeHost(host.id);
+        router.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
+        Host gone = host;
+        try {
+          router.control().execute(() -> leave(gone));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+          // The router is stopping: nothing is advertised any more.
+        }
         router.rearm();
       }
       ctx.fireChannelInactive();

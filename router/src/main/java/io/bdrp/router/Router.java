@@ -690,9 +690,12 @@ public final class Router implements AutoCloseable {
     return loop.submit(() -> node.predicates().indexReady()).syncUninterruptibly().getNow();
   }
 
-  /** This router's own aggregate, the OR of its hosts' predicates, encoded (on its loop). */
+  /**
+   * This router's own aggregate, the OR of its hosts' predicates, encoded, as it advertises it (on
+   * its loop).
+   */
   public EncodedPredicate aggregate() {
-    return loop.submit(() -> node.local().aggregate()).syncUninterruptibly().getNow();
+    return loop.submit(() -> node.predicates().get(config.router())).syncUninterruptibly().getNow();
   }
 
   /**

@@ -132,7 +132,7 @@ final class RouterMetrics {
         "bdrp_local_filters",
         "Filters of this router's aggregate predicate, the one it advertises to every router"
             + " (limit: routing.maxOriginFilters).",
-        () -> node.local().aggregate().size());
+        () -> node.predicates().get(node.self()).size());
     m.counter(
         "bdrp_connections_lost_total",
         "Sessions whose connection failed under them (reset by the peer, broken pipe).",

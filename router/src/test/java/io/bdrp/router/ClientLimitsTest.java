@@ -197,6 +197,14 @@ class ClientLimitsTest {
     assertEquals(3, metric("bdrp_local_filters"));
     c.setPredicate(distinct("y", 1, 2)).get(20, TimeUnit.SECONDS); // 3 + 1: within
     assertEquals(4, metric("bdrp_local_filters"));
+    // Hosts that leave take their filters out of the aggregate the router advertises (worked out
+    // on the control thread, then advertised by the loop).
+    a.close();
+    assertEquals(4, metric("bdrp_local_filters"), "b still holds the three");
+    b.close();
+    Federation.await(
+        "a's and b's filters out of the advertised aggregate",
+        () -> metric("bdrp_local_filters") == 1);
   }
 
   /** A session that changes its predicate faster than the rate is refused, not obeyed. */

@@ -433,34 +433,9 @@ public final class PredicateTable {
         origin == self
             ? "this router's aggregate predicate"
             : "the advertisement of router " + origin;
-    if (p.size() > config.maxOriginFilters()) {
-      return refusal(
-          origin,
-          Refusal.Reason.TOO_MANY_FILTERS,
-          p.size(),
-          config.maxOriginFilters(),
-          whose + " has " + p.size() + " Bloom filters");
-    }
-    if (p.byteSize() > config.maxOriginFilterBytes()) {
-      return refusal(
-          origin,
-          Refusal.Reason.TOO_MANY_BYTES,
-          p.byteSize(),
-          config.maxOriginFilterBytes(),
-          whose + " takes " + p.byteSize() + " bytes of Bloom filters");
-    }
-    long frame =
-        AdvertisementFrames.whole(p) + (authority.enabled() ? AdvertisementFrames.SIGNED_EXTRA : 0);
-    if (frame > config.maxControlFrameBytes()) {
-      return refusal(
-          origin,
-          Refusal.Reason.FRAME_TOO_LARGE,
-          frame,
-          config.maxControlFrameBytes(),
-          whose + " needs a " + frame + "-byte advertisement frame (the neighbours' frame limit)");
-    }
-    if (origin == self) {
-      return null;
+    Refusal bound = bounds(origin, whose, config, authority.enabled(), p);
+    if (bound != null || origin == self) {
+      return bound;
     }
     if (!config.acceptMatchAll() && matchesAll(p, scratch)) {
       return new Refusal(
@@ -487,6 +462,48 @@ public final class PredicateTable {
               + " bytes of Bloom filters) would take the other routers' filters in PREDICATES to "
               + total
               + " bytes");
+    }
+    return null;
+  }
+
+  /**
+   * Why {@code p} may not be this router's aggregate under {@code config} ({@code signed}: routers
+   * sign their advertisements): the bounds of one origin and the frame limit, as {@link #setOwn}
+   * checks them. Pure, for any thread: a router that keeps its aggregate on another thread checks a
+   * change there before the loop sees it.
+   */
+  public static Refusal aggregateRefusal(
+      int self, RoutingConfig config, boolean signed, EncodedPredicate p) {
+    return bounds(self, "this router's aggregate predicate", config, signed, p);
+  }
+
+  /** The bounds any origin's version must keep: filters, bytes and one advertisement frame. */
+  private static Refusal bounds(
+      int origin, String whose, RoutingConfig config, boolean signed, EncodedPredicate p) {
+    if (p.size() > config.maxOriginFilters()) {
+      return refusal(
+          origin,
+          Refusal.Reason.TOO_MANY_FILTERS,
+          p.size(),
+          config.maxOriginFilters(),
+          whose + " has " + p.size() + " Bloom filters");
+    }
+    if (p.byteSize() > config.maxOriginFilterBytes()) {
+      return refusal(
+          origin,
+          Refusal.Reason.TOO_MANY_BYTES,
+          p.byteSize(),
+          config.maxOriginFilterBytes(),
+          whose + " takes " + p.byteSize() + " bytes of Bloom filters");
+    }
+    long frame = AdvertisementFrames.whole(p) + (signed ? AdvertisementFrames.SIGNED_EXTRA : 0);
+    if (frame > config.maxControlFrameBytes()) {
+      return refusal(
+          origin,
+          Refusal.Reason.FRAME_TOO_LARGE,
+          frame,
+          config.maxControlFrameBytes(),
+          whose + " needs a " + frame + "-byte advertisement frame (the neighbours' frame limit)");
     }
     return null;
   }

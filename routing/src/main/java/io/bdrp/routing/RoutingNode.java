@@ -356,6 +356,24 @@ public final class RoutingNode {
   }
 
   /**
+   * For a router that keeps its aggregate on another thread ({@link LocalAggregate}): sets the
+   * predicate {@code host} is matched with here ({@link Predicate#NONE} removes it), without
+   * touching the aggregate; {@link #setAggregate} then advertises what that thread made of it.
+   */
+  public void setHostMatch(int host, Predicate p) {
+    local.setMatch(host, p);
+  }
+
+  /**
+   * For a router that keeps its aggregate on another thread: advertises {@code aggregate} as this
+   * router's, unless it breaks a bound of PREDICATES (then the advertised one stays, and the
+   * refusal says why).
+   */
+  public PredicateTable.Refusal setAggregate(EncodedPredicate aggregate) {
+    return predicates.setOwn(aggregate);
+  }
+
+  /**
    * Removes a local host. Its predicate goes at once from local matching; should the aggregate of
    * the remaining hosts exceed a bound (removing a filter that covered others exposes them), the
    * aggregate advertised stays (it matches every message the new one would: safe, with more false
