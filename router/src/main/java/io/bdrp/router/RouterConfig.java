@@ -344,17 +344,17 @@ public record RouterConfig(
 
   /** This configuration with {@code auth} for the client port. */
   public RouterConfig withClientAuth(ClientAuth auth) {
-    return withSecurity(auth, clientTls, routerTls, metricsAccess);
+    return with(routing, limits, auth, clientTls, routerTls, metricsAccess, udpProtection);
   }
 
   /** This configuration with {@code tls} on the client port (null: plain TCP). */
   public RouterConfig withClientTls(ClientTls tls) {
-    return withSecurity(clientAuth, tls, routerTls, metricsAccess);
+    return with(routing, limits, clientAuth, tls, routerTls, metricsAccess, udpProtection);
   }
 
   /** This configuration with {@code tls} on router links (null: plain TCP). */
   public RouterConfig withRouterTls(RouterTls tls) {
-    return withSecurity(clientAuth, clientTls, tls, metricsAccess);
+    return with(routing, limits, clientAuth, clientTls, tls, metricsAccess, udpProtection);
   }
 
   /** {@link #routerToken()} as UTF-8, empty when there is none. */
@@ -377,11 +377,6 @@ public record RouterConfig(
   /** This configuration with {@code limits} in place of its own. */
   public RouterConfig withLimits(Limits limits) {
     return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess, udpProtection);
-  }
-
-  private RouterConfig withSecurity(
-      ClientAuth auth, ClientTls clients, RouterTls routers, MetricsAccess metrics) {
-    return with(routing, limits, auth, clients, routers, metrics, udpProtection);
   }
 
   /** This configuration with the parts that callers replace; the rest as it is. */
