@@ -79,7 +79,6 @@ public final class RouterMain {
 
   /** HOST:PORT, an IPv6 host in brackets. */
   public static String format(InetSocketAddress a) {
-    String host = a.getHostString();
-    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    return ConfigAddress.format(a);
   }
 }

@@ -85,7 +85,7 @@ class RouterConfigJazzerTest {
   }
 
   /** {@code c} as the YAML the loader reads, every field written out. */
-  private static String yaml(RouterConfig c) {
+  static String yaml(RouterConfig c) {
     StringBuilder y = new StringBuilder();
     y.append("router: ").append(c.router()).append('\n');
     y.append("epoch: ").append(c.epoch()).append('\n');

@@ -145,4 +145,46 @@ class RouterConfigTest {
             .routerToken()
             .length());
   }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "'router: 1\nlimits: {maxFrameBytes: 12}' | t.yaml: limits.maxFrameBytes: must be in 1024..67108864, got 12",
+        "'router: 1\nlimits: {maxFrameBytes: \"12\"}' | t.yaml: limits.maxFrameBytes: expected an integer, got \"12\"",
+        "'router: 1\nneighbours: [{router: 2}, {router: 3, cost: null}]' | t.yaml: neighbours[1].cost: expected an integer, got null",
+        "'router: 1\nneighbours: [{router: 2, weight: 1}]' | t.yaml: neighbours[0].weight: unknown field (known: address, cost, router, transport)",
+        "'router: 1\nauth: {clients: {users: [{name: a, subscribe: 5}]}}' | t.yaml: auth.clients.users[0].subscribe: expected a string, got 5",
+        "'router: 1\nauth: {clients: {anonymous: {publish: x, mode: 1}}}' | t.yaml: auth.clients.anonymous.mode: unknown field (known: publish, subscribe)",
+        "'router: 1\nrouting: {acceptMatchAll: 1}' | t.yaml: routing.acceptMatchAll: expected true or false, got 1",
+        "'router: 1\nlisten: {udp: [1]}' | t.yaml: listen.udp: expected a string, got a list",
+        "'router: 1\ntls: {metrics: 1}' | t.yaml: tls.metrics: expected true or false, got 1",
+      })
+  void anErrorNamesTheWholePathOfANestedField(String yaml, String message) {
+    RouterConfig.ConfigException e =
+        assertThrows(RouterConfig.ConfigException.class, () -> RouterConfig.parse(yaml, "t.yaml"));
+    assertEquals(message, e.getMessage());
+  }
+
+  @Test
+  void aConfigurationWrittenOutReadsBackEqual() {
+    RouterConfig c =
+        RouterConfig.parse(
+            String.join(
+                "\n",
+                "router: 7",
+                "epoch: 1234",
+                "listen: {clients: '[::1]:7401', routers: '0.0.0.0:7501', metrics: 'm.example:9400'}",
+                "neighbours:",
+                "  - {router: 2, address: '[fd00::2]:7500', cost: 4, transport: udp}",
+                "  - {router: 3, transport: shm}",
+                "  - {router: 4, address: '10.0.0.4:7500'}",
+                "routing: {helloIntervalMs: 500, deadIntervalMs: 1600, maxRouters: 64}",
+                "bloom: {bits: 512, hashes: 3}",
+                "limits: {maxFrameBytes: 65536, linkHighWaterBytes: 1048576, maxDatagramBytes: 1400}",
+                "auth: {routerToken: \"s\u00e9cret\"}"),
+            "t");
+    String written = RouterConfigJazzerTest.yaml(c);
+    assertEquals(c, RouterConfig.parse(written, "written.yaml"), written);
+  }
 }
