@@ -303,16 +303,28 @@ final class UdpLinks {
     }
   }
 
+  private volatile long receiveBufferDrops = -1;
+
   /**
-   * Datagrams the kernel dropped because the socket's receive buffer was full, read from the {@code
-   * drops} column of {@code /proc/net/udp} and {@code /proc/net/udp6} for this socket's port; -1
-   * when they cannot be read.
+   * Datagrams the kernel dropped because the socket's receive buffer was full, as {@link
+   * #readReceiveBufferDrops} last read them; -1 before that, or when they cannot be read.
    */
   long receiveBufferDrops() {
+    return receiveBufferDrops;
+  }
+
+  /**
+   * Reads the datagrams the kernel dropped because the socket's receive buffer was full from the
+   * {@code drops} column of {@code /proc/net/udp} and {@code /proc/net/udp6} for this socket's port
+   * (-1 when they cannot be read), for {@link #receiveBufferDrops}. A file read: on any thread but
+   * the router's loop.
+   */
+  void readReceiveBufferDrops() {
     int port = port();
-    if (port == 0) {
-      return 0;
-    }
+    receiveBufferDrops = port == 0 ? 0 : receiveBufferDrops(port);
+  }
+
+  private static long receiveBufferDrops(int port) {
     long drops = -1;
     for (String f : List.of("/proc/net/udp", "/proc/net/udp6")) {
       try {
