@@ -374,8 +374,8 @@ public final class Router implements AutoCloseable {
 
   private void bind() throws InterruptedException {
     // First: a filter an earlier run of this router left in the kernel (kill -9) forwards with that
-    // run's routes until it is removed.
-    loop.submit(kernel::start).syncUninterruptibly();
+    // run's routes until it is removed. On this thread: loading reads files.
+    kernel.start();
     clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer());
     udp.bind(); // before the router port: every hello this router sends announces its UDP port
     shm.start(); // before the router port: a neighbour maps its ring at link-up
@@ -386,7 +386,7 @@ public final class Router implements AutoCloseable {
               "listen.metrics",
               config.metricsListen(),
               MetricsHttp.initializer(
-                  udp::readReceiveBufferDrops,
+                  this::readMetricFiles,
                   metrics.registry()::scrape,
                   loop,
                   Metrics::format,
@@ -603,8 +603,14 @@ public final class Router implements AutoCloseable {
    * the router's loop).
    */
   public String metricsText() {
-    udp.readReceiveBufferDrops();
+    readMetricFiles();
     return Metrics.format(loop.submit(metrics.registry()::scrape).syncUninterruptibly().getNow());
+  }
+
+  /** Reads what series need from files and the kernel, before a scrape: never on the loop. */
+  private void readMetricFiles() {
+    udp.readReceiveBufferDrops();
+    kernel.readCounters();
   }
 
   /** Routers this router has a route to (runs on the router's loop). */
@@ -742,12 +748,8 @@ public final class Router implements AutoCloseable {
     control.shutdown(); // what is queued runs and releases its frames; the loop drops the results
     linkControl.shutdown();
     shm.close(); // its readers hand frames to the loop: stopped while the loop still runs
-    // The kernel fast path's filters are removed before the loop ends (they would outlive it).
-    if (loop.inEventLoop()) {
-      kernel.close();
-    } else if (!loop.isShuttingDown()) {
-      loop.submit(kernel::close).awaitUninterruptibly(5, TimeUnit.SECONDS);
-    }
+    // The kernel fast path's filters are removed (they would outlive the router).
+    kernel.close();
     var closing = channels.close();
     if (!loop.inEventLoop()) {
       closing.awaitUninterruptibly(5, TimeUnit.SECONDS);
