@@ -8,6 +8,8 @@ import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.router.fastpath.EbpfFastPath;
+import io.bdrp.router.fastpath.EbpfNative;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -198,6 +200,116 @@ class LoopBlockingTest {
     assertFalse(loops.isEmpty());
     assertTrue(
         reports.isEmpty(), "blocking calls on a router's loop:\n" + String.join("\n", reports));
+  }
+
+  /**
+   * With the kernel fast path (root, and the eBPF toolchain), in a network namespace of its own so
+   * that the program attaches to that namespace's loopback only: the loop hands the table's inputs
+   * to the fast path's thread, which reads the ARP table and writes the maps.
+   */
+  @Test
+  void theKernelFastPathsTablesAreWrittenOffTheLoop() throws Exception {
+    if (!EbpfFastPath.isAvailable()) {
+      String why = "kernel fast path unavailable: " + EbpfFastPath.unavailabilityReason();
+      if (System.getenv("CI") != null) {
+        org.junit.jupiter.api.Assertions.fail(
+            why + " (CI installs the toolchain and runs as root)");
+      }
+      org.junit.jupiter.api.Assumptions.abort(why);
+    }
+    String ns = "bdrp-loop-" + ProcessHandle.current().pid();
+    ip("netns", "add", ns);
+    java.util.concurrent.ExecutorService inside =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      ip("-n", ns, "link", "set", "lo", "up");
+      // Threads inherit the namespace of the thread that makes them: the routers' and the
+      // clients' are made from this one.
+      inside
+          .submit(
+              () -> {
+                EbpfNative.enterNetworkNamespace("/var/run/netns/" + ns);
+                fastPathScenario();
+                return null;
+              })
+          .get(90, TimeUnit.SECONDS);
+    } finally {
+      inside.submit(this::stop).get(30, TimeUnit.SECONDS);
+      routers.clear();
+      clients.clear();
+      inside.shutdownNow();
+      ip("netns", "del", ns);
+    }
+    assertTrue(
+        reports.isEmpty(), "blocking calls on a router's loop:\n" + String.join("\n", reports));
+  }
+
+  private void fastPathScenario() throws Exception {
+    for (int r = 0; r < 2; r++) {
+      RouterConfig c =
+          new RouterConfig(
+              r,
+              System.currentTimeMillis(),
+              ANY,
+              ANY,
+              null,
+              null,
+              List.of(neighbour(1 - r, RouterConfig.LinkTransport.UDP)),
+              Federation.FAST,
+              BloomParameters.DEFAULT,
+              RouterConfig.Limits.DEFAULT,
+              "secret",
+              RouterConfig.FastPath.EBPF);
+      routers.add(watched(Router.start(c)));
+    }
+    routers.get(0).connect(1, routers.get(1).routerAddress());
+    awaitRoutes();
+    Federation.await(
+        "DATA over UDP both ways",
+        () -> routers.get(0).dataOverUdp(1) && routers.get(1).dataOverUdp(0));
+    LinkedBlockingQueue<Message> at1 = new LinkedBlockingQueue<>();
+    BdrpClient c1 = plainClient(1, at1);
+    BdrpClient c0 = plainClient(0, new LinkedBlockingQueue<>());
+    c1.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
+    Federation.await("predicates everywhere", () -> Router.predicatesAgree(routers));
+    c0.sendAcknowledged(Message.builder().put("x", 2L).build()).get(10, TimeUnit.SECONDS);
+    assertEquals("2", at1.poll(10, TimeUnit.SECONDS).get("x").toString());
+    // The program is attached to the loopback and has seen the datagram (router 1's counters).
+    Federation.await(
+        "the fast path to count a datagram", () -> fastPathPackets(routers.get(1)) > 0);
+  }
+
+  private static long fastPathPackets(Router r) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?m)^bdrp_fastpath_packets_total\\{[^}]*\\} (\\d+)")
+            .matcher(r.metricsText());
+    long sum = 0;
+    while (m.find()) {
+      sum += Long.parseLong(m.group(1));
+    }
+    return sum;
+  }
+
+  private static void ip(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("ip"));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new java.io.IOException(String.join(" ", cmd) + " failed: " + out.strip());
+    }
+  }
+
+  private BdrpClient plainClient(int r, LinkedBlockingQueue<Message> into) throws Exception {
+    BdrpClient c =
+        BdrpClient.builder()
+            .router(routers.get(r).clientAddress())
+            .name("client-" + r)
+            .onMessage(into::add)
+            .connect();
+    clients.add(c);
+    return c;
   }
 
   /** {@code r}, its event-loop thread among those BlockHound checks. */
