@@ -98,7 +98,7 @@ final class TlsReloader {
         TimeUnit.MILLISECONDS);
   }
 
-  /** Stops the checks (the router stops); a check under way ends first. */
+  /** Stops the checks (the router stops); a load under way is interrupted or ends unused. */
   synchronized void close() {
     if (thread != null) {
       thread.shutdownNow();
