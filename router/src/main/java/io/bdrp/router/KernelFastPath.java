@@ -4,21 +4,16 @@ import io.bdrp.router.fastpath.EbpfFastPath;
 import io.bdrp.router.fastpath.FastPathCounter;
 import io.bdrp.router.fastpath.FastPathTable;
 import io.bdrp.routing.ForwardingTable;
-import io.bdrp.transport.EthernetFrames;
 import java.io.IOException;
-import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,22 +25,28 @@ import org.slf4j.LoggerFactory;
  * metrics. When the program cannot run, it logs the one reason why and the router forwards in the
  * JVM; nothing else changes.
  *
- * <p>Owned by the router's loop.
+ * <p>The loop only notices that the routes or the links changed and hands a copy of what the table
+ * is made from ({@link Inputs}) to the fast path's own thread ({@code bdrp-fastpath-N}), which
+ * reads the ARP table and the interfaces, writes the program's maps, attaches it, reads its
+ * counters for a scrape and unloads it: no file read or map write on the loop. Loading happens when
+ * the router starts, on the thread that starts it.
  */
 final class KernelFastPath {
   private static final Logger log = LoggerFactory.getLogger(KernelFastPath.class);
 
   private final Router router;
   private final RouterConfig config;
-  private EbpfFastPath fp; // null: forwarding in the JVM
-  private long generation;
-  private ForwardingTable lastRoutes;
+  private volatile EbpfFastPath fp; // null: forwarding in the JVM; used on `thread` once started
+  private ExecutorService thread; // null while fp is
+  private final FastPathTables tables;
+  private ForwardingTable lastRoutes; // on the loop
   private long lastLinks = -1;
-  private boolean incomplete; // a neighbour's Ethernet address was missing: build again soon
+  private volatile boolean incomplete; // a neighbour's Ethernet address was missing: build again
   private long builtAt;
-  private long[] counters = new long[FastPathCounter.values().length];
-  private long countersReadAt;
-  private long[] forwarded;
+  private final AtomicReference<FastPathTables.Inputs> next =
+      new AtomicReference<>(); // not yet written
+  private volatile long[] counters = new long[FastPathCounter.values().length];
+  private volatile long[] forwarded;
   private final int[] neighbours;
 
   KernelFastPath(Router router) {
@@ -54,6 +55,7 @@ final class KernelFastPath {
     this.neighbours =
         config.neighbours().stream().mapToInt(RouterConfig.Neighbour::router).toArray();
     this.forwarded = new long[neighbours.length];
+    this.tables = new FastPathTables(config);
   }
 
   /** Loads the program if the configuration asks for it and it can run; logs why not otherwise. */
@@ -97,6 +99,13 @@ final class KernelFastPath {
           why);
       return;
     }
+    thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "bdrp-fastpath-" + config.router());
+              t.setDaemon(true);
+              return t;
+            });
     registerMetrics();
   }
 
@@ -127,8 +136,9 @@ final class KernelFastPath {
   }
 
   /**
-   * Writes a new table if the routes or the links changed since the last one; attaches the program
-   * to the interfaces of new UDP links. Cheap when nothing changed.
+   * If the routes or the links changed since the last table, hands a copy of them to the fast
+   * path's thread, which writes the new table and attaches the program to the interfaces of new UDP
+   * links. On the loop; cheap when nothing changed.
    */
   void sync() {
     if (fp == null) {
@@ -145,170 +155,59 @@ final class KernelFastPath {
     lastLinks = links;
     builtAt = now;
     incomplete = false;
-    int port = router.udp().port();
-    FastPathTable table =
-        new FastPathTable(++generation, config.router(), config.routing().maxRouters(), port);
-    boolean mac = config.udpProtection() == io.bdrp.transport.UdpProtection.MAC;
-    table.auth(mac);
-    List<Integer> interfaces = new ArrayList<>();
-    Map<String, byte[]> arp = arpTable();
+    List<FastPathTables.Peer> peers = new ArrayList<>();
     for (int n : neighbours) {
       Link l = router.links().get(n);
       if (l == null || l.session == null) {
         continue;
       }
-      long[] behind = routes.behind(n);
-      InetSocketAddress peer = l.udpPeer;
-      InetAddress local = ((InetSocketAddress) l.session.localAddress()).getAddress();
-      boolean udp =
-          peer != null
-              && peer.getAddress() instanceof Inet4Address
-              && local instanceof Inet4Address;
-      if (table.count() == FastPathTable.MAX_NEIGHBOURS) {
-        break; // D naming a router behind the others goes up as NO_ROUTE: the JVM sends it
-      }
-      if (udp) {
-        // Its datagrams arrive on this interface (the program is attached there) and are known
-        // by the sender check, also when DATA to it goes over TCP.
-        Hop hop = hopTo(local, peer.getAddress(), arp);
-        if (hop == null) {
-          incomplete = true;
-        }
-        int ifindex = l.dataBy(RouterConfig.LinkTransport.UDP) && hop != null ? hop.ifindex : 0;
-        table.neighbour(
-            n,
-            (Inet4Address) peer.getAddress(),
-            peer.getPort(),
-            (Inet4Address) local,
-            ifindex,
-            hop != null ? hop.localMac : new byte[6],
-            hop != null ? hop.mac : new byte[6],
-            l.dataBy(RouterConfig.LinkTransport.UDP) && hop == null,
-            behind);
-        UdpLinks.Session session = l.udp;
-        if (mac && session != null) {
-          // The session's keys, and what the JVM has taken of its datagrams so far: the kernel
-          // starts its replay windows there the first time it sees this session.
-          table.session(
-              session.id(),
-              session.keyIn(),
-              session.keyOut(),
-              session.opener().highest(false),
-              session.opener().highest(true));
-        }
-        if (hop != null) {
-          interfaces.add(hop.ifindex);
-        }
-      } else if (nonZero(behind)) {
-        // Reached over TCP: a packet with routers behind it goes up.
-        Inet4Address any = anyAddress();
-        table.neighbour(n, any, 0, any, 0, new byte[6], new byte[6], false, behind);
+      UdpLinks.Session u = l.udp;
+      peers.add(
+          new FastPathTables.Peer(
+              n,
+              l.udpPeer,
+              ((InetSocketAddress) l.session.localAddress()).getAddress(),
+              l.dataBy(RouterConfig.LinkTransport.UDP),
+              routes.behind(n),
+              u,
+              u == null ? 0 : u.opener().highest(false),
+              u == null ? 0 : u.opener().highest(true)));
+    }
+    if (next.getAndSet(new FastPathTables.Inputs(router.udp().port(), List.copyOf(peers)))
+        == null) {
+      try {
+        thread.execute(this::write);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        // The router is stopping.
       }
     }
+  }
+
+  /** Writes a table from the latest inputs (on the fast path's thread). */
+  private void write() {
+    FastPathTables.Inputs in = next.getAndSet(null);
+    EbpfFastPath f = fp;
+    if (in == null || f == null) {
+      return;
+    }
+    FastPathTables.Built built = tables.build(in);
+    incomplete = built.incomplete();
     try {
-      for (int ifindex : interfaces) {
-        if (fp.attach(ifindex)) {
-          log.info("router {}: kernel fast path attached to {}", config.router(), nameOf(ifindex));
+      for (int ifindex : built.interfaces()) {
+        if (f.attach(ifindex)) {
+          log.info(
+              "router {}: kernel fast path attached to {}",
+              config.router(),
+              FastPathTables.nameOf(ifindex));
         }
       }
-      fp.setTable(table);
+      f.setTable(built.table());
     } catch (IOException e) {
       log.warn(
           "router {}: the kernel fast path failed ({}); unloading it, forwarding in the JVM",
           config.router(),
           e.getMessage());
-      close();
-    }
-  }
-
-  private static boolean nonZero(long[] words) {
-    for (long w : words) {
-      if (w != 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static Inet4Address anyAddress() {
-    try {
-      return (Inet4Address) InetAddress.getByAddress(new byte[4]);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** Where copies to a neighbour leave: the interface and both Ethernet addresses. */
-  private record Hop(int ifindex, byte[] localMac, byte[] mac) {}
-
-  /**
-   * The hop to {@code neighbour} over the interface that holds {@code local}, or null when it is
-   * not known yet (no entry in the kernel's neighbour table) or the interface is not Ethernet.
-   */
-  private Hop hopTo(InetAddress local, InetAddress neighbour, Map<String, byte[]> arp) {
-    try {
-      NetworkInterface nif = NetworkInterface.getByInetAddress(local);
-      if (nif == null) {
-        return null;
-      }
-      if (nif.isLoopback()) {
-        return new Hop(nif.getIndex(), new byte[6], new byte[6]);
-      }
-      byte[] localMac = nif.getHardwareAddress();
-      if (localMac == null || localMac.length != 6) {
-        warnOnce(
-            nif.getName(),
-            "interface " + nif.getName() + " is not Ethernet: the fast path does not serve it");
-        return null;
-      }
-      byte[] mac = arp.get(neighbour.getHostAddress() + " " + nif.getName());
-      return mac == null ? null : new Hop(nif.getIndex(), localMac, mac);
-    } catch (SocketException e) {
-      return null;
-    }
-  }
-
-  /**
-   * The kernel's ARP table: complete entries' Ethernet addresses by {@code "ADDRESS DEVICE"}; empty
-   * when it cannot be read.
-   */
-  private static Map<String, byte[]> arpTable() {
-    Map<String, byte[]> table = new HashMap<>();
-    try {
-      for (String line : Files.readAllLines(Path.of(ARP))) {
-        String[] c = line.trim().split("\\s+");
-        // IP address, HW type, Flags, HW address, Mask, Device; flag 0x2: complete
-        try {
-          if (c.length >= 6 && (Integer.decode(c[2]) & 0x2) != 0) {
-            table.put(c[0] + " " + c[5], EthernetFrames.mac(c[3]));
-          }
-        } catch (IllegalArgumentException e) {
-          // the header line, or an address that is not Ethernet
-        }
-      }
-    } catch (IOException e) {
-      // no such table: nothing known
-    }
-    return table;
-  }
-
-  /** The calling thread's network namespace's ARP table (a router's threads share one). */
-  private static final String ARP = "/proc/thread-self/net/arp";
-
-  private final Set<String> warned = new HashSet<>();
-
-  private void warnOnce(String key, String message) {
-    if (warned.add(key)) {
-      log.warn("router {}: {}", config.router(), message);
-    }
-  }
-
-  private static String nameOf(int ifindex) {
-    try {
-      NetworkInterface nif = NetworkInterface.getByIndex(ifindex);
-      return nif == null ? "interface " + ifindex : nif.getName();
-    } catch (SocketException e) {
-      return "interface " + ifindex;
+      unload();
     }
   }
 
@@ -339,42 +238,79 @@ final class KernelFastPath {
     }
   }
 
-  private void refresh() {
-    long now = System.nanoTime();
-    if (fp == null || now - countersReadAt < 50_000_000L) {
+  /**
+   * Reads the program's counters for a scrape, on the fast path's thread (waiting for it up to a
+   * second); not on the loop, which renders what was read last.
+   */
+  void readCounters() {
+    ExecutorService t = thread;
+    if (fp == null || t == null) {
       return;
     }
     try {
-      counters = fp.counters();
-      forwarded = fp.forwarded(neighbours);
-      countersReadAt = now;
-    } catch (IOException | RuntimeException e) {
-      log.debug(
-          "router {}: cannot read the fast path's counters: {}", config.router(), e.getMessage());
+      t.submit(
+              () -> {
+                EbpfFastPath f = fp;
+                if (f != null) {
+                  counters = f.counters();
+                  forwarded = f.forwarded(neighbours);
+                }
+                return null;
+              })
+          .get(1, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException
+        | java.util.concurrent.TimeoutException
+        | java.util.concurrent.RejectedExecutionException e) {
+      log.debug("router {}: cannot read the fast path's counters: {}", config.router(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
   private long counter(FastPathCounter c) {
-    refresh();
     return counters[c.ordinal()];
   }
 
   private long forwarded(int i) {
-    refresh();
     return forwarded[i];
   }
 
-  /** Detaches and unloads the program (the router stops). */
+  /**
+   * Detaches and unloads the program (the router stops), on the fast path's thread; waits for it up
+   * to 5 s unless called on the loop.
+   */
   void close() {
-    if (fp == null) {
+    ExecutorService t = thread;
+    if (t == null) {
       return;
     }
     try {
-      fp.close();
+      t.execute(this::unload);
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      return; // closed already
+    }
+    t.shutdown();
+    if (!router.loop().inEventLoop()) {
+      try {
+        t.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Detaches and unloads the program (on the fast path's thread, or before it exists). */
+  private void unload() {
+    EbpfFastPath f = fp;
+    if (f == null) {
+      return;
+    }
+    fp = null;
+    try {
+      f.close();
       log.info("router {}: kernel fast path removed", config.router());
     } catch (IOException e) {
       log.warn("router {}: removing the kernel fast path: {}", config.router(), e.getMessage());
     }
-    fp = null;
   }
 }

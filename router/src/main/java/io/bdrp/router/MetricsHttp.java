@@ -32,9 +32,10 @@ import java.util.function.Supplier;
  * <p>Its connections live on a thread of their own, not on the router's event loop: accepting, TLS
  * handshakes and HTTP parsing never delay forwarding. At most {@link #MAX_CONNECTIONS} are open at
  * once (more are closed as they arrive) and a connection that sends nothing for {@link #IDLE_MS} is
- * closed, both counted ({@code bdrp_connections_closed_total{port="metrics"}}). The series are read
- * on {@code scrapeOn} (the router's loop, which owns the state the gauges read: numbers only,
- * nothing formatted), then formatted and written back on the connection's thread.
+ * closed, both counted ({@code bdrp_connections_closed_total{port="metrics"}}). What a series needs
+ * from files (under {@code /proc}) is read first on the connection's thread, then the series are
+ * read on {@code scrapeOn} (the router's loop, which owns the state the gauges read: numbers only,
+ * no file read, nothing formatted), then formatted and written back on the connection's thread.
  */
 final class MetricsHttp {
   /** Most connections open at once on the metrics port. */
@@ -49,12 +50,14 @@ final class MetricsHttp {
    * The endpoint with {@code access} (null: open, plain HTTP): basic authentication when it names a
    * user (401 otherwise), and TLS with the client port's current certificate when it asks.
    *
+   * @param read reads what the series need from files; run on the connection's thread
    * @param scrape reads the series; run on {@code scrapeOn}
    * @param format makes the text of what {@code scrape} read; run on the connection's thread
    * @param full counted when a connection beyond {@link #MAX_CONNECTIONS} is closed
    * @param idle counted when a connection is closed for {@link #IDLE_MS} of silence
    */
   static <S> ChannelInitializer<SocketChannel> initializer(
+      Runnable read,
       Supplier<S> scrape,
       Executor scrapeOn,
       Function<S, String> format,
@@ -111,6 +114,7 @@ final class MetricsHttp {
                       respond(ctx, false, "not found; try /metrics\n");
                       return;
                     }
+                    read.run();
                     CompletableFuture.supplyAsync(scrape, scrapeOn)
                         .thenApplyAsync(format, ctx.executor())
                         .whenComplete(

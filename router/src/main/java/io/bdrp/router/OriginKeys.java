@@ -84,6 +84,23 @@ final class OriginKeys implements OriginAuthority {
     }
   }
 
+  /**
+   * The randomness of signatures (ECDSA's): a DRBG seeded once when the class loads, so that a
+   * signature made on the router's loop reads no file (the platform's default generator reads
+   * {@code /dev/urandom} at each draw).
+   */
+  private static final java.security.SecureRandom RANDOM = seeded();
+
+  private static java.security.SecureRandom seeded() {
+    try {
+      java.security.SecureRandom r = java.security.SecureRandom.getInstance("DRBG");
+      r.nextBytes(new byte[1]);
+      return r;
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("DRBG is part of every JDK", e);
+    }
+  }
+
   private final int self;
   private final LongSupplier wallMillis;
   private volatile Own own;
@@ -165,12 +182,24 @@ final class OriginKeys implements OriginAuthority {
   }
 
   /**
-   * Reads the files again (a renewed certificate, key or CA).
+   * Reads the files again (a renewed certificate, key or CA): {@link #read} then {@link #use}.
    *
    * @return whether this router's certificate changed
    * @throws IllegalArgumentException naming the file and the problem; nothing changes then
    */
   boolean reload(Path cert, Path key, Path ca) {
+    return use(read(cert, key, ca));
+  }
+
+  /** What {@link #read} made of the files: the key to sign with and the CA's anchors. */
+  record Loaded(Own own, Set<TrustAnchor> anchors) {}
+
+  /**
+   * Reads and checks the files, on any thread (a file read: never on the router's loop).
+   *
+   * @throws IllegalArgumentException naming the file and the problem
+   */
+  static Loaded read(Path cert, Path key, Path ca) {
     TlsFiles.checkPair(cert, key);
     try {
       List<X509Certificate> chain = pemCertificates(cert);
@@ -198,19 +227,29 @@ final class OriginKeys implements OriginAuthority {
       if (a.isEmpty()) {
         throw new IllegalArgumentException(ca + " holds no certificate");
       }
-      Own before = own;
-      anchors = a;
-      own = next;
-      boolean changed = before == null || !Arrays.equals(before.chain(), next.chain());
-      if (changed) {
-        Held h = held.get(self);
-        held.put(self, new Held(leaf, next.chain(), h == null ? null : h.cert()));
-      }
-      return changed;
+      return new Loaded(next, Set.copyOf(a));
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException(
           "cannot sign with certificate " + cert + ", key " + key + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Signs with {@code loaded}'s key and trusts its CA from now on (on the router's loop).
+   *
+   * @return whether this router's certificate changed
+   */
+  boolean use(Loaded loaded) {
+    Own before = own;
+    Own next = loaded.own();
+    anchors = loaded.anchors();
+    own = next;
+    boolean changed = before == null || !Arrays.equals(before.chain(), next.chain());
+    if (changed) {
+      Held h = held.get(self);
+      held.put(self, new Held(next.cert(), next.chain(), h == null ? null : h.cert()));
+    }
+    return changed;
   }
 
   @Override
@@ -223,7 +262,7 @@ final class OriginKeys implements OriginAuthority {
     Own o = own;
     try {
       Signature s = Signature.getInstance(o.algorithm());
-      s.initSign(o.key());
+      s.initSign(o.key(), RANDOM);
       s.update(claim);
       return new OriginSignature(s.sign());
     } catch (GeneralSecurityException e) {

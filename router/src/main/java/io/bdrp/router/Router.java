@@ -82,7 +82,6 @@ public final class Router implements AutoCloseable {
   private final RouterMetrics metrics;
   private final TlsReloader tls;
   private final OriginKeys originKeys; // null: claims are neither signed nor verified
-  private RouterTls signedWith; // the TLS files originKeys was last loaded from
   private final OutputBatches batches;
   private final Hosts hosts; // every front end's hosts, by number
   private final ClientSessions clients;
@@ -150,7 +149,6 @@ public final class Router implements AutoCloseable {
         rt != null && rt.cert() != null
             ? OriginKeys.load(config.router(), rt.cert(), rt.key(), rt.ca(), metrics)
             : null;
-    this.signedWith = rt;
     if (originKeys != null) {
       node.useAuthority(originKeys);
       for (io.bdrp.routing.OriginAuthority.ClaimKind k :
@@ -277,29 +275,33 @@ public final class Router implements AutoCloseable {
   }
 
   /**
-   * After the TLS files were reloaded: the claims are signed with the new key from now on, and a
-   * new certificate of this router is flooded and its route and advertisement signed anew with it.
+   * After the TLS files of router links were reloaded (on the reloader's thread): reads the new
+   * certificate and key there and returns the task, for the loop, that signs the claims with them
+   * from then on, floods this router's new certificate and signs its route and advertisement anew.
    */
-  private void renewOriginKeys() {
-    RouterTls now = tls.routerTls();
-    if (originKeys == null || now == signedWith || now == null || now.cert() == null) {
-      return;
+  private Runnable renewOriginKeys(RouterTls now) {
+    if (originKeys == null || now == null || now.cert() == null) {
+      return null;
     }
-    signedWith = now;
+    OriginKeys.Loaded keys;
     try {
-      if (originKeys.reload(now.cert(), now.key(), now.ca())) {
+      keys = OriginKeys.read(now.cert(), now.key(), now.ca());
+    } catch (IllegalArgumentException e) {
+      log.warn(
+          "router {}: cannot sign with the reloaded TLS files: {}",
+          config.router(),
+          e.getMessage());
+      return null;
+    }
+    return () -> {
+      if (!closed && originKeys.use(keys)) {
         node.certificateRenewed();
         rearm();
         log.info(
             "router {}: new certificate flooded; route and advertisement signed anew",
             config.router());
       }
-    } catch (IllegalArgumentException e) {
-      log.warn(
-          "router {}: cannot sign with the reloaded TLS files: {}",
-          config.router(),
-          e.getMessage());
-    }
+    };
   }
 
   /** The authority that signs and verifies claims, or null without mutual TLS from files. */
@@ -381,8 +383,8 @@ public final class Router implements AutoCloseable {
 
   private void bind() throws InterruptedException {
     // First: a filter an earlier run of this router left in the kernel (kill -9) forwards with that
-    // run's routes until it is removed.
-    loop.submit(kernel::start).syncUninterruptibly();
+    // run's routes until it is removed. On this thread: loading reads files.
+    kernel.start();
     clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer());
     for (DataTransport t : transports) {
       // Before the router port: every hello this router sends announces its UDP port, and a
@@ -396,6 +398,7 @@ public final class Router implements AutoCloseable {
               "listen.metrics",
               config.metricsListen(),
               MetricsHttp.initializer(
+                  this::readMetricFiles,
                   metrics.registry()::scrape,
                   loop,
                   Metrics::format,
@@ -412,14 +415,7 @@ public final class Router implements AutoCloseable {
         });
     lag.start();
     if (tls.watching()) {
-      loop.scheduleWithFixedDelay(
-          () -> {
-            tls.check();
-            renewOriginKeys();
-          },
-          TlsReloader.CHECK_MS,
-          TlsReloader.CHECK_MS,
-          TimeUnit.MILLISECONDS);
+      tls.start(config.router(), loop, this::renewOriginKeys);
     }
     log.info(
         "router {} (epoch {}) listening: clients {}, routers {}{}{}; {} neighbours; {} transport",
@@ -614,9 +610,19 @@ public final class Router implements AutoCloseable {
     return config.router();
   }
 
-  /** The metrics, rendered (read on the router's loop, formatted on the caller's thread). */
+  /**
+   * The metrics, rendered (files read and text formatted on the caller's thread, the series read on
+   * the router's loop).
+   */
   public String metricsText() {
+    readMetricFiles();
     return Metrics.format(loop.submit(metrics.registry()::scrape).syncUninterruptibly().getNow());
+  }
+
+  /** Reads what series need from files and the kernel, before a scrape: never on the loop. */
+  private void readMetricFiles() {
+    udp.readReceiveBufferDrops();
+    kernel.readCounters();
   }
 
   /** Routers this router has a route to (runs on the router's loop). */
@@ -753,15 +759,12 @@ public final class Router implements AutoCloseable {
   public void close() {
     closed = true;
     lag.stop();
+    tls.close();
     control.shutdown(); // what is queued runs and releases its frames; the loop drops the results
     linkControl.shutdown();
     shm.close(); // its readers hand frames to the loop: stopped while the loop still runs
-    // The kernel fast path's filters are removed before the loop ends (they would outlive it).
-    if (loop.inEventLoop()) {
-      kernel.close();
-    } else if (!loop.isShuttingDown()) {
-      loop.submit(kernel::close).awaitUninterruptibly(5, TimeUnit.SECONDS);
-    }
+    // The kernel fast path's filters are removed (they would outlive the router).
+    kernel.close();
     var closing = channels.close();
     if (!loop.inEventLoop()) {
       closing.awaitUninterruptibly(5, TimeUnit.SECONDS);

@@ -194,7 +194,7 @@ final class RouterMetrics {
     registry.counter(
         "bdrp_udp_receive_overflows_total",
         "DATA datagrams the kernel dropped because the UDP socket's receive buffer was full"
-            + " (-1: unknown).",
+            + " (read from /proc/net/udp before each scrape).",
         udpOverflows);
   }
 

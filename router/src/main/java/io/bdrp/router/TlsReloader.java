@@ -7,6 +7,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +22,12 @@ import org.slf4j.LoggerFactory;
  * and when their content differs from what was loaded, new contexts are built and used for every
  * connection made from then on. Sessions already open keep theirs. A file that cannot be used (half
  * written, a key that does not match) leaves the old contexts in place, with a WARN; the next
- * change is tried again. Runs on the router's loop.
+ * change is tried again.
+ *
+ * <p>The files are read, digested and loaded on a thread of their own ({@code bdrp-tls-N}), never
+ * on the router's loop: a slow or hung file system delays reloads, not forwarding. The loop reads
+ * the contexts now in use (volatile, immutable) and is handed, as a task, what else must change
+ * with the router's certificate (see {@link #start}).
  */
 final class TlsReloader {
   private static final Logger log = LoggerFactory.getLogger(TlsReloader.class);
@@ -30,8 +40,11 @@ final class TlsReloader {
   private final Metrics.Counter failed;
   private volatile ClientTls clientTls;
   private volatile RouterTls routerTls;
-  private byte[] loaded;
+  private byte[] loaded; // on the reloader's thread after start
   private byte[] pending;
+  private ScheduledExecutorService thread; // null until started
+  private Executor loop;
+  private Function<RouterTls, Runnable> renewed;
 
   TlsReloader(RouterConfig config, RouterMetrics metrics) {
     this.router = config.router();
@@ -58,6 +71,41 @@ final class TlsReloader {
   }
 
   /**
+   * Checks the files every {@link #CHECK_MS} on the reloader's own thread. After a reload of the
+   * router links' files, {@code renewed} is called on that thread with the new ones; the task it
+   * returns (or null: none) runs on {@code loop}.
+   */
+  synchronized void start(int router, Executor loop, Function<RouterTls, Runnable> renewed) {
+    this.loop = loop;
+    this.renewed = renewed;
+    thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "bdrp-tls-" + router);
+              t.setDaemon(true);
+              return t;
+            });
+    thread.scheduleWithFixedDelay(
+        () -> {
+          try {
+            check();
+          } catch (RuntimeException e) { // the checks go on
+            log.warn("router {}: checking the TLS files failed", router, e);
+          }
+        },
+        CHECK_MS,
+        CHECK_MS,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops the checks (the router stops); a load under way is interrupted or ends unused. */
+  synchronized void close() {
+    if (thread != null) {
+      thread.shutdownNow();
+    }
+  }
+
+  /**
    * Reads the files and, if they changed since the last load and stayed the same since the previous
    * check (so that a certificate and key written one after the other are taken together), loads
    * them.
@@ -76,11 +124,21 @@ final class TlsReloader {
     try {
       ClientTls c = clientTls == null ? null : clientTls.reload();
       RouterTls r = routerTls == null || routerTls.cert() == null ? routerTls : routerTls.reload();
+      boolean routerFiles = r != routerTls;
+      // The links' part is made (files read) here; the loop only swaps it in.
+      Runnable onLoop = routerFiles && renewed != null ? renewed.apply(r) : null;
       clientTls = c;
       routerTls = r;
       loaded = now;
       reloaded.inc();
       log.info("router {}: TLS certificates reloaded; new connections use them", router);
+      if (onLoop != null) {
+        try {
+          loop.execute(onLoop);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+          // The router has stopped.
+        }
+      }
     } catch (IllegalArgumentException e) {
       loaded = now; // tried: wait for the next change
       failed.inc();

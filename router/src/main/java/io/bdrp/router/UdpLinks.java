@@ -82,6 +82,9 @@ final class UdpLinks implements DataTransport {
     for (DatagramAuth.Refusal r : DatagramAuth.Refusal.values()) {
       refused.put(r, router.metrics().udpDropped(r.name().toLowerCase(Locale.ROOT)));
     }
+    // The JVM's first nonce and key seed the generator and load the MAC (files read): here, on the
+    // thread that starts the router, not on its loop at the first hello.
+    DatagramAuth.key(new byte[0], 0, 0, DatagramAuth.newNonce(), DatagramAuth.newNonce());
     String path = System.getenv(KEY_LOG);
     this.keyLog =
         path == null || path.isBlank() || config.udpProtection() == UdpProtection.NONE
@@ -359,18 +362,33 @@ final class UdpLinks implements DataTransport {
     }
   }
 
+  private volatile long receiveBufferDrops;
+
   /**
-   * Datagrams the kernel dropped because the socket's receive buffer was full, read from the {@code
-   * drops} column of {@code /proc/net/udp} and {@code /proc/net/udp6} for this socket's port; -1
-   * when they cannot be read.
+   * Datagrams the kernel dropped because the socket's receive buffer was full, as {@link
+   * #readReceiveBufferDrops} last read them (0 before that, or while they cannot be read).
    */
   long receiveBufferDrops() {
+    return receiveBufferDrops;
+  }
+
+  /**
+   * Reads the datagrams the kernel dropped because the socket's receive buffer was full from the
+   * {@code drops} column of {@code /proc/thread-self/net/udp} and {@code udp6} (the calling
+   * thread's network namespace, the router's) for this socket's port, for {@link
+   * #receiveBufferDrops}. A file read: on any thread but the router's loop.
+   */
+  void readReceiveBufferDrops() {
     int port = port();
-    if (port == 0) {
-      return 0;
+    long drops = port == 0 ? 0 : receiveBufferDrops(port);
+    if (drops >= 0) {
+      receiveBufferDrops = drops;
     }
+  }
+
+  private static long receiveBufferDrops(int port) {
     long drops = -1;
-    for (String f : List.of("/proc/net/udp", "/proc/net/udp6")) {
+    for (String f : List.of("/proc/thread-self/net/udp", "/proc/thread-self/net/udp6")) {
       try {
         for (String line : Files.readAllLines(Path.of(f))) {
           String[] cols = line.trim().split("\\s+");

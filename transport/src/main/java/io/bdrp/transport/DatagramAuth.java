@@ -54,7 +54,22 @@ public final class DatagramAuth {
   /** The top bit of a sequence number: set on copies the kernel fast path sends. */
   public static final long KERNEL_DOMAIN = Long.MIN_VALUE;
 
-  private static final SecureRandom RANDOM = new SecureRandom();
+  /**
+   * A DRBG, seeded once when the class loads: drawing a nonce reads no file (the platform's default
+   * generator reads {@code /dev/urandom} at each draw, on the router's loop for a hello).
+   */
+  private static final SecureRandom RANDOM = seeded();
+
+  private static SecureRandom seeded() {
+    try {
+      SecureRandom r = SecureRandom.getInstance("DRBG");
+      r.nextBytes(new byte[1]);
+      return r;
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("DRBG is part of every JDK", e);
+    }
+  }
+
   private static final byte[] LABEL = "bdrp udp v1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] KEY_PREFIX = "bdrp-udp".getBytes(StandardCharsets.US_ASCII);
 
