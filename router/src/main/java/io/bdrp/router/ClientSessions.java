@@ -1,6 +1,7 @@
 package io.bdrp.router;
 
 import io.bdrp.encoding.Predicate;
+import io.bdrp.routing.DataPlane;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
@@ -42,7 +43,7 @@ final class ClientSessions {
   /** The most one read of a client session takes from its socket. */
   static final int CLIENT_READ_BYTES = 16 * 1024;
 
-  private final Router router;
+  private final RouterCore core;
   private final Hosts hosts;
   private final OutputBatches batches;
 
@@ -58,17 +59,33 @@ final class ClientSessions {
   private final Metrics.Counter refused;
   private final Metrics.Counter forbidden;
 
-  ClientSessions(Router router, RouterMetrics metrics, Hosts hosts, OutputBatches batches) {
-    this.router = router;
+  private final DataPlane<MessageBytes> dataPlane;
+  private final java.util.function.Supplier<ClientTls> clientTls;
+
+  /**
+   * @param clientTls TLS on the client port as now loaded (null: none)
+   * @param signed whether routers sign their advertisements
+   */
+  ClientSessions(
+      RouterCore core,
+      Hosts hosts,
+      OutputBatches batches,
+      DataPlane<MessageBytes> dataPlane,
+      java.util.function.Supplier<ClientTls> clientTls,
+      boolean signed) {
+    this.core = core;
+    this.dataPlane = dataPlane;
+    this.clientTls = clientTls;
+    RouterMetrics metrics = core.metrics();
     this.hosts = hosts;
     this.batches = batches;
-    this.handshakes = new Handshakes("clients", router.config().limits(), metrics);
+    this.handshakes = new Handshakes("clients", core.config().limits(), metrics);
     this.slowConsumers = metrics.connectionsClosed("clients", "slow_consumer");
     this.refused = metrics.connectionsClosed("clients", "not_authorized");
     this.forbidden = metrics.sendsRefused("publish_permission");
     this.keptAlive = metrics.connectionsClosed("clients", "keepalive");
     this.refusedSessions = metrics.requestsRefused("user_sessions");
-    this.changes = new PredicateChanges(router, metrics);
+    this.changes = new PredicateChanges(core, signed);
   }
 
   private final Metrics.Counter keptAlive;
@@ -80,7 +97,7 @@ final class ClientSessions {
   }
 
   ChannelInitializer<SocketChannel> initializer() {
-    RouterConfig.Limits limits = router.config().limits();
+    RouterConfig.Limits limits = core.config().limits();
     return new ChannelInitializer<SocketChannel>() {
       @Override
       protected void initChannel(SocketChannel ch) {
@@ -95,7 +112,7 @@ final class ClientSessions {
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
-        ClientTls tls = router.clientTls();
+        ClientTls tls = clientTls.get();
         if (tls != null) {
           ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
         }
@@ -112,7 +129,7 @@ final class ClientSessions {
             .addLast(new ClientFrameDecoder(limits.maxFrameBytes()))
             .addLast(new ClientFrameEncoder())
             .addLast(session)
-            .addLast(new ProtocolErrorHandler(router.errors()));
+            .addLast(new ProtocolErrorHandler(core.errors()));
       }
     };
   }
@@ -165,7 +182,7 @@ final class ClientSessions {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ClientFrame f) {
-      RouterConfig config = router.config();
+      RouterConfig config = core.config();
       if (host == null) {
         if (!(f instanceof ClientFrame.Hello h)) {
           throw new ProtocolException(
@@ -224,7 +241,7 @@ final class ClientSessions {
                 ctx.channel(),
                 h.clientName(),
                 permissions,
-                router.metrics(),
+                core.metrics(),
                 batches);
         host.changeTokens = config.limits().hosts().predicateChangesPerSecond();
         host.changeTokensAt = System.nanoTime();
@@ -243,7 +260,7 @@ final class ClientSessions {
           }
           if (!host.permissions.mayPublish(s.message())) {
             forbidden.inc();
-            router.errors().increment(ErrorCode.NOT_AUTHORIZED);
+            core.errors().increment(ErrorCode.NOT_AUTHORIZED);
             ctx.writeAndFlush(
                 new ClientFrame.Error(
                     s.correlationId(),
@@ -263,7 +280,7 @@ final class ClientSessions {
                 host.name,
                 s.message());
           }
-          router.dataPlane().publish(s.message(), sendBytes);
+          dataPlane.publish(s.message(), sendBytes);
           if (s.correlationId() != 0) {
             ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
           }
@@ -297,13 +314,13 @@ final class ClientSessions {
           ctx.writeAndFlush(new ClientFrame.Ping(System.nanoTime()));
         } else {
           keptAlive.inc();
-          long ms = router.config().limits().hosts().keepAliveMs();
+          long ms = core.config().limits().hosts().keepAliveMs();
           log.info(
               "router {}: {} sent nothing for {} ms, not even a PONG: closed",
-              router.config().router(),
+              core.config().router(),
               host,
               2 * ms);
-          router.errors().increment(ErrorCode.TIMEOUT);
+          core.errors().increment(ErrorCode.TIMEOUT);
           ctx.writeAndFlush(
                   new ClientFrame.Error(
                       0,
@@ -335,7 +352,7 @@ final class ClientSessions {
               ctx.executor()
                   .schedule(
                       () -> cutIfSlow(ctx),
-                      router.config().limits().slowConsumerMs(),
+                      core.config().limits().slowConsumerMs(),
                       TimeUnit.MILLISECONDS);
         }
       }
@@ -349,25 +366,25 @@ final class ClientSessions {
         return;
       }
       slowConsumers.inc();
-      long ms = router.config().limits().slowConsumerMs();
+      long ms = core.config().limits().slowConsumerMs();
       log.warn(
           "router {}: {} left {} bytes unread for {} ms (high water mark {}): disconnected as a"
               + " slow consumer",
-          router.config().router(),
+          core.config().router(),
           host != null ? host : "client at " + c.remoteAddress(),
           c.unsafe().outboundBuffer() == null
               ? 0
               : c.unsafe().outboundBuffer().totalPendingWriteBytes(),
           ms,
-          router.config().limits().hostHighWaterBytes());
+          core.config().limits().hostHighWaterBytes());
       // The reason goes out first if the socket takes it; the output queued behind is discarded.
-      router.errors().increment(ErrorCode.SLOW_CONSUMER);
+      core.errors().increment(ErrorCode.SLOW_CONSUMER);
       ctx.writeAndFlush(
           new ClientFrame.Error(
               0,
               ErrorCode.SLOW_CONSUMER.number(),
               "output above "
-                  + router.config().limits().hostHighWaterBytes()
+                  + core.config().limits().hostHighWaterBytes()
                   + " bytes for "
                   + ms
                   + " ms: disconnected as a slow consumer",
@@ -390,10 +407,10 @@ final class ClientSessions {
             users.remove(host.user);
           }
         }
-        router.metrics().removeHost(host.id, host.name);
-        router.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
+        core.metrics().removeHost(host.id, host.name);
+        core.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
         changes.left(host);
-        router.rearm();
+        core.rearm();
       }
       ctx.fireChannelInactive();
     }

@@ -16,10 +16,13 @@ import java.net.InetSocketAddress;
  * <p>Owned by the router's event loop, but for {@link #start} and {@link #close}.
  */
 interface DataTransport {
-  /** Where a transport hands the DATA frames it receives (which the caller still owns). */
+  /**
+   * Where a link's DATA frames go, from whatever transport (named in logs and metrics: {@code tcp},
+   * {@code udp}, {@code shm}); the caller still owns the frame.
+   */
   @FunctionalInterface
   interface Receiver {
-    void receive(Link from, ByteBuf frame, DataTransport via);
+    void receive(Link from, ByteBuf frame, String transport);
   }
 
   /**

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 final class KernelFastPath {
   private static final Logger log = LoggerFactory.getLogger(KernelFastPath.class);
 
-  private final Router router;
+  private final RouterCore core;
   private final RouterConfig config;
   private volatile EbpfFastPath fp; // null: forwarding in the JVM; used on `thread` once started
   private ExecutorService thread; // null while fp is
@@ -49,9 +49,14 @@ final class KernelFastPath {
   private volatile long[] forwarded;
   private final int[] neighbours;
 
-  KernelFastPath(Router router) {
-    this.router = router;
-    this.config = router.config();
+  private final java.util.function.IntFunction<Link> links;
+  private final UdpLinks udp;
+
+  KernelFastPath(RouterCore core, java.util.function.IntFunction<Link> links, UdpLinks udp) {
+    this.core = core;
+    this.links = links;
+    this.udp = udp;
+    this.config = core.config();
     this.neighbours =
         config.neighbours().stream().mapToInt(RouterConfig.Neighbour::router).toArray();
     this.forwarded = new long[neighbours.length];
@@ -144,8 +149,8 @@ final class KernelFastPath {
     if (fp == null) {
       return;
     }
-    ForwardingTable routes = router.node().routes();
-    long links = router.udp().generation();
+    ForwardingTable routes = core.node().routes();
+    long links = udp.generation();
     long now = System.nanoTime();
     boolean retry = incomplete && now - builtAt > 1_000_000_000L;
     if (routes == lastRoutes && links == lastLinks && !retry) {
@@ -157,7 +162,7 @@ final class KernelFastPath {
     incomplete = false;
     List<FastPathTables.Peer> peers = new ArrayList<>();
     for (int n : neighbours) {
-      Link l = router.links().get(n);
+      Link l = this.links.apply(n);
       if (l == null || l.session == null) {
         continue;
       }
@@ -173,8 +178,7 @@ final class KernelFastPath {
               u == null ? 0 : u.opener().highest(false),
               u == null ? 0 : u.opener().highest(true)));
     }
-    if (next.getAndSet(new FastPathTables.Inputs(router.udp().port(), List.copyOf(peers)))
-        == null) {
+    if (next.getAndSet(new FastPathTables.Inputs(udp.port(), List.copyOf(peers))) == null) {
       try {
         thread.execute(this::write);
       } catch (java.util.concurrent.RejectedExecutionException closed) {
@@ -214,7 +218,7 @@ final class KernelFastPath {
   // ---- metrics ----
 
   private void registerMetrics() {
-    Metrics m = router.metrics().registry();
+    Metrics m = core.metrics().registry();
     for (FastPathCounter c : FastPathCounter.values()) {
       m.counter(
           "bdrp_fastpath_packets_total",
@@ -290,7 +294,7 @@ final class KernelFastPath {
       return; // closed already
     }
     t.shutdown();
-    if (!router.loop().inEventLoop()) {
+    if (!core.loop().inEventLoop()) {
       try {
         t.awaitTermination(5, TimeUnit.SECONDS);
       } catch (InterruptedException e) {

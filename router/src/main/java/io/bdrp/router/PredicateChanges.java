@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 final class PredicateChanges {
   private static final Logger log = LoggerFactory.getLogger(PredicateChanges.class);
 
-  private final Router router;
+  private final RouterCore core;
 
   // On the control thread: the router's aggregate over its hosts' encodings, and the filters of
   // each named user's sessions together. Every change to either is made there, in the order the
@@ -46,16 +46,17 @@ final class PredicateChanges {
   private final Metrics.Counter refusedAggregate;
   private final Metrics.Counter refusedBusy;
 
-  PredicateChanges(Router router, RouterMetrics metrics) {
-    this.router = router;
+  PredicateChanges(RouterCore core, boolean signed) {
+    this.core = core;
+    RouterMetrics metrics = core.metrics();
     this.refusedRate = metrics.requestsRefused("predicate_rate");
     this.refusedHostFilters = metrics.requestsRefused("host_filters");
     this.refusedUserFilters = metrics.requestsRefused("user_filters");
     this.refusedAggregate = metrics.requestsRefused("router_aggregate");
     this.refusedBusy = metrics.requestsRefused("control_busy");
-    this.encoder = new Encoder(router.config().bloom());
-    this.aggregate = new io.bdrp.routing.LocalAggregate(router.config().bloom());
-    this.signed = router.originKeys() != null;
+    this.encoder = new Encoder(core.config().bloom());
+    this.aggregate = new io.bdrp.routing.LocalAggregate(core.config().bloom());
+    this.signed = signed;
   }
 
   /**
@@ -69,7 +70,7 @@ final class PredicateChanges {
   /** Takes a host that is gone out of its user's count and the router's aggregate. */
   void left(ClientHost host) {
     try {
-      router.control().execute(() -> leave(host));
+      core.control().execute(() -> leave(host));
     } catch (java.util.concurrent.RejectedExecutionException closing) {
       // The router is stopping: nothing is advertised any more.
     }
@@ -104,7 +105,7 @@ final class PredicateChanges {
    * RouterConfig.HostLimits#predicateChangesPerSecond()} times a second (a token bucket).
    */
   private void checkRate(ClientHost host, long correlationId) {
-    RouterConfig.HostLimits l = router.config().limits().hosts();
+    RouterConfig.HostLimits l = core.config().limits().hosts();
     long now = System.nanoTime();
     double rate = l.predicateChangesPerSecond();
     host.changeTokens =
@@ -131,7 +132,7 @@ final class PredicateChanges {
   private Prepared prepare(ClientHost host, ByteBuf frame, long correlationId) {
     ClientFrame.SetPredicate s = null;
     try {
-      ClientFrame f = ClientFrameCodec.decode(frame, router.config().limits().maxFrameBytes());
+      ClientFrame f = ClientFrameCodec.decode(frame, core.config().limits().maxFrameBytes());
       if (!(f instanceof ClientFrame.SetPredicate sp)) {
         throw new ProtocolException(ErrorCode.INTERNAL, "not a SET_PREDICATE");
       }
@@ -149,7 +150,7 @@ final class PredicateChanges {
             correlationId,
             0);
       }
-      int max = router.config().limits().hosts().maxFiltersPerHost();
+      int max = core.config().limits().hosts().maxFiltersPerHost();
       long filters = encoder.filterCount(allowed, max);
       if (filters > max) {
         throw refusal(
@@ -166,7 +167,7 @@ final class PredicateChanges {
     } catch (ProtocolException e) {
       return new Prepared(s, null, null, e);
     } catch (RuntimeException e) {
-      log.warn("router {}: preparing a predicate failed", router.config().router(), e);
+      log.warn("router {}: preparing a predicate failed", core.config().router(), e);
       return new Prepared(
           s, null, null, new ProtocolException(ErrorCode.INTERNAL, "internal error"));
     } finally {
@@ -183,7 +184,7 @@ final class PredicateChanges {
    * change.
    */
   private EncodedPredicate take(ClientHost host, long filters, EncodedPredicate encoded, long cid) {
-    RouterConfig.HostLimits l = router.config().limits().hosts();
+    RouterConfig.HostLimits l = core.config().limits().hosts();
     long userHeld = host.user == null ? 0 : userFilters.getOrDefault(host.user, 0L);
     if (host.user != null && userHeld - host.filters + filters > l.maxFiltersPerUser()) {
       throw refusal(
@@ -206,7 +207,7 @@ final class PredicateChanges {
           encoded == null
               ? null // a removal goes whatever it exposes: the advertised aggregate then stays
               : PredicateTable.aggregateRefusal(
-                  router.config().router(), router.config().routing(), signed, next);
+                  core.config().router(), core.config().routing(), signed, next);
       if (r != null) {
         aggregate.set(host.id, previous);
         throw refusal(
@@ -240,12 +241,11 @@ final class PredicateChanges {
     host.filters = 0;
     if (aggregate.remove(host.id)) {
       EncodedPredicate a = aggregate.aggregate();
-      router
-          .loop()
+      core.loop()
           .execute(
               () -> {
-                router.node().setAggregate(a);
-                router.rearm();
+                core.node().setAggregate(a);
+                core.rearm();
               });
     }
   }
@@ -260,15 +260,15 @@ final class PredicateChanges {
       return;
     }
     long cid = p.frame.correlationId();
-    router.node().setHostMatch(host.id, p.allowed);
+    core.node().setHostMatch(host.id, p.allowed);
     if (p.aggregate != null) {
-      router.node().setAggregate(p.aggregate); // within the bounds: checked where it was made
+      core.node().setAggregate(p.aggregate); // within the bounds: checked where it was made
     }
-    router.metrics().predicateChanges.inc();
+    core.metrics().predicateChanges.inc();
     if (log.isDebugEnabled()) {
       log.debug(
           "router {}: client {} ({}) set its predicate to {}{}",
-          router.config().router(),
+          core.config().router(),
           host.id,
           host.name,
           p.allowed,
@@ -278,7 +278,7 @@ final class PredicateChanges {
     }
     // From the channel, not this handler's context: the encoder sits after the handler.
     ctx.channel().writeAndFlush(new ClientFrame.Ok(cid));
-    router.rearm();
+    core.rearm();
   }
 
   private ProtocolException refusal(
@@ -312,7 +312,7 @@ final class PredicateChanges {
       }
       long cid = f.getLong(f.readerIndex() + Frames.PREFIX_BYTES);
       int bytes = f.readableBytes();
-      long maxBytes = Math.max(16L << 20, 2L * router.config().limits().maxFrameBytes());
+      long maxBytes = Math.max(16L << 20, 2L * core.config().limits().maxFrameBytes());
       try {
         checkRate(host, cid);
         if (preparing >= MAX_PREPARING || preparingBytes + bytes > maxBytes) {
@@ -332,8 +332,7 @@ final class PredicateChanges {
       preparing++;
       preparingBytes += bytes;
       try {
-        router
-            .control()
+        core.control()
             .execute(
                 () -> {
                   Prepared p = prepare(host, f, cid);

@@ -18,19 +18,13 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.ServerSocketChannel;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.Collection;
@@ -170,29 +164,6 @@ public final class Router implements AutoCloseable {
                   + " included (with mutual TLS).",
               originKeys::certificatesHeld);
     }
-    this.batches = new OutputBatches(loop);
-    this.hosts = new Hosts();
-    this.clients = new ClientSessions(this, metrics, hosts, batches);
-    metrics.clients(hosts::size);
-    this.links = new RouterLinks(this);
-    DataTransport.Receiver receiver = (from, frame, via) -> receiveData(from, frame, via.name());
-    this.udp = new UdpLinks(this, receiver);
-    this.shm = new ShmLinks(this, receiver);
-    this.transports = List.of(udp, shm);
-    LinkOutput output = new LinkOutput(links.byNumber, hosts, batches, metrics.matchSeconds);
-    // Message ids are a keyed permutation of a counter under a key drawn now (MessageIds): no
-    // other router can predict them, so none can make a receiver's duplicate window
-    // (DataPlane.Drop.DUPLICATE) drop this router's broadcasts with forged copies. The counter
-    // starts at the epoch times 64, above that of any earlier run, so pre-images never repeat.
-    this.dataPlane =
-        new DataPlane<>(
-            node,
-            output,
-            System::nanoTime,
-            MessageIds.secure(config.router(), Math.min(config.epoch(), 1L << 41) << 6));
-    metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
-    this.kernel = new KernelFastPath(this);
-    this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);
     this.control =
         java.util.concurrent.Executors.newSingleThreadExecutor(
             r -> {
@@ -207,9 +178,52 @@ public final class Router implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    // The parts: each gets the core and the parts it works with, none the router.
+    RouterCore core =
+        new RouterCore(
+            config,
+            loop,
+            control,
+            linkControl,
+            metrics,
+            errors,
+            node,
+            epoll,
+            channels,
+            this::rearm,
+            () -> closed);
+    this.batches = new OutputBatches(loop);
+    this.hosts = new Hosts();
+    metrics.clients(hosts::size);
+    DataTransport.Receiver receiver = this::receiveData;
+    this.udp = new UdpLinks(core, batches, receiver);
+    this.shm = new ShmLinks(core, this::link, receiver);
+    this.transports = List.of(udp, shm);
+    this.links = new RouterLinks(core, transports, udp::port, tls::routerTls, originKeys, receiver);
+    LinkOutput output = new LinkOutput(links.byNumber, hosts, batches, metrics.matchSeconds);
+    // Message ids are a keyed permutation of a counter under a key drawn now (MessageIds): no
+    // other router can predict them, so none can make a receiver's duplicate window
+    // (DataPlane.Drop.DUPLICATE) drop this router's broadcasts with forged copies. The counter
+    // starts at the epoch times 64, above that of any earlier run, so pre-images never repeat.
+    this.dataPlane =
+        new DataPlane<>(
+            node,
+            output,
+            System::nanoTime,
+            MessageIds.secure(config.router(), Math.min(config.epoch(), 1L << 41) << 6));
+    this.clients =
+        new ClientSessions(core, hosts, batches, dataPlane, tls::clientTls, originKeys != null);
+    metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
+    this.kernel = new KernelFastPath(core, this::link, udp);
+    this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);
     // The index of D over every router's filters is built on the control thread: an
     // advertisement, however large, costs the loop a copy of references, not the build.
     node.predicates().buildIndexWith(this::buildIndex);
+  }
+
+  /** The link to neighbour {@code n}, or null (on the loop). */
+  private Link link(int n) {
+    return links.get(n);
   }
 
   /**
@@ -228,20 +242,11 @@ public final class Router implements AutoCloseable {
     return r;
   }
 
-  // ---- parts' access to each other (on the loop) ----
-
-  /** TLS on the client port as now loaded (null: none). */
-  ClientTls clientTls() {
-    return tls.clientTls();
-  }
+  // ---- for tests in this package: what the router was assembled from ----
 
   /** TLS on router links as now loaded (null: none). */
   RouterTls routerTls() {
     return tls.routerTls();
-  }
-
-  RouterConfig config() {
-    return config;
   }
 
   EventLoop loop() {
@@ -309,11 +314,6 @@ public final class Router implements AutoCloseable {
     return originKeys;
   }
 
-  /** The control thread (see {@link #control}). */
-  java.util.concurrent.Executor control() {
-    return control;
-  }
-
   /** The links' control thread (see {@link #linkControl}). */
   java.util.concurrent.Executor linkControl() {
     return linkControl;
@@ -323,54 +323,12 @@ public final class Router implements AutoCloseable {
     return node;
   }
 
-  DataPlane<MessageBytes> dataPlane() {
-    return dataPlane;
-  }
-
   RouterMetrics metrics() {
     return metrics;
   }
 
-  ProtocolErrorCounters errors() {
-    return errors;
-  }
-
-  OutputBatches batches() {
-    return batches;
-  }
-
-  UdpLinks udp() {
-    return udp;
-  }
-
-  ShmLinks shm() {
-    return shm;
-  }
-
-  /** The transports of DATA besides TCP, each told of every link's session. */
-  List<DataTransport> transports() {
-    return transports;
-  }
-
   RouterLinks links() {
     return links;
-  }
-
-  boolean closed() {
-    return closed;
-  }
-
-  /** Whether the loop runs on the native epoll transport. */
-  boolean epoll() {
-    return epoll;
-  }
-
-  Class<? extends SocketChannel> socketChannel() {
-    return epoll ? EpollSocketChannel.class : NioSocketChannel.class;
-  }
-
-  Class<? extends DatagramChannel> datagramChannel() {
-    return epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
   }
 
   private Class<? extends ServerSocketChannel> serverChannel() {
@@ -531,11 +489,6 @@ public final class Router implements AutoCloseable {
         ch.pipeline().addLast(init);
       }
     };
-  }
-
-  /** Adds a channel to those {@link #close()} closes. */
-  void track(Channel ch) {
-    channels.add(ch);
   }
 
   // ---- DATA from neighbours ----

@@ -54,17 +54,40 @@ final class RouterLinks {
   private static final long REDIAL_MS = 1_000;
   private static final int CONNECT_TIMEOUT_MS = 2_000;
 
-  private final Router router;
+  private final RouterCore core;
   private final RouterConfig config;
   private final Handshakes handshakes;
   final Link[] byNumber;
   private long futureEpochsLogged;
   private long futureEpochsLoggedAt = Long.MIN_VALUE;
 
-  RouterLinks(Router router) {
-    this.router = router;
-    this.config = router.config();
-    this.handshakes = new Handshakes("routers", config.limits(), router.metrics());
+  private final java.util.List<DataTransport> transports;
+  private final java.util.function.IntSupplier udpPort;
+  private final java.util.function.Supplier<RouterTls> routerTls;
+  private final OriginKeys originKeys; // null: claims are neither signed nor verified
+  private final DataTransport.Receiver receiver;
+
+  /**
+   * @param transports the transports of DATA besides TCP, told of every link's session
+   * @param udpPort the UDP port this router's hellos announce (0: none)
+   * @param routerTls TLS on router links as now loaded (null: none)
+   * @param receiver where DATA frames read from a link's TCP session go
+   */
+  RouterLinks(
+      RouterCore core,
+      java.util.List<DataTransport> transports,
+      java.util.function.IntSupplier udpPort,
+      java.util.function.Supplier<RouterTls> routerTls,
+      OriginKeys originKeys,
+      DataTransport.Receiver receiver) {
+    this.core = core;
+    this.transports = transports;
+    this.udpPort = udpPort;
+    this.routerTls = routerTls;
+    this.originKeys = originKeys;
+    this.receiver = receiver;
+    this.config = core.config();
+    this.handshakes = new Handshakes("routers", config.limits(), core.metrics());
     this.byNumber = new Link[config.routing().maxRouters()];
   }
 
@@ -79,18 +102,18 @@ final class RouterLinks {
       Link l =
           new Link(
               n,
-              router.metrics(),
+              core.metrics(),
               controlBudget(config.limits()),
               config.limits().linkHighWaterBytes(),
-              router.linkControl());
+              core.linkControl());
       byNumber[n.router()] = l;
-      router.node().addLink(l, n.cost());
+      core.node().addLink(l, n.cost());
       if (n.address() != null) {
         dial(l);
       }
     }
     long every = config.routing().helloIntervalMs();
-    router.loop().scheduleWithFixedDelay(this::closeSilent, every, every, TimeUnit.MILLISECONDS);
+    core.loop().scheduleWithFixedDelay(this::closeSilent, every, every, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -129,11 +152,11 @@ final class RouterLinks {
    */
   private void detach(Link l) {
     l.attach(null);
-    for (DataTransport t : router.transports()) {
+    for (DataTransport t : transports) {
       t.linkDown(l);
     }
     l.path = null;
-    router.node().linkDown(l.neighbour());
+    core.node().linkDown(l.neighbour());
   }
 
   /** A WARN when dialling a neighbour first fails, again once a minute while it goes on failing. */
@@ -169,7 +192,7 @@ final class RouterLinks {
   }
 
   private void closeSilent(Link l, Channel session) {
-    router.metrics().connectionsClosed("routers", "silent").inc();
+    core.metrics().connectionsClosed("routers", "silent").inc();
     log.info(
         "router {}: nothing heard from router {} for {} ms: closing its session{}",
         config.router(),
@@ -190,7 +213,7 @@ final class RouterLinks {
         config.epoch(),
         config.routing().maxRouters(),
         config.bloom(),
-        router.udp().port(),
+        udpPort.getAsInt(),
         token(),
         config.udpProtection(),
         nonce);
@@ -208,7 +231,7 @@ final class RouterLinks {
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()));
-        RouterTls tls = router.routerTls();
+        RouterTls tls = routerTls.get();
         if (tls != null) {
           ch.pipeline()
               .addLast(
@@ -222,14 +245,14 @@ final class RouterLinks {
             .addLast(handshakes.frameDecoder())
             .addLast(
                 new ControlOffload(
-                    router.linkControl(),
+                    core.linkControl(),
                     limits.maxFrameBytes(),
                     config.bloom(),
                     limits.linkHighWaterBytes()))
             .addLast(new RouterFrameDecoder(limits.maxFrameBytes(), config.bloom()))
             .addLast(new RouterFrameEncoder())
             .addLast(new Session(dialling))
-            .addLast(new ProtocolErrorHandler(router.errors()));
+            .addLast(new ProtocolErrorHandler(core.errors()));
       }
     };
   }
@@ -245,17 +268,17 @@ final class RouterLinks {
   }
 
   private void dial(Link l) {
-    if (router.closed()) {
+    if (core.closed()) {
       return;
     }
     new Bootstrap()
-        .group(router.loop())
-        .channel(router.socketChannel())
+        .group(core.loop())
+        .channel(core.socketChannel())
         .option(ChannelOption.TCP_NODELAY, true)
         // Short: a dial that waits behind a dead link is given up and redialled a second later,
         // so a link that carries again is found within a few seconds, as a dead one is.
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
-        .handler(router.tracked(initializer(l)))
+        .handler(core.tracked(initializer(l)))
         .connect(Router.resolve(l.address))
         .addListener(
             f -> {
@@ -267,11 +290,11 @@ final class RouterLinks {
   }
 
   private void redialLater(Link l) {
-    router.loop().schedule(() -> redialIfIdle(l), REDIAL_MS, TimeUnit.MILLISECONDS);
+    core.loop().schedule(() -> redialIfIdle(l), REDIAL_MS, TimeUnit.MILLISECONDS);
   }
 
   private void redialIfIdle(Link l) {
-    if (!router.closed() && l.session == null && l.address != null && get(l.neighbour()) == l) {
+    if (!core.closed() && l.session == null && l.address != null && get(l.neighbour()) == l) {
       dial(l);
     }
   }
@@ -287,7 +310,7 @@ final class RouterLinks {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
       if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
-        router.metrics().linkRefused("tls").inc();
+        core.metrics().linkRefused("tls").inc();
         log.warn(
             "router {}: TLS handshake with {} failed: {}",
             config.router(),
@@ -316,7 +339,7 @@ final class RouterLinks {
     public void channelReadComplete(ChannelHandlerContext ctx) {
       if (link != null) {
         link.lastReadNanos = System.nanoTime();
-        router.node().heard(link.neighbour());
+        core.node().heard(link.neighbour());
       }
       ctx.fireChannelReadComplete();
     }
@@ -339,7 +362,7 @@ final class RouterLinks {
           }
           hello(ctx, h);
         } else if (msg instanceof ByteBuf frame) {
-          router.receiveData(link, frame, "tcp");
+          receiver.receive(link, frame, "tcp");
         } else if (msg instanceof ControlMessage m) {
           if (m.sender() != link.neighbour()) {
             throw new ProtocolException(
@@ -353,7 +376,7 @@ final class RouterLinks {
           if (log.isDebugEnabled()) {
             log.debug("router {}: from router {}: {}", config.router(), link.neighbour(), m);
           }
-          OriginKeys keys = router.originKeys();
+          OriginKeys keys = originKeys;
           if (keys != null && (deferred > 0 || OriginKeys.carriesClaims(m))) {
             prepareThenApply(ctx, keys, m);
           } else {
@@ -391,10 +414,10 @@ final class RouterLinks {
     static final int RESUME_DEFERRED = 16;
 
     private void apply(ControlMessage m) {
-      if (!router.node().receive(m)) {
+      if (!core.node().receive(m)) {
         futureEpoch(m);
       }
-      router.rearm();
+      core.rearm();
     }
 
     /**
@@ -408,8 +431,7 @@ final class RouterLinks {
         ctx.channel().config().setAutoRead(false);
       }
       try {
-        router
-            .linkControl()
+        core.linkControl()
             .execute(
                 () -> {
                   try {
@@ -441,7 +463,7 @@ final class RouterLinks {
     /** A control message refused for its epoch: a WARN line at most every ten seconds. */
     private void futureEpoch(ControlMessage m) {
       long now = System.nanoTime();
-      long refused = router.node().futureEpochs();
+      long refused = core.node().futureEpochs();
       if (now - futureEpochsLoggedAt >= TimeUnit.SECONDS.toNanos(10)
           || futureEpochsLoggedAt == Long.MIN_VALUE) {
         log.warn(
@@ -463,7 +485,7 @@ final class RouterLinks {
           e.knownCode()
               .map(c -> c.name().toLowerCase(java.util.Locale.ROOT))
               .orElse(Integer.toString(e.code()));
-      router.metrics().linkErrorReceived(code).inc();
+      core.metrics().linkErrorReceived(code).inc();
       log.warn(
           "router {}: neighbour {} at {} reports {}: {}",
           config.router(),
@@ -479,7 +501,7 @@ final class RouterLinks {
     private void hello(ChannelHandlerContext ctx, RouterHello h) {
       RouterHello.Incompatibility why = ownHello(nonce).incompatibility(h);
       if (why != null) {
-        router.metrics().linkRefused(why.parameter()).inc();
+        core.metrics().linkRefused(why.parameter()).inc();
         log.warn(
             "router {}: refusing router {} at {}: {}",
             config.router(),
@@ -490,7 +512,7 @@ final class RouterLinks {
       }
       Link l = get(h.routerNumber());
       if (l == null) {
-        router.metrics().linkRefused("neighbour").inc();
+        core.metrics().linkRefused("neighbour").inc();
         log.warn(
             "router {}: refusing router {} at {}: not a configured neighbour",
             config.router(),
@@ -512,7 +534,7 @@ final class RouterLinks {
       if (config.routerTls() != null) {
         List<Integer> named = peerRouterNumbers(ctx);
         if (!named.contains(h.routerNumber())) {
-          router.metrics().linkRefused("certificate").inc();
+          core.metrics().linkRefused("certificate").inc();
           log.warn(
               "router {}: refusing router {} at {}: its certificate names {}",
               config.router(),
@@ -528,7 +550,7 @@ final class RouterLinks {
         }
       }
       if (!MessageDigest.isEqual(token(), h.authToken())) {
-        router.metrics().linkRefused("token").inc();
+        core.metrics().linkRefused("token").inc();
         log.warn(
             "router {}: refusing router {} at {}: wrong router token",
             config.router(),
@@ -547,7 +569,7 @@ final class RouterLinks {
         // Another process claims the number of a neighbour that has a live session here (a
         // restarted router whose old session is not yet known dead, or a misconfigured twin): the
         // live session stays; once it ends, a redial gets in.
-        router.metrics().linkRefused("duplicate").inc();
+        core.metrics().linkRefused("duplicate").inc();
         log.warn(
             "router {}: refusing router {} at {} (epoch {}): router {} is connected from {} (epoch"
                 + " {})",
@@ -563,7 +585,7 @@ final class RouterLinks {
             "router " + h.routerNumber() + " is already connected from another process");
       }
       if (l.session != null && l.session.isActive()) {
-        // Both sides dialled: keep the session dialled by the lower-numbered router.
+        // Both sides dialled: keep the session dialled by the lower-numbered core.
         int keepDialler = Math.min(config.router(), l.neighbour());
         boolean newIsKeeper = (ours ? config.router() : l.neighbour()) == keepDialler;
         if (!newIsKeeper) {
@@ -582,7 +604,7 @@ final class RouterLinks {
       Handshakes.done(ctx);
       DataTransport.Peer peer =
           new DataTransport.Peer((InetSocketAddress) ctx.channel().remoteAddress(), h, nonce);
-      for (DataTransport t : router.transports()) {
+      for (DataTransport t : transports) {
         DataPath p = t.linkUp(l, peer);
         if (p != null) {
           l.path = p;
@@ -593,11 +615,11 @@ final class RouterLinks {
           .addListener(
               f -> {
                 if (l.session == ctx.channel()) {
-                  if (!router.closed()) { // not every link of a router that stops
+                  if (!core.closed()) { // not every link of a router that stops
                     log.info("router {}: link to router {} down", config.router(), l.neighbour());
                   }
                   detach(l);
-                  router.rearm();
+                  core.rearm();
                   if (l.dialledByUs) {
                     redialLater(l);
                   }

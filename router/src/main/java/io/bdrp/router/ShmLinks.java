@@ -66,7 +66,7 @@ final class ShmLinks implements DataTransport {
   /** Batches read from one ring before the loop turns to its other channels. */
   private static final int BATCHES_PER_TURN = 8;
 
-  private final Router router;
+  private final RouterCore core;
   private final RouterConfig config;
   private final List<Reader> readers = new ArrayList<>();
   private boolean available;
@@ -76,10 +76,16 @@ final class ShmLinks implements DataTransport {
   /** Where a DATA frame for a ring is laid out before it is copied into the ring. */
   private ByteBuf staging;
 
-  ShmLinks(Router router, DataTransport.Receiver receiver) {
-    this.router = router;
+  private final java.util.function.IntFunction<Link> links;
+
+  ShmLinks(
+      RouterCore core,
+      java.util.function.IntFunction<Link> links,
+      DataTransport.Receiver receiver) {
+    this.core = core;
+    this.links = links;
     this.receiver = receiver;
-    this.config = router.config();
+    this.config = core.config();
   }
 
   /**
@@ -125,7 +131,7 @@ final class ShmLinks implements DataTransport {
       return;
     }
     Throwable why = SharedRing.unavailable();
-    if (why == null && !router.epoll()) {
+    if (why == null && !core.epoll()) {
       why = new UnsupportedOperationException("the router runs without epoll (Linux)");
     }
     if (why != null) {
@@ -150,7 +156,7 @@ final class ShmLinks implements DataTransport {
         readers.add(r);
         var f =
             new Bootstrap()
-                .group(router.loop())
+                .group(core.loop())
                 .channel(EpollDomainDatagramChannel.class)
                 .handler(r)
                 .bind(new DomainSocketAddress(wakePath(p).toFile()))
@@ -159,8 +165,8 @@ final class ShmLinks implements DataTransport {
           throw new IOException("cannot bind " + wakePath(p) + ": " + f.cause().getMessage());
         }
         r.wake = f.channel();
-        router.track(r.wake);
-        router.loop().execute(r::drain); // reads what is there, then says it sleeps
+        core.track(r.wake);
+        core.loop().execute(r::drain); // reads what is there, then says it sleeps
       } catch (IOException e) {
         throw new IllegalStateException(
             "cannot make the shared-memory ring " + p + " for router " + n.router() + ": " + e, e);
@@ -288,10 +294,10 @@ final class ShmLinks implements DataTransport {
           }
           readers.clear();
         };
-    if (router.loop().inEventLoop()) {
+    if (core.loop().inEventLoop()) {
       closing.run();
-    } else if (!router.loop().isShuttingDown()) {
-      router.loop().submit(closing).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    } else if (!core.loop().isShuttingDown()) {
+      core.loop().submit(closing).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
   }
 
@@ -368,7 +374,7 @@ final class ShmLinks implements DataTransport {
             if (delivered) {
               // Look again once the loop has flushed what this pass delivered: a busy link is
               // polled between the loop's other work rather than slept on.
-              router.loop().execute(this::drain);
+              core.loop().execute(this::drain);
               return;
             }
             if (!ring.prepareSleep(SPIN)) {
@@ -376,10 +382,10 @@ final class ShmLinks implements DataTransport {
             }
           }
         }
-        router.loop().execute(this::drain); // more to read: after the other channels
+        core.loop().execute(this::drain); // more to read: after the other channels
       } catch (IOException e) {
         closed = true;
-        router.metrics().malformedData("shm").inc();
+        core.metrics().malformedData("shm").inc();
         log.warn(
             "router {}: the ring from router {} holds what its writer cannot have written ({});"
                 + " its DATA is no longer read",
@@ -395,15 +401,15 @@ final class ShmLinks implements DataTransport {
 
     /** Every frame of a batch, while the neighbour's session is up. */
     private void deliver(ByteBuf batch) {
-      Link link = router.links().get(neighbour);
+      Link link = links.apply(neighbour);
       boolean up = link != null && link.session != null && link.session.isActive();
       while (batch.readableBytes() >= 4) {
         int len = batch.readIntLE();
         ByteBuf frame = batch.readSlice(len);
         if (up) {
-          receiver.receive(link, frame, ShmLinks.this);
+          receiver.receive(link, frame, "shm");
         } else {
-          router.metrics().ringDropped("no_session").inc();
+          core.metrics().ringDropped("no_session").inc();
         }
       }
     }

@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
 final class UdpLinks implements DataTransport {
   private static final Logger log = LoggerFactory.getLogger(UdpLinks.class);
 
-  private final Router router;
+  private final RouterCore core;
   private final RouterConfig config;
   private Channel channel;
   private final Map<InetSocketAddress, Link> bySender = new HashMap<>();
@@ -74,13 +74,16 @@ final class UdpLinks implements DataTransport {
 
   private final DataTransport.Receiver receiver;
 
-  UdpLinks(Router router, DataTransport.Receiver receiver) {
-    this.router = router;
+  private final OutputBatches batches;
+
+  UdpLinks(RouterCore core, OutputBatches batches, DataTransport.Receiver receiver) {
+    this.core = core;
+    this.batches = batches;
     this.receiver = receiver;
-    this.config = router.config();
-    this.unknownSender = router.metrics().udpDropped("unknown_sender");
+    this.config = core.config();
+    this.unknownSender = core.metrics().udpDropped("unknown_sender");
     for (DatagramAuth.Refusal r : DatagramAuth.Refusal.values()) {
-      refused.put(r, router.metrics().udpDropped(r.name().toLowerCase(Locale.ROOT)));
+      refused.put(r, core.metrics().udpDropped(r.name().toLowerCase(Locale.ROOT)));
     }
     // The JVM's first nonce and key seed the generator and load the MAC (files read): here, on the
     // thread that starts the router, not on its loop at the first hello.
@@ -121,8 +124,8 @@ final class UdpLinks implements DataTransport {
     int datagram = Math.max(2048, limits.maxDatagramBytes());
     Bootstrap b =
         new Bootstrap()
-            .group(router.loop())
-            .channel(router.datagramChannel())
+            .group(core.loop())
+            .channel(core.datagramChannel())
             .option(ChannelOption.SO_RCVBUF, limits.udpReceiveBufferBytes())
             .option(ChannelOption.SO_SNDBUF, limits.udpSendBufferBytes())
             // Datagrams wait for the end of the batch's flush like a link's TCP output does.
@@ -130,13 +133,13 @@ final class UdpLinks implements DataTransport {
                 ChannelOption.WRITE_BUFFER_WATER_MARK,
                 new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()))
             .handler(new Receiver());
-    if (router.epoll() && Capabilities.has(Capabilities.NET_ADMIN)) {
+    if (core.epoll() && Capabilities.has(Capabilities.NET_ADMIN)) {
       // Datagrams have no flow control: a burst that outruns the loop is held here or lost. With
       // CAP_NET_ADMIN the sizes asked for hold even beyond net.core.rmem_max / wmem_max.
       b.option(SO_RCVBUFFORCE, limits.udpReceiveBufferBytes())
           .option(SO_SNDBUFFORCE, limits.udpSendBufferBytes());
     }
-    if (router.epoll()) {
+    if (core.epoll()) {
       // recvmmsg: one read system call fills a 64 KiB buffer with up to 32 datagrams.
       b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, datagram)
           .option(
@@ -152,7 +155,7 @@ final class UdpLinks implements DataTransport {
           "listen.udp: cannot bind UDP " + at + ": " + f.cause().getMessage(), f.cause());
     }
     channel = f.channel();
-    router.track(channel);
+    core.track(channel);
   }
 
   /** The bound UDP port, or 0 if there is no socket. */
@@ -321,15 +324,15 @@ final class UdpLinks implements DataTransport {
   private void send(Link l, ByteBuf frame) {
     ByteBuf datagram = l.udp == null ? frame : l.udp.sealer().seal(channel.alloc(), frame);
     channel.write(new DatagramPacket(datagram, l.udpPeer), channel.voidPromise());
-    router.metrics().udpSent.inc();
-    router.batches().flushLater(channel);
+    core.metrics().udpSent.inc();
+    batches.flushLater(channel);
   }
 
   /** Datagrams to the socket. */
   private final class Receiver extends SimpleChannelInboundHandler<DatagramPacket> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket p) {
-      router.metrics().udpReceived.inc();
+      core.metrics().udpReceived.inc();
       Link from = bySender.get(p.sender());
       if (from == null) {
         unknownSender.inc();
@@ -338,7 +341,7 @@ final class UdpLinks implements DataTransport {
       }
       Session session = from.udp;
       if (session == null) {
-        receiver.receive(from, p.content(), UdpLinks.this);
+        receiver.receive(from, p.content(), "udp");
         return;
       }
       ByteBuf frame = session.opener().open(ctx.alloc(), p.content());
@@ -353,7 +356,7 @@ final class UdpLinks implements DataTransport {
         return;
       }
       try {
-        receiver.receive(from, frame, UdpLinks.this);
+        receiver.receive(from, frame, "udp");
       } finally {
         if (config.udpProtection() == UdpProtection.ENCRYPT) {
           frame.release(); // decrypted into a buffer of its own
