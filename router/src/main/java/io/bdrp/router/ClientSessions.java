@@ -18,7 +18,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -96,11 +95,11 @@ final class ClientSessions {
     return handshakes.pending();
   }
 
-  ChannelInitializer<SocketChannel> initializer() {
+  ChannelInitializer<Channel> initializer() {
     RouterConfig.Limits limits = core.config().limits();
-    return new ChannelInitializer<SocketChannel>() {
+    return new ChannelInitializer<Channel>() {
       @Override
-      protected void initChannel(SocketChannel ch) {
+      protected void initChannel(Channel ch) {
         ClientHandler session = new ClientHandler();
         // One read of a session per turn of the loop, not Netty's 16, of at most 16 KiB: a
         // client that floods requests (a thousand PINGs in 16 KiB) then holds the loop for one
