@@ -8,23 +8,17 @@ import io.bdrp.routing.RoutingNode;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.ProtocolErrorCounters;
 import io.bdrp.transport.ProtocolException;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.ServerSocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.Collection;
@@ -331,14 +325,6 @@ public final class Router implements AutoCloseable {
     return links;
   }
 
-  private Class<? extends ServerSocketChannel> serverChannel() {
-    return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-  }
-
-  static InetSocketAddress resolve(InetSocketAddress a) {
-    return a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a;
-  }
-
   private void bind() throws InterruptedException {
     // First: a filter an earlier run of this router left in the kernel (kill -9) forwards with that
     // run's routes until it is removed. On this thread: loading reads files.
@@ -385,56 +371,22 @@ public final class Router implements AutoCloseable {
         metricsServer == null ? "" : ", metrics " + metricsServer.localAddress(),
         config.neighbours().size(),
         epoll ? "epoll" : "NIO");
-    if (config.clientTls() != null || config.routerTls() != null) {
-      log.info("router {}: TLS engine {}", config.router(), TlsFiles.engineDescription());
-    }
-    if (config.routerTls() != null && config.usesUdp()) {
-      log.warn(
-          "router {}: router links use TLS, but DATA to neighbours with transport udp goes in"
-              + " clear datagrams",
-          config.router());
-    }
-    boolean routersExposed =
-        !((InetSocketAddress) routerServer.localAddress()).getAddress().isLoopbackAddress();
-    if (routersExposed && config.routerTls() == null && config.routerToken() == null) {
-      log.warn(
-          "router {}: the router port {} takes any process as a neighbour, under any router"
-              + " number it claims: the config has neither auth.routerToken nor tls.ca (mutual"
-              + " TLS); see docs/security.md",
-          config.router(),
-          routerServer.localAddress());
-    }
-    // The address bound (the configured one is unresolved, as read from the file).
-    java.net.InetAddress clientHost =
-        ((InetSocketAddress) clientServer.localAddress()).getAddress();
-    boolean exposed = !clientHost.isLoopbackAddress();
-    if (exposed && config.clientTls() == null) {
-      log.warn(
-          "router {}: the client port {} speaks plain TCP beyond loopback: tokens, predicates and"
-              + " messages cross the network in clear (set tls.cert and tls.key; see"
-              + " docs/security.md)",
-          config.router(),
-          clientServer.localAddress());
-    }
-    if (config.clientAuth().open() && exposed) {
-      log.warn(
-          "router {}: the client port {} serves any client that reaches it, with every permission:"
-              + " the config has no auth.clients (see docs/security.md)",
-          config.router(),
-          clientServer.localAddress());
-    } else if (!config.clientAuth().open()) {
-      log.info(
-          "router {}: clients: {} users, anonymous {}",
-          config.router(),
-          config.clientAuth().users().size(),
-          config.clientAuth().authenticate(new byte[0]) == null ? "refused" : "allowed");
-    }
+    RouterPorts.warnExposure(config, clientServer, routerServer);
   }
 
   private Channel bindOn(
       String field, InetSocketAddress address, ChannelInitializer<? extends Channel> init)
       throws InterruptedException {
     return bindOn(field, address, init, group);
+  }
+
+  private Channel bindOn(
+      String field,
+      InetSocketAddress address,
+      ChannelInitializer<? extends Channel> init,
+      EventLoopGroup on)
+      throws InterruptedException {
+    return RouterPorts.listen(on, epoll, channels, field, address, init);
   }
 
   /** The thread of the metrics port's connections, made when first asked for. */
@@ -445,50 +397,6 @@ public final class Router implements AutoCloseable {
               1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     }
     return metricsGroup;
-  }
-
-  private Channel bindOn(
-      String field,
-      InetSocketAddress address,
-      ChannelInitializer<? extends Channel> init,
-      EventLoopGroup on)
-      throws InterruptedException {
-    ServerBootstrap b =
-        new ServerBootstrap()
-            .group(on)
-            .channel(serverChannel())
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(tracked(init));
-    var f = b.bind(resolve(address)).await();
-    if (!f.isSuccess()) {
-      String why = f.cause().getMessage();
-      if (why != null && why.contains("Address already in use")) {
-        why = "the address is in use (another router, or another program)";
-      }
-      throw new IllegalStateException(
-          field
-              + ": cannot listen on "
-              + address.getHostString()
-              + ":"
-              + address.getPort()
-              + ": "
-              + why,
-          f.cause());
-    }
-    channels.add(f.channel());
-    return f.channel();
-  }
-
-  /** {@code init}, once the channel is among those {@link #close()} closes. */
-  <C extends Channel> ChannelInitializer<C> tracked(ChannelHandler init) {
-    return new ChannelInitializer<>() {
-      @Override
-      protected void initChannel(C ch) {
-        channels.add(ch);
-        ch.pipeline().addLast(init);
-      }
-    };
   }
 
   // ---- DATA from neighbours ----

@@ -279,7 +279,7 @@ final class RouterLinks {
         // so a link that carries again is found within a few seconds, as a dead one is.
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
         .handler(core.tracked(initializer(l)))
-        .connect(Router.resolve(l.address))
+        .connect(RouterPorts.resolve(l.address))
         .addListener(
             f -> {
               if (!f.isSuccess()) {

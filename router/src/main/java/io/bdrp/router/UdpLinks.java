@@ -119,7 +119,7 @@ final class UdpLinks implements DataTransport {
     if (!config.usesUdp()) {
       return;
     }
-    InetSocketAddress at = Router.resolve(config.effectiveUdpListen());
+    InetSocketAddress at = RouterPorts.resolve(config.effectiveUdpListen());
     RouterConfig.Limits limits = config.limits();
     int datagram = Math.max(2048, limits.maxDatagramBytes());
     Bootstrap b =
