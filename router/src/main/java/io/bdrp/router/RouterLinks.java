@@ -1,30 +1,19 @@
 package io.bdrp.router;
 
-import io.bdrp.routing.ControlMessage;
-import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.DatagramAuth;
-import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.ProtocolErrorHandler;
-import io.bdrp.transport.ProtocolException;
 import io.bdrp.transport.RouterFrameDecoder;
 import io.bdrp.transport.RouterFrameEncoder;
 import io.bdrp.transport.RouterHello;
-import io.bdrp.transport.SessionFrame;
-import io.bdrp.transport.UdpProtection;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -54,18 +43,18 @@ final class RouterLinks {
   private static final long REDIAL_MS = 1_000;
   private static final int CONNECT_TIMEOUT_MS = 2_000;
 
-  private final RouterCore core;
-  private final RouterConfig config;
+  final RouterCore core;
+  final RouterConfig config;
   private final Handshakes handshakes;
   final Link[] byNumber;
-  private long futureEpochsLogged;
-  private long futureEpochsLoggedAt = Long.MIN_VALUE;
+  long futureEpochsLogged; // by the sessions' refusals of future epochs
+  long futureEpochsLoggedAt = Long.MIN_VALUE;
 
-  private final java.util.List<DataTransport> transports;
+  final java.util.List<DataTransport> transports;
   private final java.util.function.IntSupplier udpPort;
-  private final java.util.function.Supplier<RouterTls> routerTls;
-  private final OriginKeys originKeys; // null: claims are neither signed nor verified
-  private final DataTransport.Receiver receiver;
+  final java.util.function.Supplier<RouterTls> routerTls;
+  final OriginKeys originKeys; // null: claims are neither signed nor verified
+  final DataTransport.Receiver receiver;
 
   /**
    * @param transports the transports of DATA besides TCP, told of every link's session
@@ -122,7 +111,7 @@ final class RouterLinks {
    * somewhere TCP has not noticed (a link that drops everything, a crashed host), and may stay so
    * for many minutes of retransmissions.
    */
-  private boolean silent(Link l) {
+  boolean silent(Link l) {
     return System.nanoTime() - l.lastReadNanos
         > TimeUnit.MILLISECONDS.toNanos(config.routing().deadIntervalMs());
   }
@@ -150,7 +139,7 @@ final class RouterLinks {
    * The link has no session any more: the transports of DATA and the routing state are told. The
    * caller closes the session's channel, whose close listener then finds it detached already.
    */
-  private void detach(Link l) {
+  void detach(Link l) {
     l.attach(null);
     for (DataTransport t : transports) {
       t.linkDown(l);
@@ -191,7 +180,7 @@ final class RouterLinks {
     }
   }
 
-  private void closeSilent(Link l, Channel session) {
+  void closeSilent(Link l, Channel session) {
     core.metrics().connectionsClosed("routers", "silent").inc();
     log.info(
         "router {}: nothing heard from router {} for {} ms: closing its session{}",
@@ -207,7 +196,7 @@ final class RouterLinks {
   }
 
   /** The hello this router sends on a session whose datagram keys come from {@code nonce}. */
-  private RouterHello ownHello(byte[] nonce) {
+  RouterHello ownHello(byte[] nonce) {
     return new RouterHello(
         config.router(),
         config.epoch(),
@@ -219,7 +208,7 @@ final class RouterLinks {
         nonce);
   }
 
-  private byte[] token() {
+  byte[] token() {
     return config.routerTokenBytes();
   }
 
@@ -251,7 +240,7 @@ final class RouterLinks {
                     limits.linkHighWaterBytes()))
             .addLast(new RouterFrameDecoder(limits.maxFrameBytes(), config.bloom()))
             .addLast(new RouterFrameEncoder())
-            .addLast(new Session(dialling))
+            .addLast(new LinkSession(RouterLinks.this, dialling))
             .addLast(new ProtocolErrorHandler(core.errors()));
       }
     };
@@ -289,7 +278,7 @@ final class RouterLinks {
             });
   }
 
-  private void redialLater(Link l) {
+  void redialLater(Link l) {
     core.loop().schedule(() -> redialIfIdle(l), REDIAL_MS, TimeUnit.MILLISECONDS);
   }
 
@@ -300,7 +289,7 @@ final class RouterLinks {
   }
 
   /** The router numbers the peer's TLS certificate names (none without a certificate). */
-  private static List<Integer> peerRouterNumbers(ChannelHandlerContext ctx) {
+  static List<Integer> peerRouterNumbers(ChannelHandlerContext ctx) {
     X509Certificate peer = TlsFiles.peer(ctx);
     return peer == null ? List.of() : RouterTls.routerNumbers(peer);
   }
@@ -318,335 +307,6 @@ final class RouterLinks {
             e.cause().getMessage());
       }
       super.userEventTriggered(ctx, evt);
-    }
-  }
-
-  /** One router session: hello exchange, then control and DATA frames. */
-  private final class Session extends SimpleChannelInboundHandler<Object> {
-    private final Link dialling; // the link this session dials, or null if accepted
-    private Link link; // after a valid hello
-    // This session's hello nonce, from which its datagram keys are derived.
-    private final byte[] nonce =
-        config.udpProtection() == UdpProtection.NONE ? new byte[0] : DatagramAuth.newNonce();
-
-    Session(Link dialling) {
-      super(Object.class, false);
-      this.dialling = dialling;
-    }
-
-    /** Whatever a read brought from the neighbour shows it alive: once per read, not per frame. */
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-      if (link != null) {
-        link.lastReadNanos = System.nanoTime();
-        core.node().heard(link.neighbour());
-      }
-      ctx.fireChannelReadComplete();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-      ctx.writeAndFlush(ownHello(nonce));
-    }
-
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
-      try {
-        if (msg instanceof ClientFrame.Error e) {
-          errorFromPeer(ctx, e);
-        } else if (link == null) {
-          if (!(msg instanceof RouterHello h)) {
-            throw new ProtocolException(
-                ErrorCode.PROTOCOL_VIOLATION,
-                "the first frame of a router session must be ROUTER_HELLO");
-          }
-          hello(ctx, h);
-        } else if (msg instanceof ByteBuf frame) {
-          receiver.receive(link, frame, "tcp");
-        } else if (msg instanceof ControlMessage m) {
-          if (m.sender() != link.neighbour()) {
-            throw new ProtocolException(
-                ErrorCode.PROTOCOL_VIOLATION,
-                "control message names sender "
-                    + m.sender()
-                    + " on the link to "
-                    + link.neighbour());
-          }
-          link.controlIn.inc();
-          if (log.isDebugEnabled()) {
-            log.debug("router {}: from router {}: {}", config.router(), link.neighbour(), m);
-          }
-          OriginKeys keys = originKeys;
-          if (keys != null && (deferred > 0 || OriginKeys.carriesClaims(m))) {
-            prepareThenApply(ctx, keys, m);
-          } else {
-            apply(m);
-          }
-        } else if (msg instanceof SessionFrame s) {
-          if (s instanceof ClientFrame.Ping p) {
-            // A reply is not queued above the link's high water mark: a neighbour that sends
-            // PINGs and does not read cannot make PONGs pile up.
-            if (ctx.channel().isWritable()) {
-              ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
-            }
-          } else if (s instanceof ClientFrame.Bye) {
-            ctx.close();
-          }
-        } else {
-          throw new ProtocolException(
-              ErrorCode.PROTOCOL_VIOLATION, "unexpected frame " + msg.getClass().getSimpleName());
-        }
-      } finally {
-        ReferenceCountUtil.release(msg);
-      }
-    }
-
-    /** Control messages of this link handed to the control thread and not yet applied. */
-    private int deferred;
-
-    /**
-     * Most control messages of one link waiting for the control thread: at this many the link is
-     * not read until they are down to {@link #RESUME_DEFERRED}, so that a neighbour cannot queue
-     * without bound behind a busy control thread (each message is at most one frame).
-     */
-    static final int MAX_DEFERRED = 64;
-
-    static final int RESUME_DEFERRED = 16;
-
-    private void apply(ControlMessage m) {
-      if (!core.node().receive(m)) {
-        futureEpoch(m);
-      }
-      core.rearm();
-    }
-
-    /**
-     * Verifies the claims of {@code m} on the control thread, then applies it on the loop:
-     * signature checks of a large flood stay off the loop. Every control message of the link that
-     * comes while one is away takes the same way, so the link's messages are applied in the order
-     * they came.
-     */
-    private void prepareThenApply(ChannelHandlerContext ctx, OriginKeys keys, ControlMessage m) {
-      if (++deferred == MAX_DEFERRED) {
-        ctx.channel().config().setAutoRead(false);
-      }
-      try {
-        core.linkControl()
-            .execute(
-                () -> {
-                  try {
-                    keys.prepare(m);
-                  } catch (RuntimeException e) {
-                    log.warn("router {}: checking claims failed", config.router(), e);
-                  }
-                  try {
-                    ctx.executor()
-                        .execute(
-                            () -> {
-                              if (deferred-- == RESUME_DEFERRED + 1
-                                  && !ctx.channel().config().isAutoRead()) {
-                                ctx.channel().config().setAutoRead(true);
-                              }
-                              if (ctx.channel().isActive()) {
-                                apply(m);
-                              }
-                            });
-                  } catch (java.util.concurrent.RejectedExecutionException closed) {
-                    // The router is stopping: nothing is applied any more.
-                  }
-                });
-      } catch (java.util.concurrent.RejectedExecutionException closed) {
-        deferred--; // the router is stopping
-      }
-    }
-
-    /** A control message refused for its epoch: a WARN line at most every ten seconds. */
-    private void futureEpoch(ControlMessage m) {
-      long now = System.nanoTime();
-      long refused = core.node().futureEpochs();
-      if (now - futureEpochsLoggedAt >= TimeUnit.SECONDS.toNanos(10)
-          || futureEpochsLoggedAt == Long.MIN_VALUE) {
-        log.warn(
-            "router {}: refused {} from router {}: it names an epoch more than"
-                + " routing.maxEpochAheadMs ({} ms) ahead of this clock ({} such messages since the"
-                + " last report)",
-            config.router(),
-            m,
-            link.neighbour(),
-            config.routing().maxEpochAheadMs(),
-            refused - futureEpochsLogged);
-        futureEpochsLogged = refused;
-        futureEpochsLoggedAt = now;
-      }
-    }
-
-    private void errorFromPeer(ChannelHandlerContext ctx, ClientFrame.Error e) {
-      String code =
-          e.knownCode()
-              .map(c -> c.name().toLowerCase(java.util.Locale.ROOT))
-              .orElse(Integer.toString(e.code()));
-      core.metrics().linkErrorReceived(code).inc();
-      log.warn(
-          "router {}: neighbour {} at {} reports {}: {}",
-          config.router(),
-          link != null ? link.neighbour() : dialling != null ? dialling.neighbour() : "(unknown)",
-          ctx.channel().remoteAddress(),
-          code,
-          e.message());
-      if (link == null) {
-        ctx.close(); // refused before the hello was accepted: nothing else can follow
-      }
-    }
-
-    private void hello(ChannelHandlerContext ctx, RouterHello h) {
-      RouterHello.Incompatibility why = ownHello(nonce).incompatibility(h);
-      if (why != null) {
-        core.metrics().linkRefused(why.parameter()).inc();
-        log.warn(
-            "router {}: refusing router {} at {}: {}",
-            config.router(),
-            h.routerNumber(),
-            ctx.channel().remoteAddress(),
-            why.reason());
-        throw new ProtocolException(ErrorCode.INCOMPATIBLE_PEER, why.reason());
-      }
-      Link l = get(h.routerNumber());
-      if (l == null) {
-        core.metrics().linkRefused("neighbour").inc();
-        log.warn(
-            "router {}: refusing router {} at {}: not a configured neighbour",
-            config.router(),
-            h.routerNumber(),
-            ctx.channel().remoteAddress());
-        throw new ProtocolException(
-            ErrorCode.NOT_AUTHORIZED,
-            "router " + h.routerNumber() + " is not a configured neighbour");
-      }
-      if (dialling != null && dialling != l) {
-        throw new ProtocolException(
-            ErrorCode.PROTOCOL_VIOLATION,
-            "dialled router "
-                + dialling.neighbour()
-                + " but router "
-                + h.routerNumber()
-                + " answered");
-      }
-      if (config.routerTls() != null) {
-        List<Integer> named = peerRouterNumbers(ctx);
-        if (!named.contains(h.routerNumber())) {
-          core.metrics().linkRefused("certificate").inc();
-          log.warn(
-              "router {}: refusing router {} at {}: its certificate names {}",
-              config.router(),
-              h.routerNumber(),
-              ctx.channel().remoteAddress(),
-              named.isEmpty() ? "no router" : "router " + named);
-          throw new ProtocolException(
-              ErrorCode.NOT_AUTHORIZED,
-              "the certificate names "
-                  + (named.isEmpty() ? "no router" : "router " + named)
-                  + ", the hello router "
-                  + h.routerNumber());
-        }
-      }
-      if (!MessageDigest.isEqual(token(), h.authToken())) {
-        core.metrics().linkRefused("token").inc();
-        log.warn(
-            "router {}: refusing router {} at {}: wrong router token",
-            config.router(),
-            h.routerNumber(),
-            ctx.channel().remoteAddress());
-        throw new ProtocolException(ErrorCode.NOT_AUTHORIZED, "wrong router token");
-      }
-      boolean ours = dialling != null;
-      if (l.session != null && l.session.isActive() && silent(l)) {
-        // Nothing heard on the live session for a dead interval: it is dead, whatever TCP says.
-        Channel old = l.session;
-        detach(l);
-        closeSilent(l, old);
-      }
-      if (l.session != null && l.session.isActive() && h.epoch() != l.peerEpoch) {
-        // Another process claims the number of a neighbour that has a live session here (a
-        // restarted router whose old session is not yet known dead, or a misconfigured twin): the
-        // live session stays; once it ends, a redial gets in.
-        core.metrics().linkRefused("duplicate").inc();
-        log.warn(
-            "router {}: refusing router {} at {} (epoch {}): router {} is connected from {} (epoch"
-                + " {})",
-            config.router(),
-            h.routerNumber(),
-            ctx.channel().remoteAddress(),
-            h.epoch(),
-            l.neighbour(),
-            l.session.remoteAddress(),
-            l.peerEpoch);
-        throw new ProtocolException(
-            ErrorCode.DUPLICATE_ROUTER,
-            "router " + h.routerNumber() + " is already connected from another process");
-      }
-      if (l.session != null && l.session.isActive()) {
-        // Both sides dialled: keep the session dialled by the lower-numbered core.
-        int keepDialler = Math.min(config.router(), l.neighbour());
-        boolean newIsKeeper = (ours ? config.router() : l.neighbour()) == keepDialler;
-        if (!newIsKeeper) {
-          ctx.close();
-          return;
-        }
-        Channel old = l.session;
-        detach(l);
-        old.close();
-      }
-      link = l;
-      l.attach(ctx.channel());
-      l.lastReadNanos = System.nanoTime();
-      l.peerEpoch = h.epoch();
-      l.dialledByUs = ours;
-      Handshakes.done(ctx);
-      DataTransport.Peer peer =
-          new DataTransport.Peer((InetSocketAddress) ctx.channel().remoteAddress(), h, nonce);
-      for (DataTransport t : transports) {
-        DataPath p = t.linkUp(l, peer);
-        if (p != null) {
-          l.path = p;
-        }
-      }
-      ctx.channel()
-          .closeFuture()
-          .addListener(
-              f -> {
-                if (l.session == ctx.channel()) {
-                  if (!core.closed()) { // not every link of a router that stops
-                    log.info("router {}: link to router {} down", config.router(), l.neighbour());
-                  }
-                  detach(l);
-                  core.rearm();
-                  if (l.dialledByUs) {
-                    redialLater(l);
-                  }
-                }
-              });
-      if (l.unreachableSince != 0) {
-        log.info(
-            "router {}: reached router {} after {} s",
-            config.router(),
-            l.neighbour(),
-            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - l.unreachableSince));
-        l.unreachableSince = 0;
-      }
-      log.info(
-          "router {}: link to router {} up ({}, DATA over {})",
-          config.router(),
-          l.neighbour(),
-          ours ? "dialled" : "accepted",
-          l.path != null ? l.path.describe() : "TCP");
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      if (dialling != null && link == null) {
-        redialLater(dialling);
-      }
-      ctx.fireChannelInactive();
     }
   }
 }
