@@ -79,10 +79,11 @@ final class PredicateChanges {
   // ---- SET_PREDICATE, prepared off the loop ----
   //
   // A SET_PREDICATE costs in proportion to its predicate: decoding it, bounding it by the user's
-  // permission, counting and encoding its filters. That work runs on the router's control thread,
-  // so that no predicate holds up forwarding; the loop keeps the cheap checks (the rate, the bytes
-  // waiting for the control thread) before, and the tables it owns after: the user's filter count,
-  // LOCAL-PREDICATES and PREDICATES, and the reply.
+  // permission, counting and encoding its filters, working them into the aggregate. That work runs
+  // on the router's control thread, with the user's filter count, so that no predicate holds up
+  // forwarding; the loop keeps the cheap checks (the rate, the bytes waiting for the control
+  // thread) before, and after it the tables it owns (the host's exact predicate, PREDICATES) and
+  // the reply.
 
   /** Most frames waiting for the control thread at once, and their bytes together. */
   static final int MAX_PREPARING = 256;

@@ -623,7 +623,9 @@ public final class Router implements AutoCloseable {
     tls.close();
     control.shutdown(); // what is queued runs and releases its frames; the loop drops the results
     linkControl.shutdown();
-    shm.close(); // its readers hand frames to the loop: stopped while the loop still runs
+    for (DataTransport t : transports) {
+      t.close(); // a ring's reader hands frames to the loop: stopped while the loop still runs
+    }
     // The kernel fast path's filters are removed (they would outlive the router).
     kernel.close();
     var closing = channels.close();
