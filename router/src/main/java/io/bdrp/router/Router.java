@@ -1,14 +1,10 @@
 package io.bdrp.router;
 
-import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.MessageIds;
 import io.bdrp.routing.RoutingNode;
-import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.ProtocolErrorCounters;
-import io.bdrp.transport.ProtocolException;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
@@ -19,7 +15,6 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.List;
@@ -32,16 +27,18 @@ import org.slf4j.LoggerFactory;
  * when some neighbour's DATA travels by UDP, an optional HTTP metrics port, the routing state
  * machines ({@link RoutingNode}) and the data plane ({@link DataPlane}) driving them.
  *
- * <p>The parts: {@link ClientSessions} (hosts: predicates, SENDs), {@link RouterLinks} (TCP
- * sessions with neighbours: hello checks, control frames, DATA), {@link UdpLinks} (DATA datagrams),
- * {@link LinkOutput} (the data plane's output: DATA copies and deliveries written straight into
- * {@link OutputBatches}). Forwarding itself — the match at the ingress router, the partition of D,
- * the transit split, local delivery — is the data plane's, in the routing module.
+ * <p>An assembly: it makes the parts ({@link ClientSessions} for hosts, {@link RouterLinks} and the
+ * {@link DataTransport}s for neighbours, {@link LinkOutput} and {@link DataReceiver} around the
+ * data plane, {@link KernelFastPath}), hands each the {@link RouterCore} and the parts it works
+ * with, binds the ports and closes it all; no part calls back into it. Forwarding itself — the
+ * match at the ingress router, the partition of D, the transit split, local delivery — is the data
+ * plane's, in the routing module. {@link RouterView} reads its state for tools and tests.
  *
- * <p><b>Threads.</b> Everything runs on one event loop: every session's I/O, the routing state, the
- * data plane and the timers. No state is shared across threads, so nothing is locked; {@link
- * #close()} and the accessors hand their work to that loop. The native epoll transport is used when
- * available, NIO otherwise.
+ * <p><b>Threads.</b> One event loop does every session's I/O, the routing state, the data plane and
+ * the timers, and owns their state, so nothing is locked; work whose cost a client or a neighbour
+ * sets (an index build, a predicate, a large advertisement) runs on control threads beside it and
+ * comes back to it as a task. {@link #close()} and the views hand their work to the loop. The
+ * native epoll transport is used when available, NIO otherwise.
  */
 public final class Router implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
@@ -79,6 +76,9 @@ public final class Router implements AutoCloseable {
   private final List<DataTransport> transports; // every transport of DATA besides TCP
   private final DataPlane<MessageBytes> dataPlane;
   private final KernelFastPath kernel;
+  private final DataReceiver data;
+  private final RoutingTimer timer;
+  private final RouterView view;
 
   /**
    * Every channel of this router (listening, accepted, dialled, UDP), closed one by one before the
@@ -90,88 +90,25 @@ public final class Router implements AutoCloseable {
   private Channel clientServer;
   private Channel routerServer;
   private Channel metricsServer;
-  private ScheduledFuture<?> timer;
-  private long timerAt = Long.MAX_VALUE;
   private volatile boolean closed;
 
   private Router(RouterConfig config) {
-    long ahead = config.epoch() - System.currentTimeMillis();
-    if (ahead > config.routing().maxEpochAheadMs()) {
-      throw new IllegalStateException(
-          "epoch "
-              + config.epoch()
-              + " is "
-              + ahead
-              + " ms ahead of this clock, more than routing.maxEpochAheadMs ("
-              + config.routing().maxEpochAheadMs()
-              + "): neighbours would refuse it");
-    }
     this.config = config;
+    this.node = RouterCore.routingNode(config); // first: it refuses an epoch too far ahead
     this.epoll = Epoll.isAvailable();
     this.group =
         new MultiThreadIoEventLoopGroup(
             1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     this.loop = group.next();
     this.channels = new DefaultChannelGroup("router " + config.router(), loop);
-    this.node =
-        new RoutingNode(
-            config.router(),
-            config.epoch(),
-            // Advertisement frames are cut to fit the frame limit, the neighbours' as well as this
-            // router's (a federation's routers share limits.maxFrameBytes).
-            config.routing().toBuilder()
-                .maxControlFrameBytes(
-                    Math.min(
-                        config.routing().maxControlFrameBytes(), config.limits().maxFrameBytes()))
-                .build(),
-            config.bloom(),
-            () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
-    node.useWallClock(System::currentTimeMillis);
-    node.predicates().onRefusal(this::refused);
+    node.predicates().onRefusal(new RefusalLog(config.router()));
     this.metrics = new RouterMetrics(new Metrics(), node, errors);
     this.tls = new TlsReloader(config, metrics);
     // With mutual TLS from files, the router signs its own claims with its certificate's key and
     // verifies every other router's (see OriginKeys).
-    RouterTls rt = config.routerTls();
-    this.originKeys =
-        rt != null && rt.cert() != null
-            ? OriginKeys.load(config.router(), rt.cert(), rt.key(), rt.ca(), metrics)
-            : null;
-    if (originKeys != null) {
-      node.useAuthority(originKeys);
-      for (io.bdrp.routing.OriginAuthority.ClaimKind k :
-          io.bdrp.routing.OriginAuthority.ClaimKind.values()) {
-        for (io.bdrp.routing.OriginAuthority.Verdict v :
-            io.bdrp.routing.OriginAuthority.Verdict.values()) {
-          if (v != io.bdrp.routing.OriginAuthority.Verdict.OK
-              && (k != io.bdrp.routing.OriginAuthority.ClaimKind.CERTIFICATE
-                  || v == io.bdrp.routing.OriginAuthority.Verdict.BAD_SIGNATURE)) {
-            originKeys.refusals(k, v); // every series present from the start, at 0
-          }
-        }
-      }
-      metrics
-          .registry()
-          .gauge(
-              "bdrp_router_certificates",
-              "Routers whose certificate this router holds to verify their claims, itself"
-                  + " included (with mutual TLS).",
-              originKeys::certificatesHeld);
-    }
-    this.control =
-        java.util.concurrent.Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "bdrp-control-" + config.router());
-              t.setDaemon(true);
-              return t;
-            });
-    this.linkControl =
-        java.util.concurrent.Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "bdrp-links-" + config.router());
-              t.setDaemon(true);
-              return t;
-            });
+    this.originKeys = RouterClaims.load(config, node, metrics);
+    this.control = RouterCore.thread("bdrp-control-" + config.router());
+    this.linkControl = RouterCore.thread("bdrp-links-" + config.router());
     // The parts: each gets the core and the parts it works with, none the router.
     RouterCore core =
         new RouterCore(
@@ -184,7 +121,7 @@ public final class Router implements AutoCloseable {
             node,
             epoll,
             channels,
-            this::rearm,
+            this::rearmTimer,
             () -> closed);
     this.batches = new OutputBatches(loop);
     this.hosts = new Hosts();
@@ -207,12 +144,26 @@ public final class Router implements AutoCloseable {
             MessageIds.secure(config.router(), Math.min(config.epoch(), 1L << 41) << 6));
     this.clients =
         new ClientSessions(core, hosts, batches, dataPlane, tls::clientTls, originKeys != null);
+    this.data = new DataReceiver(config.router(), metrics, dataPlane);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
     this.kernel = new KernelFastPath(core, this::link, udp);
+    this.timer = new RoutingTimer(loop, node, kernel::sync, () -> closed);
+    this.view = new RouterView(config.router(), loop, node, links, shm, clients);
     this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);
     // The index of D over every router's filters is built on the control thread: an
     // advertisement, however large, costs the loop a copy of references, not the build.
-    node.predicates().buildIndexWith(this::buildIndex);
+    node.predicates()
+        .buildIndexWith((work, done) -> core.offload("building the index of D", work, done));
+  }
+
+  // The parts made before the data plane reach these two through the router's methods: they are
+  // made after it.
+  private void rearmTimer() {
+    timer.rearm();
+  }
+
+  private void receiveData(Link from, io.netty.buffer.ByteBuf frame, String transport) {
+    data.receive(from, frame, transport);
   }
 
   /** The link to neighbour {@code n}, or null (on the loop). */
@@ -247,62 +198,6 @@ public final class Router implements AutoCloseable {
     return loop;
   }
 
-  /** Runs an index build on the control thread and hands the result back to the loop. */
-  private void buildIndex(
-      java.util.function.Supplier<io.bdrp.encoding.bloom.EncodedIndex> work,
-      java.util.function.Consumer<io.bdrp.encoding.bloom.EncodedIndex> done) {
-    try {
-      control.execute(
-          () -> {
-            io.bdrp.encoding.bloom.EncodedIndex index;
-            try {
-              index = work.get();
-            } catch (RuntimeException e) {
-              log.warn("router {}: building the index of D failed", config.router(), e);
-              index = null;
-            }
-            io.bdrp.encoding.bloom.EncodedIndex built = index;
-            try {
-              loop.execute(() -> done.accept(built));
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
-              // The router has stopped.
-            }
-          });
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
-      // The router is stopping: nothing is built any more.
-    }
-  }
-
-  /**
-   * After the TLS files of router links were reloaded (on the reloader's thread): reads the new
-   * certificate and key there and returns the task, for the loop, that signs the claims with them
-   * from then on, floods this router's new certificate and signs its route and advertisement anew.
-   */
-  private Runnable renewOriginKeys(RouterTls now) {
-    if (originKeys == null || now == null || now.cert() == null) {
-      return null;
-    }
-    OriginKeys.Loaded keys;
-    try {
-      keys = OriginKeys.read(now.cert(), now.key(), now.ca());
-    } catch (IllegalArgumentException e) {
-      log.warn(
-          "router {}: cannot sign with the reloaded TLS files: {}",
-          config.router(),
-          e.getMessage());
-      return null;
-    }
-    return () -> {
-      if (!closed && originKeys.use(keys)) {
-        node.certificateRenewed();
-        rearm();
-        log.info(
-            "router {}: new certificate flooded; route and advertisement signed anew",
-            config.router());
-      }
-    };
-  }
-
   /** The authority that signs and verifies claims, or null without mutual TLS from files. */
   OriginKeys originKeys() {
     return originKeys;
@@ -329,13 +224,13 @@ public final class Router implements AutoCloseable {
     // First: a filter an earlier run of this router left in the kernel (kill -9) forwards with that
     // run's routes until it is removed. On this thread: loading reads files.
     kernel.start();
-    clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer());
+    clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer(), group);
     for (DataTransport t : transports) {
       // Before the router port: every hello this router sends announces its UDP port, and a
       // neighbour maps its ring at link-up.
       t.start();
     }
-    routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null));
+    routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null), group);
     if (config.metricsListen() != null) {
       metricsServer =
           bindOn(
@@ -355,11 +250,16 @@ public final class Router implements AutoCloseable {
     loop.execute(
         () -> {
           links.start();
-          rearm();
+          timer.rearm();
         });
     lag.start();
     if (tls.watching()) {
-      tls.start(config.router(), loop, this::renewOriginKeys);
+      tls.start(
+          config.router(),
+          loop,
+          now ->
+              RouterClaims.renewal(
+                  originKeys, now, config.router(), node, timer::rearm, () -> closed));
     }
     log.info(
         "router {} (epoch {}) listening: clients {}, routers {}{}{}; {} neighbours; {} transport",
@@ -372,12 +272,6 @@ public final class Router implements AutoCloseable {
         config.neighbours().size(),
         epoll ? "epoll" : "NIO");
     RouterPorts.warnExposure(config, clientServer, routerServer);
-  }
-
-  private Channel bindOn(
-      String field, InetSocketAddress address, ChannelInitializer<? extends Channel> init)
-      throws InterruptedException {
-    return bindOn(field, address, init, group);
   }
 
   private Channel bindOn(
@@ -397,51 +291,6 @@ public final class Router implements AutoCloseable {
               1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     }
     return metricsGroup;
-  }
-
-  // ---- DATA from neighbours ----
-
-  // Reused by every DATA frame, by TCP or UDP: the loop handles one at a time.
-  private final DataHeader header = new DataHeader();
-  private final MessageBytes dataBytes = new MessageBytes();
-
-  /**
-   * A DATA frame from neighbour {@code from} over {@code transport} ({@code tcp} or {@code udp}),
-   * which the caller still owns: a malformed header is counted and dropped, anything else goes to
-   * the data plane.
-   */
-  void receiveData(Link from, ByteBuf frame, String transport) {
-    from.in.inc();
-    DataHeader h;
-    try {
-      h = header.wrap(frame);
-    } catch (ProtocolException e) {
-      metrics.malformedData(transport).inc();
-      log.debug(
-          "router {}: malformed DATA from {} over {}: {}",
-          config.router(),
-          from.neighbour(),
-          transport,
-          e.getMessage());
-      return;
-    }
-    if (log.isDebugEnabled()) {
-      log.debug(
-          "router {}: DATA from router {} over {}: source router {}, message {}, {}, hop limit {},"
-              + " {} bytes",
-          config.router(),
-          from.neighbour(),
-          transport,
-          h.sourceRouter(),
-          h.messageId(),
-          h.isBroadcast() ? "broadcast" : "by D",
-          h.hopLimit(),
-          h.messageLength());
-    }
-    dataPlane.receive(
-        from.neighbour(),
-        h,
-        dataBytes.set(frame, frame.readerIndex() + h.messageOffset(), h.messageLength()));
   }
 
   // ---- addresses ----
@@ -486,49 +335,6 @@ public final class Router implements AutoCloseable {
     kernel.readCounters();
   }
 
-  /** Routers this router has a route to (runs on the router's loop). */
-  public int[] reachable() {
-    return loop.submit(() -> node.unicast().reachable()).syncUninterruptibly().getNow();
-  }
-
-  /** How many origins PREDICATES holds, this router included (runs on the router's loop). */
-  public int predicateOrigins() {
-    return loop.submit(() -> node.predicates().size()).syncUninterruptibly().getNow();
-  }
-
-  /** Whether DATA to {@code neighbour} goes by UDP now (runs on the router's loop). */
-  public boolean dataOverUdp(int neighbour) {
-    return loop.submit(
-            () -> {
-              Link l = links.get(neighbour);
-              return l != null && l.dataBy(RouterConfig.LinkTransport.UDP);
-            })
-        .syncUninterruptibly()
-        .getNow();
-  }
-
-  /**
-   * The counters of the shared-memory ring DATA to {@code neighbour} goes into now, or null when it
-   * goes by socket (runs on the router's loop).
-   */
-  public io.bdrp.router.ring.SharedRing.Counters ringTo(int neighbour) {
-    return loop.submit(
-            () -> {
-              Link l = links.get(neighbour);
-              return l != null && l.path instanceof ShmLinks.RingPath r ? r.ring.counters() : null;
-            })
-        .syncUninterruptibly()
-        .getNow();
-  }
-
-  /**
-   * The counters of the shared-memory ring this router reads from {@code neighbour}, or null when
-   * there is none (runs on the router's loop).
-   */
-  public io.bdrp.router.ring.SharedRing.Counters ringFrom(int neighbour) {
-    return loop.submit(() -> shm.inbound(neighbour)).syncUninterruptibly().getNow();
-  }
-
   /**
    * Dials configured neighbour {@code neighbour} at {@code address} (for neighbours whose address
    * is learnt after start, such as routers bound to port 0), and keeps redialling it when the
@@ -547,22 +353,9 @@ public final class Router implements AutoCloseable {
         .syncUninterruptibly();
   }
 
-  /** The encoded predicate this router holds for {@code origin}, or null (on the router's loop). */
-  public EncodedPredicate predicateOf(int origin) {
-    return loop.submit(() -> node.predicates().get(origin)).syncUninterruptibly().getNow();
-  }
-
-  /** Whether the index of D this router matches with is built from all it holds now. */
-  public boolean indexReady() {
-    return loop.submit(() -> node.predicates().indexReady()).syncUninterruptibly().getNow();
-  }
-
-  /**
-   * This router's own aggregate, the OR of its hosts' predicates, encoded, as it advertises it (on
-   * its loop).
-   */
-  public EncodedPredicate aggregate() {
-    return loop.submit(() -> node.predicates().get(config.router())).syncUninterruptibly().getNow();
+  /** What the router holds now, read on its loop: routes, predicates, the state of its links. */
+  public RouterView view() {
+    return view;
   }
 
   /**
@@ -572,47 +365,19 @@ public final class Router implements AutoCloseable {
    */
   public static boolean predicatesAgree(Collection<Router> routers) {
     for (Router r : routers) {
-      if (!r.indexReady()) {
+      if (!r.view.indexReady()) {
         return false; // its index of D is still being built from what it holds
       }
     }
     for (Router origin : routers) {
-      EncodedPredicate p = origin.aggregate();
+      EncodedPredicate p = origin.view.aggregate();
       for (Router r : routers) {
-        if (r != origin && !p.equals(r.predicateOf(origin.number()))) {
+        if (r != origin && !p.equals(r.view.predicateOf(origin.number()))) {
           return false;
         }
       }
     }
     return true;
-  }
-
-  // ---- timers ----
-
-  /** Arms the timer for the routing state's next deadline (after anything that may move it). */
-  void rearm() {
-    kernel.sync();
-    long deadline = node.nextDeadlineMillis();
-    if (deadline == Long.MAX_VALUE || closed) {
-      return;
-    }
-    if (timer != null && deadline >= timerAt && !timer.isDone()) {
-      return;
-    }
-    if (timer != null) {
-      timer.cancel(false);
-    }
-    long now = TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
-    timerAt = deadline;
-    timer =
-        loop.schedule(
-            () -> {
-              timerAt = Long.MAX_VALUE;
-              node.tick();
-              rearm();
-            },
-            Math.max(0, deadline - now),
-            TimeUnit.MILLISECONDS);
   }
 
   /** Stops the router: closes every session and port, and ends its thread. */
@@ -636,40 +401,6 @@ public final class Router implements AutoCloseable {
       metricsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
-  private long refusalLoggedNanos;
-  private long refusalsUnlogged;
-
-  /**
-   * A version of PREDICATES refused for a bound: a WARN, at most one every 10 s (the rest counted
-   * in the metrics and in the next line).
-   */
-  private void refused(io.bdrp.routing.PredicateTable.Refusal r) {
-    long now = System.nanoTime();
-    if (refusalLoggedNanos != 0 && now - refusalLoggedNanos < TimeUnit.SECONDS.toNanos(10)) {
-      refusalsUnlogged++;
-      return;
-    }
-    refusalLoggedNanos = now;
-    log.warn(
-        "router {}: {}{}",
-        config.router(),
-        r.message(),
-        refusalsUnlogged == 0
-            ? ""
-            : " (and " + refusalsUnlogged + " more refusals since the last such line)");
-    refusalsUnlogged = 0;
-  }
-
-  /** Client connections in their HELLO now (on the router's loop). */
-  int clientHandshakesPending() {
-    return clients.handshakesPending();
-  }
-
-  /** For tests: the predicate the router holds for a host id (runs on the router's loop). */
-  Predicate hostPredicate(int host) {
-    return loop.submit(() -> node.local().predicate(host)).syncUninterruptibly().getNow();
   }
 
   @Override

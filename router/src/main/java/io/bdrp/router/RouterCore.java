@@ -14,7 +14,15 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every part of a router is built with: its configuration, the event loop that forwards and
@@ -42,6 +50,79 @@ record RouterCore(
     ChannelGroup channels,
     Runnable rearmTimer,
     BooleanSupplier stopping) {
+  private static final Logger log = LoggerFactory.getLogger(RouterCore.class);
+
+  /**
+   * The routing state of a router with this configuration.
+   *
+   * @throws IllegalStateException if the epoch is further ahead of this clock than
+   *     routing.maxEpochAheadMs: neighbours would refuse it
+   */
+  static RoutingNode routingNode(RouterConfig config) {
+    long ahead = config.epoch() - System.currentTimeMillis();
+    if (ahead > config.routing().maxEpochAheadMs()) {
+      throw new IllegalStateException(
+          "epoch "
+              + config.epoch()
+              + " is "
+              + ahead
+              + " ms ahead of this clock, more than routing.maxEpochAheadMs ("
+              + config.routing().maxEpochAheadMs()
+              + "): neighbours would refuse it");
+    }
+    RoutingNode node =
+        new RoutingNode(
+            config.router(),
+            config.epoch(),
+            // Advertisement frames are cut to fit the frame limit, the neighbours' as well as this
+            // router's (a federation's routers share limits.maxFrameBytes).
+            config.routing().toBuilder()
+                .maxControlFrameBytes(
+                    Math.min(
+                        config.routing().maxControlFrameBytes(), config.limits().maxFrameBytes()))
+                .build(),
+            config.bloom(),
+            () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
+    node.useWallClock(System::currentTimeMillis);
+    return node;
+  }
+
+  /** A control thread of its own, named (daemon: a router left open does not hold the JVM). */
+  static ExecutorService thread(String name) {
+    return Executors.newSingleThreadExecutor(
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  /**
+   * Runs {@code work} on the control thread and hands its result to {@code done} on the loop (null
+   * if the work failed, logged). Once the router stops, neither runs any more.
+   */
+  <T> void offload(String what, Supplier<T> work, Consumer<T> done) {
+    try {
+      control.execute(
+          () -> {
+            T result;
+            try {
+              result = work.get();
+            } catch (RuntimeException e) {
+              log.warn("router {}: {} failed", config.router(), what, e);
+              result = null;
+            }
+            T r = result;
+            try {
+              loop.execute(() -> done.accept(r));
+            } catch (RejectedExecutionException closed) {
+              // The router has stopped.
+            }
+          });
+    } catch (RejectedExecutionException closed) {
+      // The router is stopping: nothing more runs.
+    }
+  }
 
   /** The channel class of TCP connections this router dials. */
   Class<? extends SocketChannel> socketChannel() {

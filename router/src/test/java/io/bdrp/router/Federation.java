@@ -130,7 +130,7 @@ final class Federation implements AutoCloseable {
         () -> {
           for (int r = 0; r < routers.size(); r++) {
             for (int n : topology.neighbours(r)) {
-              if (!routers.get(r).dataOverUdp(n)) {
+              if (!routers.get(r).view().dataOverUdp(n)) {
                 return false;
               }
             }
@@ -147,7 +147,7 @@ final class Federation implements AutoCloseable {
         () -> {
           for (int r = 0; r < routers.size(); r++) {
             for (int n : topology.neighbours(r)) {
-              if (routers.get(r).ringTo(n) == null) {
+              if (routers.get(r).view().ringTo(n) == null) {
                 return false;
               }
             }
@@ -162,7 +162,7 @@ final class Federation implements AutoCloseable {
     long sum = 0;
     for (int r = 0; r < routers.size(); r++) {
       for (int n : topology.neighbours(r)) {
-        var c = routers.get(r).ringTo(n);
+        var c = routers.get(r).view().ringTo(n);
         sum += c == null ? 0 : c.frames();
       }
     }
@@ -174,7 +174,7 @@ final class Federation implements AutoCloseable {
     int n = routers.size();
     await(
         "routes between all routers",
-        () -> routers.stream().allMatch(r -> r.reachable().length == n - 1));
+        () -> routers.stream().allMatch(r -> r.view().reachable().length == n - 1));
     return this;
   }
 

@@ -270,7 +270,7 @@ class HardeningTest {
   }
 
   private static long pending(Router r) {
-    return r.loop().submit(() -> r.clientHandshakesPending()).syncUninterruptibly().getNow();
+    return r.view().clientHandshakesPending();
   }
 
   @Test
@@ -337,7 +337,8 @@ class HardeningTest {
     Router r1 = start(1, List.of(0), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
     try (LinkTap tap = LinkTap.start(r1.routerAddress())) {
       r0.connect(1, tap.address());
-      Federation.await("routes", () -> r0.reachable().length == 1 && r1.reachable().length == 1);
+      Federation.await(
+          "routes", () -> r0.view().reachable().length == 1 && r1.view().reachable().length == 1);
       long epoch =
           epochOrAhead == 1L << 62 ? epochOrAhead : System.currentTimeMillis() + epochOrAhead;
       Socket s = open(r0.routerAddress());
@@ -440,7 +441,8 @@ class HardeningTest {
     Router r0 = start(0, List.of(1), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
     Router r1 = start(1, List.of(0), limits(1 << 20, 10_000, 5_000, 256, 64 << 20));
     r0.connect(1, r1.routerAddress());
-    Federation.await("routes", () -> r0.reachable().length == 1 && r1.reachable().length == 1);
+    Federation.await(
+        "routes", () -> r0.view().reachable().length == 1 && r1.view().reachable().length == 1);
     try (Socket s = open(r1.routerAddress())) {
       s.getOutputStream()
           .write(RawFrames.router(new RouterHello(0, 99, 64, BLOOM, 0, "secret".getBytes())));
@@ -450,7 +452,7 @@ class HardeningTest {
       assertClosed(s.getInputStream());
     }
     assertEquals(1, metric(r1, "bdrp_link_refused_total{parameter=\"duplicate\"}"));
-    assertEquals(1, r1.reachable().length, "the genuine link stays");
+    assertEquals(1, r1.view().reachable().length, "the genuine link stays");
     served(r0, r1, 7);
     served(r1, r0, 8);
   }

@@ -122,8 +122,8 @@ class HelloChecksTest {
     Federation.await(
         "both routers to refuse the other over " + p,
         () -> refused(ra, p) >= 1 && refused(rb, p) >= 1);
-    assertEquals(0, ra.reachable().length, "no route over a refused link");
-    assertEquals(0, rb.reachable().length, "no route over a refused link");
+    assertEquals(0, ra.view().reachable().length, "no route over a refused link");
+    assertEquals(0, rb.view().reachable().length, "no route over a refused link");
   }
 
   @Test

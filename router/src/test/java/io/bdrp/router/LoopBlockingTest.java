@@ -147,7 +147,7 @@ class LoopBlockingTest {
     routers.get(0).connect(1, routers.get(1).routerAddress());
     routers.get(1).connect(2, routers.get(2).routerAddress());
     awaitRoutes();
-    Federation.await("DATA over UDP from 1 to 2", () -> routers.get(1).dataOverUdp(2));
+    Federation.await("DATA over UDP from 1 to 2", () -> routers.get(1).view().dataOverUdp(2));
 
     // Clients set predicates, publish and receive, across both links.
     LinkedBlockingQueue<Message> at0 = new LinkedBlockingQueue<>();
@@ -179,7 +179,7 @@ class LoopBlockingTest {
     // Router 2 goes down, and comes back on new ports (under a later epoch).
     routers.get(2).close();
     Federation.await(
-        "router 1 to lose its route to 2", () -> routers.get(1).reachable().length == 1);
+        "router 1 to lose its route to 2", () -> routers.get(1).view().reachable().length == 1);
     routers.set(
         2,
         watched(
@@ -266,7 +266,7 @@ class LoopBlockingTest {
     awaitRoutes();
     Federation.await(
         "DATA over UDP both ways",
-        () -> routers.get(0).dataOverUdp(1) && routers.get(1).dataOverUdp(0));
+        () -> routers.get(0).view().dataOverUdp(1) && routers.get(1).view().dataOverUdp(0));
     LinkedBlockingQueue<Message> at1 = new LinkedBlockingQueue<>();
     BdrpClient c1 = plainClient(1, at1);
     BdrpClient c0 = plainClient(0, new LinkedBlockingQueue<>());
@@ -358,7 +358,7 @@ class LoopBlockingTest {
   private void awaitRoutes() throws InterruptedException {
     Federation.await(
         "routes between all routers",
-        () -> routers.stream().allMatch(r -> r.reachable().length == routers.size() - 1));
+        () -> routers.stream().allMatch(r -> r.view().reachable().length == routers.size() - 1));
   }
 
   private static long reloads(Router r) {

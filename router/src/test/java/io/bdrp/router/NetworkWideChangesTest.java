@@ -101,7 +101,7 @@ class NetworkWideChangesTest {
       b.subscribe(Predicate.parse("y = 1"), m -> {}).get(10, TimeUnit.SECONDS);
       f.awaitPredicates();
       Router ingress = f.routers.get(1);
-      assertTrue(!ingress.predicateOf(3).isEmpty(), "router 3 advertises B's interest");
+      assertTrue(!ingress.view().predicateOf(3).isEmpty(), "router 3 advertises B's interest");
       long before = destinationsCounted(ingress);
       pub.sendAcknowledged(Message.builder().put("y", 1L).build()).get(10, TimeUnit.SECONDS);
       assertEquals(before + 1, destinationsCounted(ingress), "router 3 is in D");
@@ -109,7 +109,9 @@ class NetworkWideChangesTest {
       b.close();
       Federation.await(
           "router 3's empty predicate everywhere",
-          () -> f.routers.stream().allMatch(r -> r.number() == 3 || r.predicateOf(3).isEmpty()));
+          () ->
+              f.routers.stream()
+                  .allMatch(r -> r.number() == 3 || r.view().predicateOf(3).isEmpty()));
       long after = destinationsCounted(ingress);
       pub.sendAcknowledged(Message.builder().put("y", 1L).build()).get(10, TimeUnit.SECONDS);
       assertEquals(after, destinationsCounted(ingress), "no router is in D any more");

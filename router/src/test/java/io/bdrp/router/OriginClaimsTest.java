@@ -141,10 +141,10 @@ class OriginClaimsTest {
     Router r0 = start(0, e0, List.of(1));
     Router r1 = start(1, e0 + 1, List.of(0, 2));
     r0.connect(1, r1.routerAddress());
-    Federation.await("router 1's route to router 0", () -> r1.reachable().length >= 1);
+    Federation.await("router 1's route to router 0", () -> r1.view().reachable().length >= 1);
     assertEquals(0, nextHop(r1, 0));
-    EncodedPredicate genuine = r0.aggregate();
-    Federation.await("router 0's predicate at router 1", () -> r1.predicateOf(0) != null);
+    EncodedPredicate genuine = r0.view().aggregate();
+    Federation.await("router 0's predicate at router 1", () -> r1.view().predicateOf(0) != null);
 
     try (SSLSocket s = tlsSocket(r1, 2)) {
       OutputStream out = s.getOutputStream();
@@ -212,7 +212,7 @@ class OriginClaimsTest {
           "router 1 to refuse the forged advertisements",
           () -> refused(r1, "advertisement", "bad_signature") >= 2);
       assertEquals(0, nextHop(r1, 0), "router 0 is still reached directly");
-      assertEquals(genuine, r1.predicateOf(0), "router 0's genuine predicate stays in use");
+      assertEquals(genuine, r1.view().predicateOf(0), "router 0's genuine predicate stays in use");
       assertEquals(0, refused(r0, "route", "bad_signature"));
     }
   }
@@ -287,7 +287,7 @@ class OriginClaimsTest {
     Router r0 = start(0, e0, List.of(1));
     Router r1 = start(1, e0 + 1, List.of(0));
     r0.connect(1, r1.routerAddress());
-    Federation.await("router 1's route to router 0", () -> r1.reachable().length >= 1);
+    Federation.await("router 1's route to router 0", () -> r1.view().reachable().length >= 1);
     int before = r0.loop().submit(() -> r0.node().unicast().seqno()).get();
     Path[] renewed = ca.leaf("r0-renewed", "URI:" + RouterTls.URN + "0,IP:127.0.0.1");
     java.math.BigInteger serial = TlsFiles.certificate(renewed[0]).getSerialNumber();

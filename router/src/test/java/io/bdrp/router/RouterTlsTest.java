@@ -78,8 +78,8 @@ class RouterTlsTest {
     Router r0 = start(0, 1, tlsFor(ca, "r0", 0));
     Router r1 = start(1, 0, tlsFor(ca, "r1", 1));
     link(r0, 0, r1, 1);
-    Federation.await("a route over the TLS link", () -> r0.reachable().length == 1);
-    assertEquals(1, r1.reachable().length);
+    Federation.await("a route over the TLS link", () -> r0.view().reachable().length == 1);
+    assertEquals(1, r1.view().reachable().length);
     assertEquals(0, refused(r0, "tls") + refused(r1, "tls"));
   }
 
@@ -106,7 +106,7 @@ class RouterTlsTest {
     Router liar = start(1, 0, forged);
     link(r0, 0, liar, 1);
     Federation.await("router 0 to refuse the certificate", () -> refused(r0, "certificate") >= 1);
-    assertEquals(0, r0.reachable().length, "no route over a refused link");
+    assertEquals(0, r0.view().reachable().length, "no route over a refused link");
   }
 
   @Test
@@ -117,7 +117,7 @@ class RouterTlsTest {
     Router r1 = start(1, 0, RouterTls.load(1, rogue[0], rogue[1], ca.cert()));
     link(r0, 0, r1, 1);
     Federation.await("router 0 to fail the handshake", () -> refused(r0, "tls") >= 1);
-    assertEquals(0, r0.reachable().length);
+    assertEquals(0, r0.view().reachable().length);
   }
 
   @Test
@@ -128,7 +128,7 @@ class RouterTlsTest {
     Router r1 = start(1, 0, RouterTls.load(1, expired[0], expired[1], ca.cert()));
     link(r0, 0, r1, 1);
     Federation.await("router 0 to refuse the expired certificate", () -> refused(r0, "tls") >= 1);
-    assertEquals(0, r0.reachable().length);
+    assertEquals(0, r0.view().reachable().length);
   }
 
   @Test
@@ -162,7 +162,7 @@ class RouterTlsTest {
       routers.add(r[i]);
     }
     link(r[0], 0, r[1], 1);
-    Federation.await("a route over the link", () -> r[0].reachable().length == 1);
+    Federation.await("a route over the link", () -> r[0].view().reachable().length == 1);
   }
 
   @Test

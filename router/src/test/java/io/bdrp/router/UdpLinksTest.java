@@ -161,7 +161,7 @@ class UdpLinksTest {
       ByteBuf first = RawFrames.readFrame(neighbour.getInputStream());
       RouterHello theirs = (RouterHello) RouterFrameCodec.decode(first);
       first.release();
-      Federation.await("DATA to router 1 by UDP", () -> router.dataOverUdp(1));
+      Federation.await("DATA to router 1 by UDP", () -> router.view().dataOverUdp(1));
       // DATA is taken only from a source the router has a route to.
       RawFrames.becomeReachable(neighbour, 1, 5);
       Federation.await("a route to router 1", () -> metric(router, "bdrp_unicast_routes") == 1);

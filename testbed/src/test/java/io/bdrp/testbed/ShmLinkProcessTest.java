@@ -130,8 +130,8 @@ class ShmLinkProcessTest {
       sub.subscribe(Predicate.parse("topic = \"local\""), local0::add).get(10, TimeUnit.SECONDS);
       one = startRouter1(config1, dir);
       one.awaitPort(clientPort1, Duration.ofSeconds(60));
-      await("DATA to router 1 through its ring", () -> r0.ringTo(1) != null);
-      await("a route to router 1", () -> r0.reachable().length == 1);
+      await("DATA to router 1 through its ring", () -> r0.view().ringTo(1) != null);
+      await("a route to router 1", () -> r0.view().reachable().length == 1);
 
       // A stream from router 1's client through router 1's ring here, killed in the middle.
       AtomicBoolean stop = new AtomicBoolean();
@@ -140,14 +140,14 @@ class ShmLinkProcessTest {
         Message m = fromOne.poll(30, TimeUnit.SECONDS);
         assertTrue(m != null, "message " + i + " of the stream arrived");
       }
-      assertTrue(r0.ringFrom(1).frames() > 0, "router 1's DATA came through the ring");
+      assertTrue(r0.view().ringFrom(1).frames() > 0, "router 1's DATA came through the ring");
       one.kill(); // kill -9 while it streams
       stop.set(true);
       s.join(TimeUnit.SECONDS.toMillis(10));
 
       // The link goes down like a lost session; the router keeps serving its own clients.
-      await("the link to the killed router down", () -> r0.ringTo(1) == null);
-      await("no route to the killed router", () -> r0.reachable().length == 0);
+      await("the link to the killed router down", () -> r0.view().ringTo(1) == null);
+      await("no route to the killed router", () -> r0.view().reachable().length == 0);
       try (BdrpClient pub = BdrpClient.builder().router(r0.clientAddress()).connect()) {
         pub.send(Message.builder().put("topic", "local").put("n", 1).build());
         Message m = local0.poll(30, TimeUnit.SECONDS);
@@ -158,8 +158,8 @@ class ShmLinkProcessTest {
       // Router 1 again (a new epoch): the link comes back through a ring, messages intact.
       one = startRouter1(config1, dir);
       one.awaitPort(clientPort1, Duration.ofSeconds(60));
-      await("DATA to the restarted router through its ring", () -> r0.ringTo(1) != null);
-      await("a route to the restarted router", () -> r0.reachable().length == 1);
+      await("DATA to the restarted router through its ring", () -> r0.view().ringTo(1) != null);
+      await("a route to the restarted router", () -> r0.view().reachable().length == 1);
       try (BdrpClient pub =
           BdrpClient.builder().router("127.0.0.1", clientPort1).reconnect(false).connect()) {
         // Its first messages may precede its predicate table; send until one gets through.
