@@ -8,6 +8,7 @@ import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.router.Router;
 import io.bdrp.router.RouterConfig;
+import io.bdrp.router.RouterLimits;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Topology;
@@ -168,7 +169,7 @@ public final class DemoCommand implements Callable<Integer> {
                     ns,
                     routing,
                     bloom.parameters(),
-                    RouterConfig.Limits.DEFAULT,
+                    RouterLimits.DEFAULT,
                     null)));
       }
       for (int a = 0; a < n; a++) {

@@ -96,7 +96,7 @@ final class ClientSessions {
   }
 
   ChannelInitializer<Channel> initializer() {
-    RouterConfig.Limits limits = core.config().limits();
+    RouterLimits limits = core.config().limits();
     return new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
@@ -172,7 +172,7 @@ final class ClientSessions {
    * mark are dropped and counted; while it is above it, the session's input is not read, so a
    * client that sends requests and never reads the replies cannot make them pile up: its own socket
    * buffers fill and its writes block. A session that stays above its high water mark for {@link
-   * RouterConfig.Limits#slowConsumerMs()} is disconnected as a slow consumer (WARN, {@code
+   * RouterLimits#slowConsumerMs()} is disconnected as a slow consumer (WARN, {@code
    * bdrp_connections_closed_total{port="clients",reason="slow_consumer"}}).
    */
   private final class ClientHandler extends SimpleChannelInboundHandler<ClientFrame> {
@@ -302,9 +302,9 @@ final class ClientSessions {
     }
 
     /**
-     * Keep-alive: a session that has sent nothing for {@link RouterConfig.HostLimits#keepAliveMs()}
-     * is sent a PING (which every client answers with a PONG); one that stays silent for as long
-     * again is closed ({@code TIMEOUT}, counted as {@code reason="keepalive"}).
+     * Keep-alive: a session that has sent nothing for {@link HostLimits#keepAliveMs()} is sent a
+     * PING (which every client answers with a PONG); one that stays silent for as long again is
+     * closed ({@code TIMEOUT}, counted as {@code reason="keepalive"}).
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {

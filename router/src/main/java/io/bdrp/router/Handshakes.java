@@ -14,12 +14,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What one port allows connections that have not completed their HELLO: at most {@link
- * RouterConfig.Limits#maxHandshakes()} of them at once (more are refused with {@code OVERLOADED}),
- * each for at most {@link RouterConfig.Limits#helloTimeoutMs()} (then closed with {@code TIMEOUT}),
- * sending frames of at most {@link RouterConfig.Limits#HANDSHAKE_FRAME_BYTES}. Once the session
- * accepts the HELLO ({@link #done}), the connection may send frames up to {@code maxFrameBytes}.
- * Also holds the port's {@link InboundBudget} for partial frames. Refusals and timeouts are counted
- * in {@code bdrp_connections_closed_total{port,reason}}.
+ * RouterLimits#maxHandshakes()} of them at once (more are refused with {@code OVERLOADED}), each
+ * for at most {@link RouterLimits#helloTimeoutMs()} (then closed with {@code TIMEOUT}), sending
+ * frames of at most {@link RouterLimits#HANDSHAKE_FRAME_BYTES}. Once the session accepts the HELLO
+ * ({@link #done}), the connection may send frames up to {@code maxFrameBytes}. Also holds the
+ * port's {@link InboundBudget} for partial frames. Refusals and timeouts are counted in {@code
+ * bdrp_connections_closed_total{port,reason}}.
  *
  * <p>Owned by the router's event loop.
  */
@@ -27,13 +27,13 @@ final class Handshakes {
   private static final Logger log = LoggerFactory.getLogger(Handshakes.class);
 
   private final String port;
-  private final RouterConfig.Limits limits;
+  private final RouterLimits limits;
   private final Metrics.Counter refused;
   private final Metrics.Counter timedOut;
   private final InboundBudget budget;
   private int pending;
 
-  Handshakes(String port, RouterConfig.Limits limits, RouterMetrics metrics) {
+  Handshakes(String port, RouterLimits limits, RouterMetrics metrics) {
     this.port = port;
     this.limits = limits;
     this.refused = metrics.connectionsClosed(port, "handshakes");
@@ -45,7 +45,7 @@ final class Handshakes {
   /** The frame decoder of a new connection: small frames until its HELLO is accepted. */
   FrameDecoder frameDecoder() {
     return new FrameDecoder(
-        Math.min(RouterConfig.Limits.HANDSHAKE_FRAME_BYTES, limits.maxFrameBytes()), budget);
+        Math.min(RouterLimits.HANDSHAKE_FRAME_BYTES, limits.maxFrameBytes()), budget);
   }
 
   /**

@@ -103,10 +103,10 @@ final class PredicateChanges {
 
   /**
    * The rate check, on the loop: a session may change its predicate {@link
-   * RouterConfig.HostLimits#predicateChangesPerSecond()} times a second (a token bucket).
+   * HostLimits#predicateChangesPerSecond()} times a second (a token bucket).
    */
   private void checkRate(ClientHost host, long correlationId) {
-    RouterConfig.HostLimits l = core.config().limits().hosts();
+    HostLimits l = core.config().limits().hosts();
     long now = System.nanoTime();
     double rate = l.predicateChangesPerSecond();
     host.changeTokens =
@@ -126,9 +126,9 @@ final class PredicateChanges {
 
   /**
    * On the control thread: decodes a SET_PREDICATE frame (released here), bounds its predicate by
-   * the host's permission and {@link RouterConfig.HostLimits#maxFiltersPerHost()}, encodes it and
-   * works it into the router's aggregate ({@link #take}). Touches nothing of the loop's: the host's
-   * permissions are immutable, the encoder, the aggregate and the users' filters are this thread's.
+   * the host's permission and {@link HostLimits#maxFiltersPerHost()}, encodes it and works it into
+   * the router's aggregate ({@link #take}). Touches nothing of the loop's: the host's permissions
+   * are immutable, the encoder, the aggregate and the users' filters are this thread's.
    */
   private Prepared prepare(ClientHost host, ByteBuf frame, long correlationId) {
     ClientFrame.SetPredicate s = null;
@@ -179,13 +179,12 @@ final class PredicateChanges {
   /**
    * On the control thread: the host's filters and encoding taken into its user's count and the
    * router's aggregate, unless the user's sessions would then hold more than {@link
-   * RouterConfig.HostLimits#maxFiltersPerUser()} filters, or the aggregate would break a bound of
-   * the routing module (its filters or bytes, or one advertisement frame): then the host keeps the
-   * predicate it had, and the refusal is thrown. Returns the new aggregate, or null if it did not
-   * change.
+   * HostLimits#maxFiltersPerUser()} filters, or the aggregate would break a bound of the routing
+   * module (its filters or bytes, or one advertisement frame): then the host keeps the predicate it
+   * had, and the refusal is thrown. Returns the new aggregate, or null if it did not change.
    */
   private EncodedPredicate take(ClientHost host, long filters, EncodedPredicate encoded, long cid) {
-    RouterConfig.HostLimits l = core.config().limits().hosts();
+    HostLimits l = core.config().limits().hosts();
     long userHeld = host.user == null ? 0 : userFilters.getOrDefault(host.user, 0L);
     if (host.user != null && userHeld - host.filters + filters > l.maxFiltersPerUser()) {
       throw refusal(

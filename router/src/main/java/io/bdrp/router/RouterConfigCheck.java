@@ -4,8 +4,6 @@ import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.CategoryScheme;
 import io.bdrp.router.RouterConfig.ConfigException;
 import io.bdrp.router.RouterConfig.FastPath;
-import io.bdrp.router.RouterConfig.HostLimits;
-import io.bdrp.router.RouterConfig.Limits;
 import io.bdrp.router.RouterConfig.LinkTransport;
 import io.bdrp.router.RouterConfig.Neighbour;
 import io.bdrp.routing.RoutingConfig;
@@ -102,7 +100,7 @@ final class RouterConfigCheck {
     InetSocketAddress udp = address(listen.udp(), "listen.udp");
     List<Neighbour> neighbours = neighbours(f.neighbours(), router, routing.maxRouters());
     BloomParameters bloom = bloom(f.bloom());
-    Limits limits = limits(f.limits());
+    RouterLimits limits = limits(f.limits());
     RouterConfigSecurity security = new RouterConfigSecurity(this, f.auth(), f.tls(), router);
     FastPath fastPath =
         choice(f.fastPath(), "fastPath", FastPath.JVM, FastPath.class, "jvm or ebpf");
@@ -260,8 +258,8 @@ final class RouterConfigCheck {
    * {@code limits}: each field in its range, the low water marks at most the high ones, the inbound
    * buffer room for a largest frame, the ring a power of two and its watermark within it.
    */
-  Limits limits(RouterConfigFile.LimitsSection l) {
-    Limits d = Limits.DEFAULT;
+  RouterLimits limits(RouterConfigFile.LimitsSection l) {
+    RouterLimits d = RouterLimits.DEFAULT;
     if (l == null) {
       return d;
     }
@@ -355,7 +353,7 @@ final class RouterConfigCheck {
                 1,
                 1 << 24),
             integer(l.keepAliveMs(), "limits.keepAliveMs", h.keepAliveMs(), 100, max));
-    return new Limits(
+    return new RouterLimits(
         maxFrame,
         lh,
         ll,

@@ -75,7 +75,7 @@ final class RouterConfigFile {
   /** {@code bloom}. */
   record Bloom(BigInteger bits, BigInteger hashes, String categories) {}
 
-  /** {@code limits}: the fields of {@link RouterConfig.Limits} and of its host limits. */
+  /** {@code limits}: the fields of {@link RouterLimits} and of its host limits. */
   record LimitsSection(
       BigInteger maxFrameBytes,
       BigInteger linkHighWaterBytes,

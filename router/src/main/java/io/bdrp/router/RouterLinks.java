@@ -81,7 +81,7 @@ final class RouterLinks {
   }
 
   /** Bytes of control frames a link's output buffer may hold: its share of the high water mark. */
-  static long controlBudget(RouterConfig.Limits limits) {
+  static long controlBudget(RouterLimits limits) {
     return Math.max(1, (long) limits.linkHighWaterBytes() * limits.linkControlPercent() / 100);
   }
 
@@ -213,7 +213,7 @@ final class RouterLinks {
   }
 
   ChannelInitializer<SocketChannel> initializer(Link dialling) {
-    RouterConfig.Limits limits = config.limits();
+    RouterLimits limits = config.limits();
     return new ChannelInitializer<SocketChannel>() {
       @Override
       protected void initChannel(SocketChannel ch) {

@@ -142,7 +142,7 @@ final class ShmLinks implements DataTransport {
       return;
     }
     removeStale();
-    RouterConfig.Limits limits = config.limits();
+    RouterLimits limits = config.limits();
     for (RouterConfig.Neighbour n : config.neighbours()) {
       if (n.transport() != RouterConfig.LinkTransport.SHM) {
         continue;

@@ -120,7 +120,7 @@ final class UdpLinks implements DataTransport {
       return;
     }
     InetSocketAddress at = RouterPorts.resolve(config.effectiveUdpListen());
-    RouterConfig.Limits limits = config.limits();
+    RouterLimits limits = config.limits();
     int datagram = Math.max(2048, limits.maxDatagramBytes());
     Bootstrap b =
         new Bootstrap()

@@ -32,7 +32,7 @@ class ClientLibraryTest {
             List.of(),
             Federation.FAST,
             BloomParameters.DEFAULT,
-            RouterConfig.Limits.DEFAULT,
+            RouterLimits.DEFAULT,
             null));
   }
 

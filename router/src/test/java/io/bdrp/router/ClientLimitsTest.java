@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What one valid client may ask of a router is bounded by what it costs ({@link
- * RouterConfig.HostLimits}): each test makes a request beyond a bound, expects an ERROR naming the
- * limit and a counter, and checks that the session (or the router) goes on serving.
+ * What one valid client may ask of a router is bounded by what it costs ({@link HostLimits}): each
+ * test makes a request beyond a bound, expects an ERROR naming the limit and a counter, and checks
+ * that the session (or the router) goes on serving.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ClientLimitsTest {
@@ -48,9 +48,8 @@ class ClientLimitsTest {
     }
   }
 
-  private Router start(RouterConfig.HostLimits hosts, boolean withUsers) throws Exception {
-    RouterConfig c =
-        Federation.loneRouter().withLimits(RouterConfig.Limits.DEFAULT.withHosts(hosts));
+  private Router start(HostLimits hosts, boolean withUsers) throws Exception {
+    RouterConfig c = Federation.loneRouter().withLimits(RouterLimits.DEFAULT.withHosts(hosts));
     if (withUsers) {
       c =
           c.withClientAuth(
@@ -66,9 +65,9 @@ class ClientLimitsTest {
     return router;
   }
 
-  private static RouterConfig.HostLimits hosts(
+  private static HostLimits hosts(
       int perHost, int perUser, int changesPerSecond, int sessions, int keepAlive) {
-    return new RouterConfig.HostLimits(perHost, perUser, changesPerSecond, sessions, keepAlive);
+    return new HostLimits(perHost, perUser, changesPerSecond, sessions, keepAlive);
   }
 
   private BdrpClient client(String token) throws Exception {
@@ -127,7 +126,7 @@ class ClientLimitsTest {
    */
   @Test
   void aPredicateOverThePerHostFilterLimitIsRefusedAndTheSessionStays() throws Exception {
-    start(RouterConfig.HostLimits.DEFAULT, false);
+    start(HostLimits.DEFAULT, false);
     BdrpClient c = client(null);
     StringBuilder s = new StringBuilder();
     for (int i = 0; i < 1024; i++) {
@@ -291,7 +290,7 @@ class ClientLimitsTest {
   /** Every router exports how late its event loop runs. */
   @Test
   void theEventLoopLagIsExported() throws Exception {
-    start(RouterConfig.HostLimits.DEFAULT, false);
+    start(HostLimits.DEFAULT, false);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (metric("bdrp_event_loop_lag_seconds_count") < 2) {
       assertTrue(System.nanoTime() < deadline, "no lag sample in 20 s");

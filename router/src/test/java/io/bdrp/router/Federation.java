@@ -90,7 +90,7 @@ final class Federation implements AutoCloseable {
                 ns,
                 FAST,
                 BloomParameters.DEFAULT,
-                RouterConfig.Limits.DEFAULT,
+                RouterLimits.DEFAULT,
                 "secret");
         if (ca != null) {
           Path[] leaf = certificate(ca, r);
@@ -256,7 +256,7 @@ final class Federation implements AutoCloseable {
         java.util.List.of(),
         FAST,
         io.bdrp.encoding.bloom.BloomParameters.DEFAULT,
-        RouterConfig.Limits.DEFAULT,
+        RouterLimits.DEFAULT,
         null);
   }
 

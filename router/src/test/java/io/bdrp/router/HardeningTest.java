@@ -63,10 +63,10 @@ class HardeningTest {
   }
 
   /** The default limits with small water marks and short timers. */
-  private static RouterConfig.Limits limits(
+  private static RouterLimits limits(
       int hostHighWater, int slowConsumerMs, int helloTimeoutMs, int maxHandshakes, int inbound) {
-    RouterConfig.Limits d = RouterConfig.Limits.DEFAULT;
-    return new RouterConfig.Limits(
+    RouterLimits d = RouterLimits.DEFAULT;
+    return new RouterLimits(
         64 * 1024,
         d.linkHighWaterBytes(),
         d.linkLowWaterBytes(),
@@ -86,7 +86,7 @@ class HardeningTest {
         d.hosts());
   }
 
-  private Router start(int number, List<Integer> neighbours, RouterConfig.Limits limits)
+  private Router start(int number, List<Integer> neighbours, RouterLimits limits)
       throws InterruptedException {
     List<RouterConfig.Neighbour> ns = new ArrayList<>();
     for (int n : neighbours) {

@@ -52,7 +52,7 @@ class HelloChecksTest {
                 List.of(new RouterConfig.Neighbour(neighbour, null, 1)),
                 routing,
                 bloom,
-                RouterConfig.Limits.DEFAULT,
+                RouterLimits.DEFAULT,
                 "secret"));
     routers.add(r);
     return r;

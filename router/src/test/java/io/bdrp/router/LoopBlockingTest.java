@@ -257,7 +257,7 @@ class LoopBlockingTest {
               List.of(neighbour(1 - r, RouterConfig.LinkTransport.UDP)),
               Federation.FAST,
               BloomParameters.DEFAULT,
-              RouterConfig.Limits.DEFAULT,
+              RouterLimits.DEFAULT,
               "secret",
               RouterConfig.FastPath.EBPF);
       routers.add(watched(Router.start(c)));
@@ -337,7 +337,7 @@ class LoopBlockingTest {
             List.of(neighbours),
             Federation.FAST,
             BloomParameters.DEFAULT,
-            RouterConfig.Limits.DEFAULT,
+            RouterLimits.DEFAULT,
             null)
         .withRouterTls(RouterTls.load(r, leaf[0], leaf[1], ca.cert()))
         .withClientTls(ClientTls.load(leaf[0], leaf[1]));

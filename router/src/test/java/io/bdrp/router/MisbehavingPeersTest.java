@@ -54,7 +54,7 @@ class MisbehavingPeersTest {
                 List.of(new RouterConfig.Neighbour(1, null, 1)),
                 Federation.FAST,
                 BloomParameters.DEFAULT,
-                RouterConfig.Limits.DEFAULT,
+                RouterLimits.DEFAULT,
                 "secret"));
     good = BdrpClient.builder().router(router.clientAddress()).name("good").connect();
     good.subscribe(Predicate.parse("x = 1"), inbox::add).get(10, TimeUnit.SECONDS);

@@ -75,7 +75,7 @@ class OperationalLogTest {
                 List.of(new RouterConfig.Neighbour(neighbour, address, 1)),
                 Federation.FAST,
                 BloomParameters.DEFAULT,
-                RouterConfig.Limits.DEFAULT,
+                RouterLimits.DEFAULT,
                 token));
     routers.add(r);
     return r;

@@ -79,7 +79,7 @@ class OriginClaimsTest {
                     ns,
                     Federation.FAST,
                     BloomParameters.DEFAULT,
-                    RouterConfig.Limits.DEFAULT,
+                    RouterLimits.DEFAULT,
                     null)
                 .withRouterTls(RouterTls.load(number, leaf[0], leaf[1], ca.cert())));
     routers.add(r);

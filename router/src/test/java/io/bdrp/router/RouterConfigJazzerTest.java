@@ -68,7 +68,7 @@ class RouterConfigJazzerTest {
     BloomParameters b = c.bloom();
     assertTrue(BloomParameters.bitsProblem(b.bits()) == null);
     assertTrue(BloomParameters.hashesProblem(b.hashes()) == null);
-    RouterConfig.Limits l = c.limits();
+    RouterLimits l = c.limits();
     assertTrue(l.maxFrameBytes() >= 1024 && l.maxFrameBytes() <= 64 << 20);
     assertTrue(l.linkLowWaterBytes() >= 0 && l.linkLowWaterBytes() <= l.linkHighWaterBytes());
     assertTrue(l.hostLowWaterBytes() >= 0 && l.hostLowWaterBytes() <= l.hostHighWaterBytes());
@@ -123,7 +123,7 @@ class RouterConfigJazzerTest {
         .append(", hashes: ")
         .append(c.bloom().hashes())
         .append("}\n");
-    RouterConfig.Limits l = c.limits();
+    RouterLimits l = c.limits();
     y.append("limits:\n");
     y.append("  maxFrameBytes: ").append(l.maxFrameBytes()).append('\n');
     y.append("  linkHighWaterBytes: ").append(l.linkHighWaterBytes()).append('\n');

@@ -34,7 +34,7 @@ class RouterConfigTest {
     assertEquals("10.0.0.4", c.neighbours().get(1).address().getHostString());
     assertEquals(RoutingConfig.DEFAULT, c.routing());
     assertEquals(BloomParameters.DEFAULT, c.bloom());
-    assertEquals(RouterConfig.Limits.DEFAULT, c.limits());
+    assertEquals(RouterLimits.DEFAULT, c.limits());
     assertEquals("change-me", c.routerToken());
     assertEquals(RouterConfig.FastPath.JVM, c.fastPath());
     assertEquals(io.bdrp.transport.UdpProtection.MAC, c.udpProtection(), "the default");

@@ -52,7 +52,7 @@ class RouterTlsTest {
                     List.of(new RouterConfig.Neighbour(neighbour, null, 1)),
                     Federation.FAST,
                     BloomParameters.DEFAULT,
-                    RouterConfig.Limits.DEFAULT,
+                    RouterLimits.DEFAULT,
                     null)
                 .withRouterTls(tls));
     routers.add(r);

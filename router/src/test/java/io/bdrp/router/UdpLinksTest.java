@@ -64,7 +64,7 @@ class UdpLinksTest {
       assertEquals(1, metric(r0, "bdrp_udp_datagrams_sent_total"));
       assertEquals(1, metric(r1, "bdrp_udp_datagrams_received_total"));
 
-      byte[] body = new byte[3 * RouterConfig.Limits.DEFAULT.maxDatagramBytes()];
+      byte[] body = new byte[3 * RouterLimits.DEFAULT.maxDatagramBytes()];
       pub.send(Message.builder().put("n", 2L).body(body).build()).get(10, TimeUnit.SECONDS);
       Message large = inbox.poll(10, TimeUnit.SECONDS);
       assertNotNull(large, "the large message arrived");
@@ -126,7 +126,7 @@ class UdpLinksTest {
         List.of(new RouterConfig.Neighbour(neighbour, null, 1, RouterConfig.LinkTransport.UDP)),
         Federation.FAST,
         BloomParameters.DEFAULT,
-        RouterConfig.Limits.DEFAULT,
+        RouterLimits.DEFAULT,
         "secret");
   }
 

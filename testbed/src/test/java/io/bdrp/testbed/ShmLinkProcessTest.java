@@ -10,6 +10,7 @@ import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.router.Router;
 import io.bdrp.router.RouterConfig;
+import io.bdrp.router.RouterLimits;
 import io.bdrp.routing.RoutingConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -119,7 +120,7 @@ class ShmLinkProcessTest {
             List.of(new RouterConfig.Neighbour(1, null, 1, RouterConfig.LinkTransport.SHM)),
             FAST,
             BloomParameters.DEFAULT,
-            RouterConfig.Limits.DEFAULT,
+            RouterLimits.DEFAULT,
             null);
     LinkedBlockingQueue<Message> fromOne = new LinkedBlockingQueue<>();
     LinkedBlockingQueue<Message> local0 = new LinkedBlockingQueue<>();
