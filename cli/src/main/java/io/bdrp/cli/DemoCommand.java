@@ -182,7 +182,7 @@ public final class DemoCommand implements Callable<Integer> {
       await(
           o,
           "routes between all routers",
-          () -> routers.stream().allMatch(r -> r.reachable().length == n - 1));
+          () -> routers.stream().allMatch(r -> r.view().reachable().length == n - 1));
 
       // Hosts: a client each, with a workload predicate, plus the end-of-run markers.
       Predicate[] predicateOf = new Predicate[hosts];
