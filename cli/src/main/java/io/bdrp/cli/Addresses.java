@@ -1,6 +1,6 @@
 package io.bdrp.cli;
 
-import io.bdrp.router.ConfigAddress;
+import io.bdrp.router.config.ConfigAddress;
 import java.net.InetSocketAddress;
 
 /** HOST:PORT options, read by the router's configuration's parser ({@link ConfigAddress}). */

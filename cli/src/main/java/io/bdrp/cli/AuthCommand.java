@@ -1,6 +1,6 @@
 package io.bdrp.cli;
 
-import io.bdrp.router.ClientAuth;
+import io.bdrp.router.security.ClientAuth;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,7 +1,7 @@
 package io.bdrp.cli;
 
-import io.bdrp.router.RouterConfig;
 import io.bdrp.router.RouterMain;
+import io.bdrp.router.config.RouterConfig;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,7 +1,7 @@
 package io.bdrp.cli;
 
 import io.bdrp.encoding.bloom.BloomParameters;
-import io.bdrp.router.RouterConfig;
+import io.bdrp.router.config.RouterConfig;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.topologies.BriteGenerator;
 import io.bdrp.topologies.BriteWriter;

@@ -3,8 +3,8 @@ package io.bdrp.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.bdrp.router.ConfigAddress;
-import io.bdrp.router.RouterConfig;
+import io.bdrp.router.config.ConfigAddress;
+import io.bdrp.router.config.RouterConfig;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

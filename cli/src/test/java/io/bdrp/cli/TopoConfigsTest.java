@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.bloom.BloomParameters;
-import io.bdrp.router.RouterConfig;
+import io.bdrp.router.config.RouterConfig;
 import io.bdrp.topologies.BriteWriter;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Edge;

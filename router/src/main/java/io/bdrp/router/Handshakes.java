@@ -1,5 +1,8 @@
 package io.bdrp.router;
 
+import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.metrics.Metrics;
+import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.FrameDecoder;
@@ -23,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Owned by the router's event loop.
  */
-final class Handshakes {
+public final class Handshakes {
   private static final Logger log = LoggerFactory.getLogger(Handshakes.class);
 
   private final String port;
@@ -33,7 +36,7 @@ final class Handshakes {
   private final InboundBudget budget;
   private int pending;
 
-  Handshakes(String port, RouterLimits limits, RouterMetrics metrics) {
+  public Handshakes(String port, RouterLimits limits, RouterMetrics metrics) {
     this.port = port;
     this.limits = limits;
     this.refused = metrics.connectionsClosed(port, "handshakes");
@@ -43,7 +46,7 @@ final class Handshakes {
   }
 
   /** The frame decoder of a new connection: small frames until its HELLO is accepted. */
-  FrameDecoder frameDecoder() {
+  public FrameDecoder frameDecoder() {
     return new FrameDecoder(
         Math.min(RouterLimits.HANDSHAKE_FRAME_BYTES, limits.maxFrameBytes()), budget);
   }
@@ -54,12 +57,12 @@ final class Handshakes {
    * @param accepted whether the connection was accepted on this port (counted against the cap) or
    *     dialled by this router (only timed)
    */
-  Guard guard(boolean accepted) {
+  public Guard guard(boolean accepted) {
     return new Guard(accepted);
   }
 
   /** The connection's HELLO was accepted: it is a session now. */
-  static void done(ChannelHandlerContext ctx) {
+  public static void done(ChannelHandlerContext ctx) {
     Guard g = ctx.pipeline().get(Guard.class);
     if (g != null) {
       g.done(ctx);
@@ -67,7 +70,7 @@ final class Handshakes {
   }
 
   /** Connections of this port in their HELLO now. */
-  int pending() {
+  public int pending() {
     return pending;
   }
 
@@ -128,7 +131,7 @@ final class Handshakes {
           .addListener(ChannelFutureListener.CLOSE);
     }
 
-    void done(ChannelHandlerContext ctx) {
+    public void done(ChannelHandlerContext ctx) {
       release();
       FrameDecoder framing = ctx.pipeline().get(FrameDecoder.class);
       if (framing != null) {

@@ -1,5 +1,6 @@
 package io.bdrp.router;
 
+import io.bdrp.router.links.LinkOutput;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -11,12 +12,12 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Owned by the router's event loop.
  */
-final class MessageBytes {
-  ByteBuf buf;
-  int offset;
-  int length;
+public final class MessageBytes {
+  public ByteBuf buf;
+  public int offset;
+  public int length;
 
-  MessageBytes set(ByteBuf buf, int offset, int length) {
+  public MessageBytes set(ByteBuf buf, int offset, int length) {
     this.buf = buf;
     this.offset = offset;
     this.length = length;
@@ -29,7 +30,7 @@ final class MessageBytes {
   }
 
   /** Copies the bytes to the writer index of {@code out}. */
-  void writeTo(ByteBuf out) {
+  public void writeTo(ByteBuf out) {
     out.writeBytes(buf, offset, length);
   }
 }

@@ -16,7 +16,7 @@ import java.util.Map;
  *
  * <p>Owned by the router's event loop; every method runs there.
  */
-final class OutputBatches {
+public final class OutputBatches {
   private static final int BATCH_BYTES = 64 * 1024;
 
   /** Message bytes from this size up are written as a slice of their buffer, not copied. */
@@ -27,7 +27,7 @@ final class OutputBatches {
   private final Runnable flushAll = this::flushAll;
   private boolean flushQueued;
 
-  OutputBatches(EventLoop loop) {
+  public OutputBatches(EventLoop loop) {
     this.loop = loop;
   }
 
@@ -36,7 +36,7 @@ final class OutputBatches {
    * #BATCH_BYTES}); the caller writes whole frames into it. A batch too full for them is written to
    * the channel first.
    */
-  ByteBuf room(Channel c, int bytes) {
+  public ByteBuf room(Channel c, int bytes) {
     ByteBuf batch = pending.get(c);
     if (batch != null && batch.writableBytes() < bytes) {
       c.write(batch, c.voidPromise());
@@ -54,12 +54,12 @@ final class OutputBatches {
    * Room in {@code c}'s batch for a frame's {@code header} bytes and, when it is small enough to
    * copy, {@code message}; the caller writes the header, then calls {@link #body}.
    */
-  ByteBuf room(Channel c, int header, MessageBytes message) {
+  public ByteBuf room(Channel c, int header, MessageBytes message) {
     return room(c, message.length < COPY_BELOW ? header + message.length : header);
   }
 
   /** The frame's message after its header: copied into the batch, or a slice written after it. */
-  void body(Channel c, ByteBuf batch, MessageBytes message) {
+  public void body(Channel c, ByteBuf batch, MessageBytes message) {
     if (message.length < COPY_BELOW) {
       message.writeTo(batch);
     } else {
@@ -84,7 +84,7 @@ final class OutputBatches {
   }
 
   /** Marks {@code c} for a flush at the end of the batch (after writes made directly to it). */
-  void flushLater(Channel c) {
+  public void flushLater(Channel c) {
     if (!pending.containsKey(c)) {
       pending.put(c, null);
     }

@@ -1,6 +1,25 @@
 package io.bdrp.router;
 
 import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.fastpath.KernelFastPath;
+import io.bdrp.router.hosts.ClientSessions;
+import io.bdrp.router.hosts.Hosts;
+import io.bdrp.router.links.DataReceiver;
+import io.bdrp.router.links.DataTransport;
+import io.bdrp.router.links.Link;
+import io.bdrp.router.links.LinkOutput;
+import io.bdrp.router.links.RouterLinks;
+import io.bdrp.router.links.shm.ShmLinks;
+import io.bdrp.router.links.udp.UdpLinks;
+import io.bdrp.router.metrics.LoopLag;
+import io.bdrp.router.metrics.Metrics;
+import io.bdrp.router.metrics.MetricsHttp;
+import io.bdrp.router.metrics.RouterMetrics;
+import io.bdrp.router.security.OriginKeys;
+import io.bdrp.router.security.RouterClaims;
+import io.bdrp.router.security.RouterTls;
+import io.bdrp.router.security.TlsReloader;
 import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.MessageIds;
 import io.bdrp.routing.RoutingNode;

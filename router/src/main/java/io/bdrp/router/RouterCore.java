@@ -1,5 +1,7 @@
 package io.bdrp.router;
 
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.transport.ProtocolErrorCounters;
 import io.netty.channel.Channel;
@@ -38,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * @param rearmTimer re-arms the routing timer after a change of the routing state (on the loop)
  * @param stopping whether the router is stopping
  */
-record RouterCore(
+public record RouterCore(
     RouterConfig config,
     EventLoop loop,
     Executor control,
@@ -125,22 +127,22 @@ record RouterCore(
   }
 
   /** The channel class of TCP connections this router dials. */
-  Class<? extends SocketChannel> socketChannel() {
+  public Class<? extends SocketChannel> socketChannel() {
     return epoll ? EpollSocketChannel.class : NioSocketChannel.class;
   }
 
   /** The channel class of UDP sockets. */
-  Class<? extends DatagramChannel> datagramChannel() {
+  public Class<? extends DatagramChannel> datagramChannel() {
     return epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
   }
 
   /** Adds a channel to those the router closes when it stops. */
-  void track(Channel ch) {
+  public void track(Channel ch) {
     channels.add(ch);
   }
 
   /** {@code init}, once the channel is among those the router closes when it stops. */
-  <C extends Channel> ChannelInitializer<C> tracked(ChannelHandler init) {
+  public <C extends Channel> ChannelInitializer<C> tracked(ChannelHandler init) {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(C ch) {
@@ -151,12 +153,12 @@ record RouterCore(
   }
 
   /** Re-arms the routing timer after a change of the routing state (on the loop). */
-  void rearm() {
+  public void rearm() {
     rearmTimer.run();
   }
 
   /** Whether the router is stopping. */
-  boolean closed() {
+  public boolean closed() {
     return stopping.getAsBoolean();
   }
 }

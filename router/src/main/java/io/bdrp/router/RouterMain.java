@@ -1,5 +1,7 @@
 package io.bdrp.router;
 
+import io.bdrp.router.config.ConfigAddress;
+import io.bdrp.router.config.RouterConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

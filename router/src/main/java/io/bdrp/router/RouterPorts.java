@@ -1,5 +1,7 @@
 package io.bdrp.router;
 
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.security.TlsFiles;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -16,13 +18,13 @@ import org.slf4j.LoggerFactory;
  * The router's listening ports: binding one with an error that names the configuration field, and
  * the warnings a router gives at start about what its ports expose.
  */
-final class RouterPorts {
+public final class RouterPorts {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
 
   private RouterPorts() {}
 
   /** {@code a}, resolved if it was read unresolved from a file. */
-  static InetSocketAddress resolve(InetSocketAddress a) {
+  public static InetSocketAddress resolve(InetSocketAddress a) {
     return a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a;
   }
 

@@ -1,6 +1,11 @@
 package io.bdrp.router;
 
 import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.hosts.ClientSessions;
+import io.bdrp.router.links.Link;
+import io.bdrp.router.links.RouterLinks;
+import io.bdrp.router.links.shm.ShmLinks;
 import io.bdrp.router.ring.SharedRing;
 import io.bdrp.routing.RoutingNode;
 import io.netty.channel.EventLoop;

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
+import io.bdrp.router.security.ClientAuth;
 import io.bdrp.transport.ErrorCode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -7,6 +7,8 @@ import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.config.RouterLimits;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

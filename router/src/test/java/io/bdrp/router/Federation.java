@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.security.ClientTls;
+import io.bdrp.router.security.RouterTls;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.topologies.Topology;
 import java.net.InetSocketAddress;
@@ -17,7 +21,7 @@ import java.util.function.BooleanSupplier;
  * topology, on ports chosen by the system, with clients attached; everything is closed by {@link
  * #close()}.
  */
-final class Federation implements AutoCloseable {
+public final class Federation implements AutoCloseable {
   /**
    * Timers for tests: adjacencies form at once (a hello is answered right away), and a dead
    * interval of seconds keeps a loaded two-core machine's pauses from looking like failures.
@@ -246,7 +250,7 @@ final class Federation implements AutoCloseable {
   }
 
   /** A router 0 on loopback ports the system picks, without neighbours, with fast timers. */
-  static RouterConfig loneRouter() {
+  public static RouterConfig loneRouter() {
     return new RouterConfig(
         0,
         System.currentTimeMillis(),

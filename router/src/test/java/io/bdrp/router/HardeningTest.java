@@ -10,6 +10,8 @@ import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.config.RouterLimits;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.DataHeader;

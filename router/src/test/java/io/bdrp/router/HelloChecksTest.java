@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.CategoryScheme;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.config.RouterLimits;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ErrorCode;

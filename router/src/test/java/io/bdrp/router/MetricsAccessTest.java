@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.security.ClientAuth;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.metrics.MetricsAccess;
+import io.bdrp.router.metrics.MetricsHttp;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.URI;

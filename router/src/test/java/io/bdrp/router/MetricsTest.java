@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
+import io.bdrp.router.metrics.Metrics;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

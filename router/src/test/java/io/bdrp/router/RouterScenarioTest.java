@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
+import io.bdrp.router.config.RouterConfig;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.workload.WorkloadGenerator;
 import io.bdrp.workload.WorkloadSpec;

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.security.RouterTls;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import java.net.InetSocketAddress;

@@ -1,5 +1,6 @@
 package io.bdrp.router;
 
+import io.bdrp.router.security.TlsFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Certificates for TLS tests, made by the openssl command: a CA and leaves it signs. */
-final class TestCerts {
+public final class TestCerts {
   private final Path dir;
   private final String name;
 
@@ -17,7 +18,7 @@ final class TestCerts {
   }
 
   /** A new CA named {@code name} in {@code dir}: {@code name.crt} and {@code name.key}. */
-  static TestCerts ca(Path dir, String name) throws IOException, InterruptedException {
+  public static TestCerts ca(Path dir, String name) throws IOException, InterruptedException {
     Files.createDirectories(dir);
     newKey(dir, name, "-x509", "-out", name + ".crt", "-days", "2");
     return new TestCerts(dir, name);
@@ -39,7 +40,7 @@ final class TestCerts {
     openssl(dir, args.toArray(String[]::new));
   }
 
-  Path cert() {
+  public Path cert() {
     return dir.resolve(name + ".crt");
   }
 
@@ -47,7 +48,7 @@ final class TestCerts {
    * A leaf signed by this CA for {@code subjectAltName} (such as {@code IP:127.0.0.1}): its
    * certificate and PKCS#8 key, {@code leaf.crt} and {@code leaf.key}.
    */
-  Path[] leaf(String leaf, String subjectAltName) throws IOException, InterruptedException {
+  public Path[] leaf(String leaf, String subjectAltName) throws IOException, InterruptedException {
     return leaf(leaf, subjectAltName, 1);
   }
 
@@ -55,14 +56,15 @@ final class TestCerts {
    * A leaf valid for {@code days} days from now; 0 makes one whose validity ends the second it
    * begins, expired from then on.
    */
-  Path[] leaf(String leaf, String subjectAltName, int days)
+  public Path[] leaf(String leaf, String subjectAltName, int days)
       throws IOException, InterruptedException {
     newKey(dir, leaf, "-out", leaf + ".csr");
     return sign(leaf, subjectAltName, days);
   }
 
   /** As {@link #leaf(String, String)} with an Ed25519 key. */
-  Path[] ed25519Leaf(String leaf, String subjectAltName) throws IOException, InterruptedException {
+  public Path[] ed25519Leaf(String leaf, String subjectAltName)
+      throws IOException, InterruptedException {
     newKey(dir, leaf, List.of("-newkey", "ed25519"), "-out", leaf + ".csr");
     return sign(leaf, subjectAltName, 1);
   }

@@ -8,6 +8,8 @@ import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.config.RouterLimits;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.DatagramAuth;

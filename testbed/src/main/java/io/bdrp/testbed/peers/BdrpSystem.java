@@ -3,7 +3,7 @@ package io.bdrp.testbed.peers;
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.router.ClientAuth;
+import io.bdrp.router.security.ClientAuth;
 import io.bdrp.testbed.ChildProcess;
 import io.bdrp.testbed.DevCa;
 import io.bdrp.testbed.Ports;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bdrp.encoding.Message;
-import io.bdrp.router.RouterConfig;
+import io.bdrp.router.config.RouterConfig;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.DatagramAuth;
 import io.bdrp.transport.EthernetFrames;

@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
-import io.bdrp.router.ClientAuth;
-import io.bdrp.router.RouterConfig;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.security.ClientAuth;
 import io.bdrp.testbed.PubSubSystem;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

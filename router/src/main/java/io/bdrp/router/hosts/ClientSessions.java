@@ -1,0 +1,429 @@
+package io.bdrp.router.hosts;
+
+import io.bdrp.encoding.Predicate;
+import io.bdrp.router.Handshakes;
+import io.bdrp.router.MessageBytes;
+import io.bdrp.router.OutputBatches;
+import io.bdrp.router.RouterCore;
+import io.bdrp.router.config.HostLimits;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.metrics.Metrics;
+import io.bdrp.router.metrics.RouterMetrics;
+import io.bdrp.router.security.ClientAuth;
+import io.bdrp.router.security.ClientTls;
+import io.bdrp.router.security.TlsFiles;
+import io.bdrp.routing.DataPlane;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameDecoder;
+import io.bdrp.transport.ClientFrameEncoder;
+import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.FrameType;
+import io.bdrp.transport.Frames;
+import io.bdrp.transport.ProtocolErrorHandler;
+import io.bdrp.transport.ProtocolException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's client sessions: the HELLO, SET_PREDICATE and SEND of each host, and the table of
+ * hosts that deliveries go to. A SEND is published through the data plane with the message's bytes
+ * as the host wrote them, never re-encoded.
+ *
+ * <p>Owned by the router's event loop.
+ */
+public final class ClientSessions {
+  private static final Logger log = LoggerFactory.getLogger(ClientSessions.class);
+
+  private static final int SEND_MESSAGE_OFFSET = Frames.PREFIX_BYTES + 8; // after correlation id
+
+  /** The most one read of a client session takes from its socket. */
+  static final int CLIENT_READ_BYTES = 16 * 1024;
+
+  private final RouterCore core;
+  private final Hosts hosts;
+  private final OutputBatches batches;
+
+  /** Sessions of each named user (on the loop). */
+  private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
+
+  /** The SEND frame being handled: its message bytes, exposed while it is decoded and published. */
+  private final MessageBytes sendBytes = new MessageBytes();
+
+  private final Handshakes handshakes;
+  private final PredicateChanges changes;
+  private final Metrics.Counter slowConsumers;
+  private final Metrics.Counter refused;
+  private final Metrics.Counter forbidden;
+
+  private final DataPlane<MessageBytes> dataPlane;
+  private final java.util.function.Supplier<ClientTls> clientTls;
+
+  /**
+   * @param clientTls TLS on the client port as now loaded (null: none)
+   * @param signed whether routers sign their advertisements
+   */
+  public ClientSessions(
+      RouterCore core,
+      Hosts hosts,
+      OutputBatches batches,
+      DataPlane<MessageBytes> dataPlane,
+      java.util.function.Supplier<ClientTls> clientTls,
+      boolean signed) {
+    this.core = core;
+    this.dataPlane = dataPlane;
+    this.clientTls = clientTls;
+    RouterMetrics metrics = core.metrics();
+    this.hosts = hosts;
+    this.batches = batches;
+    this.handshakes = new Handshakes("clients", core.config().limits(), metrics);
+    this.slowConsumers = metrics.connectionsClosed("clients", "slow_consumer");
+    this.refused = metrics.connectionsClosed("clients", "not_authorized");
+    this.forbidden = metrics.sendsRefused("publish_permission");
+    this.keptAlive = metrics.connectionsClosed("clients", "keepalive");
+    this.refusedSessions = metrics.requestsRefused("user_sessions");
+    this.changes = new PredicateChanges(core, signed);
+  }
+
+  private final Metrics.Counter keptAlive;
+  private final Metrics.Counter refusedSessions;
+
+  /** Connections in their HELLO now. */
+  public int handshakesPending() {
+    return handshakes.pending();
+  }
+
+  public ChannelInitializer<Channel> initializer() {
+    RouterLimits limits = core.config().limits();
+    return new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        ClientHandler session = new ClientHandler();
+        // One read of a session per turn of the loop, not Netty's 16, of at most 16 KiB: a
+        // client that floods requests (a thousand PINGs in 16 KiB) then holds the loop for one
+        // read's worth of work before every other session gets its turn.
+        ch.config()
+            .setRecvByteBufAllocator(
+                new AdaptiveRecvByteBufAllocator(64, 2048, CLIENT_READ_BYTES)
+                    .maxMessagesPerRead(1));
+        ch.config()
+            .setWriteBufferWaterMark(
+                new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
+        ClientTls tls = clientTls.get();
+        if (tls != null) {
+          ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
+        }
+        ch.pipeline()
+            // Replies to a read's requests (a burst of PINGs, of acknowledged SENDs) leave in
+            // one flush at the end of the read, not one system call each.
+            .addLast(new FlushConsolidationHandler(256, false))
+            .addLast(
+                new IdleStateHandler(limits.hosts().keepAliveMs(), 0, 0, TimeUnit.MILLISECONDS))
+            .addLast(handshakes.guard(true))
+            .addLast(handshakes.frameDecoder())
+            .addLast(new SendBytes())
+            .addLast(changes.offload(() -> session.host))
+            .addLast(new ClientFrameDecoder(limits.maxFrameBytes()))
+            .addLast(new ClientFrameEncoder())
+            .addLast(session)
+            .addLast(new ProtocolErrorHandler(core.errors()));
+      }
+    };
+  }
+
+  /** Sits before the client frame decoder and exposes a SEND frame's message bytes meanwhile. */
+  private final class SendBytes extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ByteBuf f
+          && f.readableBytes() > SEND_MESSAGE_OFFSET
+          && f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET) == FrameType.SEND.number()) {
+        // Held: the decoder releases the frame before it passes the decoded SEND on.
+        f.retain();
+        sendBytes.set(
+            f, f.readerIndex() + SEND_MESSAGE_OFFSET, f.readableBytes() - SEND_MESSAGE_OFFSET);
+        try {
+          ctx.fireChannelRead(msg); // decoded and published before this returns
+        } finally {
+          sendBytes.set(null, 0, 0);
+          f.release();
+        }
+      } else {
+        ctx.fireChannelRead(msg);
+      }
+    }
+  }
+
+  /** The user a verified client certificate names ({@code urn:bdrp:user:NAME}), or null. */
+  private static String certificateUser(ChannelHandlerContext ctx) {
+    java.security.cert.X509Certificate peer = TlsFiles.peer(ctx);
+    java.util.List<String> users =
+        peer == null ? java.util.List.of() : TlsFiles.uris(peer, ClientAuth.USER_URN);
+    return users.isEmpty() ? null : users.get(0);
+  }
+
+  /**
+   * One client session.
+   *
+   * <p><b>Output.</b> Every frame to the client — deliveries and replies alike (HELLO_OK, OK, PONG,
+   * ERROR) — counts against the session's water marks. Deliveries to a session above its high water
+   * mark are dropped and counted; while it is above it, the session's input is not read, so a
+   * client that sends requests and never reads the replies cannot make them pile up: its own socket
+   * buffers fill and its writes block. A session that stays above its high water mark for {@link
+   * RouterLimits#slowConsumerMs()} is disconnected as a slow consumer (WARN, {@code
+   * bdrp_connections_closed_total{port="clients",reason="slow_consumer"}}).
+   */
+  private final class ClientHandler extends SimpleChannelInboundHandler<ClientFrame> {
+    private ClientHost host;
+    private ScheduledFuture<?> slowCheck;
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, ClientFrame f) {
+      RouterConfig config = core.config();
+      if (host == null) {
+        if (!(f instanceof ClientFrame.Hello h)) {
+          throw new ProtocolException(
+              ErrorCode.PROTOCOL_VIOLATION, "the first frame of a client session must be HELLO");
+        }
+        if (hosts.size() >= config.limits().maxClients()) {
+          throw new ProtocolException(
+              ErrorCode.OVERLOADED,
+              "this router serves at most " + config.limits().maxClients() + " clients",
+              true);
+        }
+        String certUser = certificateUser(ctx);
+        ClientAuth.Permissions permissions =
+            config.clientAuth().authenticate(h.authToken(), certUser);
+        if (permissions == null) {
+          refused.inc();
+          log.info(
+              "router {}: refusing client {} ({}) at {}: {}",
+              config.router(),
+              h.clientName(),
+              certUser != null
+                  ? "a certificate for user '" + certUser + "', not a user here"
+                  : h.authToken().length == 0 ? "no token" : "a token of no user",
+              ctx.channel().remoteAddress(),
+              "not authorized");
+          throw new ProtocolException(
+              ErrorCode.NOT_AUTHORIZED,
+              certUser != null
+                  ? "the certificate names user '" + certUser + "', not a user of this router"
+                  : h.authToken().length == 0
+                      ? "this router serves only clients with a token"
+                      : "the token is not that of a user of this router");
+        }
+        String user = ClientHost.userOf(permissions);
+        if (user != null) {
+          long[] u = users.computeIfAbsent(user, k -> new long[1]);
+          int max = config.limits().hosts().maxSessionsPerUser();
+          if (u[0] >= max) {
+            refusedSessions.inc();
+            throw new ProtocolException(
+                ErrorCode.OVERLOADED,
+                "user "
+                    + user
+                    + " has "
+                    + u[0]
+                    + " sessions, at most limits.maxSessionsPerUser ("
+                    + max
+                    + ")",
+                true);
+          }
+          u[0]++;
+        }
+        host =
+            new ClientHost(
+                hosts.number(),
+                ctx.channel(),
+                h.clientName(),
+                permissions,
+                core.metrics(),
+                batches);
+        host.changeTokens = config.limits().hosts().predicateChangesPerSecond();
+        host.changeTokensAt = System.nanoTime();
+        hosts.put(host.id, host);
+        Handshakes.done(ctx);
+        ctx.writeAndFlush(new ClientFrame.HelloOk(Frames.VERSION, config.router(), "bdrp-router"));
+        return;
+      }
+      switch (f) {
+        case ClientFrame.SetPredicate s ->
+            // PredicateOffload takes every SET_PREDICATE of a session past its HELLO.
+            throw new ProtocolException(ErrorCode.INTERNAL, "SET_PREDICATE not handed over");
+        case ClientFrame.Send s -> {
+          if (sendBytes.buf == null) {
+            throw new ProtocolException(ErrorCode.INTERNAL, "SEND without its bytes");
+          }
+          if (!host.permissions.mayPublish(s.message())) {
+            forbidden.inc();
+            core.errors().increment(ErrorCode.NOT_AUTHORIZED);
+            ctx.writeAndFlush(
+                new ClientFrame.Error(
+                    s.correlationId(),
+                    ErrorCode.NOT_AUTHORIZED.number(),
+                    "the message is outside user "
+                        + host.permissions.user()
+                        + "'s publish permission: "
+                        + host.permissions.publish(),
+                    0));
+            return;
+          }
+          if (log.isDebugEnabled()) {
+            log.debug(
+                "router {}: client {} ({}) published {}",
+                config.router(),
+                host.id,
+                host.name,
+                s.message());
+          }
+          dataPlane.publish(s.message(), sendBytes);
+          if (s.correlationId() != 0) {
+            ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
+          }
+        }
+        case ClientFrame.Ping p -> {
+          // Not queued above the session's high water mark: a client that sends PINGs and does
+          // not read cannot make PONGs pile up (it is cut as a slow consumer meanwhile).
+          if (ctx.channel().isWritable()) {
+            ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+          }
+        }
+        case ClientFrame.Pong p -> {}
+        case ClientFrame.Bye b -> ctx.close();
+        case ClientFrame.Hello h ->
+            throw new ProtocolException(ErrorCode.PROTOCOL_VIOLATION, "HELLO sent twice");
+        default ->
+            throw new ProtocolException(
+                ErrorCode.PROTOCOL_VIOLATION, "a client may not send " + f.type());
+      }
+    }
+
+    /**
+     * Keep-alive: a session that has sent nothing for {@link HostLimits#keepAliveMs()} is sent a
+     * PING (which every client answers with a PONG); one that stays silent for as long again is
+     * closed ({@code TIMEOUT}, counted as {@code reason="keepalive"}).
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE && host != null) {
+        if (e.isFirst()) {
+          ctx.writeAndFlush(new ClientFrame.Ping(System.nanoTime()));
+        } else {
+          keptAlive.inc();
+          long ms = core.config().limits().hosts().keepAliveMs();
+          log.info(
+              "router {}: {} sent nothing for {} ms, not even a PONG: closed",
+              core.config().router(),
+              host,
+              2 * ms);
+          core.errors().increment(ErrorCode.TIMEOUT);
+          ctx.writeAndFlush(
+                  new ClientFrame.Error(
+                      0,
+                      ErrorCode.TIMEOUT.number(),
+                      "nothing received for "
+                          + 2 * ms
+                          + " ms, not even a PONG to the router's PING (limits.keepAliveMs)",
+                      0))
+              .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+        }
+        return;
+      }
+      ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      Channel c = ctx.channel();
+      if (c.isWritable()) {
+        c.config().setAutoRead(true);
+        if (slowCheck != null) {
+          slowCheck.cancel(false);
+          slowCheck = null;
+        }
+      } else {
+        c.config().setAutoRead(false);
+        if (slowCheck == null) {
+          slowCheck =
+              ctx.executor()
+                  .schedule(
+                      () -> cutIfSlow(ctx),
+                      core.config().limits().slowConsumerMs(),
+                      TimeUnit.MILLISECONDS);
+        }
+      }
+      ctx.fireChannelWritabilityChanged();
+    }
+
+    private void cutIfSlow(ChannelHandlerContext ctx) {
+      slowCheck = null;
+      Channel c = ctx.channel();
+      if (!c.isActive() || c.isWritable()) {
+        return;
+      }
+      slowConsumers.inc();
+      long ms = core.config().limits().slowConsumerMs();
+      log.warn(
+          "router {}: {} left {} bytes unread for {} ms (high water mark {}): disconnected as a"
+              + " slow consumer",
+          core.config().router(),
+          host != null ? host : "client at " + c.remoteAddress(),
+          c.unsafe().outboundBuffer() == null
+              ? 0
+              : c.unsafe().outboundBuffer().totalPendingWriteBytes(),
+          ms,
+          core.config().limits().hostHighWaterBytes());
+      // The reason goes out first if the socket takes it; the output queued behind is discarded.
+      core.errors().increment(ErrorCode.SLOW_CONSUMER);
+      ctx.writeAndFlush(
+          new ClientFrame.Error(
+              0,
+              ErrorCode.SLOW_CONSUMER.number(),
+              "output above "
+                  + core.config().limits().hostHighWaterBytes()
+                  + " bytes for "
+                  + ms
+                  + " ms: disconnected as a slow consumer",
+              0));
+      c.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (slowCheck != null) {
+        slowCheck.cancel(false);
+        slowCheck = null;
+      }
+      if (host != null) {
+        hosts.remove(host.id);
+        if (host.user != null) {
+          long[] u = users.get(host.user);
+          u[0]--;
+          if (u[0] == 0) {
+            users.remove(host.user);
+          }
+        }
+        core.metrics().removeHost(host.id, host.name);
+        core.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
+        changes.left(host);
+        core.rearm();
+      }
+      ctx.fireChannelInactive();
+    }
+  }
+}

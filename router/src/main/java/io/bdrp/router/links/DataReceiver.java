@@ -1,0 +1,72 @@
+package io.bdrp.router.links;
+
+import io.bdrp.router.MessageBytes;
+import io.bdrp.router.metrics.RouterMetrics;
+import io.bdrp.routing.DataPlane;
+import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.ProtocolException;
+import io.netty.buffer.ByteBuf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where every transport hands the DATA frames its links receive (TCP sessions, UDP datagrams,
+ * rings): the header is read in place, a malformed one is counted and dropped, anything else goes
+ * to the data plane with the message as a view of the frame. Nothing is copied or allocated per
+ * frame: the header and the message view are reused, one frame at a time.
+ *
+ * <p>Owned by the router's event loop.
+ */
+public final class DataReceiver implements DataTransport.Receiver {
+  private static final Logger log = LoggerFactory.getLogger(DataReceiver.class);
+
+  private final int router;
+  private final RouterMetrics metrics;
+  private final DataPlane<MessageBytes> dataPlane;
+  private final DataHeader header = new DataHeader();
+  private final MessageBytes message = new MessageBytes();
+
+  public DataReceiver(int router, RouterMetrics metrics, DataPlane<MessageBytes> dataPlane) {
+    this.router = router;
+    this.metrics = metrics;
+    this.dataPlane = dataPlane;
+  }
+
+  /**
+   * A DATA frame from neighbour {@code from} over {@code transport}, which the caller still owns.
+   */
+  @Override
+  public void receive(Link from, ByteBuf frame, String transport) {
+    from.in.inc();
+    DataHeader h;
+    try {
+      h = header.wrap(frame);
+    } catch (ProtocolException e) {
+      metrics.malformedData(transport).inc();
+      log.debug(
+          "router {}: malformed DATA from {} over {}: {}",
+          router,
+          from.neighbour(),
+          transport,
+          e.getMessage());
+      return;
+    }
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "router {}: DATA from router {} over {}: source router {}, message {}, {}, hop limit {},"
+              + " {} bytes",
+          router,
+          from.neighbour(),
+          transport,
+          h.sourceRouter(),
+          h.messageId(),
+          h.isBroadcast() ? "broadcast" : "by D",
+          h.hopLimit(),
+          h.messageLength());
+    }
+    dataPlane.receive(
+        from.neighbour(),
+        h,
+        message.set(frame, frame.readerIndex() + h.messageOffset(), h.messageLength()));
+  }
+}

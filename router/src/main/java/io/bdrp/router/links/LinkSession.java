@@ -1,0 +1,366 @@
+package io.bdrp.router.links;
+
+import io.bdrp.router.Handshakes;
+import io.bdrp.router.RouterCore;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.security.OriginKeys;
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.DatagramAuth;
+import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.ProtocolException;
+import io.bdrp.transport.RouterHello;
+import io.bdrp.transport.SessionFrame;
+import io.bdrp.transport.UdpProtection;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One router session: the hello exchange, then the neighbour's control and DATA frames (see {@link
+ * RouterLinks} for what is checked and refused). Large advertisements arrive decoded by {@link
+ * ControlOffload}; with signing routers, claims are verified on the links' control thread before
+ * they are applied, in the link's order.
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class LinkSession extends SimpleChannelInboundHandler<Object> {
+  private static final Logger log = LoggerFactory.getLogger(RouterLinks.class);
+
+  private final RouterLinks links;
+  private final RouterCore core;
+  private final RouterConfig config;
+  private final Link dialling; // the link this session dials, or null if accepted
+  private Link link; // after a valid hello
+  // This session's hello nonce, from which its datagram keys are derived.
+  private final byte[] nonce;
+
+  LinkSession(RouterLinks links, Link dialling) {
+    super(Object.class, false);
+    this.links = links;
+    this.core = links.core;
+    this.config = links.config;
+    this.dialling = dialling;
+    this.nonce =
+        config.udpProtection() == UdpProtection.NONE ? new byte[0] : DatagramAuth.newNonce();
+  }
+
+  /** Whatever a read brought from the neighbour shows it alive: once per read, not per frame. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (link != null) {
+      link.lastReadNanos = System.nanoTime();
+      core.node().heard(link.neighbour());
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    ctx.writeAndFlush(links.ownHello(nonce));
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+    try {
+      if (msg instanceof ClientFrame.Error e) {
+        errorFromPeer(ctx, e);
+      } else if (link == null) {
+        if (!(msg instanceof RouterHello h)) {
+          throw new ProtocolException(
+              ErrorCode.PROTOCOL_VIOLATION,
+              "the first frame of a router session must be ROUTER_HELLO");
+        }
+        hello(ctx, h);
+      } else if (msg instanceof ByteBuf frame) {
+        links.receiver.receive(link, frame, "tcp");
+      } else if (msg instanceof ControlMessage m) {
+        if (m.sender() != link.neighbour()) {
+          throw new ProtocolException(
+              ErrorCode.PROTOCOL_VIOLATION,
+              "control message names sender " + m.sender() + " on the link to " + link.neighbour());
+        }
+        link.controlIn.inc();
+        if (log.isDebugEnabled()) {
+          log.debug("router {}: from router {}: {}", config.router(), link.neighbour(), m);
+        }
+        OriginKeys keys = links.originKeys;
+        if (keys != null && (deferred > 0 || OriginKeys.carriesClaims(m))) {
+          prepareThenApply(ctx, keys, m);
+        } else {
+          apply(m);
+        }
+      } else if (msg instanceof SessionFrame s) {
+        if (s instanceof ClientFrame.Ping p) {
+          // A reply is not queued above the link's high water mark: a neighbour that sends
+          // PINGs and does not read cannot make PONGs pile up.
+          if (ctx.channel().isWritable()) {
+            ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+          }
+        } else if (s instanceof ClientFrame.Bye) {
+          ctx.close();
+        }
+      } else {
+        throw new ProtocolException(
+            ErrorCode.PROTOCOL_VIOLATION, "unexpected frame " + msg.getClass().getSimpleName());
+      }
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  /** Control messages of this link handed to the control thread and not yet applied. */
+  private int deferred;
+
+  /**
+   * Most control messages of one link waiting for the control thread: at this many the link is not
+   * read until they are down to {@link #RESUME_DEFERRED}, so that a neighbour cannot queue without
+   * bound behind a busy control thread (each message is at most one frame).
+   */
+  static final int MAX_DEFERRED = 64;
+
+  static final int RESUME_DEFERRED = 16;
+
+  private void apply(ControlMessage m) {
+    if (!core.node().receive(m)) {
+      futureEpoch(m);
+    }
+    core.rearm();
+  }
+
+  /**
+   * Verifies the claims of {@code m} on the control thread, then applies it on the loop: signature
+   * checks of a large flood stay off the loop. Every control message of the link that comes while
+   * one is away takes the same way, so the link's messages are applied in the order they came.
+   */
+  private void prepareThenApply(ChannelHandlerContext ctx, OriginKeys keys, ControlMessage m) {
+    if (++deferred == MAX_DEFERRED) {
+      ctx.channel().config().setAutoRead(false);
+    }
+    try {
+      core.linkControl()
+          .execute(
+              () -> {
+                try {
+                  keys.prepare(m);
+                } catch (RuntimeException e) {
+                  log.warn("router {}: checking claims failed", config.router(), e);
+                }
+                try {
+                  ctx.executor()
+                      .execute(
+                          () -> {
+                            if (deferred-- == RESUME_DEFERRED + 1
+                                && !ctx.channel().config().isAutoRead()) {
+                              ctx.channel().config().setAutoRead(true);
+                            }
+                            if (ctx.channel().isActive()) {
+                              apply(m);
+                            }
+                          });
+                } catch (java.util.concurrent.RejectedExecutionException closed) {
+                  // The router is stopping: nothing is applied any more.
+                }
+              });
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      deferred--; // the router is stopping
+    }
+  }
+
+  /** A control message refused for its epoch: a WARN line at most every ten seconds. */
+  private void futureEpoch(ControlMessage m) {
+    long now = System.nanoTime();
+    long refused = core.node().futureEpochs();
+    if (now - links.futureEpochsLoggedAt >= TimeUnit.SECONDS.toNanos(10)
+        || links.futureEpochsLoggedAt == Long.MIN_VALUE) {
+      log.warn(
+          "router {}: refused {} from router {}: it names an epoch more than"
+              + " routing.maxEpochAheadMs ({} ms) ahead of this clock ({} such messages since the"
+              + " last report)",
+          config.router(),
+          m,
+          link.neighbour(),
+          config.routing().maxEpochAheadMs(),
+          refused - links.futureEpochsLogged);
+      links.futureEpochsLogged = refused;
+      links.futureEpochsLoggedAt = now;
+    }
+  }
+
+  private void errorFromPeer(ChannelHandlerContext ctx, ClientFrame.Error e) {
+    String code =
+        e.knownCode()
+            .map(c -> c.name().toLowerCase(java.util.Locale.ROOT))
+            .orElse(Integer.toString(e.code()));
+    core.metrics().linkErrorReceived(code).inc();
+    log.warn(
+        "router {}: neighbour {} at {} reports {}: {}",
+        config.router(),
+        link != null ? link.neighbour() : dialling != null ? dialling.neighbour() : "(unknown)",
+        ctx.channel().remoteAddress(),
+        code,
+        e.message());
+    if (link == null) {
+      ctx.close(); // refused before the hello was accepted: nothing else can follow
+    }
+  }
+
+  private void hello(ChannelHandlerContext ctx, RouterHello h) {
+    RouterHello.Incompatibility why = links.ownHello(nonce).incompatibility(h);
+    if (why != null) {
+      core.metrics().linkRefused(why.parameter()).inc();
+      log.warn(
+          "router {}: refusing router {} at {}: {}",
+          config.router(),
+          h.routerNumber(),
+          ctx.channel().remoteAddress(),
+          why.reason());
+      throw new ProtocolException(ErrorCode.INCOMPATIBLE_PEER, why.reason());
+    }
+    Link l = links.get(h.routerNumber());
+    if (l == null) {
+      core.metrics().linkRefused("neighbour").inc();
+      log.warn(
+          "router {}: refusing router {} at {}: not a configured neighbour",
+          config.router(),
+          h.routerNumber(),
+          ctx.channel().remoteAddress());
+      throw new ProtocolException(
+          ErrorCode.NOT_AUTHORIZED,
+          "router " + h.routerNumber() + " is not a configured neighbour");
+    }
+    if (dialling != null && dialling != l) {
+      throw new ProtocolException(
+          ErrorCode.PROTOCOL_VIOLATION,
+          "dialled router "
+              + dialling.neighbour()
+              + " but router "
+              + h.routerNumber()
+              + " answered");
+    }
+    if (config.routerTls() != null) {
+      List<Integer> named = RouterLinks.peerRouterNumbers(ctx);
+      if (!named.contains(h.routerNumber())) {
+        core.metrics().linkRefused("certificate").inc();
+        log.warn(
+            "router {}: refusing router {} at {}: its certificate names {}",
+            config.router(),
+            h.routerNumber(),
+            ctx.channel().remoteAddress(),
+            named.isEmpty() ? "no router" : "router " + named);
+        throw new ProtocolException(
+            ErrorCode.NOT_AUTHORIZED,
+            "the certificate names "
+                + (named.isEmpty() ? "no router" : "router " + named)
+                + ", the hello router "
+                + h.routerNumber());
+      }
+    }
+    if (!MessageDigest.isEqual(links.token(), h.authToken())) {
+      core.metrics().linkRefused("token").inc();
+      log.warn(
+          "router {}: refusing router {} at {}: wrong router token",
+          config.router(),
+          h.routerNumber(),
+          ctx.channel().remoteAddress());
+      throw new ProtocolException(ErrorCode.NOT_AUTHORIZED, "wrong router token");
+    }
+    boolean ours = dialling != null;
+    if (l.session != null && l.session.isActive() && links.silent(l)) {
+      // Nothing heard on the live session for a dead interval: it is dead, whatever TCP says.
+      Channel old = l.session;
+      links.detach(l);
+      links.closeSilent(l, old);
+    }
+    if (l.session != null && l.session.isActive() && h.epoch() != l.peerEpoch) {
+      // Another process claims the number of a neighbour that has a live session here (a
+      // restarted router whose old session is not yet known dead, or a misconfigured twin): the
+      // live session stays; once it ends, a redial gets in.
+      core.metrics().linkRefused("duplicate").inc();
+      log.warn(
+          "router {}: refusing router {} at {} (epoch {}): router {} is connected from {} (epoch"
+              + " {})",
+          config.router(),
+          h.routerNumber(),
+          ctx.channel().remoteAddress(),
+          h.epoch(),
+          l.neighbour(),
+          l.session.remoteAddress(),
+          l.peerEpoch);
+      throw new ProtocolException(
+          ErrorCode.DUPLICATE_ROUTER,
+          "router " + h.routerNumber() + " is already connected from another process");
+    }
+    if (l.session != null && l.session.isActive()) {
+      // Both sides dialled: keep the session dialled by the lower-numbered core.
+      int keepDialler = Math.min(config.router(), l.neighbour());
+      boolean newIsKeeper = (ours ? config.router() : l.neighbour()) == keepDialler;
+      if (!newIsKeeper) {
+        ctx.close();
+        return;
+      }
+      Channel old = l.session;
+      links.detach(l);
+      old.close();
+    }
+    link = l;
+    l.attach(ctx.channel());
+    l.lastReadNanos = System.nanoTime();
+    l.peerEpoch = h.epoch();
+    l.dialledByUs = ours;
+    Handshakes.done(ctx);
+    DataTransport.Peer peer =
+        new DataTransport.Peer((InetSocketAddress) ctx.channel().remoteAddress(), h, nonce);
+    for (DataTransport t : links.transports) {
+      DataPath p = t.linkUp(l, peer);
+      if (p != null) {
+        l.path = p;
+      }
+    }
+    ctx.channel()
+        .closeFuture()
+        .addListener(
+            f -> {
+              if (l.session == ctx.channel()) {
+                if (!core.closed()) { // not every link of a router that stops
+                  log.info("router {}: link to router {} down", config.router(), l.neighbour());
+                }
+                links.detach(l);
+                core.rearm();
+                if (l.dialledByUs) {
+                  links.redialLater(l);
+                }
+              }
+            });
+    if (l.unreachableSince != 0) {
+      log.info(
+          "router {}: reached router {} after {} s",
+          config.router(),
+          l.neighbour(),
+          TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - l.unreachableSince));
+      l.unreachableSince = 0;
+    }
+    log.info(
+        "router {}: link to router {} up ({}, DATA over {})",
+        config.router(),
+        l.neighbour(),
+        ours ? "dialled" : "accepted",
+        l.path != null ? l.path.describe() : "TCP");
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (dialling != null && link == null) {
+      links.redialLater(dialling);
+    }
+    ctx.fireChannelInactive();
+  }
+}

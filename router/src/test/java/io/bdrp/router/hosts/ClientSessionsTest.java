@@ -1,0 +1,187 @@
+package io.bdrp.router.hosts;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.router.Federation;
+import io.bdrp.router.MessageBytes;
+import io.bdrp.router.OutputBatches;
+import io.bdrp.router.RouterCore;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.links.Link;
+import io.bdrp.router.links.LinkOutput;
+import io.bdrp.router.metrics.Metrics;
+import io.bdrp.router.metrics.RouterMetrics;
+import io.bdrp.routing.DataPlane;
+import io.bdrp.routing.MessageIds;
+import io.bdrp.routing.RoutingNode;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameCodec;
+import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.Frames;
+import io.bdrp.transport.ProtocolErrorCounters;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.group.DefaultChannelGroup;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bdrp client front end on {@link EmbeddedChannel}s, without sockets: the pipeline a client
+ * session gets from {@link ClientSessions#initializer()}, the router's real data plane and routing
+ * state behind it, and the control thread run in place. HELLO, SET_PREDICATE, SEND and DELIVER as a
+ * client sees them, and the errors it is sent.
+ */
+class ClientSessionsTest {
+  private final List<EmbeddedChannel> channels = new ArrayList<>();
+  private EmbeddedChannel first;
+  private ClientSessions clients;
+  private RoutingNode node;
+
+  @BeforeEach
+  void setUp() {
+    first = new EmbeddedChannel();
+    channels.add(first);
+    RouterConfig config = Federation.loneRouter();
+    node =
+        new RoutingNode(
+            0,
+            config.epoch(),
+            config.routing(),
+            config.bloom(),
+            () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
+    ProtocolErrorCounters errors = new ProtocolErrorCounters();
+    RouterMetrics metrics = new RouterMetrics(new Metrics(), node, errors);
+    RouterCore core =
+        new RouterCore(
+            config,
+            first.eventLoop(),
+            Runnable::run, // the control thread, run in place
+            Runnable::run,
+            metrics,
+            errors,
+            node,
+            false,
+            new DefaultChannelGroup(first.eventLoop()),
+            () -> {},
+            () -> false);
+    Hosts hosts = new Hosts();
+    OutputBatches batches = new OutputBatches(first.eventLoop());
+    LinkOutput output = new LinkOutput(new Link[8], hosts, batches, metrics.matchSeconds);
+    DataPlane<MessageBytes> dataPlane =
+        new DataPlane<>(node, output, System::nanoTime, MessageIds.secure(0, 64));
+    clients = new ClientSessions(core, hosts, batches, dataPlane, () -> null, false);
+    first.pipeline().addLast(clients.initializer());
+  }
+
+  @AfterEach
+  void tearDown() {
+    for (EmbeddedChannel c : channels) {
+      c.finishAndReleaseAll();
+    }
+  }
+
+  /**
+   * Another session (its own embedded loop; {@link #written} runs every channel's pending tasks, as
+   * the router's one loop would).
+   */
+  private EmbeddedChannel session() {
+    EmbeddedChannel c = new EmbeddedChannel();
+    channels.add(c);
+    c.pipeline().addLast(clients.initializer());
+    return c;
+  }
+
+  private static void send(EmbeddedChannel c, ClientFrame f) {
+    c.writeInbound(ClientFrameCodec.encode(ByteBufAllocator.DEFAULT, f));
+    c.runPendingTasks();
+  }
+
+  /** The frames the session has written to its client so far, decoded. */
+  private List<ClientFrame> written(EmbeddedChannel c) {
+    for (EmbeddedChannel any : channels) {
+      any.runPendingTasks(); // batches flush at the end of the loop's turn
+    }
+    List<ClientFrame> out = new ArrayList<>();
+    for (Object o; (o = c.readOutbound()) != null; ) {
+      ByteBuf b = (ByteBuf) o;
+      try {
+        while (b.isReadable()) {
+          int length = b.getInt(b.readerIndex());
+          ByteBuf frame = b.readSlice(Frames.LENGTH_BYTES + length);
+          out.add(ClientFrameCodec.decode(frame));
+        }
+      } finally {
+        b.release();
+      }
+    }
+    return out;
+  }
+
+  private static ClientFrame.Hello hello(String name) {
+    return new ClientFrame.Hello(Frames.VERSION, name, new byte[0]);
+  }
+
+  @Test
+  void aHelloIsAnsweredWithTheRoutersNumber() {
+    send(first, hello("one"));
+    ClientFrame.HelloOk ok = assertInstanceOf(ClientFrame.HelloOk.class, written(first).get(0));
+    assertEquals(0, ok.routerNumber());
+    assertTrue(first.isActive());
+  }
+
+  @Test
+  void aRequestBeforeTheHelloIsRefusedAndTheSessionClosed() {
+    send(first, new ClientFrame.Send(1, Message.builder().put("x", 1L).build()));
+    ClientFrame.Error e = assertInstanceOf(ClientFrame.Error.class, written(first).get(0));
+    assertEquals(ErrorCode.PROTOCOL_VIOLATION.number(), e.code());
+    assertFalse(first.isActive(), "closed after the error");
+  }
+
+  @Test
+  void aPredicateIsAcknowledgedAndMatchingMessagesAreDeliveredOnce() {
+    EmbeddedChannel publisher = session();
+    send(first, hello("subscriber"));
+    send(publisher, hello("publisher"));
+    written(first);
+    written(publisher);
+    send(first, new ClientFrame.SetPredicate(7, Predicate.parse("x > 1")));
+    assertEquals(List.of(new ClientFrame.Ok(7)), written(first));
+    assertEquals(1, node.local().hostCount(), "the host's exact predicate is set on the loop");
+
+    send(publisher, new ClientFrame.Send(8, Message.builder().put("x", 5L).build()));
+    send(publisher, new ClientFrame.Send(9, Message.builder().put("x", 0L).build()));
+    List<ClientFrame> got = written(first);
+    assertEquals(1, got.size(), "the one that matches, once: " + got);
+    ClientFrame.Deliver d = assertInstanceOf(ClientFrame.Deliver.class, got.get(0));
+    assertEquals(Message.builder().put("x", 5L).build(), d.message());
+    assertEquals(List.of(new ClientFrame.Ok(8), new ClientFrame.Ok(9)), written(publisher));
+  }
+
+  @Test
+  void aBadPredicateIsRefusedWithItsCorrelationIdAndTheSessionGoesOn() {
+    send(first, hello("one"));
+    written(first);
+    StringBuilder huge = new StringBuilder();
+    for (int i = 0; i < 1024; i++) {
+      huge.append(i == 0 ? "" : " || ").append("exists(a").append(i).append(") && exists(b");
+      huge.append(i).append(")");
+    }
+    send(first, new ClientFrame.SetPredicate(3, Predicate.parse(huge.toString())));
+    ClientFrame.Error e = assertInstanceOf(ClientFrame.Error.class, written(first).get(0));
+    assertEquals(3, e.correlationId());
+    assertEquals(ErrorCode.BAD_PREDICATE.number(), e.code());
+    assertTrue(first.isActive(), "the session goes on");
+    assertNull(node.local().predicate(1), "no predicate was set");
+  }
+}

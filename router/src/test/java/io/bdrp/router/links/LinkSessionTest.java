@@ -1,0 +1,275 @@
+package io.bdrp.router.links;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.router.MessageBytes;
+import io.bdrp.router.RouterCore;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.metrics.Metrics;
+import io.bdrp.router.metrics.RouterMetrics;
+import io.bdrp.routing.ControlMessage;
+import io.bdrp.routing.RoutingNode;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.ProtocolErrorCounters;
+import io.bdrp.transport.ProtocolErrorHandler;
+import io.bdrp.transport.RouterHello;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.group.DefaultChannelGroup;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A router link's session handler on an {@link EmbeddedChannel}, fed decoded frames as the
+ * pipeline's decoders hand them over: the hello checks (first frame, configured neighbour, token),
+ * the link attached and every transport told on a valid hello and on the session's end, DATA handed
+ * to the receiver as TCP's, control messages checked for their sender, PINGs answered.
+ */
+class LinkSessionTest {
+  private static final String TOKEN = "link-secret";
+
+  /** A transport that records the links it is told of and gives each a path of its own. */
+  private static final class Recording implements DataTransport {
+    final List<Peer> up = new ArrayList<>();
+    final List<Link> down = new ArrayList<>();
+    final DataPath path =
+        new DataPath() {
+          @Override
+          public Outcome send(
+              int hopLimit, int source, long messageId, long[] d, int words, MessageBytes m) {
+            return Outcome.SENT;
+          }
+
+          @Override
+          public RouterConfig.LinkTransport transport() {
+            return RouterConfig.LinkTransport.UDP;
+          }
+
+          @Override
+          public String describe() {
+            return "a test's path";
+          }
+        };
+
+    @Override
+    public String name() {
+      return "recording";
+    }
+
+    @Override
+    public void start() {}
+
+    @Override
+    public DataPath linkUp(Link l, Peer peer) {
+      up.add(peer);
+      return path;
+    }
+
+    @Override
+    public void linkDown(Link l) {
+      down.add(l);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private final Recording transport = new Recording();
+  private final List<String> received = new ArrayList<>();
+  private RouterConfig config;
+  private RouterMetrics metrics;
+  private RouterLinks links;
+  private Link neighbour;
+  private EmbeddedChannel session;
+
+  @BeforeEach
+  void setUp() {
+    config =
+        RouterConfig.parse(
+            "router: 0\n"
+                + "auth: {routerToken: "
+                + TOKEN
+                + "}\n"
+                + "neighbours: [{router: 1, address: '127.0.0.1:1'}]\n",
+            "test");
+    // A TCP session's remote address, as the transports read it.
+    session =
+        new EmbeddedChannel() {
+          @Override
+          protected SocketAddress remoteAddress0() {
+            return new InetSocketAddress("127.0.0.1", 7401);
+          }
+        };
+    RoutingNode node =
+        new RoutingNode(
+            0,
+            config.epoch(),
+            config.routing(),
+            config.bloom(),
+            () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
+    ProtocolErrorCounters errors = new ProtocolErrorCounters();
+    metrics = new RouterMetrics(new Metrics(), node, errors);
+    RouterCore core =
+        new RouterCore(
+            config,
+            session.eventLoop(),
+            Runnable::run,
+            Runnable::run,
+            metrics,
+            errors,
+            node,
+            false,
+            new DefaultChannelGroup(session.eventLoop()),
+            () -> {},
+            () -> false);
+    links =
+        new RouterLinks(
+            core,
+            List.of(transport),
+            () -> 0,
+            () -> null,
+            null,
+            (from, frame, how) ->
+                received.add(
+                    from.neighbour() + " " + how + " " + frame.toString(StandardCharsets.UTF_8)));
+    neighbour =
+        new Link(
+            config.neighbours().get(0),
+            metrics,
+            RouterLinks.controlBudget(config.limits()),
+            config.limits().linkHighWaterBytes(),
+            Runnable::run);
+    links.byNumber[1] = neighbour;
+    node.addLink(neighbour, 1);
+    // An accepted session: the neighbour dialled.
+    session
+        .pipeline()
+        .addLast(new LinkSession(links, null))
+        .addLast(new ProtocolErrorHandler(errors));
+    session.pipeline().fireChannelActive();
+  }
+
+  @AfterEach
+  void tearDown() {
+    session.finishAndReleaseAll();
+  }
+
+  private RouterHello hello(int router, String token) {
+    return new RouterHello(
+        router,
+        System.currentTimeMillis(),
+        config.routing().maxRouters(),
+        config.bloom(),
+        0,
+        token.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The frames the session wrote, after its own hello. */
+  private List<Object> written() {
+    List<Object> out = new ArrayList<>();
+    for (Object o; (o = session.readOutbound()) != null; ) {
+      out.add(o);
+    }
+    return out;
+  }
+
+  private ClientFrame.Error refusal() {
+    List<Object> out = written();
+    return (ClientFrame.Error)
+        out.stream()
+            .filter(o -> o instanceof ClientFrame.Error)
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no ERROR written: " + out));
+  }
+
+  @Test
+  void theSessionOpensWithThisRoutersHello() {
+    RouterHello own = assertInstanceOf(RouterHello.class, session.readOutbound());
+    assertEquals(0, own.routerNumber());
+    assertEquals(TOKEN, new String(own.authToken(), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aFirstFrameOtherThanAHelloIsAProtocolViolation() {
+    session.writeInbound(new ClientFrame.Ping(7));
+    assertEquals(ErrorCode.PROTOCOL_VIOLATION, refusal().knownCode().orElseThrow());
+    assertFalse(session.isActive());
+    assertNull(neighbour.session);
+  }
+
+  @Test
+  void aRouterThatIsNotAConfiguredNeighbourIsRefusedAndCounted() {
+    session.writeInbound(hello(5, TOKEN));
+    assertEquals(ErrorCode.NOT_AUTHORIZED, refusal().knownCode().orElseThrow());
+    assertEquals(1, metrics.linkRefused("neighbour").get());
+    assertFalse(session.isActive());
+    assertTrue(transport.up.isEmpty());
+  }
+
+  @Test
+  void aWrongTokenIsRefusedAndCounted() {
+    session.writeInbound(hello(1, "not-the-token"));
+    assertEquals(ErrorCode.NOT_AUTHORIZED, refusal().knownCode().orElseThrow());
+    assertEquals(1, metrics.linkRefused("token").get());
+    assertNull(neighbour.session);
+  }
+
+  @Test
+  void aValidHelloAttachesTheLinkAndTellsEveryTransport() {
+    session.writeInbound(hello(1, TOKEN));
+    List<Object> out = written();
+    assertSame(session, neighbour.session, () -> "written: " + out);
+    assertEquals(1, transport.up.size(), () -> "written: " + out);
+    assertEquals(1, transport.up.get(0).hello().routerNumber());
+    assertEquals(new InetSocketAddress("127.0.0.1", 7401), transport.up.get(0).remote());
+    assertSame(transport.path, neighbour.path, "the transport's path is the link's way for DATA");
+    assertTrue(session.isActive());
+
+    session.close();
+    assertNull(neighbour.session);
+    assertEquals(List.of(neighbour), transport.down);
+    assertNull(neighbour.path);
+  }
+
+  @Test
+  void dataAfterTheHelloGoesToTheReceiverAsTcpAndIsReleased() {
+    session.writeInbound(hello(1, TOKEN));
+    ByteBuf frame = Unpooled.copiedBuffer("data", StandardCharsets.UTF_8);
+    session.writeInbound(frame);
+    assertEquals(List.of("1 tcp data"), received);
+    assertEquals(0, frame.refCnt(), "the session releases the frame once the receiver is done");
+  }
+
+  @Test
+  void aControlMessageNamingAnotherSenderIsAProtocolViolation() {
+    session.writeInbound(hello(1, TOKEN));
+    written();
+    session.writeInbound(new ControlMessage.PredicateRequest(2, 0));
+    assertEquals(ErrorCode.PROTOCOL_VIOLATION, refusal().knownCode().orElseThrow());
+    assertFalse(session.isActive());
+    assertNull(neighbour.session, "the link is detached when its session ends");
+  }
+
+  @Test
+  void aPingIsAnsweredWithItsNonce() {
+    session.writeInbound(hello(1, TOKEN));
+    written();
+    session.writeInbound(new ClientFrame.Ping(42));
+    List<Object> out = written();
+    assertEquals(List.of(new ClientFrame.Pong(42)), out);
+  }
+}
