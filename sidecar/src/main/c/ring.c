@@ -140,7 +140,7 @@ int bdrp_ring_open(struct bdrp_ring *r, const char *path, int fd)
 {
 	int own = path != NULL;
 	if (own) {
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
 			return -errno;
 	}
