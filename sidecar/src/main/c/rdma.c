@@ -12,8 +12,10 @@
  * reader's published head back with RDMA READ into the shadow's header: the delayed head, read
  * lazily. The reader reads its ring with ring.c as over shared memory.
  *
- * Connecting two ends takes an exchange of bdrp_rdma_endpoint (LID, GID, QP number, PSN, the
- * ring's address and key) over the routers' TCP session. Built against libibverbs; runs only where
+ * Connecting two ends takes an exchange of endpoints (LID, GID, QP number, PSN, the ring's address,
+ * key and capacity; endpoint_put below gives the layout) over the routers' TCP session: in their
+ * ROUTER_HELLOs, as io.bdrp.router.ring.VerbsRingBackend makes and checks them, through the JNI
+ * entry points at the end of this file. Built against libibverbs; runs only where
  * /sys/class/infiniband lists a device.
  */
 #define _GNU_SOURCE
@@ -21,6 +23,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <jni.h>
 #include <stdio.h>
@@ -168,6 +171,10 @@ int bdrp_rdma_open(struct bdrp_rdma *r, const char *device, int reader, uint64_t
 	if (reader && post_recvs(r, RDMA_RECVS))
 		goto fail_errno;
 	if (reader && ibv_req_notify_cq(r->cq, 0))
+		goto fail_errno;
+	/* The event loop polls the channel's descriptor; a rearm must never block it. */
+	int fl = fcntl(r->channel->fd, F_GETFL);
+	if (fl < 0 || fcntl(r->channel->fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		goto fail_errno;
 	return 0;
 fail_nomem:
@@ -318,14 +325,18 @@ int bdrp_rdma_event_fd(struct bdrp_rdma *r)
 	return r->channel->fd;
 }
 
-/* Reader: after the descriptor was readable, takes the events, reposts receives and re-arms. */
+/*
+ * Reader: after the descriptor was readable, takes the events, reposts receives and re-arms. The
+ * descriptor is non-blocking: with no event waiting (a spurious call) it only re-arms.
+ */
 int bdrp_rdma_rearm(struct bdrp_rdma *r)
 {
 	struct ibv_cq *cq;
 	void *ctx;
-	if (ibv_get_cq_event(r->channel, &cq, &ctx))
+	while (ibv_get_cq_event(r->channel, &cq, &ctx) == 0)
+		ibv_ack_cq_events(cq, 1);
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
 		return -errno;
-	ibv_ack_cq_events(cq, 1);
 	struct ibv_wc wc[32];
 	int n, got = 0;
 	while ((n = ibv_poll_cq(r->cq, 32, wc)) > 0)

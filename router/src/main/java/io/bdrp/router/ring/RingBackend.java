@@ -50,7 +50,9 @@ public interface RingBackend {
 
     /**
      * Connects with the neighbour's endpoint bytes, from its hello: the writer into its ring. Once
-     * per end.
+     * per end. Bytes that are refused leave the end as it was (they are checked before anything is
+     * done with them); a failure of the transport itself (a verbs call) leaves it unusable: close
+     * it. The writer is unusable once the end is closed ({@link IllegalStateException}).
      *
      * @throws IOException if the bytes are malformed, name what this backend does not accept, or
      *     the connection fails; the message says which
@@ -88,7 +90,10 @@ public interface RingBackend {
     /** A descriptor that becomes readable when the writer has woken this reader. */
     int wakeFd();
 
-    /** After {@link #wakeFd} was readable: takes the wake-ups, so that the next write wakes it. */
+    /**
+     * After {@link #wakeFd} was readable: takes the wake-ups, so that the next write wakes it.
+     * Never blocks: with nothing to take it only re-arms.
+     */
     void rearm() throws IOException;
 
     /**
