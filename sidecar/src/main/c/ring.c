@@ -151,6 +151,12 @@ int bdrp_ring_open(struct bdrp_ring *r, const char *path, int fd)
 			close(fd);
 		return -err;
 	}
+	/* A ring file is one its reader made: a regular file of this user (mode 0600), never a link
+	 * (O_NOFOLLOW above), a device or another user's file. */
+	if (own && (!S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
+	}
 	size_t bytes = (size_t)st.st_size;
 	void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (mem == MAP_FAILED) {

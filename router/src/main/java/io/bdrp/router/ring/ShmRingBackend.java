@@ -31,9 +31,10 @@ import java.util.regex.Pattern;
  * <p>Endpoint bytes come from a neighbour: {@link LinkEnd#connect} maps a file only if the bytes
  * are well formed, name a ring file of this backend's pattern directly in the directory this
  * backend was configured with (the same on both routers: a host's shared-memory directory), with
- * its wake socket beside it, that is a regular file (not a link: the ring library also refuses to
- * open a link) owned by the user this router runs as. Anything else is refused with an {@link
- * IOException} that says why, before any file is opened.
+ * its wake socket beside it, that is a regular file (not a link) owned by the user this router runs
+ * as. Anything else is refused with an {@link IOException} that says why, before any file is
+ * opened; and the ring library itself refuses a link or a file that is not a regular one of this
+ * user when it opens it, so a file swapped in after the check is refused too.
  *
  * <p>Thread-safe only as {@link RingBackend} says: each end by one thread.
  */
