@@ -18,11 +18,12 @@ import java.util.Arrays;
  *   | version u8 (1) | reader: RdmaNative endpoint (46) | writer: RdmaNative endpoint (46) |
  * </pre>
  *
- * and {@link LinkEnd#connect} connects this reader's queue pair to the neighbour's writer and this
- * writer's to the neighbour's reader (whose ring address and key it writes to). Both rings have the
- * same capacity: a writer lays frames out in its shadow at the offsets they take in the remote
- * ring, so routers joined over rdma are configured with equal ring sizes, and a neighbour whose
- * ring differs is refused, naming both sizes.
+ * (the writer's ring address and key are zero: nobody writes its shadow), and {@link
+ * LinkEnd#connect} connects this reader's queue pair to the neighbour's writer and this writer's to
+ * the neighbour's reader (whose ring address and key it writes to). Both rings have the same
+ * capacity: a writer lays frames out in its shadow at the offsets they take in the remote ring, so
+ * routers joined over rdma are configured with equal ring sizes, and a neighbour whose ring differs
+ * is refused, naming both sizes.
  *
  * <p><b>What runs without a device, and what only a device can test.</b> Here (no device, or no
  * libibverbs) the library loads where it was built, and {@link #open} fails with an {@link
@@ -134,12 +135,9 @@ public final class VerbsRingBackend implements RingBackend {
       this.endpoint = new byte[ENDPOINT_BYTES];
       endpoint[0] = VERSION;
       System.arraycopy(RdmaNative.endpoint(reader), 0, endpoint, 1, RdmaNative.ENDPOINT_BYTES);
-      System.arraycopy(
-          RdmaNative.endpoint(writer),
-          0,
-          endpoint,
-          1 + RdmaNative.ENDPOINT_BYTES,
-          RdmaNative.ENDPOINT_BYTES);
+      byte[] w = RdmaNative.endpoint(writer);
+      Arrays.fill(w, 26, 38, (byte) 0); // nobody writes the shadow: its address and key stay here
+      System.arraycopy(w, 0, endpoint, 1 + RdmaNative.ENDPOINT_BYTES, RdmaNative.ENDPOINT_BYTES);
     }
 
     @Override
