@@ -12,14 +12,18 @@
  * reader's published head back with RDMA READ into the shadow's header: the delayed head, read
  * lazily. The reader reads its ring with ring.c as over shared memory.
  *
- * Connecting two ends takes an exchange of bdrp_rdma_endpoint (LID, GID, QP number, PSN, the
- * ring's address and key) over the routers' TCP session. Built against libibverbs; runs only where
+ * Connecting two ends takes an exchange of endpoints (LID, GID, QP number, PSN, the ring's address,
+ * key and capacity; endpoint_put below gives the layout) over the routers' TCP session: in their
+ * ROUTER_HELLOs, as io.bdrp.router.ring.VerbsRingBackend makes and checks them, through the JNI
+ * entry points at the end of this file. Built against libibverbs; runs only where
  * /sys/class/infiniband lists a device.
  */
 #define _GNU_SOURCE
 #include "ring.h"
 
+#include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <jni.h>
 #include <stdio.h>
@@ -167,6 +171,10 @@ int bdrp_rdma_open(struct bdrp_rdma *r, const char *device, int reader, uint64_t
 	if (reader && post_recvs(r, RDMA_RECVS))
 		goto fail_errno;
 	if (reader && ibv_req_notify_cq(r->cq, 0))
+		goto fail_errno;
+	/* The event loop polls the channel's descriptor; a rearm must never block it. */
+	int fl = fcntl(r->channel->fd, F_GETFL);
+	if (fl < 0 || fcntl(r->channel->fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		goto fail_errno;
 	return 0;
 fail_nomem:
@@ -317,14 +325,18 @@ int bdrp_rdma_event_fd(struct bdrp_rdma *r)
 	return r->channel->fd;
 }
 
-/* Reader: after the descriptor was readable, takes the events, reposts receives and re-arms. */
+/*
+ * Reader: after the descriptor was readable, takes the events, reposts receives and re-arms. The
+ * descriptor is non-blocking: with no event waiting (a spurious call) it only re-arms.
+ */
 int bdrp_rdma_rearm(struct bdrp_rdma *r)
 {
 	struct ibv_cq *cq;
 	void *ctx;
-	if (ibv_get_cq_event(r->channel, &cq, &ctx))
+	while (ibv_get_cq_event(r->channel, &cq, &ctx) == 0)
+		ibv_ack_cq_events(cq, 1);
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
 		return -errno;
-	ibv_ack_cq_events(cq, 1);
 	struct ibv_wc wc[32];
 	int n, got = 0;
 	while ((n = ibv_poll_cq(r->cq, 32, wc)) > 0)
@@ -342,6 +354,52 @@ struct bdrp_ring *bdrp_rdma_ring(struct bdrp_rdma *r)
 	return &r->ring;
 }
 
+/*
+ * One end's endpoint as the other end reads it, BDRP_RDMA_ENDPOINT_BYTES in network byte order:
+ *
+ *   0      2                  18     22     26            34     38           46
+ *   | lid  | gid (16 bytes)   | qpn  | psn  | ring address | rkey | capacity   |
+ *   | u16  |                  | u32  | u32  | u64          | u32  | u64        |
+ *
+ * The capacity is the ring's (a reader's) or its shadow's (a writer's): a writer writes only into a
+ * ring of its shadow's capacity, since both lay frames out at the same offsets.
+ */
+#define BDRP_RDMA_ENDPOINT_BYTES 46
+
+static void endpoint_put(const struct bdrp_rdma *r, uint8_t *out)
+{
+	uint16_t lid = htobe16(r->local.lid);
+	uint32_t qpn = htobe32(r->local.qpn), psn = htobe32(r->local.psn), rkey = htobe32(r->local.rkey);
+	uint64_t addr = htobe64(r->local.addr), cap = htobe64(r->ring.capacity);
+	memcpy(out, &lid, 2);
+	memcpy(out + 2, r->local.gid, 16);
+	memcpy(out + 18, &qpn, 4);
+	memcpy(out + 22, &psn, 4);
+	memcpy(out + 26, &addr, 8);
+	memcpy(out + 34, &rkey, 4);
+	memcpy(out + 38, &cap, 8);
+}
+
+static uint64_t endpoint_get(const uint8_t *in, struct bdrp_rdma_endpoint *e)
+{
+	uint16_t lid;
+	uint32_t qpn, psn, rkey;
+	uint64_t addr, cap;
+	memcpy(&lid, in, 2);
+	memcpy(e->gid, in + 2, 16);
+	memcpy(&qpn, in + 18, 4);
+	memcpy(&psn, in + 22, 4);
+	memcpy(&addr, in + 26, 8);
+	memcpy(&rkey, in + 34, 4);
+	memcpy(&cap, in + 38, 8);
+	e->lid = be16toh(lid);
+	e->qpn = be32toh(qpn);
+	e->psn = be32toh(psn);
+	e->addr = be64toh(addr);
+	e->rkey = be32toh(rkey);
+	return be64toh(cap);
+}
+
 /* ---- JNI: the probe the router runs before it offers transport: rdma ---- */
 
 JNIEXPORT jstring JNICALL Java_io_bdrp_router_ring_RdmaNative_devices(JNIEnv *env, jclass cls)
@@ -355,4 +413,209 @@ JNIEXPORT jstring JNICALL Java_io_bdrp_router_ring_RdmaNative_devices(JNIEnv *en
 		return NULL;
 	}
 	return (*env)->NewStringUTF(env, names);
+}
+
+/* ---- JNI: one end of a ring over verbs, for io.bdrp.router.ring.RdmaNative ---- */
+
+static void throw_io(JNIEnv *env, const char *what, int err)
+{
+	char msg[512];
+	snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err < 0 ? -err : err));
+	jclass c = (*env)->FindClass(env, "java/io/IOException");
+	if (c)
+		(*env)->ThrowNew(env, c, msg);
+}
+
+static struct bdrp_rdma *rdma(jlong h)
+{
+	return (struct bdrp_rdma *)(intptr_t)h;
+}
+
+/*
+ * Opens `device` (null: the first libibverbs lists) and makes a reader's ring or a writer's shadow
+ * of `capacity` bytes with its queue pair: a handle, or IOException naming the device and why.
+ */
+JNIEXPORT jlong JNICALL Java_io_bdrp_router_ring_RdmaNative_open(JNIEnv *env, jclass cls,
+								 jstring device, jboolean reader,
+								 jlong capacity, jlong watermark)
+{
+	const char *name = device ? (*env)->GetStringUTFChars(env, device, NULL) : NULL;
+	if (device && !name)
+		return 0;
+	char what[300];
+	snprintf(what, sizeof(what), "opening the %s end of an RDMA ring on %s%s",
+		 reader ? "reading" : "writing", name ? "device " : "the first device",
+		 name ? name : "");
+	struct bdrp_rdma *r = calloc(1, sizeof(*r));
+	int rc = r ? bdrp_rdma_open(r, name, reader ? 1 : 0, (uint64_t)capacity, (uint64_t)watermark)
+		   : -ENOMEM;
+	if (name)
+		(*env)->ReleaseStringUTFChars(env, device, name);
+	if (rc != 0) {
+		free(r);
+		if (rc == -ENODEV || rc == -ENOSYS) {
+			/* ENOSYS: libibverbs finds no RDMA support at all (no /sys/class/infiniband). */
+			char msg[400];
+			snprintf(msg, sizeof(msg), "%s: no such RDMA device (%s)", what,
+				 rc == -ENOSYS ? "the kernel has no RDMA support: /sys/class/infiniband is missing"
+				 : device     ? "libibverbs lists none by that name"
+					      : "libibverbs lists none");
+			jclass c = (*env)->FindClass(env, "java/io/IOException");
+			if (c)
+				(*env)->ThrowNew(env, c, msg);
+		} else {
+			throw_io(env, what, rc);
+		}
+		return 0;
+	}
+	return (jlong)(intptr_t)r;
+}
+
+/* This end's endpoint, BDRP_RDMA_ENDPOINT_BYTES in the layout above. */
+JNIEXPORT jbyteArray JNICALL Java_io_bdrp_router_ring_RdmaNative_endpoint(JNIEnv *env, jclass cls,
+									 jlong h)
+{
+	uint8_t b[BDRP_RDMA_ENDPOINT_BYTES];
+	endpoint_put(rdma(h), b);
+	jbyteArray a = (*env)->NewByteArray(env, BDRP_RDMA_ENDPOINT_BYTES);
+	if (a)
+		(*env)->SetByteArrayRegion(env, a, 0, BDRP_RDMA_ENDPOINT_BYTES, (const jbyte *)b);
+	return a;
+}
+
+/*
+ * Connects this end's queue pair to the other end's, `remote` in the layout above; a writer only
+ * to a ring of its shadow's capacity. IOException on a wrong length or capacity, or a verbs error.
+ */
+JNIEXPORT void JNICALL Java_io_bdrp_router_ring_RdmaNative_connect(JNIEnv *env, jclass cls,
+								  jlong h, jbyteArray remote)
+{
+	struct bdrp_rdma *r = rdma(h);
+	jsize n = (*env)->GetArrayLength(env, remote);
+	if (n != BDRP_RDMA_ENDPOINT_BYTES) {
+		throw_io(env, "connecting an RDMA ring: an endpoint is 46 bytes", EINVAL);
+		return;
+	}
+	uint8_t b[BDRP_RDMA_ENDPOINT_BYTES];
+	(*env)->GetByteArrayRegion(env, remote, 0, n, (jbyte *)b);
+	struct bdrp_rdma_endpoint e;
+	uint64_t cap = endpoint_get(b, &e);
+	if (!r->reader && cap != r->ring.capacity) {
+		throw_io(env, "connecting an RDMA ring: the remote ring's capacity differs from the shadow's",
+			 EINVAL);
+		return;
+	}
+	int rc = bdrp_rdma_connect(r, &e);
+	if (rc)
+		throw_io(env, "connecting an RDMA queue pair to the neighbour's", rc);
+}
+
+/* Writer: as RingNative.writeBatch (bytes written, -1 too large, -3 cut short); IOException when a
+ * write or its completion fails. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RdmaNative_writeBatch(JNIEnv *env, jclass cls,
+								     jlong h, jlong addr,
+								     jint len)
+{
+	long rc = bdrp_rdma_write_batch(rdma(h), (const uint8_t *)(intptr_t)addr, (size_t)len);
+	if (rc == -EMSGSIZE)
+		return -1;
+	if (rc == -EINVAL)
+		return -3;
+	if (rc < 0) {
+		throw_io(env, "writing to the neighbour's RDMA ring", (int)rc);
+		return 0;
+	}
+	return (jint)rc;
+}
+
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RdmaNative_maxFrame(JNIEnv *env, jclass cls,
+								   jlong h)
+{
+	uint64_t m = bdrp_ring_max_frame(&rdma(h)->ring);
+	return m > INT32_MAX ? INT32_MAX : (jint)m;
+}
+
+/* Reader: the completion channel's descriptor, readable once a write arrived after a rearm. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RdmaNative_eventFd(JNIEnv *env, jclass cls,
+								  jlong h)
+{
+	return bdrp_rdma_event_fd(rdma(h));
+}
+
+/* Reader: after the descriptor was readable: takes the events, reposts receives, re-arms. */
+JNIEXPORT void JNICALL Java_io_bdrp_router_ring_RdmaNative_rearm(JNIEnv *env, jclass cls, jlong h)
+{
+	int rc = bdrp_rdma_rearm(rdma(h));
+	if (rc)
+		throw_io(env, "re-arming the RDMA ring's completion channel", rc);
+}
+
+/* Reader: as RingNative.readAddress. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RdmaNative_read(JNIEnv *env, jclass cls, jlong h,
+							       jlong addr, jint cap)
+{
+	struct bdrp_ring *ring = &rdma(h)->ring;
+	long n = bdrp_ring_read(ring, (uint8_t *)(intptr_t)addr, (size_t)cap);
+	if (n == -ENOBUFS) {
+		const uint8_t *p;
+		uint32_t len;
+		if (bdrp_ring_peek(ring, &p, &len) == 1)
+			return -(jint)(len + 4);
+		throw_io(env, "reading the RDMA ring", ENOBUFS);
+		return 0;
+	}
+	if (n < 0) {
+		throw_io(env, "reading the RDMA ring: not a frame the writer makes", (int)-n);
+		return 0;
+	}
+	return (jint)n;
+}
+
+/* Reader: publishes its head (which the writer reads back with RDMA READ); 1 a frame is there. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RdmaNative_prepareSleep(JNIEnv *env, jclass cls,
+								       jlong h, jint spin)
+{
+	return bdrp_ring_prepare_sleep(&rdma(h)->ring, (uint32_t)spin);
+}
+
+JNIEXPORT void JNICALL Java_io_bdrp_router_ring_RdmaNative_close(JNIEnv *env, jclass cls, jlong h)
+{
+	if (h) {
+		bdrp_rdma_close(rdma(h));
+		free(rdma(h));
+	}
+}
+
+static uint8_t *buffer_range(JNIEnv *env, jobject buf, jint off, jint len)
+{
+	uint8_t *base = (*env)->GetDirectBufferAddress(env, buf);
+	jlong cap = (*env)->GetDirectBufferCapacity(env, buf);
+	if (!base || off < 0 || len < 0 || (jlong)off + len > cap) {
+		jclass c = (*env)->FindClass(env, "java/lang/IllegalArgumentException");
+		if (c)
+			(*env)->ThrowNew(env, c, "not a direct buffer, or the range is outside it");
+		return NULL;
+	}
+	return base + off;
+}
+
+/* Writer: as writeBatch, from a direct buffer's [off, off+len). */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RdmaNative_writeBatchBuffer(JNIEnv *env, jclass cls,
+									   jlong h, jobject buf,
+									   jint off, jint len)
+{
+	uint8_t *p = buffer_range(env, buf, off, len);
+	if (!p)
+		return 0;
+	return Java_io_bdrp_router_ring_RdmaNative_writeBatch(env, cls, h, (jlong)(intptr_t)p, len);
+}
+
+/* Reader: as read, into a direct buffer's [0, cap). */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RdmaNative_readBuffer(JNIEnv *env, jclass cls,
+								     jlong h, jobject buf, jint cap)
+{
+	uint8_t *p = buffer_range(env, buf, 0, cap);
+	if (!p)
+		return 0;
+	return Java_io_bdrp_router_ring_RdmaNative_read(env, cls, h, (jlong)(intptr_t)p, cap);
 }

@@ -140,7 +140,7 @@ int bdrp_ring_open(struct bdrp_ring *r, const char *path, int fd)
 {
 	int own = path != NULL;
 	if (own) {
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
 			return -errno;
 	}
@@ -150,6 +150,12 @@ int bdrp_ring_open(struct bdrp_ring *r, const char *path, int fd)
 		if (own)
 			close(fd);
 		return -err;
+	}
+	/* A ring file is one its reader made: a regular file of this user (mode 0600), never a link
+	 * (O_NOFOLLOW above), a device or another user's file. */
+	if (own && (!S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
 	}
 	size_t bytes = (size_t)st.st_size;
 	void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -117,7 +117,11 @@ int bdrp_ring_attach(struct bdrp_ring *r, void *mem, size_t bytes);
  */
 int bdrp_ring_create(struct bdrp_ring *r, const char *path, uint64_t capacity, uint64_t watermark);
 
-/* Maps the ring in the file at `path` (or the descriptor `fd` if path is NULL) as its writer. */
+/*
+ * Maps the ring in the file at `path` (or the descriptor `fd` if path is NULL) as its writer. A ring
+ * is a file its reader made: a path that is a symbolic link is refused (-ELOOP), and so is one that
+ * is not a regular file of this process's user (-EPERM).
+ */
 int bdrp_ring_open(struct bdrp_ring *r, const char *path, int fd);
 
 /*

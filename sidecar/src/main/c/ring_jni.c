@@ -248,3 +248,71 @@ JNIEXPORT jlongArray JNICALL Java_io_bdrp_router_ring_RingNative_counters(JNIEnv
 		(*env)->SetLongArrayRegion(env, a, 0, 10, v);
 	return a;
 }
+
+/* ---- a reader's wake socket, for a reader that owns it (io.bdrp.router.ring.ShmRingBackend) ---- */
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Binds a non-blocking Unix datagram socket at `path` (mode 0600): its descriptor. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_bindWake(JNIEnv *env, jclass cls,
+								  jstring path)
+{
+	const char *p = (*env)->GetStringUTFChars(env, path, NULL);
+	if (!p)
+		return -1;
+	char what[400];
+	snprintf(what, sizeof(what), "binding the ring's wake socket %s", p);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd = -1, err = ENAMETOOLONG;
+	if (strlen(p) < sizeof(a.sun_path)) {
+		strcpy(a.sun_path, p);
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0 && (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || chmod(p, 0600) != 0)) {
+			err = errno;
+			close(fd);
+			fd = -1;
+		}
+	}
+	(*env)->ReleaseStringUTFChars(env, path, p);
+	if (fd < 0)
+		throw_io(env, what, err);
+	return fd;
+}
+
+/* Takes every datagram waiting on the wake socket `fd` (each only says "look"): their count. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_drainWake(JNIEnv *env, jclass cls,
+								   jint fd)
+{
+	char b[16];
+	int n = 0;
+	while (recv(fd, b, sizeof(b), MSG_DONTWAIT) >= 0)
+		n++;
+	return n;
+}
+
+/* Waits up to `timeoutMs` (< 0: without limit) for `fd` to be readable: 1 readable, 0 not. */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_ring_RingNative_awaitReadable(JNIEnv *env, jclass cls,
+								       jint fd, jint timeoutMs)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int rc;
+	do
+		rc = poll(&p, 1, timeoutMs);
+	while (rc < 0 && errno == EINTR);
+	if (rc < 0) {
+		throw_io(env, "waiting for a ring's descriptor", errno);
+		return 0;
+	}
+	return rc > 0 && (p.revents & POLLIN) ? 1 : 0;
+}
+
+JNIEXPORT void JNICALL Java_io_bdrp_router_ring_RingNative_closeFd(JNIEnv *env, jclass cls, jint fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

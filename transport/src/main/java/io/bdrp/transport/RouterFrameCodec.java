@@ -36,6 +36,9 @@ import java.util.List;
  *  ROUTER_HELLO      | protocol u16 | router u16 | epoch i64 | maxRouters u32 | M u16 | k u8 |
  *                    | categories u8 (0 paper, 1 sharp) | udpPort u16 | tokenLen u16 | token |
  *                    | udpProtection u8 (0 none, 1 mac, 2 encrypt) | nonceLen u8 | nonce |
+ *                    | [ count u8 (1..8) | count x endpoint ] |   (revision 6; absent: none)
+ *    endpoint        | nameLen u8 (1..32) | name ([a-z0-9-], a letter first) | len u16 (0..256) |
+ *                      bytes |
  * </pre>
  *
  * <p>A signed advertisement has no frame of its own: {@link #encode} writes a lone one as a
@@ -115,7 +118,8 @@ public final class RouterFrameCodec {
                   + 2
                   + 2
                   + h.authToken().length
-                  + (h.protocol() >= 5 ? 2 + h.udpNonce().length : 0);
+                  + (h.protocol() >= 5 ? 2 + h.udpNonce().length : 0)
+                  + endpointsLength(h.endpoints());
           case ControlMessage.Hello h -> 2 + 8 + 8;
           case ControlMessage.RouteUpdate u -> {
             int n = 2 + 2 + u.routes().size() * ROUTE_BYTES;
@@ -213,6 +217,7 @@ public final class RouterFrameCodec {
             out.writeByte(nonce.length);
             out.writeBytes(nonce);
           }
+          writeEndpoints(h.endpoints(), out);
           Frames.endFrame(out, start);
         }
         case ControlMessage m -> {
@@ -227,6 +232,75 @@ public final class RouterFrameCodec {
       out.writerIndex(mark);
       throw e;
     }
+  }
+
+  /** Bytes the endpoints of a hello take: none for an empty list, which is not written. */
+  private static int endpointsLength(List<TransportEndpoint> endpoints) {
+    if (endpoints.isEmpty()) {
+      return 0;
+    }
+    int n = 1;
+    for (TransportEndpoint e : endpoints) {
+      n += 1 + e.transport().length() + 2 + e.endpoint().length;
+    }
+    return n;
+  }
+
+  private static void writeEndpoints(List<TransportEndpoint> endpoints, ByteBuf out) {
+    if (endpoints.isEmpty()) {
+      return;
+    }
+    out.writeByte(endpoints.size());
+    for (TransportEndpoint e : endpoints) {
+      out.writeByte(e.transport().length());
+      out.writeCharSequence(e.transport(), java.nio.charset.StandardCharsets.US_ASCII);
+      byte[] b = e.endpoint();
+      out.writeShort(b.length);
+      out.writeBytes(b);
+    }
+  }
+
+  /**
+   * The endpoints at the end of a hello: a count of 1..{@value TransportEndpoint#MAX_ENDPOINTS}
+   * (none is written as no count), each a name and at most {@value
+   * TransportEndpoint#MAX_ENDPOINT_BYTES} bytes, one per name. Every count and length is checked
+   * before it is used.
+   */
+  private static List<TransportEndpoint> readEndpoints(FrameReader r) {
+    int countAt = r.offset();
+    int count = r.u8();
+    if (count == 0) {
+      throw r.malformed(countAt, "an endpoint count of 0 (no endpoints are written as none)");
+    }
+    r.checkLimit(countAt, "endpoint count", count, TransportEndpoint.MAX_ENDPOINTS);
+    // Each endpoint takes at least a name length, one name byte and a u16 length.
+    r.requireItems(countAt, count, "endpoints", 4, 0);
+    List<TransportEndpoint> out = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      int nameAt = r.offset();
+      int nameLen = r.u8();
+      if (nameLen == 0 || nameLen > TransportEndpoint.MAX_NAME_BYTES) {
+        throw r.malformed(
+            nameAt,
+            "transport name of "
+                + nameLen
+                + " bytes, outside 1.."
+                + TransportEndpoint.MAX_NAME_BYTES);
+      }
+      String name = new String(r.bytes(nameLen), java.nio.charset.StandardCharsets.ISO_8859_1);
+      String why = TransportEndpoint.nameProblem(name);
+      if (why != null) {
+        throw r.malformed(nameAt, why);
+      }
+      byte[] bytes = r.blob("endpoint of transport " + name, TransportEndpoint.MAX_ENDPOINT_BYTES);
+      for (TransportEndpoint e : out) {
+        if (e.transport().equals(name)) {
+          throw r.malformed(nameAt, "a second endpoint for transport " + name);
+        }
+      }
+      out.add(new TransportEndpoint(name, bytes));
+    }
+    return out;
   }
 
   private static void encodeControlBody(ControlMessage m, ByteBuf out) {
@@ -415,8 +489,22 @@ public final class RouterFrameCodec {
               }
               nonce = r.bytes(n);
             }
+            // Revision 6 may end with endpoints; a hello that ends after the nonce has none.
+            List<TransportEndpoint> endpoints =
+                protocol >= RouterHello.ENDPOINTS_SINCE && r.remaining() > 0
+                    ? readEndpoints(r)
+                    : List.of();
             yield new RouterHello(
-                protocol, router, epoch, maxRouters, bloom, udpPort, token, protection, nonce);
+                protocol,
+                router,
+                epoch,
+                maxRouters,
+                bloom,
+                udpPort,
+                token,
+                protection,
+                nonce,
+                endpoints);
           }
           case DV_HELLO -> new ControlMessage.Hello(r.u16(), r.i64(), r.i64());
           case ROUTE_UPDATE -> {

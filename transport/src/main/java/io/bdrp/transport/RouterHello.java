@@ -2,7 +2,10 @@ package io.bdrp.transport;
 
 import io.bdrp.encoding.bloom.BloomParameters;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * First frame of a router link, sent by both sides: every parameter that must agree across the
@@ -22,6 +25,11 @@ import java.util.Objects;
  *   <li>{@code udpNonce}: {@link DatagramAuth#NONCE_BYTES} random bytes, fresh per session, from
  *       which the session's datagram keys are derived ({@link DatagramAuth#key}); empty with {@link
  *       UdpProtection#NONE}.
+ *   <li>{@code endpoints}: where the neighbour reaches this router's end of data transports besides
+ *       TCP ({@link TransportEndpoint}: an RDMA ring's queue pair and address, ...), at most {@link
+ *       TransportEndpoint#MAX_ENDPOINTS}, one per transport name; empty for none. Revision 6 and
+ *       later; an empty list is not written, so a hello without endpoints has the layout of
+ *       revision 5 (but for its revision number).
  * </ul>
  *
  * The receiver checks the network-wide parameters with {@link #incompatibility} and refuses the
@@ -37,7 +45,8 @@ public record RouterHello(
     int udpPort,
     byte[] authToken,
     UdpProtection udpProtection,
-    byte[] udpNonce) {
+    byte[] udpNonce,
+    List<TransportEndpoint> endpoints) {
   /**
    * The router-link protocol revision this code speaks. 2: the hello carries {@code maxRouters} and
    * the UDP port, and DATA may travel in datagrams. 3: a PREDICATE_AD's filters are each a list of
@@ -45,9 +54,13 @@ public record RouterHello(
    * category scheme, positions are Rice-coded, PREDICATE_DELTA carries changes, and each entry of a
    * PREDICATE_BATCH starts with its kind. 5: the hello carries the UDP protection and a nonce, and
    * datagrams carry a sequence number and a tag (or are encrypted); routes and advertisements may
-   * carry their origin's signature, and ROUTER_CERT carries a router's certificate chain.
+   * carry their origin's signature, and ROUTER_CERT carries a router's certificate chain. 6: the
+   * hello may end with transport endpoints.
    */
-  public static final int PROTOCOL = 5;
+  public static final int PROTOCOL = 6;
+
+  /** The first revision whose hello may carry transport endpoints. */
+  public static final int ENDPOINTS_SINCE = 6;
 
   /** Most routers a network can number: D holds at most {@link DataHeader#MAX_D_WORDS} words. */
   public static final int MAX_ROUTERS = DataHeader.MAX_D_WORDS * 64;
@@ -74,6 +87,45 @@ public record RouterHello(
               + " needs "
               + (udpProtection == UdpProtection.NONE ? 0 : DatagramAuth.NONCE_BYTES));
     }
+    endpoints = List.copyOf(endpoints);
+    if (!endpoints.isEmpty() && protocol < ENDPOINTS_SINCE) {
+      throw new IllegalArgumentException(
+          "transport endpoints need protocol revision " + ENDPOINTS_SINCE + ", not " + protocol);
+    }
+    if (endpoints.size() > TransportEndpoint.MAX_ENDPOINTS) {
+      throw new IllegalArgumentException(
+          endpoints.size() + " transport endpoints, more than " + TransportEndpoint.MAX_ENDPOINTS);
+    }
+    Set<String> names = new HashSet<>();
+    for (TransportEndpoint e : endpoints) {
+      if (!names.add(e.transport())) {
+        throw new IllegalArgumentException("two endpoints for transport " + e.transport());
+      }
+    }
+  }
+
+  /** A hello of revision {@code protocol} without transport endpoints. */
+  public RouterHello(
+      int protocol,
+      int routerNumber,
+      long epoch,
+      int maxRouters,
+      BloomParameters bloom,
+      int udpPort,
+      byte[] authToken,
+      UdpProtection udpProtection,
+      byte[] udpNonce) {
+    this(
+        protocol,
+        routerNumber,
+        epoch,
+        maxRouters,
+        bloom,
+        udpPort,
+        authToken,
+        udpProtection,
+        udpNonce,
+        List.of());
   }
 
   /** A hello of this code's protocol revision. */
@@ -196,6 +248,31 @@ public record RouterHello(
             parameter + " differs: the neighbour has " + theirs + ", this router " + ours);
   }
 
+  /** This hello with {@code endpoints} in place of its own. */
+  public RouterHello withEndpoints(List<TransportEndpoint> endpoints) {
+    return new RouterHello(
+        protocol,
+        routerNumber,
+        epoch,
+        maxRouters,
+        bloom,
+        udpPort,
+        authToken,
+        udpProtection,
+        udpNonce,
+        endpoints);
+  }
+
+  /** The endpoint bytes the sender gives for {@code transport}, or null if it gives none. */
+  public byte[] endpoint(String transport) {
+    for (TransportEndpoint e : endpoints) {
+      if (e.transport().equals(transport)) {
+        return e.endpoint();
+      }
+    }
+    return null;
+  }
+
   @Override
   public byte[] authToken() {
     return authToken.clone();
@@ -217,7 +294,8 @@ public record RouterHello(
         && udpPort == h.udpPort
         && Arrays.equals(authToken, h.authToken)
         && udpProtection == h.udpProtection
-        && Arrays.equals(udpNonce, h.udpNonce);
+        && Arrays.equals(udpNonce, h.udpNonce)
+        && endpoints.equals(h.endpoints);
   }
 
   @Override
@@ -231,7 +309,8 @@ public record RouterHello(
         udpPort,
         Arrays.hashCode(authToken),
         udpProtection,
-        Arrays.hashCode(udpNonce));
+        Arrays.hashCode(udpNonce),
+        endpoints);
   }
 
   @Override
@@ -252,6 +331,8 @@ public record RouterHello(
         + authToken.length
         + " bytes, udpProtection="
         + udpProtection
+        + ", endpoints="
+        + endpoints
         + "]";
   }
 }

@@ -80,7 +80,12 @@ class FuzzSeeds {
     Encoder encoder = new Encoder(bloom);
     List<Object> link =
         List.of(
-            new RouterHello(3, 1790000000000L, 4096, bloom, 7501, "change-me".getBytes()),
+            new RouterHello(3, 1790000000000L, 4096, bloom, 7501, "change-me".getBytes())
+                .withEndpoints(
+                    List.of(
+                        new TransportEndpoint("rdma", new byte[93]),
+                        new TransportEndpoint(
+                            "shm", "\u0001/dev/shm/bdrp-xring-0123456789abcdef".getBytes()))),
             new ControlMessage.Hello(3, 1790000000000L, 1790000000001L),
             new ControlMessage.RouteUpdate(
                 3,

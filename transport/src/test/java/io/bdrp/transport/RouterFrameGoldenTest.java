@@ -69,8 +69,24 @@ class RouterFrameGoldenTest {
                 new byte[0],
                 UdpProtection.MAC,
                 new byte[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}),
-            "0000002c 01 20 | 0005 | 0007 | 0000000000000005 | 00000400 | 2000 | 01 | 01 | 1ce9"
+            "0000002c 01 20 | 0006 | 0007 | 0000000000000005 | 00000400 | 2000 | 01 | 01 | 1ce9"
                 + " | 0000 | 01 | 10 | 000102030405060708090a0b0c0d0e0f"),
+        Arguments.of(
+            new RouterHello(
+                    7,
+                    5,
+                    1024,
+                    BloomParameters.DEFAULT,
+                    0,
+                    new byte[0],
+                    UdpProtection.NONE,
+                    new byte[0])
+                .withEndpoints(
+                    List.of(
+                        new TransportEndpoint("rdma", new byte[] {1, 2, 3}),
+                        new TransportEndpoint("shm", new byte[0]))),
+            "0000002d 01 20 | 0006 | 0007 | 0000000000000005 | 00000400 | 2000 | 01 | 01 | 0000"
+                + " | 0000 | 00 | 00 | 02 | 04 7264 6d61 | 0003 010203 | 03 73686d | 0000"),
         Arguments.of(
             new ControlMessage.Hello(1, 5, 6),
             "00000014 01 21 | 0001 | 0000000000000005 | 0000000000000006"),

@@ -34,6 +34,17 @@ class RouterFrameRoundTripTest {
                 : UdpProtection.values()[r.nextInt(UdpProtection.values().length)];
         byte[] nonce = new byte[protection == UdpProtection.NONE ? 0 : DatagramAuth.NONCE_BYTES];
         r.nextBytes(nonce);
+        // Revisions from 6 may carry transport endpoints, up to the limits.
+        List<TransportEndpoint> endpoints = new ArrayList<>();
+        int count =
+            protocol < RouterHello.ENDPOINTS_SINCE
+                ? 0
+                : r.nextInt(TransportEndpoint.MAX_ENDPOINTS + 1);
+        for (int i = 0; i < count; i++) {
+          byte[] ep = new byte[r.nextInt(4) == 0 ? TransportEndpoint.MAX_ENDPOINT_BYTES : 40];
+          r.nextBytes(ep);
+          endpoints.add(new TransportEndpoint("t" + i + "-x".repeat(r.nextInt(15)), ep));
+        }
         yield new RouterHello(
             protocol,
             router,
@@ -43,7 +54,8 @@ class RouterFrameRoundTripTest {
             r.nextInt(65536),
             token,
             protection,
-            nonce);
+            nonce,
+            endpoints);
       }
       case 1 -> new ControlMessage.Hello(router, r.nextLong(), r.nextLong());
       case 2 -> {

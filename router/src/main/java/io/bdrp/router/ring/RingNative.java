@@ -71,4 +71,19 @@ final class RingNative {
 
   /** This end's counters, then the shared tail and head (see {@link SharedRing.Counters}). */
   static native long[] counters(long handle);
+
+  /** Binds a non-blocking Unix datagram socket at {@code path} (mode 0600): its descriptor. */
+  static native int bindWake(String path) throws IOException;
+
+  /** Takes every datagram waiting on the wake socket {@code fd}: their count. */
+  static native int drainWake(int fd);
+
+  /**
+   * Waits up to {@code timeoutMillis} (below 0: no limit) for {@code fd} to be readable: 1 it is, 0
+   * not.
+   */
+  static native int awaitReadable(int fd, int timeoutMillis) throws IOException;
+
+  /** Closes a descriptor {@link #bindWake} returned. */
+  static native void closeFd(int fd);
 }

@@ -202,4 +202,21 @@ class SharedRingTest {
       assertEquals(0, reader.read(in), "nothing more than was written");
     }
   }
+
+  /**
+   * A writer maps only a ring file its reader made: not a link to one, not another kind of file.
+   */
+  @Test
+  void aWriterRefusesALinkOrAFileThatIsNotARegularOne() throws Exception {
+    Path link = Path.of(file + ".link");
+    try (SharedRing reader = SharedRing.create(file, 1 << 14, 1 << 11)) {
+      assertTrue(reader.reader());
+      Files.createSymbolicLink(link, file);
+      IOException e = assertThrows(IOException.class, () -> SharedRing.open(link));
+      assertTrue(e.getMessage().contains("opening ring " + link), e.getMessage());
+      assertThrows(IOException.class, () -> SharedRing.open(Path.of("/dev/zero")));
+    } finally {
+      Files.deleteIfExists(link);
+    }
+  }
 }
