@@ -10,6 +10,7 @@ import io.bdrp.router.links.DataTransport;
 import io.bdrp.router.links.Link;
 import io.bdrp.router.links.LinkOutput;
 import io.bdrp.router.links.RouterLinks;
+import io.bdrp.router.links.rdma.RdmaLinks;
 import io.bdrp.router.links.shm.ShmLinks;
 import io.bdrp.router.links.udp.UdpLinks;
 import io.bdrp.router.metrics.LoopLag;
@@ -148,7 +149,7 @@ public final class Router implements AutoCloseable {
     DataTransport.Receiver receiver = this::receiveData;
     this.udp = new UdpLinks(core, batches, receiver);
     this.shm = new ShmLinks(core, this::link, receiver);
-    this.transports = List.of(udp, shm);
+    this.transports = List.of(udp, shm, new RdmaLinks(core, this::link, receiver));
     this.links = new RouterLinks(core, transports, udp::port, tls::routerTls, originKeys, receiver);
     LinkOutput output = new LinkOutput(links.byNumber, hosts, batches, metrics.matchSeconds);
     // Message ids are a keyed permutation of a counter under a key drawn now (MessageIds): no

@@ -62,6 +62,15 @@ public final class RouterView {
         });
   }
 
+  /** How DATA to {@code neighbour} goes now: its path's transport, TCP when it has none. */
+  public RouterConfig.LinkTransport dataBy(int neighbour) {
+    return onLoop(
+        () -> {
+          Link l = links.get(neighbour);
+          return l != null && l.path != null ? l.path.transport() : RouterConfig.LinkTransport.TCP;
+        });
+  }
+
   /**
    * The counters of the shared-memory ring DATA to {@code neighbour} goes into now, or null when it
    * goes by socket.

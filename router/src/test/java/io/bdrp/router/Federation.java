@@ -161,6 +161,36 @@ public final class Federation implements AutoCloseable {
     return this;
   }
 
+  /** Waits until DATA to every neighbour of every router goes by {@code transport}. */
+  Federation awaitDataBy(RouterConfig.LinkTransport transport) throws InterruptedException {
+    await(
+        "DATA by " + transport + " on every link",
+        () -> {
+          for (int r = 0; r < routers.size(); r++) {
+            for (int n : topology.neighbours(r)) {
+              if (routers.get(r).view().dataBy(n) != transport) {
+                return false;
+              }
+            }
+          }
+          return true;
+        });
+    return this;
+  }
+
+  /** {@code bdrp_rdma_frames_total{direction}} summed over every router. */
+  long rdmaFrames(String direction) {
+    long sum = 0;
+    java.util.regex.Pattern p =
+        java.util.regex.Pattern.compile(
+            "(?m)^bdrp_rdma_frames_total\\{direction=\"" + direction + "\"\\} (\\d+)(?:\\.0)?$");
+    for (Router r : routers) {
+      java.util.regex.Matcher m = p.matcher(r.metricsText());
+      sum += m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+    return sum;
+  }
+
   /** Frames written into shared-memory rings by every router so far. */
   long ringFrames() {
     long sum = 0;

@@ -55,7 +55,8 @@ public record RouterHello(
    * PREDICATE_BATCH starts with its kind. 5: the hello carries the UDP protection and a nonce, and
    * datagrams carry a sequence number and a tag (or are encrypted); routes and advertisements may
    * carry their origin's signature, and ROUTER_CERT carries a router's certificate chain. 6: the
-   * hello may end with transport endpoints.
+   * hello may end with transport endpoints, and the accepting router answers the dialler's hello
+   * once it has checked it.
    */
   public static final int PROTOCOL = 6;
 

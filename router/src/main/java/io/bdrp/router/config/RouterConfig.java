@@ -92,8 +92,9 @@ public record RouterConfig(
     SHM,
     /**
      * DATA frames written with RDMA into a ring in the neighbour's memory (the sidecar's verbs
-     * backend); needs an RDMA device. Until the router exchanges the ring's endpoints with its
-     * neighbour, such links carry DATA over TCP and the router says why at start.
+     * backend), the rings' endpoints exchanged in the hellos; needs an RDMA device (or the JVM
+     * property {@code bdrp.rdma.backend=shm}, the shared-memory ring standing in for verbs on one
+     * host). Without one, such links carry DATA over TCP and the router says why at start.
      */
     RDMA
   }

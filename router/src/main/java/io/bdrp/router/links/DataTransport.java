@@ -1,6 +1,7 @@
 package io.bdrp.router.links;
 
 import io.bdrp.transport.RouterHello;
+import io.bdrp.transport.TransportEndpoint;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 
@@ -33,6 +34,15 @@ public interface DataTransport {
 
   /** The name in logs and metric labels ({@code udp}, {@code shm}). */
   String name();
+
+  /**
+   * This transport's part of the hello this router sends on {@code l}'s session, or null for none:
+   * the endpoint the neighbour needs to reach {@code l}'s ring or socket, when it cannot be
+   * derived. Called on the loop before each hello to a known neighbour; must not block.
+   */
+  default TransportEndpoint endpoint(Link l) {
+    return null;
+  }
 
   /** Binds its sockets or makes its rings; before the router port is bound. */
   void start() throws InterruptedException;

@@ -63,9 +63,16 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
     ctx.fireChannelReadComplete();
   }
 
+  /**
+   * The dialling router speaks first; the accepting one answers once the dialler's hello has passed
+   * its checks, when it knows which neighbour it answers and can put that link's transport
+   * endpoints in its hello.
+   */
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    ctx.writeAndFlush(links.ownHello(nonce));
+    if (dialling != null) {
+      ctx.writeAndFlush(links.ownHello(nonce, dialling));
+    }
   }
 
   @Override
@@ -214,8 +221,12 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
   }
 
   private void hello(ChannelHandlerContext ctx, RouterHello h) {
-    RouterHello.Incompatibility why = links.ownHello(nonce).incompatibility(h);
+    RouterHello.Incompatibility why = links.ownHello(nonce, null).incompatibility(h);
     if (why != null) {
+      if (dialling == null) {
+        // The dialler learns this router's parameters, and refuses too, naming the same one.
+        ctx.write(links.ownHello(nonce, null));
+      }
       core.metrics().linkRefused(why.parameter()).inc();
       log.warn(
           "router {}: refusing router {} at {}: {}",
@@ -310,6 +321,9 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
       Channel old = l.session;
       links.detach(l);
       old.close();
+    }
+    if (!ours) {
+      ctx.writeAndFlush(links.ownHello(nonce, l));
     }
     link = l;
     l.attach(ctx.channel());

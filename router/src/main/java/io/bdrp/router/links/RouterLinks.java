@@ -13,6 +13,7 @@ import io.bdrp.transport.ProtocolErrorHandler;
 import io.bdrp.transport.RouterFrameDecoder;
 import io.bdrp.transport.RouterFrameEncoder;
 import io.bdrp.transport.RouterHello;
+import io.bdrp.transport.TransportEndpoint;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -204,17 +205,32 @@ public final class RouterLinks {
     return neighbour >= 0 && neighbour < byNumber.length ? byNumber[neighbour] : null;
   }
 
-  /** The hello this router sends on a session whose datagram keys come from {@code nonce}. */
-  RouterHello ownHello(byte[] nonce) {
-    return new RouterHello(
-        config.router(),
-        config.epoch(),
-        config.routing().maxRouters(),
-        config.bloom(),
-        udpPort.getAsInt(),
-        token(),
-        config.udpProtection(),
-        nonce);
+  /**
+   * The hello this router sends on a session to {@code to} (null: not known yet) whose datagram
+   * keys come from {@code nonce}, with every transport's endpoint for that link.
+   */
+  RouterHello ownHello(byte[] nonce, Link to) {
+    RouterHello h =
+        new RouterHello(
+            config.router(),
+            config.epoch(),
+            config.routing().maxRouters(),
+            config.bloom(),
+            udpPort.getAsInt(),
+            token(),
+            config.udpProtection(),
+            nonce);
+    if (to == null) {
+      return h;
+    }
+    java.util.List<TransportEndpoint> endpoints = new java.util.ArrayList<>();
+    for (DataTransport t : transports) {
+      TransportEndpoint e = t.endpoint(to);
+      if (e != null) {
+        endpoints.add(e);
+      }
+    }
+    return endpoints.isEmpty() ? h : h.withEndpoints(endpoints);
   }
 
   byte[] token() {

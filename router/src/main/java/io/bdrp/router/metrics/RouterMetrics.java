@@ -228,10 +228,20 @@ public final class RouterMetrics {
   public Metrics.Counter ringDropped(String reason) {
     return byLabel(
         "bdrp_ring_frames_dropped_total",
-        "DATA frames read from a shared-memory ring and dropped: no_session (the neighbour's"
+        "DATA frames read from a ring (shm or rdma links) and dropped: no_session (the neighbour's"
             + " session is down).",
         "reason",
         reason);
+  }
+
+  /** DATA frames of rdma links: sent, received, failed (a write the transport refused). */
+  public Metrics.Counter rdmaFrames(String direction) {
+    return byLabel(
+        "bdrp_rdma_frames_total",
+        "DATA frames through the rings of rdma links: sent (into a neighbour's ring), received (read"
+            + " from this router's rings and taken), failed (a write the transport refused: dropped).",
+        "direction",
+        direction);
   }
 
   public Metrics.Counter udpDropped(String reason) {

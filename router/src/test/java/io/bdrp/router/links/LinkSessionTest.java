@@ -178,7 +178,7 @@ class LinkSessionTest {
         token.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** The frames the session wrote, after its own hello. */
+  /** The frames the session wrote since last asked. */
   private List<Object> written() {
     List<Object> out = new ArrayList<>();
     for (Object o; (o = session.readOutbound()) != null; ) {
@@ -197,10 +197,32 @@ class LinkSessionTest {
   }
 
   @Test
-  void theSessionOpensWithThisRoutersHello() {
+  void anAcceptedSessionAnswersOnlyAHelloThatPassesItsChecks() {
+    assertNull(session.readOutbound(), "the dialler speaks first");
+    session.writeInbound(hello(1, TOKEN));
     RouterHello own = assertInstanceOf(RouterHello.class, session.readOutbound());
     assertEquals(0, own.routerNumber());
     assertEquals(TOKEN, new String(own.authToken(), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void anIncompatibleDiallerIsAnsweredWithThisRoutersParametersThenRefused() {
+    RouterHello other =
+        new RouterHello(
+            1,
+            System.currentTimeMillis(),
+            config.routing().maxRouters() / 2,
+            config.bloom(),
+            0,
+            TOKEN.getBytes(StandardCharsets.UTF_8));
+    session.writeInbound(other);
+    List<Object> out = written();
+    assertInstanceOf(RouterHello.class, out.get(0), "its parameters, for the dialler's own check");
+    assertEquals(
+        ErrorCode.INCOMPATIBLE_PEER,
+        assertInstanceOf(ClientFrame.Error.class, out.get(1)).knownCode().orElseThrow());
+    assertEquals(1, metrics.linkRefused("routing.maxRouters").get());
+    assertNull(neighbour.session);
   }
 
   @Test

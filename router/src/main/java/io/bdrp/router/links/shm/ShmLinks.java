@@ -119,21 +119,6 @@ public final class ShmLinks implements DataTransport {
 
   @Override
   public void start() throws InterruptedException {
-    for (RouterConfig.Neighbour n : config.neighbours()) {
-      if (n.transport() == RouterConfig.LinkTransport.RDMA) {
-        String why = io.bdrp.router.ring.RdmaNative.whyNot();
-        log.warn(
-            "router {}: link to router {} is configured for rdma; DATA goes over TCP: {}",
-            config.router(),
-            n.router(),
-            why != null
-                ? why
-                : "devices "
-                    + io.bdrp.router.ring.RdmaNative.sysfsDevices()
-                    + " are there, but"
-                    + " this router does not yet exchange ring endpoints with its neighbours");
-      }
-    }
     if (!config.usesShm()) {
       return;
     }
