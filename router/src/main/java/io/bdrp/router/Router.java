@@ -29,12 +29,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.List;
@@ -116,9 +113,7 @@ public final class Router implements AutoCloseable {
     this.config = config;
     this.node = RouterCore.routingNode(config); // first: it refuses an epoch too far ahead
     this.epoll = Epoll.isAvailable();
-    this.group =
-        new MultiThreadIoEventLoopGroup(
-            1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    this.group = RouterCore.group(epoll);
     this.loop = group.next();
     this.channels = new DefaultChannelGroup("router " + config.router(), loop);
     node.predicates().onRefusal(new RefusalLog(config.router()));
@@ -257,15 +252,8 @@ public final class Router implements AutoCloseable {
               "listen.metrics",
               config.metricsListen(),
               MetricsHttp.initializer(
-                  this::readMetricFiles,
-                  metrics.registry()::scrape,
-                  loop,
-                  Metrics::format,
-                  config.metricsAccess(),
-                  tls::clientTls,
-                  metrics.connectionsClosed("metrics", "connections"),
-                  metrics.connectionsClosed("metrics", "idle")),
-              metricsGroup());
+                  metrics, this::readMetricFiles, loop, config.metricsAccess(), tls::clientTls),
+              metricsGroup = RouterCore.group(epoll));
     }
     loop.execute(
         () -> {
@@ -301,16 +289,6 @@ public final class Router implements AutoCloseable {
       EventLoopGroup on)
       throws InterruptedException {
     return RouterPorts.listen(on, epoll, channels, field, address, init);
-  }
-
-  /** The thread of the metrics port's connections, made when first asked for. */
-  private EventLoopGroup metricsGroup() {
-    if (metricsGroup == null) {
-      metricsGroup =
-          new MultiThreadIoEventLoopGroup(
-              1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-    }
-    return metricsGroup;
   }
 
   // ---- addresses ----

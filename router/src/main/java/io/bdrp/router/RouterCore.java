@@ -8,9 +8,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
@@ -87,6 +91,12 @@ public record RouterCore(
             () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
     node.useWallClock(System::currentTimeMillis);
     return node;
+  }
+
+  /** An event loop of one thread: epoll's when {@code epoll}, NIO's otherwise. */
+  static EventLoopGroup group(boolean epoll) {
+    return new MultiThreadIoEventLoopGroup(
+        1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
   }
 
   /** A control thread of its own, named (daemon: a router left open does not hold the JVM). */

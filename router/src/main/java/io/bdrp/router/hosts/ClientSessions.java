@@ -18,15 +18,12 @@ import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
 import io.bdrp.transport.ErrorCode;
-import io.bdrp.transport.FrameType;
 import io.bdrp.transport.Frames;
 import io.bdrp.transport.ProtocolErrorHandler;
 import io.bdrp.transport.ProtocolException;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
@@ -48,8 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClientSessions {
   private static final Logger log = LoggerFactory.getLogger(ClientSessions.class);
-
-  private static final int SEND_MESSAGE_OFFSET = Frames.PREFIX_BYTES + 8; // after correlation id
 
   /** The most one read of a client session takes from its socket. */
   static final int CLIENT_READ_BYTES = 16 * 1024;
@@ -135,7 +130,7 @@ public final class ClientSessions {
                 new IdleStateHandler(limits.hosts().keepAliveMs(), 0, 0, TimeUnit.MILLISECONDS))
             .addLast(handshakes.guard(true))
             .addLast(handshakes.frameDecoder())
-            .addLast(new SendBytes())
+            .addLast(new SendBytes(sendBytes))
             .addLast(changes.offload(() -> session.host))
             .addLast(new ClientFrameDecoder(limits.maxFrameBytes()))
             .addLast(new ClientFrameEncoder())
@@ -143,29 +138,6 @@ public final class ClientSessions {
             .addLast(new ProtocolErrorHandler(core.errors()));
       }
     };
-  }
-
-  /** Sits before the client frame decoder and exposes a SEND frame's message bytes meanwhile. */
-  private final class SendBytes extends ChannelInboundHandlerAdapter {
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (msg instanceof ByteBuf f
-          && f.readableBytes() > SEND_MESSAGE_OFFSET
-          && f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET) == FrameType.SEND.number()) {
-        // Held: the decoder releases the frame before it passes the decoded SEND on.
-        f.retain();
-        sendBytes.set(
-            f, f.readerIndex() + SEND_MESSAGE_OFFSET, f.readableBytes() - SEND_MESSAGE_OFFSET);
-        try {
-          ctx.fireChannelRead(msg); // decoded and published before this returns
-        } finally {
-          sendBytes.set(null, 0, 0);
-          f.release();
-        }
-      } else {
-        ctx.fireChannelRead(msg);
-      }
-    }
   }
 
   /** The user a verified client certificate names ({@code urn:bdrp:user:NAME}), or null. */

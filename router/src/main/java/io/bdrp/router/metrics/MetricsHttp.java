@@ -48,6 +48,27 @@ public final class MetricsHttp {
   private MetricsHttp() {}
 
   /**
+   * The metrics port of a router: {@code read} (file and kernel reads) on the port's thread, the
+   * series read on {@code loop}, formatted on the port's thread again.
+   */
+  public static ChannelInitializer<SocketChannel> initializer(
+      RouterMetrics metrics,
+      Runnable read,
+      Executor loop,
+      MetricsAccess access,
+      Supplier<ClientTls> tls) {
+    return initializer(
+        read,
+        metrics.registry()::scrape,
+        loop,
+        Metrics::format,
+        access,
+        tls,
+        metrics.connectionsClosed("metrics", "connections"),
+        metrics.connectionsClosed("metrics", "idle"));
+  }
+
+  /**
    * The endpoint with {@code access} (null: open, plain HTTP): basic authentication when it names a
    * user (401 otherwise), and TLS with the client port's current certificate when it asks.
    *

@@ -33,7 +33,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -169,6 +168,12 @@ public final class UdpLinks implements DataTransport {
     core.track(channel);
   }
 
+  /** Takes {@code socket} as the UDP socket and reads its datagrams: for tests of this class. */
+  void useSocket(Channel socket) {
+    channel = socket;
+    socket.pipeline().addLast(new Receiver());
+  }
+
   /** The bound UDP port, or 0 if there is no socket. */
   public int port() {
     return channel == null ? 0 : ((InetSocketAddress) channel.localAddress()).getPort();
@@ -294,10 +299,21 @@ public final class UdpLinks implements DataTransport {
             + " in "
             + hex.formatHex(l.udp.keyIn())
             + "\n";
+    // A file write: on the links' control thread, in the order the sessions came up.
     try {
-      Files.writeString(keyLog, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    } catch (IOException e) {
-      log.warn("router {}: cannot append to {} {}: {}", config.router(), KEY_LOG, keyLog, e);
+      core.linkControl()
+          .execute(
+              () -> {
+                try {
+                  Files.writeString(
+                      keyLog, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                } catch (IOException e) {
+                  log.warn(
+                      "router {}: cannot append to {} {}: {}", config.router(), KEY_LOG, keyLog, e);
+                }
+              });
+    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      // The router is stopping.
     }
   }
 
@@ -394,31 +410,9 @@ public final class UdpLinks implements DataTransport {
    */
   public void readReceiveBufferDrops() {
     int port = port();
-    long drops = port == 0 ? 0 : receiveBufferDrops(port);
+    long drops = port == 0 ? 0 : ProcNetUdp.drops(port);
     if (drops >= 0) {
       receiveBufferDrops = drops;
     }
-  }
-
-  private static long receiveBufferDrops(int port) {
-    long drops = -1;
-    for (String f : List.of("/proc/thread-self/net/udp", "/proc/thread-self/net/udp6")) {
-      try {
-        for (String line : Files.readAllLines(Path.of(f))) {
-          String[] cols = line.trim().split("\\s+");
-          if (cols.length < 13 || !cols[1].contains(":")) {
-            continue;
-          }
-          String local = cols[1];
-          int p = Integer.parseInt(local.substring(local.lastIndexOf(':') + 1), 16);
-          if (p == port) {
-            drops = Math.max(drops, 0) + Long.parseLong(cols[cols.length - 1]);
-          }
-        }
-      } catch (IOException | RuntimeException e) {
-        // not Linux, or no such file: unknown unless the other file says
-      }
-    }
-    return drops;
   }
 }
