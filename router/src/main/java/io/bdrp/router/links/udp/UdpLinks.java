@@ -25,14 +25,9 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.unix.IntegerUnixChannelOption;
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -98,25 +93,10 @@ public final class UdpLinks implements DataTransport {
     // The JVM's first nonce and key seed the generator and load the MAC (files read): here, on the
     // thread that starts the router, not on its loop at the first hello.
     DatagramAuth.key(new byte[0], 0, 0, DatagramAuth.newNonce(), DatagramAuth.newNonce());
-    String path = System.getenv(KEY_LOG);
-    this.keyLog =
-        path == null || path.isBlank() || config.udpProtection() == UdpProtection.NONE
-            ? null
-            : Path.of(path);
-    if (keyLog != null && config.usesUdp()) {
-      log.warn(
-          "router {}: {} is set: the keys of every UDP link session are written to {}; anyone who"
-              + " reads it can forge and read this router's datagrams",
-          config.router(),
-          KEY_LOG,
-          keyLog);
-    }
+    this.keyLog = UdpKeyLog.fromEnvironment(config, core.linkControl());
   }
 
-  /** The environment variable naming a file where the keys of each link session are appended. */
-  static final String KEY_LOG = "BDRP_UDP_KEYLOG";
-
-  private final Path keyLog;
+  private final UdpKeyLog keyLog; // null: keys are not written
 
   @Override
   public String name() {
@@ -231,7 +211,9 @@ public final class UdpLinks implements DataTransport {
       l.udp =
           new Session(
               ++sessions, out, in, new DatagramAuth.Sealer(p, out), new DatagramAuth.Opener(p, in));
-      logKeys(l);
+      if (keyLog != null) {
+        keyLog.append(l.neighbour(), l.udp);
+      }
     }
     l.udpPeer = new InetSocketAddress(peer.remote().getAddress(), udpPort);
     bySender.put(l.udpPeer, l);
@@ -273,47 +255,6 @@ public final class UdpLinks implements DataTransport {
     @Override
     public String describe() {
       return "UDP to " + link.udpPeer;
-    }
-  }
-
-  /**
-   * Appends the session's keys to the file named by {@value #KEY_LOG} if it is set, as {@code
-   * SSLKEYLOGFILE} does for TLS: for tools that must read or write a link's datagrams (a packet
-   * capture's dissector, the transit benchmark's traffic generator). One line per session: {@code
-   * router R neighbour N session S out HEX in HEX}.
-   */
-  private void logKeys(Link l) {
-    if (keyLog == null) {
-      return;
-    }
-    HexFormat hex = HexFormat.of();
-    String line =
-        "router "
-            + config.router()
-            + " neighbour "
-            + l.neighbour()
-            + " session "
-            + l.udp.id()
-            + " out "
-            + hex.formatHex(l.udp.keyOut())
-            + " in "
-            + hex.formatHex(l.udp.keyIn())
-            + "\n";
-    // A file write: on the links' control thread, in the order the sessions came up.
-    try {
-      core.linkControl()
-          .execute(
-              () -> {
-                try {
-                  Files.writeString(
-                      keyLog, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-                } catch (IOException e) {
-                  log.warn(
-                      "router {}: cannot append to {} {}: {}", config.router(), KEY_LOG, keyLog, e);
-                }
-              });
-    } catch (java.util.concurrent.RejectedExecutionException stopping) {
-      // The router is stopping.
     }
   }
 
