@@ -11,14 +11,10 @@ import io.bdrp.router.ring.SharedRing;
 import io.bdrp.transport.DataHeader;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.EpollDomainDatagramChannel;
 import io.netty.channel.unix.DomainSocketAddress;
-import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
@@ -61,21 +57,9 @@ public final class ShmLinks implements DataTransport {
   /** Where rings are made: shared memory on Linux. */
   static final Path DIRECTORY = Path.of("/dev/shm");
 
-  /**
-   * Polls of an empty ring before its reader sleeps, once a pass has found it empty after the
-   * previous one delivered (well under a microsecond each: the loop's other channels wait).
-   */
-  static final int SPIN = 200;
-
-  /** Bytes read from a ring at once (a larger frame is read alone). */
-  private static final int BATCH_BYTES = 64 << 10;
-
-  /** Batches read from one ring before the loop turns to its other channels. */
-  private static final int BATCHES_PER_TURN = 8;
-
   private final RouterCore core;
   private final RouterConfig config;
-  private final List<Reader> readers = new ArrayList<>();
+  private final List<ShmReader> readers = new ArrayList<>();
   private boolean available;
 
   private final DataTransport.Receiver receiver;
@@ -144,7 +128,7 @@ public final class ShmLinks implements DataTransport {
         Files.deleteIfExists(p);
         Files.deleteIfExists(wakePath(p));
         SharedRing ring = SharedRing.create(p, limits.ringBytes(), limits.ringWatermarkBytes());
-        Reader r = new Reader(n.router(), ring);
+        ShmReader r = new ShmReader(n.router(), ring, core, links, receiver);
         readers.add(r);
         var f =
             new Bootstrap()
@@ -184,7 +168,11 @@ public final class ShmLinks implements DataTransport {
     }
   }
 
-  /** The session of {@code l} is up: its DATA goes into its ring if configured so and found. */
+  /**
+   * The session of {@code l} is up: its DATA goes into its ring if configured so and found. The
+   * ring's file is mapped on the links' control thread (file I/O stays off the loop); DATA goes
+   * over TCP until it is.
+   */
   @Override
   public DataPath linkUp(Link l, DataTransport.Peer peer) {
     linkDown(l);
@@ -192,14 +180,24 @@ public final class ShmLinks implements DataTransport {
       return null;
     }
     Path p = path(l.neighbour(), l.peerEpoch, config.router());
-    SharedRing ring = null;
+    Channel session = l.session;
     try {
-      ring = SharedRing.open(p);
-      ring.wakeBySocket(wakePath(p));
-      return new RingPath(ring);
+      core.linkControl().execute(() -> map(l, session, p));
+    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      // The router is stopping.
+    }
+    return null;
+  }
+
+  /** Maps {@code l}'s ring (on the links' control thread), then makes it the link's path. */
+  private void map(Link l, Channel session, Path p) {
+    SharedRing opened = null;
+    try {
+      opened = SharedRing.open(p);
+      opened.wakeBySocket(wakePath(p));
     } catch (IOException e) {
-      if (ring != null) {
-        ring.close();
+      if (opened != null) {
+        opened.close();
       }
       log.warn(
           "router {}: link to router {} is configured for shm, but its ring cannot be used ({});"
@@ -208,7 +206,26 @@ public final class ShmLinks implements DataTransport {
           config.router(),
           l.neighbour(),
           e.getMessage());
-      return null;
+      return;
+    }
+    SharedRing ring = opened;
+    try {
+      core.loop()
+          .execute(
+              () -> {
+                if (l.session == session && session != null && session.isActive()) {
+                  l.path = new RingPath(ring);
+                  log.info(
+                      "router {}: DATA to router {} over {}",
+                      config.router(),
+                      l.neighbour(),
+                      l.path.describe());
+                } else {
+                  ring.close(); // the session ended meanwhile
+                }
+              });
+    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      ring.close();
     }
   }
 
@@ -270,7 +287,7 @@ public final class ShmLinks implements DataTransport {
     }
     Runnable closing =
         () -> {
-          for (Reader r : readers) {
+          for (ShmReader r : readers) {
             r.closed = true;
             if (r.wake != null) {
               r.wake.close();
@@ -298,112 +315,11 @@ public final class ShmLinks implements DataTransport {
    * router's loop, which owns the reader).
    */
   public SharedRing.Counters inbound(int n) {
-    for (Reader r : readers) {
+    for (ShmReader r : readers) {
       if (r.neighbour == n && !r.closed) {
         return r.ring.counters();
       }
     }
     return null;
-  }
-
-  /** Reads one ring, on the event loop, when its wake socket says so. */
-  private final class Reader extends ChannelInboundHandlerAdapter {
-    final int neighbour;
-    public final SharedRing ring;
-    Channel wake;
-    boolean closed;
-
-    Reader(int neighbour, SharedRing ring) {
-      this.neighbour = neighbour;
-      this.ring = ring;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      ReferenceCountUtil.release(msg); // the datagram only says "look"
-      drain();
-    }
-
-    /** Reads and delivers what the ring holds; says it sleeps when it has read everything. */
-    void drain() {
-      if (closed) {
-        return;
-      }
-      ByteBuf spare = null; // a buffer a read left empty: nobody holds it, the next read takes it
-      try {
-        int size = BATCH_BYTES;
-        boolean delivered = false;
-        for (int i = 0; i < BATCHES_PER_TURN; i++) {
-          ByteBuf batch =
-              spare != null && spare.capacity() == size
-                  ? spare
-                  : PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
-          if (spare != null && spare != batch) {
-            spare.release();
-          }
-          spare = batch;
-          int n =
-              batch.hasMemoryAddress()
-                  ? ring.read(batch.memoryAddress(), size)
-                  : ring.read(batch.nioBuffer(0, size).slice());
-          if (n > 0) {
-            spare = null; // delivered: forwarded copies may keep slices of it
-            try {
-              batch.writerIndex(n);
-              deliver(batch);
-            } finally {
-              batch.release();
-            }
-          }
-          if (n < 0) {
-            size = -n; // one frame larger than a batch: a buffer its size, once
-            continue;
-          }
-          size = BATCH_BYTES;
-          if (n > 0) {
-            delivered = true;
-          } else {
-            if (delivered) {
-              // Look again once the loop has flushed what this pass delivered: a busy link is
-              // polled between the loop's other work rather than slept on.
-              core.loop().execute(this::drain);
-              return;
-            }
-            if (!ring.prepareSleep(SPIN)) {
-              return; // the next write wakes it
-            }
-          }
-        }
-        core.loop().execute(this::drain); // more to read: after the other channels
-      } catch (IOException e) {
-        closed = true;
-        core.metrics().malformedData("shm").inc();
-        log.warn(
-            "router {}: the ring from router {} holds what its writer cannot have written ({});"
-                + " its DATA is no longer read",
-            config.router(),
-            neighbour,
-            e.getMessage());
-      } finally {
-        if (spare != null) {
-          spare.release();
-        }
-      }
-    }
-
-    /** Every frame of a batch, while the neighbour's session is up. */
-    private void deliver(ByteBuf batch) {
-      Link link = links.apply(neighbour);
-      boolean up = link != null && link.session != null && link.session.isActive();
-      while (batch.readableBytes() >= 4) {
-        int len = batch.readIntLE();
-        ByteBuf frame = batch.readSlice(len);
-        if (up) {
-          receiver.receive(link, frame, "shm");
-        } else {
-          core.metrics().ringDropped("no_session").inc();
-        }
-      }
-    }
   }
 }
