@@ -155,6 +155,15 @@ public final class RdmaLinks implements DataTransport {
     linkDown(l);
     RdmaEnd e = next.remove(l.neighbour());
     if (e == null) {
+      if (l.config.transport() == RouterConfig.LinkTransport.RDMA && unavailable == null) {
+        // Its end is still being made after the previous session (sessions that replaced each
+        // other quickly): this session's hello went without an endpoint.
+        log.warn(
+            "router {}: no rdma ring was ready for this session with router {}; its DATA goes over"
+                + " TCP until the next session",
+            config.router(),
+            l.neighbour());
+      }
       return null;
     }
     current.put(l.neighbour(), e);
