@@ -84,6 +84,16 @@ class MqttPropertiesTest {
   }
 
   @Test
+  void theDocumentedExample() {
+    Message m = msg(List.of(p("site", "a"), p("value", "25.5"), p("site", "b")));
+    assertEquals(Value.of("a"), m.get("mqtt.user.site"));
+    assertEquals(Value.of(25.5), m.get("mqtt.user.value"));
+    assertEquals(
+        Value.of("[[\"site\",\"a\"],[\"value\",\"25.5\"],[\"site\",\"b\"]]"),
+        m.get(MqttProperties.USER_LIST));
+  }
+
+  @Test
   void noPropertiesAddNothing() {
     assertEquals(0, msg(List.of()).size());
     assertEquals(List.of(), MqttProperties.of(msg(List.of())));

@@ -124,6 +124,28 @@ class MqttTopicTest {
     }
   }
 
+  @Test
+  void theGeneratedCasesMatchOftenAndFailOften() {
+    Random r = new Random(4711);
+    int matched = 0;
+    int dollarRefused = 0;
+    int total = 0;
+    for (int i = 0; i < 2000; i++) {
+      String topic = randomTopic(r, 6);
+      for (int k = 0; k < 20; k++, total++) {
+        String filter = k % 2 == 0 ? derivedFilter(r, topic) : randomFilter(r);
+        if (reference(filter, topic)) {
+          matched++;
+        } else if (topic.startsWith("$") && (filter.startsWith("+") || filter.startsWith("#"))) {
+          dollarRefused++;
+        }
+      }
+    }
+    assertTrue(matched > total / 5, matched + " of " + total);
+    assertTrue(total - matched > total / 5, matched + " of " + total);
+    assertTrue(dollarRefused > 100, "$ rule exercised " + dollarRefused + " times");
+  }
+
   @Property(tries = 300)
   void deepTopicsMatchAsTheSpecSays(@ForAll long seed) {
     Random r = new Random(seed);
@@ -322,6 +344,14 @@ class MqttTopicTest {
         MqttTopic.filter("sensors/+/#").toString());
     assertEquals("mqtt.dollar = false", MqttTopic.filter("#").toString());
     assertEquals("mqtt.dollar = false && mqtt.levels = 1", MqttTopic.filter("+").toString());
+    assertEquals(
+        "mqtt.dollar = false && mqtt.level.2 = \"temp\" && mqtt.levels = 3",
+        MqttTopic.filter("+/+/temp").toString());
+    assertEquals("mqtt.level.0 = \"$SYS\"", MqttTopic.filter("$SYS/#").toString());
+    assertEquals("mqtt.level.0 = \"\" && mqtt.levels = 2", MqttTopic.filter("/+").toString());
+    Message dollar = msg("$SYS/x/");
+    assertEquals(Value.of(3), dollar.get(MqttTopic.LEVELS));
+    assertEquals(Value.of(""), dollar.get("mqtt.level.2"));
     for (String f : List.of("sensors/+/temp", "#", "+/+/#", "a")) {
       Predicate p = MqttTopic.filter(f);
       assertEquals(p, Predicate.parse(p.toString()));
