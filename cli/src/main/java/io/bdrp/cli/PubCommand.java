@@ -2,6 +2,7 @@ package io.bdrp.cli;
 
 import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
+import io.bdrp.encoding.mqtt.MqttTopic;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -36,6 +37,21 @@ final class PubCommand implements Callable<Integer> {
   List<String> attrs;
 
   @Option(
+      names = "--topic",
+      description =
+          "An MQTT topic name for every message published: its attributes (mqtt.topic, mqtt.levels,"
+              + " mqtt.dollar, mqtt.level.N; docs/mqtt.md) are added, so that MQTT subscribers whose"
+              + " filters match it receive the message.")
+  String topic;
+
+  @Option(
+      names = "--body",
+      description =
+          "Publishes one message with this body, UTF-8 text (and the --attr attributes); an MQTT"
+              + " subscriber gets it as the payload.")
+  String body;
+
+  @Option(
       names = "--name",
       defaultValue = "bdrp-pub",
       description = "Client name shown by the router (default: ${DEFAULT-VALUE}).")
@@ -47,8 +63,16 @@ final class PubCommand implements Callable<Integer> {
     try (BdrpClient c =
         router.connect(
             credentials.apply(BdrpClient.builder()).name(name).reconnect(false), err, "bdrp pub")) {
-      if (attrs != null && !attrs.isEmpty()) {
-        c.sendAcknowledged(fromFlags()).get(10, TimeUnit.SECONDS);
+      if (topic != null) {
+        try {
+          MqttTopic.checkName(topic);
+        } catch (IllegalArgumentException e) {
+          throw new picocli.CommandLine.ParameterException(
+              spec.commandLine(), "--topic: " + e.getMessage());
+        }
+      }
+      if ((attrs != null && !attrs.isEmpty()) || body != null) {
+        c.sendAcknowledged(withTopic(fromFlags())).get(10, TimeUnit.SECONDS);
         return 0;
       }
       long lineNo = 0;
@@ -70,7 +94,7 @@ final class PubCommand implements Callable<Integer> {
           err.flush();
           continue;
         }
-        c.send(m).get(10, TimeUnit.SECONDS);
+        c.send(withTopic(m)).get(10, TimeUnit.SECONDS);
         sent++;
       }
       c.flush().get(10, TimeUnit.SECONDS); // the router has taken everything sent
@@ -114,9 +138,27 @@ final class PubCommand implements Callable<Integer> {
     }
   }
 
+  /** {@code m} with the attributes of {@code --topic} and the {@code --body}, if given. */
+  private Message withTopic(Message m) {
+    if (topic == null && body == null) {
+      return m;
+    }
+    Message.Builder b = Message.builder();
+    m.attributes().forEach(b::put);
+    if (topic != null) {
+      MqttTopic.put(b, topic);
+    }
+    if (body != null) {
+      b.body(body.getBytes(StandardCharsets.UTF_8));
+    } else if (m.bodyLength() > 0) {
+      b.body(m.body());
+    }
+    return b.build();
+  }
+
   private Message fromFlags() {
     StringBuilder json = new StringBuilder("{");
-    for (String a : attrs) {
+    for (String a : attrs == null ? List.<String>of() : attrs) {
       int eq = a.indexOf('=');
       if (eq <= 0) {
         throw new IllegalArgumentException("--attr must be name=value, got '" + a + "'");

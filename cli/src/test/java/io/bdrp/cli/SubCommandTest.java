@@ -83,6 +83,53 @@ class SubCommandTest {
     }
   }
 
+  /**
+   * {@code bdrp pub --topic T --body B}: the message carries the MQTT topic's attributes, so that a
+   * subscription with an MQTT topic filter's predicate receives it, with the body; a topic that is
+   * not a valid MQTT topic name is a usage error.
+   */
+  @Test
+  void pubWithATopicReachesAnMqttTopicFilter(@TempDir Path dir) throws Exception {
+    ChildProcesses.Router router = loneRouter(dir, 0);
+    String at = "127.0.0.1:" + router.clientPort();
+    java.util.concurrent.BlockingQueue<Message> got =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    try (BdrpClient sub =
+        BdrpClient.builder()
+            .router("127.0.0.1", router.clientPort())
+            .name("sub")
+            .reconnect(false)
+            .connect()) {
+      sub.subscribe(io.bdrp.encoding.mqtt.MqttTopic.filter("sensors/+/temp"), got::add)
+          .get(10, TimeUnit.SECONDS);
+      Proc pub =
+          processes.start(
+              dir,
+              "pub",
+              "-r",
+              at,
+              "--topic",
+              "sensors/k1/temp",
+              "--attr",
+              "mqtt.user.value=26.5",
+              "--body",
+              "26.5 C");
+      assertTrue(pub.process().waitFor(60, TimeUnit.SECONDS), "pub exited");
+      assertEquals(0, pub.process().exitValue(), () -> "stderr " + pub.err());
+      Message m = got.poll(10, TimeUnit.SECONDS);
+      assertNotNull(m, "the subscriber of sensors/+/temp received the message");
+      assertEquals("sensors/k1/temp", io.bdrp.encoding.mqtt.MqttTopic.of(m));
+      assertEquals("26.5 C", new String(m.body(), StandardCharsets.UTF_8));
+
+      Proc wildcard = processes.start(dir, "pub", "-r", at, "--topic", "sensors/#", "--body", "x");
+      assertTrue(wildcard.process().waitFor(60, TimeUnit.SECONDS), "pub exited");
+      assertEquals(2, wildcard.process().exitValue(), () -> "a usage error: " + wildcard.err());
+      assertTrue(
+          wildcard.err().stream().anyMatch(l -> l.contains("--topic")),
+          () -> wildcard.err().toString());
+    }
+  }
+
   private static Message tick(long n) {
     return Message.builder().put("kind", "tick").put("n", n).build();
   }
