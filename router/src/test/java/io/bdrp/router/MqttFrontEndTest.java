@@ -1,0 +1,108 @@
+package io.bdrp.router;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.mqtt.MqttTopic;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.topologies.Bundled;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * MQTT clients (Eclipse Paho, MQTT 5) on the MQTT ports of a federation of in-process routers: what
+ * one publishes on one router reaches the subscribers whose topic and content filters it matches on
+ * another, with its QoS acknowledged, and bdrp and MQTT clients see each other's messages through
+ * the mapping.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class MqttFrontEndTest {
+  private static final InetSocketAddress ANY = InetSocketAddress.createUnresolved("127.0.0.1", 0);
+
+  /** A square of four routers with a diagonal 0-2, each with an MQTT port. */
+  private static Federation federation() throws InterruptedException {
+    return new Federation(
+        Bundled.load("routers-4"),
+        RouterConfig.LinkTransport.TCP,
+        null,
+        c -> c.withMqttListen(ANY));
+  }
+
+  @Test
+  void aSubscriberOnOneRouterGetsWhatAPublisherOnAnotherSendsThatItsFiltersMatch()
+      throws Exception {
+    try (Federation f = federation().awaitRoutes();
+        MqttClients.Client sub = new MqttClients.Client(f.routers.get(0).mqttAddress(), "sub");
+        MqttClients.Client pub = new MqttClients.Client(f.routers.get(2).mqttAddress(), "pub")) {
+      sub.connect(null, null);
+      pub.connect(null, null);
+      assertArrayEquals(
+          new int[] {1}, sub.subscribe("sensors/+/temp?mqtt.user.value > 25", 1), "QoS 1 granted");
+      assertArrayEquals(
+          new int[] {1}, sub.subscribe("alarms/#", 2), "QoS 2 asked, 1 granted (not offered yet)");
+      f.awaitPredicates();
+      // Not matched: a level short, the wrong last level, a value too low.
+      assertArrayEquals(new int[] {0}, pub.publish("sensors/temp", "a", 1, "value", "30"));
+      assertArrayEquals(new int[] {0}, pub.publish("sensors/a/humidity", "b", 1, "value", "30"));
+      assertArrayEquals(new int[] {0}, pub.publish("sensors/a/temp", "c", 1, "value", "20"));
+      // Matched; the earlier ones would have come first, on the same path.
+      assertArrayEquals(new int[] {0}, pub.publish("sensors/a/temp", "d", 1, "value", "30.5"));
+      MqttClients.Received r = sub.next();
+      assertEquals("sensors/a/temp", r.topic());
+      assertEquals("d", r.payload());
+      assertEquals(1, r.message().getQos());
+      assertEquals("value", r.message().getProperties().getUserProperties().get(0).getKey());
+      assertEquals("30.5", r.message().getProperties().getUserProperties().get(0).getValue());
+      // QoS 0 published: delivered at QoS 0; QoS 2 published: delivered once, at QoS 1.
+      pub.publish("alarms/fire", "e", 0);
+      assertEquals("e", sub.next().payload());
+      pub.publish("alarms/fire/floor/2", "f", 2);
+      r = sub.next();
+      assertEquals("f", r.payload());
+      assertEquals(1, r.message().getQos());
+      pub.publish("alarms", "g", 1); // '#' matches its parent level too
+      assertEquals("g", sub.next().payload());
+      assertEquals(0, sub.received.size());
+    }
+  }
+
+  @Test
+  void bdrpAndMqttClientsSeeEachOthersMessagesThroughTheMapping() throws Exception {
+    try (Federation f = federation().awaitRoutes();
+        MqttClients.Client mqtt = new MqttClients.Client(f.routers.get(0).mqttAddress(), "m")) {
+      mqtt.connect(null, null);
+      mqtt.subscribe("cmd/+", 1);
+      BdrpClient bdrp = f.client(1, "b");
+      LinkedBlockingQueue<Message> got = new LinkedBlockingQueue<>();
+      bdrp.subscribe(Predicate.parse("mqtt.level.0 = \"telemetry\""), got::add)
+          .get(10, TimeUnit.SECONDS);
+      f.awaitPredicates();
+      bdrp.sendAcknowledged(
+              MqttTopic.put(Message.builder(), "cmd/reboot")
+                  .put("mqtt.user.reason", "update")
+                  .body("now".getBytes(StandardCharsets.UTF_8))
+                  .build())
+          .get(10, TimeUnit.SECONDS);
+      MqttClients.Received r = mqtt.next();
+      assertEquals("cmd/reboot", r.topic());
+      assertEquals("now", r.payload());
+      assertEquals(0, r.message().getQos(), "a bdrp client's message counts as QoS 0");
+      assertEquals("reason", r.message().getProperties().getUserProperties().get(0).getKey());
+      mqtt.publish("telemetry/a", "42", 1, "unit", "C");
+      Message m = got.poll(20, TimeUnit.SECONDS);
+      assertTrue(m != null, "the bdrp client got the MQTT client's message");
+      assertEquals("telemetry/a", MqttTopic.of(m));
+      assertEquals("42", new String(m.body(), StandardCharsets.UTF_8));
+      assertEquals(1L, m.get("mqtt.qos").asLong());
+      assertEquals("C", m.get("mqtt.user.unit").asString());
+    }
+  }
+}
