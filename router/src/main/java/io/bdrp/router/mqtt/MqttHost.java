@@ -103,7 +103,7 @@ final class MqttHost extends AttachedHost {
     if (granted < 0) {
       return true; // only No Local subscriptions match the session's own message: not for it
     }
-    int qos = Math.min(granted, MqttPublishes.qos(m));
+    int qos = Math.min(granted, io.bdrp.encoding.mqtt.MqttPublish.qos(m));
     if (maxPacketBytes > 0 && estimatedBytes(m, topic) > maxPacketBytes) {
       tooLarge.inc();
       dropped.inc();

@@ -1,8 +1,7 @@
 package io.bdrp.router.mqtt;
 
 import io.bdrp.encoding.Message;
-import io.bdrp.encoding.Value;
-import io.bdrp.encoding.ValueType;
+import io.bdrp.encoding.mqtt.MqttPublish;
 import io.bdrp.encoding.mqtt.MqttTopic;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -13,27 +12,18 @@ import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 
 /**
- * A PUBLISH as a bdrp message and back, beside the mapping of {@code io.bdrp.encoding.mqtt} (the
- * topic and its levels, user properties, the payload as the body): the QoS it was published with
- * ({@value #QOS}, an integer) and the MQTT 5 request/response properties, passed through: {@value
- * #CONTENT_TYPE} and {@value #RESPONSE_TOPIC} (strings), {@value #CORRELATION_DATA} (the binary
- * correlation data in base64, so that a bdrp client can read and set it as a string) and {@value
- * #UTF8_PAYLOAD} (a boolean: the payload format indicator). A message a bdrp client published
- * leaves as a PUBLISH if it carries {@code mqtt.topic}; without {@value #QOS} it counts as QoS 0.
+ * A PUBLISH as a bdrp message and back, through the mapping of {@code io.bdrp.encoding.mqtt}
+ * (docs/mqtt.md, "The mapping"): the topic and its levels, the user properties, the QoS it was
+ * published with, the MQTT 5 content type, response topic and correlation data, the payload as the
+ * body. A message a bdrp client published leaves as a PUBLISH if it carries {@code mqtt.topic};
+ * without {@code mqtt.qos} it counts as QoS 0.
  *
  * <p>Stateless; called on the router's event loop.
  */
 final class MqttPublishes {
-  static final String QOS = "mqtt.qos";
-  static final String CONTENT_TYPE = "mqtt.contentType";
-  static final String RESPONSE_TOPIC = "mqtt.responseTopic";
-  static final String CORRELATION_DATA = "mqtt.correlationData";
-  static final String UTF8_PAYLOAD = "mqtt.utf8";
-
   private MqttPublishes() {}
 
   /**
@@ -45,7 +35,7 @@ final class MqttPublishes {
   static Message toMessage(MqttPublishMessage p, String topic) {
     Message.Builder b = Message.builder();
     MqttTopic.put(b, topic);
-    b.put(QOS, (long) p.fixedHeader().qosLevel().value());
+    b.put(MqttPublish.QOS, (long) p.fixedHeader().qosLevel().value());
     MqttProperties props = p.variableHeader().properties();
     if (props != null && !props.isEmpty()) {
       List<io.bdrp.encoding.mqtt.MqttProperties.UserProperty> users = new ArrayList<>();
@@ -61,34 +51,20 @@ final class MqttPublishes {
       }
       if (props.getProperty(MqttProperties.CONTENT_TYPE)
           instanceof MqttProperties.StringProperty s) {
-        b.put(CONTENT_TYPE, s.value());
+        b.put(MqttPublish.CONTENT_TYPE, s.value());
       }
       if (props.getProperty(MqttProperties.RESPONSE_TOPIC)
           instanceof MqttProperties.StringProperty s) {
-        b.put(RESPONSE_TOPIC, s.value());
+        b.put(MqttPublish.RESPONSE_TOPIC, s.value());
       }
       if (props.getProperty(MqttProperties.CORRELATION_DATA)
           instanceof MqttProperties.BinaryProperty d) {
-        b.put(CORRELATION_DATA, Base64.getEncoder().encodeToString(d.value()));
-      }
-      if (props.getProperty(MqttProperties.PAYLOAD_FORMAT_INDICATOR)
-          instanceof MqttProperties.IntegerProperty f) {
-        b.put(UTF8_PAYLOAD, f.value() == 1);
+        MqttPublish.putCorrelationData(b, d.value());
       }
     }
     ByteBuf payload = p.payload();
     b.body(payload.nioBuffer(payload.readerIndex(), payload.readableBytes()));
     return b.build();
-  }
-
-  /** The QoS a message was published with: its {@value #QOS}, or 0 (a bdrp client's). */
-  static int qos(Message m) {
-    Value v = m.get(QOS);
-    if (v == null || v.type() != ValueType.INTEGER) {
-      return 0;
-    }
-    long q = v.asLong();
-    return q <= 0 ? 0 : q >= 2 ? 2 : (int) q;
   }
 
   /**
@@ -103,39 +79,22 @@ final class MqttPublishes {
           io.bdrp.encoding.mqtt.MqttProperties.of(m)) {
         props.add(new MqttProperties.UserProperty(u.name(), u.value()));
       }
-      String s = string(m, CONTENT_TYPE);
+      String s = MqttPublish.string(m, MqttPublish.CONTENT_TYPE);
       if (s != null) {
         props.add(new MqttProperties.StringProperty(MqttProperties.CONTENT_TYPE, s));
       }
-      s = string(m, RESPONSE_TOPIC);
+      s = MqttPublish.string(m, MqttPublish.RESPONSE_TOPIC);
       if (s != null) {
         props.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, s));
       }
-      s = string(m, CORRELATION_DATA);
-      if (s != null) {
-        try {
-          props.add(
-              new MqttProperties.BinaryProperty(
-                  MqttProperties.CORRELATION_DATA, Base64.getDecoder().decode(s)));
-        } catch (IllegalArgumentException notBase64) {
-          // A bdrp client's value that is not base64: left out rather than sent garbled.
-        }
-      }
-      Value utf8 = m.get(UTF8_PAYLOAD);
-      if (utf8 != null && utf8.type() == ValueType.BOOLEAN) {
-        props.add(
-            new MqttProperties.IntegerProperty(
-                MqttProperties.PAYLOAD_FORMAT_INDICATOR, utf8.asBoolean() ? 1 : 0));
+      byte[] correlation = MqttPublish.correlationData(m);
+      if (correlation != null) {
+        props.add(new MqttProperties.BinaryProperty(MqttProperties.CORRELATION_DATA, correlation));
       }
     }
     return new MqttPublishMessage(
         new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.valueOf(qos), false, 0),
         new MqttPublishVariableHeader(topic, packetId, props),
         m.bodyLength() == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(m.bodyBuffer()));
-  }
-
-  private static String string(Message m, String name) {
-    Value v = m.get(name);
-    return v != null && v.type() == ValueType.STRING ? v.asString() : null;
   }
 }
