@@ -110,6 +110,21 @@ final class MqttClients {
       return codes == null ? new int[0] : codes;
     }
 
+    /** Publishes {@code m} as it is; returns the PUBACK's reason codes (empty for QoS 0). */
+    int[] publish(String topic, MqttMessage m) throws MqttException {
+      IMqttToken t = paho.publish(topic, m);
+      t.waitForCompletion(10_000);
+      int[] codes = t.getReasonCodes();
+      return codes == null ? new int[0] : codes;
+    }
+
+    /** Unsubscribes; returns the UNSUBACK's reason codes. */
+    int[] unsubscribe(String filter) throws MqttException {
+      IMqttToken t = paho.unsubscribe(filter);
+      t.waitForCompletion(10_000);
+      return t.getReasonCodes();
+    }
+
     /** The next message received, waiting up to 20 s; fails if none comes. */
     Received next() throws InterruptedException {
       Received r = received.poll(20, TimeUnit.SECONDS);

@@ -105,4 +105,60 @@ class MqttFrontEndTest {
       assertEquals("C", m.get("mqtt.user.unit").asString());
     }
   }
+
+  @Test
+  void requestResponsePropertiesPassThroughAndUnsubscribingStopsDeliveries() throws Exception {
+    try (Router r = Router.start(Federation.loneRouter().withMqttListen(ANY));
+        MqttClients.Client sub = new MqttClients.Client(r.mqttAddress(), "sub");
+        MqttClients.Client pub = new MqttClients.Client(r.mqttAddress(), "pub")) {
+      sub.connect(null, null);
+      pub.connect(null, null);
+      sub.subscribe("req/+", 1);
+      org.eclipse.paho.mqttv5.common.MqttMessage m =
+          new org.eclipse.paho.mqttv5.common.MqttMessage("ask".getBytes(StandardCharsets.UTF_8));
+      m.setQos(1);
+      org.eclipse.paho.mqttv5.common.packet.MqttProperties p =
+          new org.eclipse.paho.mqttv5.common.packet.MqttProperties();
+      p.setContentType("text/plain");
+      p.setResponseTopic("resp/7");
+      p.setCorrelationData(new byte[] {0, 1, (byte) 0xFF});
+      p.setUserProperties(
+          java.util.List.of(
+              new org.eclipse.paho.mqttv5.common.packet.UserProperty("k", "1"),
+              new org.eclipse.paho.mqttv5.common.packet.UserProperty("k", "2")));
+      m.setProperties(p);
+      pub.publish("req/1", m);
+      org.eclipse.paho.mqttv5.common.packet.MqttProperties got =
+          sub.next().message().getProperties();
+      assertEquals("text/plain", got.getContentType());
+      assertEquals("resp/7", got.getResponseTopic());
+      assertArrayEquals(new byte[] {0, 1, (byte) 0xFF}, got.getCorrelationData());
+      assertEquals(
+          "[k=1, k=2]",
+          got.getUserProperties().stream()
+              .map(u -> u.getKey() + "=" + u.getValue())
+              .toList()
+              .toString(),
+          "duplicates kept, in order");
+      assertArrayEquals(new int[] {0}, sub.unsubscribe("req/+"));
+      assertArrayEquals(new int[] {0x11}, sub.unsubscribe("req/+"), "no subscription existed");
+      sub.subscribe("other", 0); // answered after the UNSUBSCRIBE's change is made
+      pub.publish("req/2", "after", 1);
+      pub.publish("other", "marker", 1);
+      assertEquals("marker", sub.next().payload(), "nothing of req/+ any more");
+    }
+  }
+
+  @Test
+  void aSecondConnectionWithTheSameClientIdentifierTakesTheSessionOver() throws Exception {
+    try (Router r = Router.start(Federation.loneRouter().withMqttListen(ANY));
+        MqttClients.Client first = new MqttClients.Client(r.mqttAddress(), "same");
+        MqttClients.Client second = new MqttClients.Client(r.mqttAddress(), "same")) {
+      first.connect(null, null);
+      second.connect(null, null);
+      Federation.await("the first session to be disconnected", () -> first.disconnected != null);
+      assertEquals(0x8E, first.disconnected.getReturnCode(), "MQTT-3.1.4-2: session taken over");
+      assertArrayEquals(new int[] {1}, second.subscribe("t", 1));
+    }
+  }
 }
