@@ -161,4 +161,24 @@ class MqttFrontEndTest {
       assertArrayEquals(new int[] {1}, second.subscribe("t", 1));
     }
   }
+
+  @Test
+  void aNoLocalSubscriptionDoesNotGetTheSessionsOwnMessages() throws Exception {
+    try (Router r = Router.start(Federation.loneRouter().withMqttListen(ANY));
+        MqttClients.Client c = new MqttClients.Client(r.mqttAddress(), "c");
+        MqttClients.Client other = new MqttClients.Client(r.mqttAddress(), "other")) {
+      c.connect(null, null);
+      other.connect(null, null);
+      org.eclipse.paho.mqttv5.common.MqttSubscription noLocal =
+          new org.eclipse.paho.mqttv5.common.MqttSubscription("loop", 1);
+      noLocal.setNoLocal(true); // MQTT-3.8.3-3
+      c.paho.subscribe(noLocal).waitForCompletion(10_000);
+      c.subscribe("mine", 1);
+      c.publish("loop", "own", 1);
+      c.publish("mine", "own, subscribed without No Local", 1);
+      assertEquals("mine", c.next().topic(), "its own message on loop never came");
+      other.publish("loop", "another's", 1);
+      assertEquals("another's", c.next().payload());
+    }
+  }
 }
