@@ -2,6 +2,8 @@ package io.bdrp.router.mqtt;
 
 import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The MQTT port's series, by protocol ({@code mqtt3} for 3.1.1, {@code mqtt5}; {@code unknown}
@@ -34,6 +36,10 @@ final class MqttMetrics {
   /** The counters of one protocol. */
   final class Protocol {
     final String name;
+
+    /** Counters by name and label value, made on first use (on the loop, once the router runs). */
+    private final Map<String, Metrics.Counter> made = new HashMap<>();
+
     final Metrics.Counter connected;
     final Metrics.Counter publishesQos0;
     final Metrics.Counter publishesQos1;
@@ -47,12 +53,19 @@ final class MqttMetrics {
       this.publishesQos2 = publishes("2");
     }
 
+    /** The counter {@code name{protocol, label=value}}, one registry call per series. */
+    private Metrics.Counter counter(
+        String name, String help, String p, String protocol, String label, String value) {
+      return made.computeIfAbsent(
+          name + '\0' + value, k -> registry.counter(name, help, p, protocol, label, value));
+    }
+
     Metrics.Counter publishes(int qos) {
       return qos == 0 ? publishesQos0 : qos == 1 ? publishesQos1 : publishesQos2;
     }
 
     private Metrics.Counter publishes(String qos) {
-      return registry.counter(
+      return counter(
           "bdrp_mqtt_publishes_received_total",
           "PUBLISH packets received from MQTT clients, by protocol and QoS.",
           "protocol",
@@ -63,7 +76,7 @@ final class MqttMetrics {
 
     /** CONNECTs by result: accepted, or the reason of the refusal. */
     Metrics.Counter connections(String result) {
-      return registry.counter(
+      return counter(
           "bdrp_mqtt_connections_total",
           "CONNECTs of MQTT clients by protocol and result: accepted, not_authorized,"
               + " bad_credentials, identifier_rejected, unsupported_protocol, server_busy,"
@@ -76,7 +89,7 @@ final class MqttMetrics {
 
     /** Sessions ended for bad input: malformed, too_large, protocol_error. */
     Metrics.Counter malformed(String reason) {
-      return registry.counter(
+      return counter(
           "bdrp_mqtt_malformed_total",
           "MQTT sessions ended for bad input, by protocol and reason: malformed (a packet that does"
               + " not decode), too_large (above limits.maxFrameBytes), protocol_error (a packet"
@@ -89,7 +102,7 @@ final class MqttMetrics {
 
     /** PUBLISHes not forwarded: publish_permission, unmappable. */
     Metrics.Counter publishRefused(String reason) {
-      return registry.counter(
+      return counter(
           "bdrp_mqtt_publishes_refused_total",
           "PUBLISH packets not forwarded, by protocol and reason: publish_permission (outside the"
               + " user's publish predicate), unmappable (no bdrp message fits them: too many"
@@ -102,7 +115,7 @@ final class MqttMetrics {
 
     /** Subscriptions refused: subscribe_permission, invalid_filter, shared, quota. */
     Metrics.Counter subscriptionRefused(String reason) {
-      return registry.counter(
+      return counter(
           "bdrp_mqtt_subscriptions_refused_total",
           "Topic filters of SUBSCRIBE packets refused, by protocol and reason:"
               + " subscribe_permission (nothing of it within the user's subscribe predicate),"
@@ -116,7 +129,7 @@ final class MqttMetrics {
 
     /** Deliveries dropped: inflight_window, too_large, no_topic. */
     Metrics.Counter deliveryDropped(String reason) {
-      return registry.counter(
+      return counter(
           "bdrp_mqtt_deliveries_dropped_total",
           "Deliveries to MQTT clients dropped, by protocol and reason: inflight_window (the"
               + " client's receive maximum of unacknowledged QoS 1 messages reached), too_large"
