@@ -178,4 +178,39 @@ class MqttBadInputTest {
         metric("bdrp_mqtt_malformed_total", "protocol=\"unknown\",reason=\"protocol_error\"") == 1);
     othersAreServed();
   }
+
+  /** The return code of the CONNACK that answers {@code connect}; the connection then closes. */
+  private int connackCode(byte[] connect) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", router.mqttAddress().getPort())) {
+      s.setSoTimeout(20_000);
+      s.getOutputStream().write(connect);
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      Packet ack = read(in);
+      assertEquals(0x20, ack.first(), "CONNACK");
+      assertEquals(-1, in.read(), "closed after a refusal");
+      return ack.rest()[1] & 0xFF;
+    }
+  }
+
+  @Test
+  void connectsOfOtherVersionsOrWithoutAnIdentifierForAKeptSessionAreRefused() throws Exception {
+    // MQTT 3.1 ("MQIsdp", level 3): 0x01, unacceptable protocol version.
+    assertEquals(
+        0x01,
+        connackCode(
+            packet(
+                0x10, new byte[] {0, 6, 'M', 'Q', 'I', 's', 'd', 'p', 3, 0x02, 0, 60, 0, 1, 'a'})));
+    // A level no MQTT has: 0x01.
+    assertEquals(
+        0x01, connackCode(packet(0x10, new byte[] {0, 4, 'M', 'Q', 'T', 'T', 9, 0x02, 0, 60})));
+    // MQTT 3.1.1 without a clean session and with an empty client identifier (MQTT-3.1.3-8):
+    // 0x02, identifier rejected.
+    assertEquals(
+        0x02,
+        connackCode(packet(0x10, new byte[] {0, 4, 'M', 'Q', 'T', 'T', 4, 0x00, 0, 60, 0, 0})));
+    assertEquals(
+        1,
+        metric("bdrp_mqtt_connections_total", "protocol=\"mqtt3\",result=\"identifier_rejected\""));
+    othersAreServed();
+  }
 }
