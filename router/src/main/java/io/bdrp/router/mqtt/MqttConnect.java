@@ -32,6 +32,30 @@ final class MqttConnect {
   /** A refusal: the CONNACK codes of both protocols and the counter's label. */
   record Refusal(MqttConnectReturnCode v3, MqttConnectReturnCode v5, String result, String why) {}
 
+  /** A CONNECT of another version than 3.1.1 and 5 (0x01, which 3.1.1 and 3.1 clients read). */
+  static final Refusal UNSUPPORTED_PROTOCOL =
+      new Refusal(
+          MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
+          MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION,
+          "unsupported_protocol",
+          "this router speaks MQTT 3.1.1 and 5");
+
+  /** An empty client identifier without a clean session (MQTT-3.1.3-8), or one Netty refuses. */
+  static final Refusal IDENTIFIER_REJECTED =
+      new Refusal(
+          MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+          MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID,
+          "identifier_rejected",
+          "an empty client identifier needs a clean session");
+
+  /** An MQTT 5 will to be retained, though retained messages are not offered (MQTT-3.2.2-12). */
+  static final Refusal RETAINED_WILL =
+      new Refusal(
+          MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
+          MqttConnectReturnCode.CONNECTION_REFUSED_RETAIN_NOT_SUPPORTED,
+          "retain_not_supported",
+          "retained messages are not offered yet");
+
   /** The user a verified client certificate names ({@code urn:bdrp:user:NAME}), or null. */
   static String certificateUser(ChannelHandlerContext ctx) {
     X509Certificate peer = TlsFiles.peer(ctx);

@@ -16,7 +16,10 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
 import io.netty.handler.codec.mqtt.MqttUnacceptableProtocolVersionException;
+import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -112,18 +115,14 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       return;
     }
     switch (m.fixedHeader().messageType()) {
-      case PUBLISH -> inbound.publish((io.netty.handler.codec.mqtt.MqttPublishMessage) m);
+      case PUBLISH -> inbound.publish((MqttPublishMessage) m);
       case PUBACK -> host.acknowledged(packetId(m));
       case PUBREL -> inbound.released(packetId(m));
       case PUBREC, PUBCOMP -> {
         // The router sends no QoS 2 PUBLISH yet: nothing of its own to complete.
       }
-      case SUBSCRIBE ->
-          MqttInbound.subscribe(
-              v5, (io.netty.handler.codec.mqtt.MqttSubscribeMessage) m, subscriptions);
-      case UNSUBSCRIBE ->
-          MqttInbound.unsubscribe(
-              (io.netty.handler.codec.mqtt.MqttUnsubscribeMessage) m, subscriptions);
+      case SUBSCRIBE -> MqttInbound.subscribe(v5, (MqttSubscribeMessage) m, subscriptions);
+      case UNSUBSCRIBE -> MqttInbound.unsubscribe((MqttUnsubscribeMessage) m, subscriptions);
       case PINGREQ -> {
         if (ctx.channel().isWritable()) {
           ctx.writeAndFlush(MqttMessage.PINGRESP);
@@ -145,21 +144,13 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
   private void decodeFailed(MqttMessage m) {
     Throwable cause = m.decoderResult().cause();
     if (host == null && cause instanceof MqttUnacceptableProtocolVersionException) {
-      refuse(
-          new MqttConnect.Refusal(
-              io.netty.handler.codec.mqtt.MqttConnectReturnCode
-                  .CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
-              io.netty.handler.codec.mqtt.MqttConnectReturnCode
-                  .CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION,
-              "unsupported_protocol",
-              "this router speaks MQTT 3.1.1 and 5"),
-          false);
+      refuse(MqttConnect.UNSUPPORTED_PROTOCOL, false);
       return;
     }
     if (host == null
         && cause instanceof MqttIdentifierRejectedException
         && m.variableHeader() instanceof MqttConnectVariableHeader vh) {
-      refuse(identifierRejected(), vh.version() == 5);
+      refuse(MqttConnect.IDENTIFIER_REJECTED, vh.version() == 5);
       return;
     }
     throw new MqttFault(
@@ -167,41 +158,17 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
         "a packet that does not decode: " + cause.getMessage());
   }
 
-  private static MqttConnect.Refusal identifierRejected() {
-    return new MqttConnect.Refusal(
-        io.netty.handler.codec.mqtt.MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
-        io.netty.handler.codec.mqtt.MqttConnectReturnCode
-            .CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID,
-        "identifier_rejected",
-        "an empty client identifier needs a clean session");
-  }
-
   private void connect(MqttConnectMessage c) {
     MqttConnectVariableHeader vh = c.variableHeader();
     MqttVersion version = MqttVersion.fromProtocolNameAndLevel(vh.name(), (byte) vh.version());
     if (version != MqttVersion.MQTT_3_1_1 && version != MqttVersion.MQTT_5) {
-      refuse(
-          new MqttConnect.Refusal(
-              io.netty.handler.codec.mqtt.MqttConnectReturnCode
-                  .CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
-              io.netty.handler.codec.mqtt.MqttConnectReturnCode
-                  .CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION,
-              "unsupported_protocol",
-              "this router speaks MQTT 3.1.1 and 5"),
-          false);
+      refuse(MqttConnect.UNSUPPORTED_PROTOCOL, false);
       return;
     }
     v5 = version == MqttVersion.MQTT_5;
     counters = v5 ? listener.metrics.mqtt5 : listener.metrics.mqtt3;
     if (v5 && vh.isWillFlag() && vh.isWillRetain()) {
-      refuse( // MQTT-3.2.2-12: a retained will, though retained messages are not offered
-          new MqttConnect.Refusal(
-              io.netty.handler.codec.mqtt.MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
-              io.netty.handler.codec.mqtt.MqttConnectReturnCode
-                  .CONNECTION_REFUSED_RETAIN_NOT_SUPPORTED,
-              "retain_not_supported",
-              "retained messages are not offered yet"),
-          true);
+      refuse(MqttConnect.RETAINED_WILL, true); // MQTT-3.2.2-12
       return;
     }
     RouterConfig config = listener.core.config();
@@ -221,7 +188,7 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
     String assigned = null;
     if (clientId == null || clientId.isEmpty()) {
       if (!v5 && !vh.isCleanSession()) {
-        refuse(identifierRejected(), false); // MQTT-3.1.3-8
+        refuse(MqttConnect.IDENTIFIER_REJECTED, false); // MQTT-3.1.3-8
         return;
       }
       clientId = assigned = "bdrp-" + config.router() + "-" + number;
