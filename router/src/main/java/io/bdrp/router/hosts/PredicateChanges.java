@@ -8,14 +8,8 @@ import io.bdrp.router.config.HostLimits;
 import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.PredicateTable;
-import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ErrorCode;
-import io.bdrp.transport.FrameType;
-import io.bdrp.transport.Frames;
 import io.bdrp.transport.ProtocolException;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.HashMap;
 import java.util.Map;
@@ -38,7 +32,7 @@ import org.slf4j.LoggerFactory;
 public final class PredicateChanges {
   private static final Logger log = LoggerFactory.getLogger(PredicateChanges.class);
 
-  private final RouterCore core;
+  final RouterCore core;
 
   // On the control thread: the router's aggregate over its hosts' encodings, and the filters of
   // each named user's sessions together. Every change to either is made there, in the order the
@@ -72,7 +66,7 @@ public final class PredicateChanges {
    * frames; {@code session} gives the session's host (null before its HELLO).
    */
   ChannelInboundHandlerAdapter offload(Supplier<? extends AttachedHost> session) {
-    return new Offload(session);
+    return new SetPredicateOffload(this, session);
   }
 
   /** Takes a host that is gone out of its user's count and the router's aggregate. */
@@ -96,21 +90,21 @@ public final class PredicateChanges {
   /** Most frames waiting for the control thread at once, and their bytes together. */
   static final int MAX_PREPARING = 256;
 
-  private long preparingBytes; // on the loop
-  private int preparing;
+  long preparingBytes; // on the loop
+  int preparing;
 
   /**
    * A SET_PREDICATE made ready on the control thread: the predicate, and the router's aggregate
    * with it when that changed (else null); or the error to send.
    */
-  private record Prepared(
+  record Prepared(
       Predicate asked, Predicate allowed, EncodedPredicate aggregate, ProtocolException error) {}
 
   /**
    * The rate check, on the loop: a session may change its predicate {@link
    * HostLimits#predicateChangesPerSecond()} times a second (a token bucket).
    */
-  private void checkRate(AttachedHost host, long correlationId) {
+  void checkRate(AttachedHost host, long correlationId) {
     HostLimits l = core.config().limits().hosts();
     long now = System.nanoTime();
     double rate = l.predicateChangesPerSecond();
@@ -130,35 +124,11 @@ public final class PredicateChanges {
   }
 
   /**
-   * On the control thread: decodes a SET_PREDICATE frame (released here), bounds its predicate by
-   * the host's permission and {@link HostLimits#maxFiltersPerHost()}, encodes it and works it into
-   * the router's aggregate ({@link #take}). Touches nothing of the loop's: the host's permissions
-   * are immutable, the encoder, the aggregate and the users' filters are this thread's.
-   */
-  private Prepared prepare(AttachedHost host, ByteBuf frame, long correlationId) {
-    try {
-      ClientFrame f = ClientFrameCodec.decode(frame, core.config().limits().maxFrameBytes());
-      if (!(f instanceof ClientFrame.SetPredicate sp)) {
-        throw new ProtocolException(ErrorCode.INTERNAL, "not a SET_PREDICATE");
-      }
-      return prepare(host, sp.predicate(), correlationId);
-    } catch (ProtocolException e) {
-      return new Prepared(null, null, null, e);
-    } catch (RuntimeException e) {
-      log.warn("router {}: decoding a SET_PREDICATE failed", core.config().router(), e);
-      return new Prepared(
-          null, null, null, new ProtocolException(ErrorCode.INTERNAL, "internal error"));
-    } finally {
-      frame.release();
-    }
-  }
-
-  /**
    * On the control thread: bounds {@code asked} by the host's permission and {@link
    * HostLimits#maxFiltersPerHost()}, encodes it and works it into the router's aggregate ({@link
    * #take}).
    */
-  private Prepared prepare(AttachedHost host, Predicate asked, long correlationId) {
+  Prepared prepare(AttachedHost host, Predicate asked, long correlationId) {
     try {
       Predicate allowed;
       try {
@@ -273,23 +243,9 @@ public final class PredicateChanges {
 
   /**
    * On the loop: sets a prepared predicate: the host is matched with it at once, and the router
-   * advertises the aggregate made with it. Answers OK or the ERROR.
-   */
-  private void apply(ChannelHandlerContext ctx, AttachedHost host, Prepared p, long cid) {
-    if (p.error != null) {
-      ctx.fireExceptionCaught(p.error);
-      return;
-    }
-    set(host, p);
-    // From the channel, not this handler's context: the encoder sits after the handler.
-    ctx.channel().writeAndFlush(new ClientFrame.Ok(cid));
-  }
-
-  /**
-   * On the loop: sets a prepared predicate: the host is matched with it at once, and the router
    * advertises the aggregate made with it.
    */
-  private void set(AttachedHost host, Prepared p) {
+  void set(AttachedHost host, Prepared p) {
     core.node().setHostMatch(host.id, p.allowed);
     if (p.aggregate != null) {
       core.node().setAggregate(p.aggregate); // within the bounds: checked where it was made
@@ -366,7 +322,7 @@ public final class PredicateChanges {
   }
 
   /** Refuses a change while the control thread has too much to prepare. */
-  private void checkBusy(int bytes, long cid) {
+  void checkBusy(int bytes, long cid) {
     long maxBytes = Math.max(16L << 20, 2L * core.config().limits().maxFrameBytes());
     if (preparing >= MAX_PREPARING || preparingBytes + bytes > maxBytes) {
       throw refusal(
@@ -383,67 +339,5 @@ public final class PredicateChanges {
       Metrics.Counter counted, ErrorCode code, String message, long correlationId) {
     counted.inc();
     return new ProtocolException(code, message, correlationId, 0);
-  }
-
-  /**
-   * Sits before the client frame decoder and hands a session's SET_PREDICATE frames to the control
-   * thread ({@link #prepare}); their result comes back to the loop ({@link #apply}) in the order
-   * they were sent. Frames before the HELLO go on to the session handler, which refuses them.
-   */
-  private final class Offload extends ChannelInboundHandlerAdapter {
-    private final Supplier<? extends AttachedHost> session;
-
-    Offload(Supplier<? extends AttachedHost> session) {
-      this.session = session;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      AttachedHost host = session.get();
-      if (host == null
-          || !(msg instanceof ByteBuf f)
-          || f.readableBytes() < Frames.PREFIX_BYTES + 8
-          || f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET)
-              != FrameType.SET_PREDICATE.number()) {
-        ctx.fireChannelRead(msg);
-        return;
-      }
-      long cid = f.getLong(f.readerIndex() + Frames.PREFIX_BYTES);
-      int bytes = f.readableBytes();
-      try {
-        checkRate(host, cid);
-        checkBusy(bytes, cid);
-      } catch (ProtocolException e) {
-        f.release();
-        ctx.fireExceptionCaught(e);
-        return;
-      }
-      preparing++;
-      preparingBytes += bytes;
-      try {
-        core.control()
-            .execute(
-                () -> {
-                  Prepared p = prepare(host, f, cid);
-                  try {
-                    ctx.executor()
-                        .execute(
-                            () -> {
-                              preparing--;
-                              preparingBytes -= bytes;
-                              if (ctx.channel().isActive() && session.get() == host) {
-                                apply(ctx, host, p, cid);
-                              }
-                            });
-                  } catch (java.util.concurrent.RejectedExecutionException closed) {
-                    // The router has stopped: no one is left to answer.
-                  }
-                });
-      } catch (java.util.concurrent.RejectedExecutionException closing) {
-        preparing--;
-        preparingBytes -= bytes;
-        f.release(); // the router is closing
-      }
-    }
   }
 }
