@@ -292,6 +292,9 @@ public final class Router implements AutoCloseable {
         config.neighbours().size(),
         epoll ? "epoll" : "NIO");
     RouterPorts.warnExposure(config, clientServer, routerServer);
+    if (mqtt != null) {
+      mqtt.warnExposure(mqttAddress());
+    }
   }
 
   private Channel bindOn(

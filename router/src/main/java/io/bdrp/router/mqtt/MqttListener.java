@@ -35,6 +35,8 @@ import java.util.function.Supplier;
  * <p>Owned by the router's event loop.
  */
 public final class MqttListener {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MqttListener.class);
+
   final RouterCore core;
   final Hosts hosts;
   final PredicateChanges predicates;
@@ -81,6 +83,33 @@ public final class MqttListener {
     this.keepAliveClosed = core.metrics().connectionsClosed("mqtt", "keepalive");
     this.slowConsumers = core.metrics().connectionsClosed("mqtt", "slow_consumer");
     this.sessionsRefused = core.metrics().requestsRefused("user_sessions");
+  }
+
+  /**
+   * At start: a WARN if the MQTT port, bound at {@code bound}, speaks plain TCP beyond loopback
+   * (passwords, which are tokens, would cross the network in clear), or serves anyone with every
+   * permission beyond loopback, as for the client port.
+   */
+  public void warnExposure(java.net.InetSocketAddress bound) {
+    if (bound.getAddress().isLoopbackAddress()) {
+      return;
+    }
+    var config = core.config();
+    if (config.clientTls() == null) {
+      log.warn(
+          "router {}: the MQTT port {} speaks plain TCP beyond loopback: passwords (tokens),"
+              + " subscriptions and messages cross the network in clear (set tls.cert and"
+              + " tls.key; see docs/security.md)",
+          config.router(),
+          bound);
+    }
+    if (config.clientAuth().open()) {
+      log.warn(
+          "router {}: the MQTT port {} serves any client that reaches it, with every permission:"
+              + " the config has no auth.clients (see docs/security.md)",
+          config.router(),
+          bound);
+    }
   }
 
   /** The pipeline of each connection accepted on the MQTT port. */
