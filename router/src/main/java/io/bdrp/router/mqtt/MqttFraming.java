@@ -1,5 +1,6 @@
 package io.bdrp.router.mqtt;
 
+import io.bdrp.transport.InboundBudget;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -27,11 +28,18 @@ import java.util.List;
  * <p>One per connection; on the router's event loop.
  */
 final class MqttFraming extends ByteToMessageDecoder {
+  private final InboundBudget budget; // or null
+  private long reservedBytes; // of the budget, for the partial packet held now
   private int maxPacketBytes;
   private boolean failed;
 
-  MqttFraming(int maxPacketBytes) {
+  /**
+   * @param budget where a partial packet reserves its size until it is complete, shared with the
+   *     port's other connections ({@code limits.inboundBufferBytes}); or null for none
+   */
+  MqttFraming(int maxPacketBytes, InboundBudget budget) {
     this.maxPacketBytes = maxPacketBytes;
+    this.budget = budget;
   }
 
   /** The bound from the next packet on (the session's, once its CONNECT is accepted). */
@@ -77,8 +85,23 @@ final class MqttFraming extends ByteToMessageDecoder {
               "a packet of " + total + " bytes, above the maximum of " + maxPacketBytes));
     }
     if (readable < total) {
+      if (budget != null && reservedBytes == 0) {
+        if (!budget.reserve(total)) {
+          throw fail(
+              in,
+              new MqttFault(
+                  MqttFault.QUOTA_EXCEEDED,
+                  "the port's partial packets hold limits.inboundBufferBytes ("
+                      + budget.limitBytes()
+                      + "); cannot hold one of "
+                      + total
+                      + " bytes"));
+        }
+        reservedBytes = total;
+      }
       return;
     }
+    release();
     out.add(in.retainedSlice(start, (int) total));
     in.readerIndex(start + (int) total);
   }
@@ -87,5 +110,23 @@ final class MqttFraming extends ByteToMessageDecoder {
     failed = true;
     in.skipBytes(in.readableBytes());
     return f;
+  }
+
+  private void release() {
+    if (reservedBytes != 0) {
+      budget.release(reservedBytes);
+      reservedBytes = 0;
+    }
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    release();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    release();
+    super.channelInactive(ctx);
   }
 }

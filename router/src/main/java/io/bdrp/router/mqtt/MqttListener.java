@@ -57,6 +57,9 @@ public final class MqttListener {
   final Metrics.Counter slowConsumers;
   final Metrics.Counter sessionsRefused;
 
+  /** What the partial packets of the port's connections may hold together. */
+  private final io.bdrp.transport.InboundBudget budget;
+
   /** Connections that have not sent their CONNECT yet (on the loop). */
   int handshaking;
 
@@ -83,6 +86,8 @@ public final class MqttListener {
     this.keepAliveClosed = core.metrics().connectionsClosed("mqtt", "keepalive");
     this.slowConsumers = core.metrics().connectionsClosed("mqtt", "slow_consumer");
     this.sessionsRefused = core.metrics().requestsRefused("user_sessions");
+    this.budget = new io.bdrp.transport.InboundBudget(core.config().limits().inboundBufferBytes());
+    core.metrics().inboundBudget("mqtt", budget);
   }
 
   /**
@@ -135,7 +140,7 @@ public final class MqttListener {
             .addLast(
                 "framing",
                 new MqttFraming(
-                    Math.min(RouterLimits.HANDSHAKE_FRAME_BYTES, limits.maxFrameBytes())))
+                    Math.min(RouterLimits.HANDSHAKE_FRAME_BYTES, limits.maxFrameBytes()), budget))
             .addLast("decoder", new MqttDecoder(limits.maxFrameBytes(), 65_535))
             .addLast("encoder", MqttEncoder.INSTANCE)
             .addLast("session", new MqttSession(MqttListener.this));

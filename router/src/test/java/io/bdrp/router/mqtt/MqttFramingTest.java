@@ -36,7 +36,7 @@ class MqttFramingTest {
 
   @Test
   void packetsArePassedOnWholeWhateverTheReadsCutThem() {
-    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(1024));
+    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(1024, null));
     // PINGREQ, then a PUBLISH of topic "a" and payload "hi" cut after its first length byte.
     ch.writeInbound(bytes(0xC0, 0x00, 0x30));
     assertArrayEquals(new byte[] {(byte) 0xC0, 0}, next(ch));
@@ -50,7 +50,7 @@ class MqttFramingTest {
 
   @Test
   void aPacketAboveTheBoundIsRefusedFromItsFixedHeader() {
-    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(128));
+    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(128, null));
     // 2 bytes of fixed header and 127 of body: 129 in all, one above the bound.
     MqttFault f = assertThrows(MqttFault.class, () -> ch.writeInbound(bytes(0x30, 0x7F)));
     assertEquals(MqttFault.PACKET_TOO_LARGE, f.reasonCode);
@@ -62,11 +62,25 @@ class MqttFramingTest {
 
   @Test
   void aRemainingLengthOfMoreThanFourBytesIsMalformed() {
-    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(1 << 30));
+    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(1 << 30, null));
     MqttFault f =
         assertThrows(
             MqttFault.class, () -> ch.writeInbound(bytes(0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01)));
     assertEquals(MqttFault.MALFORMED, f.reasonCode);
     ch.finish();
+  }
+
+  @Test
+  void partialPacketsOfAPortHoldAtMostItsBudgetTogether() {
+    io.bdrp.transport.InboundBudget budget = new io.bdrp.transport.InboundBudget(100);
+    EmbeddedChannel a = new EmbeddedChannel(new MqttFraming(1024, budget));
+    EmbeddedChannel b = new EmbeddedChannel(new MqttFraming(1024, budget));
+    a.writeInbound(bytes(0x30, 80 - 2)); // a PUBLISH of 80 bytes begun: 80 reserved
+    assertEquals(80, budget.reservedBytes());
+    MqttFault f = assertThrows(MqttFault.class, () -> b.writeInbound(bytes(0x30, 50 - 2)));
+    assertEquals(MqttFault.QUOTA_EXCEEDED, f.reasonCode, "50 more do not fit");
+    a.close(); // its reservation goes with the connection
+    assertEquals(0, budget.reservedBytes());
+    b.finish();
   }
 }
