@@ -45,7 +45,9 @@ final class MqttFault extends DecoderException {
   /** The reason code of the DISCONNECT (MQTT 5). */
   final int reasonCode;
 
-  /** The label of {@code bdrp_mqtt_malformed_total}: malformed, too_large or protocol_error. */
+  /**
+   * The label of {@code bdrp_mqtt_malformed_total}: malformed, too_large, quota, protocol_error.
+   */
   final String counted;
 
   MqttFault(int reasonCode, String message) {
@@ -55,6 +57,7 @@ final class MqttFault extends DecoderException {
         switch (reasonCode) {
           case MALFORMED -> "malformed";
           case PACKET_TOO_LARGE -> "too_large";
+          case QUOTA_EXCEEDED -> "quota";
           default -> "protocol_error";
         };
   }
