@@ -31,6 +31,9 @@ final class RouterCommand implements Callable<Integer> {
   @Option(names = "--metrics", description = "Overrides listen.metrics (HOST:PORT).")
   String metrics;
 
+  @Option(names = "--mqtt", description = "Overrides listen.mqtt (HOST:PORT): the MQTT port.")
+  String mqtt;
+
   @Option(names = "--epoch", description = "Overrides epoch (default: the wall clock in ms).")
   Long epoch;
 
@@ -62,7 +65,9 @@ final class RouterCommand implements Callable<Integer> {
         c.clientAuth(),
         c.clientTls(),
         c.routerTls(),
-        c.metricsAccess());
+        c.metricsAccess(),
+        c.udpProtection(),
+        mqtt != null ? Addresses.parse("--mqtt", mqtt, 0) : c.mqttListen());
   }
 
   private static RouterConfig.FastPath fastPath(String v) {

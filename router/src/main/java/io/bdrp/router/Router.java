@@ -17,6 +17,7 @@ import io.bdrp.router.metrics.LoopLag;
 import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.MetricsHttp;
 import io.bdrp.router.metrics.RouterMetrics;
+import io.bdrp.router.mqtt.MqttListener;
 import io.bdrp.router.security.OriginKeys;
 import io.bdrp.router.security.RouterClaims;
 import io.bdrp.router.security.RouterTls;
@@ -87,6 +88,7 @@ public final class Router implements AutoCloseable {
   private final OutputBatches batches;
   private final Hosts hosts; // every front end's hosts, by number
   private final ClientSessions clients;
+  private final MqttListener mqtt; // null without listen.mqtt
   private final RouterLinks links;
   private final UdpLinks udp;
   private final ShmLinks shm;
@@ -105,6 +107,7 @@ public final class Router implements AutoCloseable {
   private final ChannelGroup channels;
 
   private Channel clientServer;
+  private Channel mqttServer;
   private Channel routerServer;
   private Channel metricsServer;
   private volatile boolean closed;
@@ -159,6 +162,11 @@ public final class Router implements AutoCloseable {
             MessageIds.secure(config.router(), Math.min(config.epoch(), 1L << 41) << 6));
     this.clients =
         new ClientSessions(core, hosts, batches, dataPlane, tls::clientTls, originKeys != null);
+    this.mqtt =
+        config.mqttListen() == null
+            ? null
+            : new MqttListener(
+                core, hosts, clients.predicates(), dataPlane, batches, tls::clientTls);
     this.data = new DataReceiver(config.router(), metrics, dataPlane);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
     this.kernel = new KernelFastPath(core, this::link, udp);
@@ -240,6 +248,9 @@ public final class Router implements AutoCloseable {
     // run's routes until it is removed. On this thread: loading reads files.
     kernel.start();
     clientServer = bindOn("listen.clients", config.clientListen(), clients.initializer(), group);
+    if (mqtt != null) {
+      mqttServer = bindOn("listen.mqtt", config.mqttListen(), mqtt.initializer(), group);
+    }
     for (DataTransport t : transports) {
       // Before the router port: every hello this router sends announces its UDP port, and a
       // neighbour maps its ring at link-up.
@@ -270,16 +281,20 @@ public final class Router implements AutoCloseable {
                   originKeys, now, config.router(), node, timer::rearm, () -> closed));
     }
     log.info(
-        "router {} (epoch {}) listening: clients {}, routers {}{}{}; {} neighbours; {} transport",
+        "router {} (epoch {}) listening: clients {}, routers {}{}{}{}; {} neighbours; {} transport",
         config.router(),
         config.epoch(),
         clientServer.localAddress(),
         routerServer.localAddress(),
+        mqttServer == null ? "" : ", mqtt " + mqttServer.localAddress(),
         udp.address() == null ? "" : ", udp " + udp.address(),
         metricsServer == null ? "" : ", metrics " + metricsServer.localAddress(),
         config.neighbours().size(),
         epoll ? "epoll" : "NIO");
     RouterPorts.warnExposure(config, clientServer, routerServer);
+    if (mqtt != null) {
+      mqtt.warnExposure(mqttAddress());
+    }
   }
 
   private Channel bindOn(
@@ -301,6 +316,11 @@ public final class Router implements AutoCloseable {
   /** The bound router address. */
   public InetSocketAddress routerAddress() {
     return (InetSocketAddress) routerServer.localAddress();
+  }
+
+  /** The bound MQTT address, or null without {@code listen.mqtt}. */
+  public InetSocketAddress mqttAddress() {
+    return mqttServer == null ? null : (InetSocketAddress) mqttServer.localAddress();
   }
 
   /** The bound UDP address for DATA datagrams, or null when no neighbour uses UDP. */

@@ -67,10 +67,11 @@ public final class RouterMain {
                 },
                 "bdrp-router-shutdown"));
     out.printf(
-        "router %d listening: clients %s, routers %s%s%s%n",
+        "router %d listening: clients %s, routers %s%s%s%s%n",
         r.number(),
         format(r.clientAddress()),
         format(r.routerAddress()),
+        r.mqttAddress() == null ? "" : ", mqtt " + format(r.mqttAddress()),
         r.udpAddress() == null ? "" : ", udp " + format(r.udpAddress()),
         r.metricsAddress() == null
             ? ""

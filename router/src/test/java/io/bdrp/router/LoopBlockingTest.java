@@ -206,6 +206,37 @@ class LoopBlockingTest {
         reports.isEmpty(), "blocking calls on a router's loop:\n" + String.join("\n", reports));
   }
 
+  @Test
+  void mqttSessionsDoNotBlockTheirRoutersLoop() throws Exception {
+    // A router with an MQTT port; MQTT clients subscribe with a content filter, publish at every
+    // QoS, unsubscribe, and one sends a malformed packet.
+    Router r0 = watched(Router.start(Federation.loneRouter().withMqttListen(ANY)));
+    routers.add(r0);
+    try (MqttClients.Client sub = new MqttClients.Client(r0.mqttAddress(), "sub");
+        MqttClients.Client pub = new MqttClients.Client(r0.mqttAddress(), "pub")) {
+      sub.connect(null, null);
+      pub.connect(null, null);
+      sub.subscribe("a/+/c?mqtt.user.v > 1", 1);
+      sub.subscribe("q/#", 1);
+      for (int qos = 0; qos <= 2; qos++) {
+        pub.publish("a/b/c", "m" + qos, qos, "v", "2");
+        assertEquals("m" + qos, sub.next().payload());
+      }
+      sub.unsubscribe("q/#");
+      try (java.net.Socket s = new java.net.Socket("127.0.0.1", r0.mqttAddress().getPort())) {
+        s.setSoTimeout(20_000);
+        s.getOutputStream().write(MqttBadInputTest.connect5("bad", 60));
+        s.getOutputStream().write(new byte[] {0x36, 0x03, 0, 1, 'a'});
+        while (s.getInputStream().read() >= 0) {
+          // CONNACK, DISCONNECT, then the end
+        }
+      }
+    }
+    assertFalse(loops.isEmpty());
+    assertTrue(
+        reports.isEmpty(), "blocking calls on a router's loop:\n" + String.join("\n", reports));
+  }
+
   /**
    * With the kernel fast path (root, and the eBPF toolchain), in a network namespace of its own so
    * that the program attaches to that namespace's loopback only: the loop hands the table's inputs

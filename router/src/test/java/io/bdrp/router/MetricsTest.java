@@ -38,7 +38,10 @@ class MetricsTest {
       assertTrue(System.getenv("CI") == null, "promtool must be on PATH in CI");
       Assumptions.abort("promtool is not on PATH (Debian package prometheus)");
     }
-    try (Router r = Router.start(Federation.loneRouter());
+    try (Router r =
+            Router.start(
+                Federation.loneRouter() // with the MQTT port's series too
+                    .withMqttListen(java.net.InetSocketAddress.createUnresolved("127.0.0.1", 0)));
         BdrpClient c = BdrpClient.builder().router(r.clientAddress()).connect()) {
       c.subscribe(Predicate.parse("exists(x)"), m -> {}).get(10, TimeUnit.SECONDS);
       c.sendAcknowledged(Message.builder().put("x", 1).build()).get(10, TimeUnit.SECONDS);

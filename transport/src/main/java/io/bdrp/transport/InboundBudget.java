@@ -3,11 +3,12 @@ package io.bdrp.transport;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Memory that the partial frames of many connections may hold together. A {@link FrameDecoder} that
- * has the start of a frame but not its end reserves the whole frame's length here until the frame
- * is complete or the connection ends; a reservation that does not fit is refused, and the decoder
- * ends that session ({@link ErrorCode#OVERLOADED}). With the per-connection bound of one frame,
- * this bounds what peers that send slowly, or start frames and never finish them, can pin.
+ * Memory that the partial frames of many connections may hold together. A {@link FrameDecoder} (or
+ * another port's framing, such as the router's MQTT port) that has the start of a frame but not its
+ * end reserves the whole frame's length here until the frame is complete or the connection ends; a
+ * reservation that does not fit is refused, and the decoder ends that session ({@link
+ * ErrorCode#OVERLOADED}). With the per-connection bound of one frame, this bounds what peers that
+ * send slowly, or start frames and never finish them, can pin.
  *
  * <p>Thread-safe: shared by the decoders of one port, whatever loop they run on.
  */
@@ -27,7 +28,7 @@ public final class InboundBudget {
   }
 
   /** Reserves {@code bytes}; false (and counted) if that would exceed the limit. */
-  boolean reserve(long bytes) {
+  public boolean reserve(long bytes) {
     while (true) {
       long cur = reserved.get();
       if (cur + bytes > limitBytes) {
@@ -40,7 +41,8 @@ public final class InboundBudget {
     }
   }
 
-  void release(long bytes) {
+  /** Releases what {@link #reserve} reserved. */
+  public void release(long bytes) {
     reserved.addAndGet(-bytes);
   }
 

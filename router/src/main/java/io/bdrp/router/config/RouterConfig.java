@@ -43,6 +43,9 @@ import java.util.List;
  * @param metricsAccess authentication and TLS of the metrics endpoint, or null for neither
  * @param udpProtection what protects DATA datagrams on UDP links ({@code auth.udp}; by default a
  *     tag and a sequence number on each, see docs/security.md)
+ * @param mqttListen address for MQTT clients ({@code listen.mqtt}; TLS with the client port's
+ *     certificate when {@code clientTls} is set, users and permissions of {@code clientAuth}), or
+ *     null for no MQTT port (docs/mqtt.md)
  */
 public record RouterConfig(
     int router,
@@ -61,7 +64,8 @@ public record RouterConfig(
     ClientTls clientTls,
     RouterTls routerTls,
     MetricsAccess metricsAccess,
-    UdpProtection udpProtection) {
+    UdpProtection udpProtection,
+    InetSocketAddress mqttListen) {
 
   /** Where transit DATA arriving over UDP is forwarded. */
   public enum FastPath {
@@ -129,6 +133,46 @@ public record RouterConfig(
     java.util.Objects.requireNonNull(fastPath, "fastPath");
     java.util.Objects.requireNonNull(clientAuth, "clientAuth");
     java.util.Objects.requireNonNull(udpProtection, "udpProtection");
+  }
+
+  /** A configuration without an MQTT port. */
+  public RouterConfig(
+      int router,
+      long epoch,
+      InetSocketAddress clientListen,
+      InetSocketAddress routerListen,
+      InetSocketAddress metricsListen,
+      InetSocketAddress udpListen,
+      List<Neighbour> neighbours,
+      RoutingConfig routing,
+      BloomParameters bloom,
+      RouterLimits limits,
+      String routerToken,
+      FastPath fastPath,
+      ClientAuth clientAuth,
+      ClientTls clientTls,
+      RouterTls routerTls,
+      MetricsAccess metricsAccess,
+      UdpProtection udpProtection) {
+    this(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        metricsAccess,
+        udpProtection,
+        null);
   }
 
   /** A configuration whose datagrams carry a tag ({@link UdpProtection#MAC}, the default). */
@@ -229,6 +273,29 @@ public record RouterConfig(
     return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess, p);
   }
 
+  /** This configuration with an MQTT port at {@code address} (null: none). */
+  public RouterConfig withMqttListen(InetSocketAddress address) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        metricsAccess,
+        udpProtection,
+        address);
+  }
+
   /** This configuration with {@code routing} in place of its own. */
   public RouterConfig withRouting(RoutingConfig routing) {
     return with(routing, limits, clientAuth, clientTls, routerTls, metricsAccess, udpProtection);
@@ -265,7 +332,8 @@ public record RouterConfig(
         clients,
         routers,
         metrics,
-        udp);
+        udp,
+        mqttListen);
   }
 
   /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */

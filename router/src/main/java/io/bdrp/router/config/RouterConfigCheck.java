@@ -93,11 +93,12 @@ final class RouterConfigCheck {
             ? System.currentTimeMillis()
             : integer(f.epoch(), "epoch", 1, Long.MAX_VALUE);
     RouterConfigFile.Listen listen =
-        f.listen() == null ? new RouterConfigFile.Listen(null, null, null, null) : f.listen();
+        f.listen() == null ? new RouterConfigFile.Listen(null, null, null, null, null) : f.listen();
     InetSocketAddress clients = address(listen.clients(), "listen.clients");
     InetSocketAddress routers = address(listen.routers(), "listen.routers");
     InetSocketAddress metrics = address(listen.metrics(), "listen.metrics");
     InetSocketAddress udp = address(listen.udp(), "listen.udp");
+    InetSocketAddress mqtt = address(listen.mqtt(), "listen.mqtt");
     List<Neighbour> neighbours = neighbours(f.neighbours(), router, routing.maxRouters());
     BloomParameters bloom = bloom(f.bloom());
     RouterLimits limits = limits(f.limits());
@@ -121,7 +122,8 @@ final class RouterConfigCheck {
         security.clientTls(),
         security.routerTls(),
         security.metricsAccess(),
-        security.udpProtection());
+        security.udpProtection(),
+        mqtt);
   }
 
   List<Neighbour> neighbours(List<RouterConfigFile.Link> ns, int router, int maxRouters) {

@@ -49,7 +49,7 @@ final class RouterConfigFile {
       String fastPath) {}
 
   /** {@code listen}: addresses as HOST:PORT. */
-  record Listen(String clients, String routers, String metrics, String udp) {}
+  record Listen(String clients, String routers, String metrics, String udp, String mqtt) {}
 
   /** An entry of {@code neighbours}. */
   record Link(BigInteger router, String address, BigInteger cost, String transport) {}

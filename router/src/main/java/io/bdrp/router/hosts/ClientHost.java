@@ -14,26 +14,13 @@ import io.netty.channel.Channel;
  * A host attached by the bdrp client protocol: it gets its deliveries as DELIVER frames, written
  * into its session's output batch.
  *
- * <p>Owned by the router's event loop, but for {@link #filters}, which the control thread keeps.
+ * <p>Owned by the router's event loop, but for {@link AttachedHost#filters}, which the control
+ * thread keeps.
  */
-final class ClientHost implements Hosts.Output {
-  final int id;
+final class ClientHost extends AttachedHost {
   final Channel channel;
-  final String name;
   final Metrics.Counter delivered;
   final Metrics.Counter dropped;
-  final ClientAuth.Permissions permissions;
-
-  /** The user whose sessions and filters are counted together, or null (anonymous). */
-  final String user;
-
-  /** Filters of the predicate now set, as counted against the limits (on the control thread). */
-  long filters;
-
-  /** Predicate changes the session may still make now (a token bucket). */
-  double changeTokens;
-
-  long changeTokensAt;
 
   private final OutputBatches batches;
 
@@ -43,13 +30,11 @@ final class ClientHost implements Hosts.Output {
       String name,
       ClientAuth.Permissions permissions,
       RouterMetrics metrics,
-      OutputBatches batches) {
-    this.id = id;
+      OutputBatches batches,
+      int changesPerSecond) {
+    super(id, name, permissions, changesPerSecond);
     this.batches = batches;
     this.channel = channel;
-    this.name = name;
-    this.permissions = permissions;
-    this.user = userOf(permissions);
     this.delivered = metrics.hostDelivered(id, name);
     this.dropped = metrics.hostDropped(id, name);
   }
@@ -70,10 +55,5 @@ final class ClientHost implements Hosts.Output {
   @Override
   public String toString() {
     return "client " + id + " (" + name + ") at " + channel.remoteAddress();
-  }
-
-  /** The user whose sessions and filters are counted together, or null for an open router's. */
-  static String userOf(ClientAuth.Permissions permissions) {
-    return permissions == ClientAuth.Permissions.ALL ? null : permissions.user();
   }
 }

@@ -53,9 +53,6 @@ public final class ClientSessions {
   private final Hosts hosts;
   private final OutputBatches batches;
 
-  /** Sessions of each named user (on the loop). */
-  private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
-
   /** The SEND frame being handled: its message bytes, exposed while it is decoded and published. */
   private final MessageBytes sendBytes = new MessageBytes();
 
@@ -96,6 +93,14 @@ public final class ClientSessions {
 
   private final Metrics.Counter keptAlive;
   private final Metrics.Counter refusedSessions;
+
+  /**
+   * The router's one path for predicate changes, which other front ends share (their hosts' changes
+   * take the same checks and go into the same aggregate).
+   */
+  public PredicateChanges predicates() {
+    return changes;
+  }
 
   /** Connections in their HELLO now. */
   public int handshakesPending() {
@@ -199,24 +204,21 @@ public final class ClientSessions {
                       ? "this router serves only clients with a token"
                       : "the token is not that of a user of this router");
         }
-        String user = ClientHost.userOf(permissions);
-        if (user != null) {
-          long[] u = users.computeIfAbsent(user, k -> new long[1]);
-          int max = config.limits().hosts().maxSessionsPerUser();
-          if (u[0] >= max) {
-            refusedSessions.inc();
-            throw new ProtocolException(
-                ErrorCode.OVERLOADED,
-                "user "
-                    + user
-                    + " has "
-                    + u[0]
-                    + " sessions, at most limits.maxSessionsPerUser ("
-                    + max
-                    + ")",
-                true);
-          }
-          u[0]++;
+        String user = AttachedHost.userOf(permissions);
+        long sessions = hosts.sessions(user);
+        int max = config.limits().hosts().maxSessionsPerUser();
+        if (user != null && sessions >= max) {
+          refusedSessions.inc();
+          throw new ProtocolException(
+              ErrorCode.OVERLOADED,
+              "user "
+                  + user
+                  + " has "
+                  + sessions
+                  + " sessions, at most limits.maxSessionsPerUser ("
+                  + max
+                  + ")",
+              true);
         }
         host =
             new ClientHost(
@@ -225,10 +227,9 @@ public final class ClientSessions {
                 h.clientName(),
                 permissions,
                 core.metrics(),
-                batches);
-        host.changeTokens = config.limits().hosts().predicateChangesPerSecond();
-        host.changeTokensAt = System.nanoTime();
-        hosts.put(host.id, host);
+                batches,
+                config.limits().hosts().predicateChangesPerSecond());
+        hosts.attach(host);
         Handshakes.done(ctx);
         ctx.writeAndFlush(new ClientFrame.HelloOk(Frames.VERSION, config.router(), "bdrp-router"));
         return;
@@ -382,14 +383,7 @@ public final class ClientSessions {
         slowCheck = null;
       }
       if (host != null) {
-        hosts.remove(host.id);
-        if (host.user != null) {
-          long[] u = users.get(host.user);
-          u[0]--;
-          if (u[0] == 0) {
-            users.remove(host.user);
-          }
-        }
+        hosts.detach(host);
         core.metrics().removeHost(host.id, host.name);
         core.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
         changes.left(host);

@@ -8,6 +8,9 @@ import io.netty.util.collection.IntObjectHashMap;
  * is the first): numbered here, so that the data plane delivers to a number and each host writes
  * its deliveries in its own protocol.
  *
+ * <p>It also counts the sessions of each named user, whatever front end they came through, so that
+ * {@code limits.maxSessionsPerUser} bounds them together.
+ *
  * <p>Owned by the router's event loop.
  */
 public final class Hosts {
@@ -21,6 +24,7 @@ public final class Hosts {
   }
 
   private final IntObjectHashMap<Output> byNumber = new IntObjectHashMap<>();
+  private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
   private int next = 1;
 
   /** A number for a new host, never given before in this process. */
@@ -34,6 +38,29 @@ public final class Hosts {
 
   public void remove(int number) {
     byNumber.remove(number);
+  }
+
+  /** Sessions of {@code user} attached now (0 for null, the anonymous user of an open router). */
+  public long sessions(String user) {
+    long[] u = user == null ? null : users.get(user);
+    return u == null ? 0 : u[0];
+  }
+
+  /** Attaches {@code host} under its number, counted among its user's sessions. */
+  public void attach(AttachedHost host) {
+    if (host.user != null) {
+      users.computeIfAbsent(host.user, k -> new long[1])[0]++;
+    }
+    byNumber.put(host.id, host);
+  }
+
+  /** Detaches a host that {@link #attach} attached. */
+  public void detach(AttachedHost host) {
+    byNumber.remove(host.id);
+    long[] u = host.user == null ? null : users.get(host.user);
+    if (u != null && --u[0] == 0) {
+      users.remove(host.user);
+    }
   }
 
   /** The host of that number, or null. */

@@ -8,14 +8,8 @@ import io.bdrp.router.config.HostLimits;
 import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.PredicateTable;
-import io.bdrp.transport.ClientFrame;
-import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ErrorCode;
-import io.bdrp.transport.FrameType;
-import io.bdrp.transport.Frames;
 import io.bdrp.transport.ProtocolException;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.HashMap;
 import java.util.Map;
@@ -30,11 +24,15 @@ import org.slf4j.LoggerFactory;
  * aggregate, {@link io.bdrp.routing.LocalAggregate}), then set on the loop (the host's exact
  * predicate and the aggregate to advertise) and answered, in the order the session sent them. A
  * host that leaves is taken out of the aggregate on the control thread too ({@link #leave}).
+ *
+ * <p>One per router, shared by its front ends: a bdrp client's SET_PREDICATE comes through {@link
+ * #offload}, any other front end's change (an MQTT session's subscriptions) through {@link
+ * #change}, and both take the same checks and the same aggregate.
  */
-final class PredicateChanges {
+public final class PredicateChanges {
   private static final Logger log = LoggerFactory.getLogger(PredicateChanges.class);
 
-  private final RouterCore core;
+  final RouterCore core;
 
   // On the control thread: the router's aggregate over its hosts' encodings, and the filters of
   // each named user's sessions together. Every change to either is made there, in the order the
@@ -67,12 +65,12 @@ final class PredicateChanges {
    * The handler that sits before a session's client frame decoder and takes its SET_PREDICATE
    * frames; {@code session} gives the session's host (null before its HELLO).
    */
-  ChannelInboundHandlerAdapter offload(Supplier<ClientHost> session) {
-    return new Offload(session);
+  ChannelInboundHandlerAdapter offload(Supplier<? extends AttachedHost> session) {
+    return new SetPredicateOffload(this, session);
   }
 
   /** Takes a host that is gone out of its user's count and the router's aggregate. */
-  void left(ClientHost host) {
+  public void left(AttachedHost host) {
     try {
       core.control().execute(() -> leave(host));
     } catch (java.util.concurrent.RejectedExecutionException closing) {
@@ -92,24 +90,21 @@ final class PredicateChanges {
   /** Most frames waiting for the control thread at once, and their bytes together. */
   static final int MAX_PREPARING = 256;
 
-  private long preparingBytes; // on the loop
-  private int preparing;
+  long preparingBytes; // on the loop
+  int preparing;
 
   /**
    * A SET_PREDICATE made ready on the control thread: the predicate, and the router's aggregate
    * with it when that changed (else null); or the error to send.
    */
-  private record Prepared(
-      ClientFrame.SetPredicate frame,
-      Predicate allowed,
-      EncodedPredicate aggregate,
-      ProtocolException error) {}
+  record Prepared(
+      Predicate asked, Predicate allowed, EncodedPredicate aggregate, ProtocolException error) {}
 
   /**
    * The rate check, on the loop: a session may change its predicate {@link
    * HostLimits#predicateChangesPerSecond()} times a second (a token bucket).
    */
-  private void checkRate(ClientHost host, long correlationId) {
+  void checkRate(AttachedHost host, long correlationId) {
     HostLimits l = core.config().limits().hosts();
     long now = System.nanoTime();
     double rate = l.predicateChangesPerSecond();
@@ -129,22 +124,15 @@ final class PredicateChanges {
   }
 
   /**
-   * On the control thread: decodes a SET_PREDICATE frame (released here), bounds its predicate by
-   * the host's permission and {@link HostLimits#maxFiltersPerHost()}, encodes it and works it into
-   * the router's aggregate ({@link #take}). Touches nothing of the loop's: the host's permissions
-   * are immutable, the encoder, the aggregate and the users' filters are this thread's.
+   * On the control thread: bounds {@code asked} by the host's permission and {@link
+   * HostLimits#maxFiltersPerHost()}, encodes it and works it into the router's aggregate ({@link
+   * #take}).
    */
-  private Prepared prepare(ClientHost host, ByteBuf frame, long correlationId) {
-    ClientFrame.SetPredicate s = null;
+  Prepared prepare(AttachedHost host, Predicate asked, long correlationId) {
     try {
-      ClientFrame f = ClientFrameCodec.decode(frame, core.config().limits().maxFrameBytes());
-      if (!(f instanceof ClientFrame.SetPredicate sp)) {
-        throw new ProtocolException(ErrorCode.INTERNAL, "not a SET_PREDICATE");
-      }
-      s = sp;
       Predicate allowed;
       try {
-        allowed = host.permissions.restrict(s.predicate());
+        allowed = host.permissions.restrict(asked);
       } catch (IllegalArgumentException e) {
         throw new ProtocolException(
             ErrorCode.BAD_PREDICATE,
@@ -168,15 +156,13 @@ final class PredicateChanges {
             correlationId);
       }
       EncodedPredicate encoded = allowed.equals(Predicate.NONE) ? null : encoder.encode(allowed);
-      return new Prepared(s, allowed, take(host, filters, encoded, correlationId), null);
+      return new Prepared(asked, allowed, take(host, filters, encoded, correlationId), null);
     } catch (ProtocolException e) {
-      return new Prepared(s, null, null, e);
+      return new Prepared(asked, null, null, e);
     } catch (RuntimeException e) {
       log.warn("router {}: preparing a predicate failed", core.config().router(), e);
       return new Prepared(
-          s, null, null, new ProtocolException(ErrorCode.INTERNAL, "internal error"));
-    } finally {
-      frame.release();
+          asked, null, null, new ProtocolException(ErrorCode.INTERNAL, "internal error"));
     }
   }
 
@@ -187,7 +173,8 @@ final class PredicateChanges {
    * module (its filters or bytes, or one advertisement frame): then the host keeps the predicate it
    * had, and the refusal is thrown. Returns the new aggregate, or null if it did not change.
    */
-  private EncodedPredicate take(ClientHost host, long filters, EncodedPredicate encoded, long cid) {
+  private EncodedPredicate take(
+      AttachedHost host, long filters, EncodedPredicate encoded, long cid) {
     HostLimits l = core.config().limits().hosts();
     long userHeld = host.user == null ? 0 : userFilters.getOrDefault(host.user, 0L);
     if (host.user != null && userHeld - host.filters + filters > l.maxFiltersPerUser()) {
@@ -233,7 +220,7 @@ final class PredicateChanges {
    * On the control thread: a host that is gone leaves its user's count and the router's aggregate;
    * the loop advertises the aggregate without it.
    */
-  void leave(ClientHost host) {
+  void leave(AttachedHost host) {
     if (host.user != null) {
       long left = userFilters.getOrDefault(host.user, 0L) - host.filters;
       if (left <= 0) {
@@ -256,14 +243,9 @@ final class PredicateChanges {
 
   /**
    * On the loop: sets a prepared predicate: the host is matched with it at once, and the router
-   * advertises the aggregate made with it. Answers OK or the ERROR.
+   * advertises the aggregate made with it.
    */
-  private void apply(ChannelHandlerContext ctx, ClientHost host, Prepared p) {
-    if (p.error != null) {
-      ctx.fireExceptionCaught(p.error);
-      return;
-    }
-    long cid = p.frame.correlationId();
+  void set(AttachedHost host, Prepared p) {
     core.node().setHostMatch(host.id, p.allowed);
     if (p.aggregate != null) {
       core.node().setAggregate(p.aggregate); // within the bounds: checked where it was made
@@ -276,89 +258,86 @@ final class PredicateChanges {
           host.id,
           host.name,
           p.allowed,
-          p.allowed.equals(p.frame.predicate())
-              ? ""
-              : " (" + p.frame.predicate() + " within its permission)");
+          p.allowed.equals(p.asked) ? "" : " (" + p.asked + " within its permission)");
     }
-    // From the channel, not this handler's context: the encoder sits after the handler.
-    ctx.channel().writeAndFlush(new ClientFrame.Ok(cid));
     core.rearm();
+  }
+
+  /**
+   * A front end's predicate change, on the loop: {@code host}'s predicate becomes what {@code
+   * asked} makes on the control thread (within the host's permission; an IllegalArgumentException
+   * from it is a refusal, {@code BAD_PREDICATE}), through the same checks as a SET_PREDICATE — the
+   * rate, the filters of the host and its user, the router's aggregate. {@code done} runs on the
+   * loop with null once the predicate is set, or with the refusal (the host then keeps the
+   * predicate it had); it does not run if {@code attached} is false by then (the host left) or the
+   * router stops.
+   */
+  public void change(
+      AttachedHost host,
+      Supplier<Predicate> asked,
+      java.util.function.BooleanSupplier attached,
+      java.util.function.Consumer<ProtocolException> done) {
+    try {
+      checkRate(host, 0);
+      checkBusy(0, 0);
+    } catch (ProtocolException e) {
+      done.accept(e);
+      return;
+    }
+    preparing++;
+    try {
+      core.control()
+          .execute(
+              () -> {
+                Prepared p;
+                try {
+                  p = prepare(host, asked.get(), 0);
+                } catch (IllegalArgumentException e) {
+                  p = new Prepared(null, null, null, refusal(ErrorCode.BAD_PREDICATE, e));
+                }
+                Prepared prepared = p;
+                try {
+                  core.loop()
+                      .execute(
+                          () -> {
+                            preparing--;
+                            if (attached.getAsBoolean()) {
+                              if (prepared.error == null) {
+                                set(host, prepared);
+                              }
+                              done.accept(prepared.error);
+                            }
+                          });
+                } catch (java.util.concurrent.RejectedExecutionException closed) {
+                  // The router has stopped: no one is left to answer.
+                }
+              });
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      preparing--; // the router is closing
+    }
+  }
+
+  private static ProtocolException refusal(ErrorCode code, RuntimeException e) {
+    return new ProtocolException(code, e.getMessage(), 0, 0);
+  }
+
+  /** Refuses a change while the control thread has too much to prepare. */
+  void checkBusy(int bytes, long cid) {
+    long maxBytes = Math.max(16L << 20, 2L * core.config().limits().maxFrameBytes());
+    if (preparing >= MAX_PREPARING || preparingBytes + bytes > maxBytes) {
+      throw refusal(
+          refusedBusy,
+          ErrorCode.OVERLOADED,
+          "the router's control thread has "
+              + preparing
+              + " predicates to prepare; try again later",
+          cid);
+    }
   }
 
   private ProtocolException refusal(
       Metrics.Counter counted, ErrorCode code, String message, long correlationId) {
     counted.inc();
     return new ProtocolException(code, message, correlationId, 0);
-  }
-
-  /**
-   * Sits before the client frame decoder and hands a session's SET_PREDICATE frames to the control
-   * thread ({@link #prepare}); their result comes back to the loop ({@link #apply}) in the order
-   * they were sent. Frames before the HELLO go on to the session handler, which refuses them.
-   */
-  private final class Offload extends ChannelInboundHandlerAdapter {
-    private final Supplier<ClientHost> session;
-
-    Offload(Supplier<ClientHost> session) {
-      this.session = session;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      ClientHost host = session.get();
-      if (host == null
-          || !(msg instanceof ByteBuf f)
-          || f.readableBytes() < Frames.PREFIX_BYTES + 8
-          || f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET)
-              != FrameType.SET_PREDICATE.number()) {
-        ctx.fireChannelRead(msg);
-        return;
-      }
-      long cid = f.getLong(f.readerIndex() + Frames.PREFIX_BYTES);
-      int bytes = f.readableBytes();
-      long maxBytes = Math.max(16L << 20, 2L * core.config().limits().maxFrameBytes());
-      try {
-        checkRate(host, cid);
-        if (preparing >= MAX_PREPARING || preparingBytes + bytes > maxBytes) {
-          throw refusal(
-              refusedBusy,
-              ErrorCode.OVERLOADED,
-              "the router's control thread has "
-                  + preparing
-                  + " predicates to prepare; try again later",
-              cid);
-        }
-      } catch (ProtocolException e) {
-        f.release();
-        ctx.fireExceptionCaught(e);
-        return;
-      }
-      preparing++;
-      preparingBytes += bytes;
-      try {
-        core.control()
-            .execute(
-                () -> {
-                  Prepared p = prepare(host, f, cid);
-                  try {
-                    ctx.executor()
-                        .execute(
-                            () -> {
-                              preparing--;
-                              preparingBytes -= bytes;
-                              if (ctx.channel().isActive() && session.get() == host) {
-                                apply(ctx, host, p);
-                              }
-                            });
-                  } catch (java.util.concurrent.RejectedExecutionException closed) {
-                    // The router has stopped: no one is left to answer.
-                  }
-                });
-      } catch (java.util.concurrent.RejectedExecutionException closing) {
-        preparing--;
-        preparingBytes -= bytes;
-        f.release(); // the router is closing
-      }
-    }
   }
 }

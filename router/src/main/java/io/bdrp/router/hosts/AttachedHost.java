@@ -1,0 +1,51 @@
+package io.bdrp.router.hosts;
+
+import io.bdrp.router.security.ClientAuth;
+
+/**
+ * A host attached through one of the router's front ends (the bdrp client protocol, MQTT), as the
+ * table of hosts ({@link Hosts}) and the predicate path ({@link PredicateChanges}) see it: its
+ * number, its name, its permissions and user, and what its predicate changes are counted by. Each
+ * front end subclasses it with its own {@link Hosts.Output}, so deliveries leave in the host's
+ * protocol while limits, permissions and the router's aggregate are kept in one place.
+ *
+ * <p>Owned by the router's event loop, but for {@link #filters}, which the control thread keeps.
+ */
+public abstract class AttachedHost implements Hosts.Output {
+  /** The host's number in the table of hosts. */
+  public final int id;
+
+  /** The name the host gave (a client name, an MQTT client identifier). */
+  public final String name;
+
+  public final ClientAuth.Permissions permissions;
+
+  /** The user whose sessions and filters are counted together, or null (anonymous). */
+  public final String user;
+
+  /** Filters of the predicate now set, as counted against the limits (on the control thread). */
+  long filters;
+
+  /** Predicate changes the session may still make now (a token bucket; on the loop). */
+  double changeTokens;
+
+  long changeTokensAt;
+
+  /**
+   * @param changesPerSecond the host's bucket of predicate changes, full at the start
+   */
+  protected AttachedHost(
+      int id, String name, ClientAuth.Permissions permissions, int changesPerSecond) {
+    this.id = id;
+    this.name = name;
+    this.permissions = permissions;
+    this.user = userOf(permissions);
+    this.changeTokens = changesPerSecond;
+    this.changeTokensAt = System.nanoTime();
+  }
+
+  /** The user whose sessions and filters are counted together, or null for an open router's. */
+  public static String userOf(ClientAuth.Permissions permissions) {
+    return permissions == ClientAuth.Permissions.ALL ? null : permissions.user();
+  }
+}

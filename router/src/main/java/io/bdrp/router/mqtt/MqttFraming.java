@@ -1,0 +1,132 @@
+package io.bdrp.router.mqtt;
+
+import io.bdrp.transport.InboundBudget;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+
+/**
+ * Cuts an MQTT connection's byte stream into whole control packets before Netty's {@code
+ * MqttDecoder} reads them, and bounds each from its fixed header: the remaining length (a variable
+ * byte integer of at most four bytes) is read as soon as its bytes are there, and a packet whose
+ * whole size (fixed header included, as MQTT 5's Maximum Packet Size counts it) is above the bound
+ * is refused before any of its body is buffered. Until the CONNECT is accepted the bound is {@link
+ * io.bdrp.router.config.RouterLimits#HANDSHAKE_FRAME_BYTES}, then {@code limits.maxFrameBytes}.
+ *
+ * <pre>
+ *  +---------------------+------------------------------------+------------------------+
+ *  | type u4 | flags u4  | remaining length: 1 to 4 bytes,    | remaining length bytes |
+ *  |                     | 7 bits each, low first, bit 7 more |                        |
+ *  +---------------------+------------------------------------+------------------------+
+ * </pre>
+ *
+ * <p>A fault is a {@link MqttFault} ({@code 0x81} for a length field longer than four bytes, {@code
+ * 0x95} for a packet too large); after it every byte that follows is discarded, and the session
+ * ends. Each packet is passed on as a retained slice that the decoder releases.
+ *
+ * <p>One per connection; on the router's event loop.
+ */
+final class MqttFraming extends ByteToMessageDecoder {
+  private final InboundBudget budget; // or null
+  private long reservedBytes; // of the budget, for the partial packet held now
+  private int maxPacketBytes;
+  private boolean failed;
+
+  /**
+   * @param budget where a partial packet reserves its size until it is complete, shared with the
+   *     port's other connections ({@code limits.inboundBufferBytes}); or null for none
+   */
+  MqttFraming(int maxPacketBytes, InboundBudget budget) {
+    this.maxPacketBytes = maxPacketBytes;
+    this.budget = budget;
+  }
+
+  /** The bound from the next packet on (the session's, once its CONNECT is accepted). */
+  void maxPacketBytes(int bytes) {
+    this.maxPacketBytes = bytes;
+  }
+
+  /** Stops passing packets on: the session is ending. */
+  void discardInput() {
+    failed = true;
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    if (failed) {
+      in.skipBytes(in.readableBytes());
+      return;
+    }
+    int start = in.readerIndex();
+    int readable = in.readableBytes();
+    int remaining = 0;
+    int at = 1; // the length field starts after the type and flags byte
+    while (true) {
+      if (at >= readable) {
+        return; // the rest of the fixed header has not arrived
+      }
+      int b = in.getUnsignedByte(start + at);
+      remaining |= (b & 0x7F) << (7 * (at - 1));
+      at++;
+      if ((b & 0x80) == 0) {
+        break;
+      }
+      if (at == 5) {
+        throw fail(in, new MqttFault(MqttFault.MALFORMED, "remaining length over four bytes"));
+      }
+    }
+    long total = (long) at + remaining;
+    if (total > maxPacketBytes) {
+      throw fail(
+          in,
+          new MqttFault(
+              MqttFault.PACKET_TOO_LARGE,
+              "a packet of " + total + " bytes, above the maximum of " + maxPacketBytes));
+    }
+    if (readable < total) {
+      if (budget != null && reservedBytes == 0) {
+        if (!budget.reserve(total)) {
+          throw fail(
+              in,
+              new MqttFault(
+                  MqttFault.QUOTA_EXCEEDED,
+                  "the port's partial packets hold limits.inboundBufferBytes ("
+                      + budget.limitBytes()
+                      + "); cannot hold one of "
+                      + total
+                      + " bytes"));
+        }
+        reservedBytes = total;
+      }
+      return;
+    }
+    release();
+    out.add(in.retainedSlice(start, (int) total));
+    in.readerIndex(start + (int) total);
+  }
+
+  private MqttFault fail(ByteBuf in, MqttFault f) {
+    failed = true;
+    in.skipBytes(in.readableBytes());
+    return f;
+  }
+
+  private void release() {
+    if (reservedBytes != 0) {
+      budget.release(reservedBytes);
+      reservedBytes = 0;
+    }
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    release();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    release();
+    super.channelInactive(ctx);
+  }
+}

@@ -1,0 +1,198 @@
+package io.bdrp.router.mqtt;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.codec.MessageCodec;
+import io.bdrp.encoding.mqtt.MqttTopic;
+import io.bdrp.router.metrics.Metrics;
+import io.bdrp.transport.Frames;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
+import io.netty.handler.codec.mqtt.MqttTopicSubscription;
+import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * What an MQTT client sends: its PUBLISHes, handed to the data plane as bdrp messages ({@link
+ * MqttPublishes}) once they pass the user's publish permission, and acknowledged as their QoS asks
+ * (PUBACK; PUBREC, then PUBCOMP for the PUBREL); and its SUBSCRIBE and UNSUBSCRIBE packets, checked
+ * and handed to {@link MqttSubscriptions}.
+ *
+ * <p><b>QoS 2</b> is delivered once: the message goes to the data plane when its PUBLISH first
+ * arrives and its packet identifier is held until the PUBREL; a PUBLISH that comes again with that
+ * identifier meanwhile (a DUP) is answered with PUBREC and not forwarded again. At most {@link
+ * MqttConnect#RECEIVE_MAXIMUM} identifiers are held (the Receive Maximum announced; more end the
+ * session, 0x93).
+ *
+ * <p>Refused PUBLISHes (outside the publish permission, or too large for a bdrp message) are
+ * counted and dropped; an MQTT 5 client gets the reason code in its PUBACK or PUBREC (0x87, 0x83),
+ * a 3.1.1 client, which has none, a positive acknowledgement (MQTT-3.3.5-2).
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class MqttInbound {
+  private static final int NOT_AUTHORIZED = 0x87;
+  private static final int IMPLEMENTATION_SPECIFIC = 0x83;
+  private static final int PACKET_ID_NOT_FOUND = 0x92;
+
+  private final MqttListener listener;
+  private final MqttHost host;
+  private final ChannelHandlerContext ctx;
+  private final boolean v5;
+  private final MqttMetrics.Protocol counters;
+  private final Metrics.Counter forbidden;
+  private final Metrics.Counter unmappable;
+  private final BitSet qos2 = new BitSet(65_536);
+  private int qos2Count;
+
+  MqttInbound(
+      MqttListener listener,
+      MqttHost host,
+      ChannelHandlerContext ctx,
+      boolean v5,
+      MqttMetrics.Protocol counters) {
+    this.listener = listener;
+    this.host = host;
+    this.ctx = ctx;
+    this.v5 = v5;
+    this.counters = counters;
+    this.forbidden = counters.publishRefused("publish_permission");
+    this.unmappable = counters.publishRefused("unmappable");
+  }
+
+  void publish(MqttPublishMessage p) {
+    int qos = p.fixedHeader().qosLevel().value();
+    int id = p.variableHeader().packetId();
+    counters.publishes(qos).inc();
+    MqttProperties props = p.variableHeader().properties();
+    if (v5 && props != null && props.getProperty(MqttProperties.TOPIC_ALIAS) != null) {
+      throw new MqttFault(
+          MqttFault.TOPIC_ALIAS_INVALID, "a topic alias, though the Topic Alias Maximum is 0");
+    }
+    if (v5 && p.fixedHeader().isRetain()) {
+      throw new MqttFault(
+          MqttFault.RETAIN_NOT_SUPPORTED, "a retained PUBLISH, though Retain Available is 0");
+    }
+    String topic = p.variableHeader().topicName();
+    try {
+      MqttTopic.checkName(topic);
+    } catch (IllegalArgumentException e) {
+      throw new MqttFault(MqttFault.TOPIC_NAME_INVALID, e.getMessage());
+    }
+    if (qos == 2) {
+      if (qos2.get(id)) {
+        reply(MqttMessageType.PUBREC, id, 0); // a DUP of a message forwarded already
+        return;
+      }
+      if (qos2Count >= MqttConnect.RECEIVE_MAXIMUM) {
+        throw new MqttFault(
+            MqttFault.RECEIVE_MAXIMUM_EXCEEDED,
+            "more than " + MqttConnect.RECEIVE_MAXIMUM + " QoS 2 PUBLISHes unanswered");
+      }
+    }
+    int code = forward(p, topic);
+    if (qos == 1) {
+      reply(MqttMessageType.PUBACK, id, code);
+    } else if (qos == 2) {
+      if (code < 0x80) {
+        qos2.set(id);
+        qos2Count++;
+      }
+      reply(MqttMessageType.PUBREC, id, code);
+    }
+  }
+
+  /** The client's PUBREL: the identifier is released, PUBCOMP. */
+  void released(int id) {
+    boolean held = id >= 1 && id <= 65_535 && qos2.get(id);
+    if (held) {
+      qos2.clear(id);
+      qos2Count--;
+    }
+    reply(MqttMessageType.PUBCOMP, id, held ? 0 : PACKET_ID_NOT_FOUND);
+  }
+
+  /** Hands the PUBLISH to the data plane; returns its reason code (0: success). */
+  private int forward(MqttPublishMessage p, String topic) {
+    Message m;
+    try {
+      m = MqttPublishes.toMessage(p, topic);
+    } catch (IllegalArgumentException e) {
+      unmappable.inc();
+      return IMPLEMENTATION_SPECIFIC;
+    }
+    if (!host.permissions.mayPublish(m)) {
+      forbidden.inc();
+      return NOT_AUTHORIZED;
+    }
+    int length = MessageCodec.encodedLength(m);
+    if (length > listener.core.config().limits().maxFrameBytes() - Frames.PREFIX_BYTES - 8) {
+      unmappable.inc(); // its topic's levels, as attributes, make it larger than a frame
+      return IMPLEMENTATION_SPECIFIC;
+    }
+    ByteBuf buf = ctx.alloc().heapBuffer(length, length);
+    try {
+      MessageCodec.encode(m, buf.nioBuffer(0, length));
+      buf.writerIndex(length);
+      listener.publishBytes.set(buf, 0, length);
+      host.publishing = true;
+      listener.dataPlane.publish(m, listener.publishBytes);
+    } finally {
+      host.publishing = false;
+      listener.publishBytes.set(null, 0, 0);
+      buf.release();
+    }
+    return 0;
+  }
+
+  private void reply(MqttMessageType type, int id, int code) {
+    ctx.writeAndFlush(
+        new MqttMessage(
+            new MqttFixedHeader(
+                type,
+                false,
+                type == MqttMessageType.PUBREL ? MqttQoS.AT_LEAST_ONCE : MqttQoS.AT_MOST_ONCE,
+                false,
+                0),
+            new MqttPubReplyMessageVariableHeader(id, (byte) code, MqttProperties.NO_PROPERTIES)));
+  }
+
+  /** A SUBSCRIBE, checked, to {@code subscriptions}. */
+  static void subscribe(boolean v5, MqttSubscribeMessage s, MqttSubscriptions subscriptions) {
+    MqttProperties props = s.idAndPropertiesVariableHeader().properties();
+    if (v5 && props != null && props.getProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER) != null) {
+      throw new MqttFault(
+          MqttFault.SUBSCRIPTION_IDENTIFIERS_NOT_SUPPORTED,
+          "a subscription identifier, though Subscription Identifier Available is 0");
+    }
+    List<MqttTopicSubscription> ts = s.payload().topicSubscriptions();
+    if (ts.isEmpty()) {
+      throw new MqttFault(MqttFault.PROTOCOL_ERROR, "a SUBSCRIBE without a topic filter");
+    }
+    List<MqttSubscriptions.Asked> asked = new ArrayList<>(ts.size());
+    for (MqttTopicSubscription t : ts) {
+      asked.add(
+          new MqttSubscriptions.Asked(
+              t.topicFilter(), t.qualityOfService().value(), v5 && t.option().isNoLocal()));
+    }
+    subscriptions.subscribe(s.variableHeader().messageId(), asked);
+  }
+
+  /** An UNSUBSCRIBE, checked, to {@code subscriptions}. */
+  static void unsubscribe(MqttUnsubscribeMessage u, MqttSubscriptions subscriptions) {
+    List<String> topics = u.payload().topics();
+    if (topics.isEmpty()) {
+      throw new MqttFault(MqttFault.PROTOCOL_ERROR, "an UNSUBSCRIBE without a topic filter");
+    }
+    subscriptions.unsubscribe(u.variableHeader().messageId(), topics);
+  }
+}

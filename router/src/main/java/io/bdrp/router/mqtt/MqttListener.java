@@ -1,0 +1,150 @@
+package io.bdrp.router.mqtt;
+
+import io.bdrp.router.MessageBytes;
+import io.bdrp.router.OutputBatches;
+import io.bdrp.router.RouterCore;
+import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.hosts.Hosts;
+import io.bdrp.router.hosts.PredicateChanges;
+import io.bdrp.router.metrics.Metrics;
+import io.bdrp.router.security.ClientTls;
+import io.bdrp.routing.DataPlane;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The router's MQTT port ({@code listen.mqtt}): MQTT 3.1.1 and 5 clients attach to the router as
+ * hosts, beside the bdrp clients, in the one table of hosts; their subscriptions become their
+ * predicate through the router's one path for predicate changes, their PUBLISHes go to the data
+ * plane as bdrp messages (the mapping of {@code io.bdrp.encoding.mqtt}, see docs/mqtt.md), and the
+ * messages delivered to them leave as PUBLISHes. TLS with the client port's certificate when the
+ * router has one; users and permissions of {@code auth.clients} (the password is the user's token).
+ *
+ * <p>Each connection's pipeline: TLS if configured, a flush consolidation, {@link MqttFraming}
+ * (which bounds each packet before it is buffered), Netty's MQTT decoder and encoder, and the
+ * session ({@link MqttSession}).
+ *
+ * <p>Owned by the router's event loop.
+ */
+public final class MqttListener {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MqttListener.class);
+
+  final RouterCore core;
+  final Hosts hosts;
+  final PredicateChanges predicates;
+  final DataPlane<MessageBytes> dataPlane;
+  final OutputBatches batches;
+  final MqttMetrics metrics;
+  private final Supplier<ClientTls> clientTls;
+
+  /** The message of the PUBLISH being handed to the data plane (on the loop). */
+  final MessageBytes publishBytes = new MessageBytes();
+
+  /** The session of each client identifier connected now (on the loop). */
+  final Map<String, MqttSession> byClientId = new HashMap<>();
+
+  final Metrics.Counter handshakesRefused;
+  final Metrics.Counter connectTimeouts;
+  final Metrics.Counter keepAliveClosed;
+  final Metrics.Counter slowConsumers;
+  final Metrics.Counter sessionsRefused;
+
+  /** What the partial packets of the port's connections may hold together. */
+  private final io.bdrp.transport.InboundBudget budget;
+
+  /** Connections that have not sent their CONNECT yet (on the loop). */
+  int handshaking;
+
+  /**
+   * @param clientTls TLS on the client port as now loaded (null: none); the MQTT port serves the
+   *     same certificate
+   */
+  public MqttListener(
+      RouterCore core,
+      Hosts hosts,
+      PredicateChanges predicates,
+      DataPlane<MessageBytes> dataPlane,
+      OutputBatches batches,
+      Supplier<ClientTls> clientTls) {
+    this.core = core;
+    this.hosts = hosts;
+    this.predicates = predicates;
+    this.dataPlane = dataPlane;
+    this.batches = batches;
+    this.clientTls = clientTls;
+    this.metrics = new MqttMetrics(core.metrics());
+    this.handshakesRefused = core.metrics().connectionsClosed("mqtt", "handshakes");
+    this.connectTimeouts = core.metrics().connectionsClosed("mqtt", "hello_timeout");
+    this.keepAliveClosed = core.metrics().connectionsClosed("mqtt", "keepalive");
+    this.slowConsumers = core.metrics().connectionsClosed("mqtt", "slow_consumer");
+    this.sessionsRefused = core.metrics().requestsRefused("user_sessions");
+    this.budget = new io.bdrp.transport.InboundBudget(core.config().limits().inboundBufferBytes());
+    core.metrics().inboundBudget("mqtt", budget);
+  }
+
+  /**
+   * At start: a WARN if the MQTT port, bound at {@code bound}, speaks plain TCP beyond loopback
+   * (passwords, which are tokens, would cross the network in clear), or serves anyone with every
+   * permission beyond loopback, as for the client port.
+   */
+  public void warnExposure(java.net.InetSocketAddress bound) {
+    if (bound.getAddress().isLoopbackAddress()) {
+      return;
+    }
+    var config = core.config();
+    if (config.clientTls() == null) {
+      log.warn(
+          "router {}: the MQTT port {} speaks plain TCP beyond loopback: passwords (tokens),"
+              + " subscriptions and messages cross the network in clear (set tls.cert and"
+              + " tls.key; see docs/security.md)",
+          config.router(),
+          bound);
+    }
+    if (config.clientAuth().open()) {
+      log.warn(
+          "router {}: the MQTT port {} serves any client that reaches it, with every permission:"
+              + " the config has no auth.clients (see docs/security.md)",
+          config.router(),
+          bound);
+    }
+  }
+
+  /** The pipeline of each connection accepted on the MQTT port. */
+  public ChannelInitializer<Channel> initializer() {
+    RouterLimits limits = core.config().limits();
+    return new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        // As on the client port: one read of at most 16 KiB per turn of the loop, and output
+        // bounded by the hosts' water marks.
+        ch.config()
+            .setRecvByteBufAllocator(
+                new AdaptiveRecvByteBufAllocator(64, 2048, 16 * 1024).maxMessagesPerRead(1));
+        ch.config()
+            .setWriteBufferWaterMark(
+                new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
+        ClientTls tls = clientTls.get();
+        if (tls != null) {
+          ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
+        }
+        ch.pipeline()
+            .addLast(new FlushConsolidationHandler(256, false))
+            .addLast(
+                "framing",
+                new MqttFraming(
+                    Math.min(RouterLimits.HANDSHAKE_FRAME_BYTES, limits.maxFrameBytes()), budget))
+            .addLast("decoder", new MqttDecoder(limits.maxFrameBytes(), 65_535))
+            .addLast("encoder", MqttEncoder.INSTANCE)
+            .addLast("session", new MqttSession(MqttListener.this));
+      }
+    };
+  }
+}

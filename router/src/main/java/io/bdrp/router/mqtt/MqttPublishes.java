@@ -1,0 +1,100 @@
+package io.bdrp.router.mqtt;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.mqtt.MqttPublish;
+import io.bdrp.encoding.mqtt.MqttTopic;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A PUBLISH as a bdrp message and back, through the mapping of {@code io.bdrp.encoding.mqtt}
+ * (docs/mqtt.md, "The mapping"): the topic and its levels, the user properties, the QoS it was
+ * published with, the MQTT 5 content type, response topic and correlation data, the payload as the
+ * body. A message a bdrp client published leaves as a PUBLISH if it carries {@code mqtt.topic};
+ * without {@code mqtt.qos} it counts as QoS 0.
+ *
+ * <p>Stateless; called on the router's event loop.
+ */
+final class MqttPublishes {
+  private MqttPublishes() {}
+
+  /**
+   * The bdrp message of a PUBLISH whose topic name is checked already.
+   *
+   * @throws IllegalArgumentException if no bdrp message holds it (too many attributes, a user
+   *     property name or value beyond the limits, a body above 1 MiB)
+   */
+  static Message toMessage(MqttPublishMessage p, String topic) {
+    Message.Builder b = Message.builder();
+    MqttTopic.put(b, topic);
+    b.put(MqttPublish.QOS, (long) p.fixedHeader().qosLevel().value());
+    MqttProperties props = p.variableHeader().properties();
+    if (props != null && !props.isEmpty()) {
+      List<io.bdrp.encoding.mqtt.MqttProperties.UserProperty> users = new ArrayList<>();
+      for (MqttProperties.MqttProperty<?> u : props.getProperties(MqttProperties.USER_PROPERTY)) {
+        if (u instanceof MqttProperties.UserProperty up) {
+          users.add(
+              new io.bdrp.encoding.mqtt.MqttProperties.UserProperty(
+                  up.value().key, up.value().value));
+        }
+      }
+      if (!users.isEmpty()) {
+        io.bdrp.encoding.mqtt.MqttProperties.put(b, users);
+      }
+      if (props.getProperty(MqttProperties.CONTENT_TYPE)
+          instanceof MqttProperties.StringProperty s) {
+        b.put(MqttPublish.CONTENT_TYPE, s.value());
+      }
+      if (props.getProperty(MqttProperties.RESPONSE_TOPIC)
+          instanceof MqttProperties.StringProperty s) {
+        b.put(MqttPublish.RESPONSE_TOPIC, s.value());
+      }
+      if (props.getProperty(MqttProperties.CORRELATION_DATA)
+          instanceof MqttProperties.BinaryProperty d) {
+        MqttPublish.putCorrelationData(b, d.value());
+      }
+    }
+    ByteBuf payload = p.payload();
+    b.body(payload.nioBuffer(payload.readerIndex(), payload.readableBytes()));
+    return b.build();
+  }
+
+  /**
+   * The PUBLISH that delivers {@code m} at {@code qos} with {@code packetId} (0 for QoS 0); with
+   * {@code v5}, its properties too.
+   */
+  static MqttPublishMessage toPublish(Message m, String topic, int qos, int packetId, boolean v5) {
+    MqttProperties props = MqttProperties.NO_PROPERTIES;
+    if (v5) {
+      props = new MqttProperties();
+      for (io.bdrp.encoding.mqtt.MqttProperties.UserProperty u :
+          io.bdrp.encoding.mqtt.MqttProperties.of(m)) {
+        props.add(new MqttProperties.UserProperty(u.name(), u.value()));
+      }
+      String s = MqttPublish.string(m, MqttPublish.CONTENT_TYPE);
+      if (s != null) {
+        props.add(new MqttProperties.StringProperty(MqttProperties.CONTENT_TYPE, s));
+      }
+      s = MqttPublish.string(m, MqttPublish.RESPONSE_TOPIC);
+      if (s != null) {
+        props.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, s));
+      }
+      byte[] correlation = MqttPublish.correlationData(m);
+      if (correlation != null) {
+        props.add(new MqttProperties.BinaryProperty(MqttProperties.CORRELATION_DATA, correlation));
+      }
+    }
+    return new MqttPublishMessage(
+        new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.valueOf(qos), false, 0),
+        new MqttPublishVariableHeader(topic, packetId, props),
+        m.bodyLength() == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(m.bodyBuffer()));
+  }
+}

@@ -1,0 +1,374 @@
+package io.bdrp.router.mqtt;
+
+import io.bdrp.encoding.Predicate;
+import io.bdrp.router.config.RouterConfig;
+import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.security.ClientAuth;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttConnectVariableHeader;
+import io.netty.handler.codec.mqtt.MqttIdentifierRejectedException;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
+import io.netty.handler.codec.mqtt.MqttUnacceptableProtocolVersionException;
+import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One MQTT connection: its CONNECT, then its packets until it ends. The PUBLISH flow is {@link
+ * MqttInbound}'s, subscriptions are {@link MqttSubscriptions}', deliveries {@link MqttHost}'s.
+ *
+ * <p><b>Limits.</b> As on the client port: at most {@code limits.maxHandshakes} connections without
+ * their CONNECT at once, each for at most {@code limits.helloTimeoutMs}; a session whose output
+ * stays above its high water mark for {@code limits.slowConsumerMs} is closed as a slow consumer
+ * (and is not read meanwhile). Keep-alive: a session that sends no packet for one and a half times
+ * its keep-alive is closed (MQTT-3.1.2-24); one that asked for none (0) is held to {@code
+ * limits.keepAliveMs} twice over, like a silent bdrp client, and an MQTT 5 client is told so
+ * (Server Keep Alive).
+ *
+ * <p><b>Bad input</b> ends the session ({@link MqttFault}): an MQTT 5 client gets a DISCONNECT with
+ * the reason code first; a 3.1.1 client, which has none, is disconnected. Each is counted in {@code
+ * bdrp_mqtt_malformed_total}. Nothing else is disturbed.
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
+  private static final Logger log = LoggerFactory.getLogger(MqttSession.class);
+
+  private final MqttListener listener;
+  private ChannelHandlerContext ctx;
+  private MqttHost host; // null until the CONNECT is accepted
+  private MqttSubscriptions subscriptions;
+  private MqttInbound inbound;
+  private boolean v5;
+  private MqttMetrics.Protocol counters;
+  private boolean handshaking;
+  private ScheduledFuture<?> connectTimeout;
+  private ScheduledFuture<?> slowCheck;
+
+  MqttSession(MqttListener listener) {
+    this.listener = listener;
+    this.counters = listener.metrics.unknown;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    RouterLimits limits = listener.core.config().limits();
+    if (listener.handshaking >= limits.maxHandshakes()) {
+      listener.handshakesRefused.inc();
+      ctx.close();
+      return;
+    }
+    listener.handshaking++;
+    handshaking = true;
+    connectTimeout =
+        ctx.executor()
+            .schedule(
+                () -> {
+                  listener.connectTimeouts.inc();
+                  ctx.close();
+                },
+                limits.helloTimeoutMs(),
+                TimeUnit.MILLISECONDS);
+    ctx.fireChannelActive();
+  }
+
+  private void handshakeDone() {
+    if (handshaking) {
+      handshaking = false;
+      listener.handshaking--;
+    }
+    if (connectTimeout != null) {
+      connectTimeout.cancel(false);
+      connectTimeout = null;
+    }
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, MqttMessage m) {
+    if (m.decoderResult().isFailure()) {
+      decodeFailed(m);
+      return;
+    }
+    if (host == null) {
+      if (!(m instanceof MqttConnectMessage c)) {
+        throw new MqttFault(MqttFault.PROTOCOL_ERROR, "the first packet must be CONNECT");
+      }
+      connect(c);
+      return;
+    }
+    switch (m.fixedHeader().messageType()) {
+      case PUBLISH -> inbound.publish((MqttPublishMessage) m);
+      case PUBACK -> host.acknowledged(packetId(m));
+      case PUBREL -> inbound.released(packetId(m));
+      case PUBREC, PUBCOMP -> {
+        // The router sends no QoS 2 PUBLISH yet: nothing of its own to complete.
+      }
+      case SUBSCRIBE -> MqttInbound.subscribe(v5, (MqttSubscribeMessage) m, subscriptions);
+      case UNSUBSCRIBE -> MqttInbound.unsubscribe((MqttUnsubscribeMessage) m, subscriptions);
+      case PINGREQ -> {
+        if (ctx.channel().isWritable()) {
+          ctx.writeAndFlush(MqttMessage.PINGRESP);
+        }
+      }
+      case DISCONNECT -> ctx.close();
+      case CONNECT -> throw new MqttFault(MqttFault.PROTOCOL_ERROR, "a second CONNECT");
+      default ->
+          throw new MqttFault(
+              MqttFault.PROTOCOL_ERROR, "a client may not send " + m.fixedHeader().messageType());
+    }
+  }
+
+  private static int packetId(MqttMessage m) {
+    return ((MqttMessageIdVariableHeader) m.variableHeader()).messageId();
+  }
+
+  /** A packet the decoder could not read. */
+  private void decodeFailed(MqttMessage m) {
+    Throwable cause = m.decoderResult().cause();
+    if (host == null && cause instanceof MqttUnacceptableProtocolVersionException) {
+      refuse(MqttConnect.UNSUPPORTED_PROTOCOL, false);
+      return;
+    }
+    if (host == null
+        && cause instanceof MqttIdentifierRejectedException
+        && m.variableHeader() instanceof MqttConnectVariableHeader vh) {
+      refuse(MqttConnect.IDENTIFIER_REJECTED, vh.version() == 5);
+      return;
+    }
+    throw new MqttFault(
+        cause instanceof TooLongFrameException ? MqttFault.PACKET_TOO_LARGE : MqttFault.MALFORMED,
+        "a packet that does not decode: " + cause.getMessage());
+  }
+
+  private void connect(MqttConnectMessage c) {
+    MqttConnectVariableHeader vh = c.variableHeader();
+    MqttVersion version = MqttVersion.fromProtocolNameAndLevel(vh.name(), (byte) vh.version());
+    if (version != MqttVersion.MQTT_3_1_1 && version != MqttVersion.MQTT_5) {
+      refuse(MqttConnect.UNSUPPORTED_PROTOCOL, false);
+      return;
+    }
+    v5 = version == MqttVersion.MQTT_5;
+    counters = v5 ? listener.metrics.mqtt5 : listener.metrics.mqtt3;
+    if (v5 && vh.isWillFlag() && vh.isWillRetain()) {
+      refuse(MqttConnect.RETAINED_WILL, true); // MQTT-3.2.2-12
+      return;
+    }
+    RouterConfig config = listener.core.config();
+    Object auth = MqttConnect.authenticate(config, c, MqttConnect.certificateUser(ctx));
+    if (auth instanceof MqttConnect.Refusal r) {
+      refuse(r, v5);
+      return;
+    }
+    ClientAuth.Permissions permissions = (ClientAuth.Permissions) auth;
+    MqttConnect.Refusal full = MqttConnect.capacity(listener, permissions);
+    if (full != null) {
+      refuse(full, v5);
+      return;
+    }
+    String clientId = c.payload().clientIdentifier();
+    int number = listener.hosts.number();
+    String assigned = null;
+    if (clientId == null || clientId.isEmpty()) {
+      if (!v5 && !vh.isCleanSession()) {
+        refuse(MqttConnect.IDENTIFIER_REJECTED, false); // MQTT-3.1.3-8
+        return;
+      }
+      clientId = assigned = "bdrp-" + config.router() + "-" + number;
+    }
+    MqttSession previous = listener.byClientId.get(clientId);
+    if (previous != null) {
+      previous.end(MqttFault.SESSION_TAKEN_OVER, "taken over"); // MQTT-3.1.4-2
+    }
+    MqttProperties props = vh.properties();
+    int receiveMaximum = intProperty(props, MqttProperties.RECEIVE_MAXIMUM, 65_535);
+    int maxPacket = intProperty(props, MqttProperties.MAXIMUM_PACKET_SIZE, 0);
+    Channel ch = ctx.channel();
+    host =
+        new MqttHost(
+            number,
+            clientId,
+            permissions,
+            config.limits().hosts().predicateChangesPerSecond(),
+            ch,
+            v5,
+            receiveMaximum,
+            maxPacket,
+            listener.batches,
+            listener.metrics);
+    subscriptions = new MqttSubscriptions(host, ch, v5, listener.predicates, counters);
+    inbound = new MqttInbound(listener, host, ctx, v5, counters);
+    listener.hosts.attach(host);
+    listener.byClientId.put(clientId, this);
+    handshakeDone();
+    ctx.pipeline().get(MqttFraming.class).maxPacketBytes(config.limits().maxFrameBytes());
+    int serverKeepAlive =
+        keepAlive(vh.keepAliveTimeSeconds(), config.limits().hosts().keepAliveMs());
+    counters.connected.inc();
+    log.debug(
+        "router {}: MQTT client {} ({}, user {}) at {} connected",
+        config.router(),
+        clientId,
+        counters.name,
+        MqttConnect.userName(c),
+        ch.remoteAddress());
+    ctx.writeAndFlush(
+        MqttConnect.accepted(v5, c, assigned, config.limits().maxFrameBytes(), serverKeepAlive));
+  }
+
+  private static int intProperty(MqttProperties p, int id, int dflt) {
+    return p.getProperty(id) instanceof MqttProperties.IntegerProperty i ? i.value() : dflt;
+  }
+
+  /**
+   * Arms the keep-alive: one and a half times {@code seconds}, or twice {@code limitMs} for a
+   * client that asked for none. Returns the Server Keep Alive to announce (MQTT 5), or -1.
+   */
+  private int keepAlive(int seconds, int limitMs) {
+    long idleMs = seconds > 0 ? seconds * 1500L : 2L * limitMs;
+    ctx.pipeline()
+        .addBefore(
+            "session", "keepalive", new IdleStateHandler(idleMs, 0, 0, TimeUnit.MILLISECONDS));
+    return seconds == 0 && v5 ? Math.max(1, limitMs / 1000) : -1;
+  }
+
+  /** Refuses the CONNECT: the CONNACK, then the connection is closed. */
+  private void refuse(MqttConnect.Refusal r, boolean v5) {
+    counters.connections(r.result()).inc();
+    log.info(
+        "router {}: refusing MQTT client at {}: {}",
+        listener.core.config().router(),
+        ctx.channel().remoteAddress(),
+        r.why());
+    ctx.pipeline().get(MqttFraming.class).discardInput();
+    ctx.channel().config().setAutoRead(false);
+    ctx.writeAndFlush(MqttConnect.refusal(r, v5)).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /**
+   * Ends the session: an MQTT 5 client gets a DISCONNECT with {@code reasonCode} first, a 3.1.1
+   * client is disconnected.
+   */
+  void end(int reasonCode, String why) {
+    MqttFraming framing = ctx.pipeline().get(MqttFraming.class);
+    if (framing != null) {
+      framing.discardInput();
+    }
+    log.debug(
+        "router {}: ending MQTT session {} at {}: {}",
+        listener.core.config().router(),
+        host != null ? host.name : "-",
+        ctx.channel().remoteAddress(),
+        why);
+    if (v5 && host != null && ctx.channel().isActive()) {
+      MqttProperties props = new MqttProperties();
+      props.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, why));
+      ctx.writeAndFlush(
+              MqttMessageBuilders.disconnect()
+                  .reasonCode((byte) reasonCode)
+                  .properties(props)
+                  .build())
+          .addListener(ChannelFutureListener.CLOSE);
+    } else {
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof MqttFault f) {
+      counters.malformed(f.counted).inc();
+      end(f.reasonCode, f.getMessage());
+    } else if (cause instanceof IOException) {
+      ctx.close(); // the connection broke
+    } else {
+      log.warn(
+          "router {}: MQTT session at {} failed",
+          listener.core.config().router(),
+          ctx.channel().remoteAddress(),
+          cause);
+      end(0x83, "internal error"); // Implementation specific error
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE && host != null) {
+      listener.keepAliveClosed.inc();
+      end(MqttFault.KEEP_ALIVE_TIMEOUT, "no packet within the keep-alive");
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    Channel c = ctx.channel();
+    if (c.isWritable()) {
+      c.config().setAutoRead(true);
+      if (slowCheck != null) {
+        slowCheck.cancel(false);
+        slowCheck = null;
+      }
+    } else {
+      c.config().setAutoRead(false); // its requests wait while its replies cannot leave
+      if (slowCheck == null) {
+        long ms = listener.core.config().limits().slowConsumerMs();
+        slowCheck =
+            ctx.executor()
+                .schedule(
+                    () -> {
+                      slowCheck = null;
+                      if (c.isActive() && !c.isWritable()) {
+                        listener.slowConsumers.inc();
+                        log.warn(
+                            "router {}: {} above its high water mark for {} ms: disconnected as a"
+                                + " slow consumer",
+                            listener.core.config().router(),
+                            host,
+                            ms);
+                        c.close();
+                      }
+                    },
+                    ms,
+                    TimeUnit.MILLISECONDS);
+      }
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    handshakeDone();
+    if (slowCheck != null) {
+      slowCheck.cancel(false);
+      slowCheck = null;
+    }
+    if (host != null) {
+      listener.hosts.detach(host);
+      listener.byClientId.remove(host.name, this);
+      listener.core.metrics().removeHost(host.id, host.name);
+      listener.core.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
+      listener.predicates.left(host);
+      listener.core.rearm();
+    }
+    ctx.fireChannelInactive();
+  }
+}

@@ -1,0 +1,268 @@
+package io.bdrp.router.mqtt;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.mqtt.MqttSubscription;
+import io.bdrp.router.hosts.PredicateChanges;
+import io.bdrp.transport.ProtocolException;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessageIdAndPropertiesVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttSubAckMessage;
+import io.netty.handler.codec.mqtt.MqttSubAckPayload;
+import io.netty.handler.codec.mqtt.MqttUnsubAckMessage;
+import io.netty.handler.codec.mqtt.MqttUnsubAckPayload;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An MQTT session's subscriptions and their changes. The session's predicate is the OR of its
+ * subscriptions' predicates ({@link MqttSubscription}: the topic filter, and the content filter
+ * after a '?'), set through the router's one path for predicate changes ({@link PredicateChanges}),
+ * so that the limits, the user's filter count, the subscribe permission and the router's aggregate
+ * apply as to a bdrp client. The filters are parsed, and the OR made, on the control thread; the
+ * SUBACK goes out once the predicate is set.
+ *
+ * <p>One change is prepared at a time; the SUBSCRIBEs and UNSUBSCRIBEs that arrive meanwhile wait
+ * and then go together as the next change (each still answered on its own, in order), so a client
+ * that subscribes filter by filter makes few changes. At most {@link #MAX_WAITING} wait.
+ *
+ * <p>Owned by the router's event loop.
+ */
+final class MqttSubscriptions {
+  /** Most SUBSCRIBE and UNSUBSCRIBE packets waiting behind the change being prepared. */
+  static final int MAX_WAITING = 1024;
+
+  private static final int SHARED_NOT_SUPPORTED = 0x9E;
+  private static final int FILTER_INVALID = 0x8F;
+  private static final int NOT_AUTHORIZED = 0x87;
+  private static final int QUOTA_EXCEEDED = 0x97;
+  private static final int UNSPECIFIED = 0x80;
+  private static final int NO_SUBSCRIPTION = 0x11;
+
+  /** A subscription as it is set: its text as the client wrote it, and what was granted. */
+  record Sub(String text, Predicate predicate, int granted, boolean noLocal) {}
+
+  /** The subscriptions of a session at one time, by their text. Immutable. */
+  static final class Set {
+    static final Set EMPTY = new Set(Map.of());
+
+    final Map<String, Sub> byText;
+
+    /** The QoS granted to every subscription if it is the same and none is No Local, else -1. */
+    private final int uniform;
+
+    Set(Map<String, Sub> byText) {
+      this.byText = Collections.unmodifiableMap(new LinkedHashMap<>(byText));
+      int u = -1;
+      for (Sub s : byText.values()) {
+        if (s.noLocal || (u != -1 && u != s.granted)) {
+          u = -1;
+          break;
+        }
+        u = s.granted;
+      }
+      this.uniform = u;
+    }
+
+    /**
+     * The best QoS granted to a subscription that {@code m} matches, -1 if none does; with {@code
+     * own} (the session's own message), No Local subscriptions do not count.
+     */
+    int granted(Message m, boolean own) {
+      if (uniform >= 0) {
+        return uniform; // the data plane matched the OR already
+      }
+      int best = -1;
+      for (Sub s : byText.values()) {
+        if (s.granted > best && !(own && s.noLocal) && s.predicate.matches(m)) {
+          best = s.granted;
+        }
+      }
+      return best;
+    }
+  }
+
+  /** A topic filter of a SUBSCRIBE as asked. */
+  record Asked(String text, int qos, boolean noLocal) {}
+
+  /** A SUBSCRIBE ({@code asked}) or an UNSUBSCRIBE ({@code removed}), and a code per filter. */
+  private static final class Op {
+    final int packetId;
+    final List<Asked> asked; // null for an UNSUBSCRIBE
+    final List<String> removed;
+    final int[] codes;
+
+    Op(int packetId, List<Asked> asked, List<String> removed) {
+      this.packetId = packetId;
+      this.asked = asked;
+      this.removed = removed;
+      this.codes = new int[asked != null ? asked.size() : removed.size()];
+    }
+  }
+
+  private final MqttHost host;
+  private final Channel channel;
+  private final boolean v5;
+  private final PredicateChanges predicates;
+  private final MqttMetrics.Protocol counters;
+  private final ArrayDeque<Op> waiting = new ArrayDeque<>();
+  private boolean changing;
+
+  MqttSubscriptions(
+      MqttHost host,
+      Channel channel,
+      boolean v5,
+      PredicateChanges predicates,
+      MqttMetrics.Protocol counters) {
+    this.host = host;
+    this.channel = channel;
+    this.v5 = v5;
+    this.predicates = predicates;
+    this.counters = counters;
+  }
+
+  /** A SUBSCRIBE: answered with a SUBACK once its change is made. */
+  void subscribe(int packetId, List<Asked> asked) {
+    enqueue(new Op(packetId, List.copyOf(asked), null));
+  }
+
+  /** An UNSUBSCRIBE: answered with an UNSUBACK once its change is made. */
+  void unsubscribe(int packetId, List<String> filters) {
+    enqueue(new Op(packetId, null, List.copyOf(filters)));
+  }
+
+  private void enqueue(Op op) {
+    if (waiting.size() >= MAX_WAITING) {
+      throw new MqttFault(
+          MqttFault.QUOTA_EXCEEDED,
+          "more than " + MAX_WAITING + " SUBSCRIBE and UNSUBSCRIBE packets unanswered");
+    }
+    waiting.add(op);
+    if (!changing) {
+      next();
+    }
+  }
+
+  /** Starts the next change with every packet waiting. */
+  private void next() {
+    if (waiting.isEmpty()) {
+      return;
+    }
+    changing = true;
+    List<Op> ops = new ArrayList<>(waiting);
+    waiting.clear();
+    Set base = host.subscriptions;
+    Set[] made = new Set[1];
+    predicates.change(
+        host,
+        () -> {
+          made[0] = plan(base, ops);
+          List<Predicate> all = new ArrayList<>(made[0].byText.size());
+          for (Sub s : made[0].byText.values()) {
+            all.add(s.predicate);
+          }
+          return Predicate.or(all);
+        },
+        channel::isActive,
+        refused -> done(ops, made[0], refused));
+  }
+
+  /**
+   * On the control thread: the subscriptions after {@code ops}, each filter's code set in its op:
+   * the QoS granted, or why the filter is refused.
+   */
+  private Set plan(Set base, List<Op> ops) {
+    Map<String, Sub> next = new LinkedHashMap<>(base.byText);
+    for (Op op : ops) {
+      if (op.asked == null) {
+        for (int i = 0; i < op.removed.size(); i++) {
+          op.codes[i] = next.remove(op.removed.get(i)) != null ? 0 : NO_SUBSCRIPTION;
+        }
+        continue;
+      }
+      for (int i = 0; i < op.asked.size(); i++) {
+        Asked a = op.asked.get(i);
+        Predicate p = null;
+        if (a.text.startsWith("$share/")) {
+          op.codes[i] = SHARED_NOT_SUPPORTED;
+        } else {
+          try {
+            p = MqttSubscription.parse(a.text).predicate();
+            // Refused if nothing of it is within the user's subscribe permission.
+            op.codes[i] = host.permissions.restrict(p).isEmpty() ? NOT_AUTHORIZED : 0;
+          } catch (IllegalArgumentException e) {
+            op.codes[i] = p == null ? FILTER_INVALID : QUOTA_EXCEEDED;
+          }
+        }
+        if (op.codes[i] == 0) {
+          int granted = Math.min(a.qos, 1); // QoS 2 deliveries are not offered yet
+          next.put(a.text, new Sub(a.text, p, granted, a.noLocal));
+          op.codes[i] = granted;
+        }
+      }
+    }
+    return new Set(next);
+  }
+
+  /** On the loop: the change is made (or refused); every packet of it is answered, in order. */
+  private void done(List<Op> ops, Set made, ProtocolException refused) {
+    if (refused == null) {
+      host.subscriptions = made;
+    }
+    for (Op op : ops) {
+      for (int i = 0; i < op.codes.length; i++) {
+        if (refused != null && op.codes[i] < 0x80 && op.codes[i] != NO_SUBSCRIPTION) {
+          op.codes[i] = op.asked != null ? QUOTA_EXCEEDED : UNSPECIFIED;
+        }
+        if (op.asked != null && op.codes[i] >= 0x80) {
+          counters.subscriptionRefused(reason(op.codes[i])).inc();
+        }
+      }
+      channel.write(op.asked != null ? subAck(op) : unsubAck(op), channel.voidPromise());
+    }
+    channel.flush();
+    changing = false;
+    next();
+  }
+
+  private static String reason(int code) {
+    return switch (code) {
+      case NOT_AUTHORIZED -> "subscribe_permission";
+      case FILTER_INVALID -> "invalid_filter";
+      case SHARED_NOT_SUPPORTED -> "shared";
+      default -> "quota";
+    };
+  }
+
+  private MqttSubAckMessage subAck(Op op) {
+    int[] codes = op.codes.clone();
+    if (!v5) {
+      for (int i = 0; i < codes.length; i++) {
+        codes[i] = codes[i] >= 0x80 ? 0x80 : codes[i]; // 3.1.1 has one failure code
+      }
+    }
+    return new MqttSubAckMessage(
+        new MqttFixedHeader(MqttMessageType.SUBACK, false, MqttQoS.AT_MOST_ONCE, false, 0),
+        new MqttMessageIdAndPropertiesVariableHeader(op.packetId, MqttProperties.NO_PROPERTIES),
+        new MqttSubAckPayload(codes));
+  }
+
+  private MqttUnsubAckMessage unsubAck(Op op) {
+    short[] codes = new short[op.codes.length];
+    for (int i = 0; i < codes.length; i++) {
+      codes[i] = (short) op.codes[i];
+    }
+    return new MqttUnsubAckMessage(
+        new MqttFixedHeader(MqttMessageType.UNSUBACK, false, MqttQoS.AT_MOST_ONCE, false, 0),
+        new MqttMessageIdAndPropertiesVariableHeader(op.packetId, MqttProperties.NO_PROPERTIES),
+        v5 ? new MqttUnsubAckPayload(codes) : null);
+  }
+}

@@ -1,0 +1,86 @@
+package io.bdrp.router.mqtt;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+
+/** {@link MqttFraming} on an {@link EmbeddedChannel}, with the bytes of real packets. */
+class MqttFramingTest {
+  private static ByteBuf bytes(int... b) {
+    byte[] a = new byte[b.length];
+    for (int i = 0; i < b.length; i++) {
+      a[i] = (byte) b[i];
+    }
+    return Unpooled.wrappedBuffer(a);
+  }
+
+  private static byte[] next(EmbeddedChannel ch) {
+    ByteBuf b = ch.readInbound();
+    if (b == null) {
+      return null;
+    }
+    try {
+      return ByteBufUtil.getBytes(b);
+    } finally {
+      b.release();
+    }
+  }
+
+  @Test
+  void packetsArePassedOnWholeWhateverTheReadsCutThem() {
+    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(1024, null));
+    // PINGREQ, then a PUBLISH of topic "a" and payload "hi" cut after its first length byte.
+    ch.writeInbound(bytes(0xC0, 0x00, 0x30));
+    assertArrayEquals(new byte[] {(byte) 0xC0, 0}, next(ch));
+    assertNull(next(ch), "the PUBLISH's length has not arrived");
+    ch.writeInbound(bytes(0x05, 0x00, 0x01, 'a'));
+    assertNull(next(ch), "its body has not all arrived");
+    ch.writeInbound(bytes('h', 'i'));
+    assertArrayEquals(new byte[] {0x30, 5, 0, 1, 'a', 'h', 'i'}, next(ch));
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void aPacketAboveTheBoundIsRefusedFromItsFixedHeader() {
+    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(128, null));
+    // 2 bytes of fixed header and 127 of body: 129 in all, one above the bound.
+    MqttFault f = assertThrows(MqttFault.class, () -> ch.writeInbound(bytes(0x30, 0x7F)));
+    assertEquals(MqttFault.PACKET_TOO_LARGE, f.reasonCode);
+    assertEquals("too_large", f.counted);
+    ch.writeInbound(bytes(0xC0, 0x00));
+    assertNull(next(ch), "nothing after a fault");
+    ch.finish();
+  }
+
+  @Test
+  void aRemainingLengthOfMoreThanFourBytesIsMalformed() {
+    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(1 << 30, null));
+    MqttFault f =
+        assertThrows(
+            MqttFault.class, () -> ch.writeInbound(bytes(0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01)));
+    assertEquals(MqttFault.MALFORMED, f.reasonCode);
+    ch.finish();
+  }
+
+  @Test
+  void partialPacketsOfAPortHoldAtMostItsBudgetTogether() {
+    io.bdrp.transport.InboundBudget budget = new io.bdrp.transport.InboundBudget(100);
+    EmbeddedChannel a = new EmbeddedChannel(new MqttFraming(1024, budget));
+    EmbeddedChannel b = new EmbeddedChannel(new MqttFraming(1024, budget));
+    a.writeInbound(bytes(0x30, 80 - 2)); // a PUBLISH of 80 bytes begun: 80 reserved
+    assertEquals(80, budget.reservedBytes());
+    MqttFault f = assertThrows(MqttFault.class, () -> b.writeInbound(bytes(0x30, 50 - 2)));
+    assertEquals(MqttFault.QUOTA_EXCEEDED, f.reasonCode, "50 more do not fit");
+    a.close(); // its reservation goes with the connection
+    assertEquals(0, budget.reservedBytes());
+    b.finish();
+  }
+}
