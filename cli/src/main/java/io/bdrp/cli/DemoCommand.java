@@ -7,6 +7,7 @@ import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.router.Router;
+import io.bdrp.router.RouterView;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
 import io.bdrp.routing.RoutingConfig;
@@ -207,7 +208,8 @@ public final class DemoCommand implements Callable<Integer> {
         c.subscribe(Predicate.parse("exists(marker)"), m -> markers.incrementAndGet(hh))
             .get(10, TimeUnit.SECONDS);
       }
-      await(o, "every router's predicate at every router", () -> Router.predicatesAgree(routers));
+      await(
+          o, "every router's predicate at every router", () -> RouterView.predicatesAgree(routers));
 
       // Publishers: one per router, taking turns.
       List<BdrpClient> publishers = new ArrayList<>();

@@ -1,6 +1,5 @@
 package io.bdrp.router;
 
-import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.fastpath.KernelFastPath;
 import io.bdrp.router.hosts.ClientSessions;
@@ -34,7 +33,6 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import java.net.InetSocketAddress;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -374,28 +372,6 @@ public final class Router implements AutoCloseable {
   /** What the router holds now, read on its loop: routes, predicates, the state of its links. */
   public RouterView view() {
     return view;
-  }
-
-  /**
-   * Whether every router of an in-process federation holds every other one's current aggregate and
-   * has indexed it: predicates have propagated, and D computed anywhere is exact but for false
-   * positives.
-   */
-  public static boolean predicatesAgree(Collection<Router> routers) {
-    for (Router r : routers) {
-      if (!r.view.indexReady()) {
-        return false; // its index of D is still being built from what it holds
-      }
-    }
-    for (Router origin : routers) {
-      EncodedPredicate p = origin.view.aggregate();
-      for (Router r : routers) {
-        if (r != origin && !p.equals(r.view.predicateOf(origin.number()))) {
-          return false;
-        }
-      }
-    }
-    return true;
   }
 
   /** Stops the router: closes every session and port, and ends its thread. */

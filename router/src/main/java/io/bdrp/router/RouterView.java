@@ -9,6 +9,7 @@ import io.bdrp.router.links.shm.ShmLinks;
 import io.bdrp.router.ring.SharedRing;
 import io.bdrp.routing.RoutingNode;
 import io.netty.channel.EventLoop;
+import java.util.Collection;
 import java.util.concurrent.Callable;
 
 /**
@@ -109,5 +110,27 @@ public final class RouterView {
   /** Client connections in their HELLO now. */
   int clientHandshakesPending() {
     return onLoop(clients::handshakesPending);
+  }
+
+  /**
+   * Whether every router of an in-process federation holds every other one's current aggregate and
+   * has indexed it: predicates have propagated, and D computed anywhere is exact but for false
+   * positives.
+   */
+  public static boolean predicatesAgree(Collection<Router> routers) {
+    for (Router r : routers) {
+      if (!r.view().indexReady()) {
+        return false; // its index of D is still being built from what it holds
+      }
+    }
+    for (Router origin : routers) {
+      EncodedPredicate p = origin.view().aggregate();
+      for (Router r : routers) {
+        if (r != origin && !p.equals(r.view().predicateOf(origin.number()))) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 }

@@ -265,7 +265,7 @@ public final class Federation implements AutoCloseable {
 
   /** Waits until every router holds every router's current aggregate. */
   void awaitPredicates() throws InterruptedException {
-    await("every router's predicate known everywhere", () -> Router.predicatesAgree(routers));
+    await("every router's predicate known everywhere", () -> RouterView.predicatesAgree(routers));
   }
 
   /** A connected client of router {@code r}. */

@@ -160,7 +160,7 @@ class LoopBlockingTest {
     BdrpClient c2 = client(2, at2);
     c0.setPredicate(Predicate.parse("y > 1")).get(10, TimeUnit.SECONDS);
     c2.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
-    Federation.await("predicates everywhere", () -> Router.predicatesAgree(routers));
+    Federation.await("predicates everywhere", () -> RouterView.predicatesAgree(routers));
     c0.sendAcknowledged(Message.builder().put("x", 2L).build()).get(10, TimeUnit.SECONDS);
     assertEquals("2", at2.poll(10, TimeUnit.SECONDS).get("x").toString());
     c2.sendAcknowledged(Message.builder().put("y", 3L).build()).get(10, TimeUnit.SECONDS);
@@ -197,7 +197,7 @@ class LoopBlockingTest {
     LinkedBlockingQueue<Message> at1 = new LinkedBlockingQueue<>();
     BdrpClient c1 = client(1, at1);
     c1.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
-    Federation.await("predicates everywhere", () -> Router.predicatesAgree(routers));
+    Federation.await("predicates everywhere", () -> RouterView.predicatesAgree(routers));
     c0.sendAcknowledged(Message.builder().put("x", 4L).build()).get(10, TimeUnit.SECONDS);
     assertEquals("4", at1.poll(10, TimeUnit.SECONDS).get("x").toString());
 
@@ -306,7 +306,7 @@ class LoopBlockingTest {
     BdrpClient c1 = plainClient(1, at1);
     BdrpClient c0 = plainClient(0, new LinkedBlockingQueue<>());
     c1.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
-    Federation.await("predicates everywhere", () -> Router.predicatesAgree(routers));
+    Federation.await("predicates everywhere", () -> RouterView.predicatesAgree(routers));
     c0.sendAcknowledged(Message.builder().put("x", 2L).build()).get(10, TimeUnit.SECONDS);
     assertEquals("2", at1.poll(10, TimeUnit.SECONDS).get("x").toString());
     // The program is attached to the loopback and has seen the datagram (router 1's counters).
