@@ -178,6 +178,14 @@ public final class Federation implements AutoCloseable {
     return this;
   }
 
+  /** {@code bdrp_set_predicate_total} of router {@code r}: predicates its hosts have set. */
+  long predicateChanges(int r) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?m)^bdrp_set_predicate_total (\\d+)(?:\\.0)?$")
+            .matcher(routers.get(r).metricsText());
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
   /** {@code bdrp_rdma_frames_total{direction}} summed over every router. */
   long rdmaFrames(String direction) {
     long sum = 0;
