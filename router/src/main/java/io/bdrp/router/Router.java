@@ -67,13 +67,13 @@ public final class Router implements AutoCloseable {
    * The control thread: work whose cost a client sets (preparing a predicate) runs here, never on
    * the loop; results go back to the loop as tasks.
    */
-  private final java.util.concurrent.ExecutorService control;
+  private final ControlThread control;
 
   /**
    * The links' control thread: work whose cost a neighbour sets (decoding a large advertisement)
    * runs here, apart from the control thread so that it never waits behind an index build.
    */
-  private final java.util.concurrent.ExecutorService linkControl;
+  private final ControlThread linkControl;
 
   private final EventLoop loop;
   private final LoopLag lag;

@@ -20,8 +20,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -99,14 +97,9 @@ public record RouterCore(
         1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
   }
 
-  /** A control thread of its own, named (daemon: a router left open does not hold the JVM). */
-  static ExecutorService thread(String name) {
-    return Executors.newSingleThreadExecutor(
-        r -> {
-          Thread t = new Thread(r, name);
-          t.setDaemon(true);
-          return t;
-        });
+  /** A control thread of its own, named (see {@link ControlThread}). */
+  static ControlThread thread(String name) {
+    return new ControlThread(name);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.bdrp.router.fastpath;
 
+import io.bdrp.router.ControlThread;
 import io.bdrp.router.RouterCore;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.links.Link;
@@ -12,8 +13,6 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -39,7 +38,7 @@ public final class KernelFastPath {
   private final RouterCore core;
   private final RouterConfig config;
   private volatile EbpfFastPath fp; // null: forwarding in the JVM; used on `thread` once started
-  private ExecutorService thread; // null while fp is
+  private ControlThread thread; // null while fp is
   private final FastPathTables tables;
   private ForwardingTable lastRoutes; // on the loop
   private long lastLinks = -1;
@@ -106,13 +105,7 @@ public final class KernelFastPath {
           why);
       return;
     }
-    thread =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "bdrp-fastpath-" + config.router());
-              t.setDaemon(true);
-              return t;
-            });
+    thread = new ControlThread("bdrp-fastpath-" + config.router());
     registerMetrics();
   }
 
@@ -249,20 +242,24 @@ public final class KernelFastPath {
    * second); not on the loop, which renders what was read last.
    */
   public void readCounters() {
-    ExecutorService t = thread;
+    ControlThread t = thread;
     if (fp == null || t == null) {
       return;
     }
     try {
-      t.submit(
+      java.util.concurrent.CompletableFuture.runAsync(
               () -> {
                 EbpfFastPath f = fp;
                 if (f != null) {
-                  counters = f.counters();
-                  forwarded = f.forwarded(neighbours);
+                  try {
+                    counters = f.counters();
+                    forwarded = f.forwarded(neighbours);
+                  } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
                 }
-                return null;
-              })
+              },
+              t)
           .get(1, TimeUnit.SECONDS);
     } catch (java.util.concurrent.ExecutionException
         | java.util.concurrent.TimeoutException
@@ -286,7 +283,7 @@ public final class KernelFastPath {
    * to 5 s unless called on the loop.
    */
   public void close() {
-    ExecutorService t = thread;
+    ControlThread t = thread;
     if (t == null) {
       return;
     }
