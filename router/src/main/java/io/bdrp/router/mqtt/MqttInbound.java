@@ -33,6 +33,9 @@ import java.util.List;
  * MqttConnect#RECEIVE_MAXIMUM} identifiers are held (the Receive Maximum announced; more end the
  * session, 0x93).
  *
+ * <p><b>Topic aliases</b> of the client (MQTT 5): up to {@link MqttConnect#TOPIC_ALIAS_MAXIMUM} per
+ * session, as the CONNACK announces; they live as long as the connection (MQTT-3.3.2-7).
+ *
  * <p>Refused PUBLISHes (outside the publish permission, or too large for a bdrp message) are
  * counted and dropped; an MQTT 5 client gets the reason code in its PUBACK or PUBREC (0x87, 0x83),
  * a 3.1.1 client, which has none, a positive acknowledgement (MQTT-3.3.5-2).
@@ -54,6 +57,9 @@ final class MqttInbound {
   private final BitSet qos2 = new BitSet(65_536);
   private int qos2Count;
 
+  /** The topic each alias of the client stands for (index 1 to the maximum), or null. */
+  private final String[] aliases = new String[MqttConnect.TOPIC_ALIAS_MAXIMUM + 1];
+
   MqttInbound(
       MqttListener listener,
       MqttHost host,
@@ -74,15 +80,17 @@ final class MqttInbound {
     int id = p.variableHeader().packetId();
     counters.publishes(qos).inc();
     MqttProperties props = p.variableHeader().properties();
-    if (v5 && props != null && props.getProperty(MqttProperties.TOPIC_ALIAS) != null) {
-      throw new MqttFault(
-          MqttFault.TOPIC_ALIAS_INVALID, "a topic alias, though the Topic Alias Maximum is 0");
-    }
     if (v5 && p.fixedHeader().isRetain()) {
       throw new MqttFault(
           MqttFault.RETAIN_NOT_SUPPORTED, "a retained PUBLISH, though Retain Available is 0");
     }
     String topic = p.variableHeader().topicName();
+    if (v5
+        && props != null
+        && props.getProperty(MqttProperties.TOPIC_ALIAS)
+            instanceof MqttProperties.IntegerProperty a) {
+      topic = aliased(a.value(), topic);
+    }
     try {
       MqttTopic.checkName(topic);
     } catch (IllegalArgumentException e) {
@@ -109,6 +117,31 @@ final class MqttInbound {
       }
       reply(MqttMessageType.PUBREC, id, code);
     }
+  }
+
+  /**
+   * The topic of a PUBLISH with topic alias {@code alias} (MQTT 5 §3.3.2.3.4): a topic name sets
+   * the alias to it, an empty one uses the topic the alias was set to. An alias of 0 or above
+   * {@link MqttConnect#TOPIC_ALIAS_MAXIMUM}, or one not set with an empty topic name, ends the
+   * session with 0x94 (Topic Alias invalid; MQTT-3.3.2-8, MQTT-3.3.2-9 and §3.3.4).
+   */
+  private String aliased(int alias, String topic) {
+    if (alias < 1 || alias > MqttConnect.TOPIC_ALIAS_MAXIMUM) {
+      throw new MqttFault(
+          MqttFault.TOPIC_ALIAS_INVALID,
+          "topic alias " + alias + ", not in 1.." + MqttConnect.TOPIC_ALIAS_MAXIMUM);
+    }
+    if (topic == null || topic.isEmpty()) {
+      String set = aliases[alias];
+      if (set == null) {
+        throw new MqttFault(
+            MqttFault.TOPIC_ALIAS_INVALID,
+            "topic alias " + alias + " with an empty topic name, though it was never set");
+      }
+      return set;
+    }
+    aliases[alias] = topic; // checked below; a session ends at a name that is not valid
+    return topic;
   }
 
   /** The client's PUBREL: the identifier is released, PUBCOMP. */

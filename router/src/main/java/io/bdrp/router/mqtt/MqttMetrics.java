@@ -87,13 +87,14 @@ final class MqttMetrics {
           result);
     }
 
-    /** Sessions ended for bad input: malformed, too_large, quota, protocol_error. */
+    /** Sessions ended for bad input: malformed, too_large, quota, topic_alias, protocol_error. */
     Metrics.Counter malformed(String reason) {
       return counter(
           "bdrp_mqtt_malformed_total",
           "MQTT sessions ended for bad input, by protocol and reason: malformed (a packet that does"
               + " not decode), too_large (above limits.maxFrameBytes), quota (a bound of the"
-              + " session or the port: packets unanswered, partial packets), protocol_error (a packet"
+              + " session or the port: packets unanswered, partial packets), topic_alias (a topic alias"
+              + " out of range, or not set and used), protocol_error (a packet"
               + " where MQTT forbids it, or a feature this router does not offer).",
           "protocol",
           name,
