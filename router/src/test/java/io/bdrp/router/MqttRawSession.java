@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -101,9 +103,85 @@ final class MqttRawSession implements AutoCloseable {
     socket.getOutputStream().write(MqttBadInputTest.packet(0x32, v.toByteArray()));
   }
 
+  /**
+   * A SUBSCRIBE with packet {@code id} of {@code filter} at QoS 1 with {@code properties} (MQTT 5
+   * encoding, without their length).
+   */
+  void subscribe(String filter, int id, byte[] properties) throws IOException {
+    ByteArrayOutputStream v = new ByteArrayOutputStream();
+    v.write(id >> 8);
+    v.write(id);
+    writeVarint(v, properties.length);
+    v.writeBytes(properties);
+    byte[] f = filter.getBytes(StandardCharsets.UTF_8);
+    v.write(f.length >> 8);
+    v.write(f.length);
+    v.writeBytes(f);
+    v.write(1); // QoS 1
+    socket.getOutputStream().write(MqttBadInputTest.packet(0x82, v.toByteArray()));
+  }
+
+  /** A Subscription Identifier property (0x0B) of {@code value}. */
+  static byte[] subscriptionId(int value) {
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    o.write(0x0B);
+    writeVarint(o, value);
+    return o.toByteArray();
+  }
+
   /** A Topic Alias property (0x23). */
   static byte[] alias(int alias) {
     return new byte[] {0x23, (byte) (alias >> 8), (byte) alias};
+  }
+
+  /** A PUBLISH the router sent: topic, subscription identifiers in their order, payload. */
+  record Delivery(String topic, List<Integer> subscriptionIds, String payload) {}
+
+  /** Reads a QoS 0 PUBLISH. */
+  Delivery delivery() throws IOException {
+    MqttBadInputTest.Packet p = MqttBadInputTest.read(in);
+    assertEquals(0x30, p.first(), "PUBLISH at QoS 0");
+    byte[] b = p.rest();
+    int n = u16(b, 0);
+    String topic = new String(b, 2, n, StandardCharsets.UTF_8);
+    int[] pos = {2 + n};
+    int end = varint(b, pos);
+    end += pos[0];
+    List<Integer> ids = new ArrayList<>();
+    int i = pos[0];
+    while (i < end) {
+      int id = b[i++] & 0xFF;
+      switch (id) {
+        case 0x0B -> {
+          pos[0] = i;
+          ids.add(varint(b, pos));
+          i = pos[0];
+        }
+        case 0x01 -> i++;
+        case 0x02 -> i += 4;
+        case 0x03, 0x08, 0x09 -> i += 2 + u16(b, i);
+        case 0x26 -> {
+          i += 2 + u16(b, i);
+          i += 2 + u16(b, i);
+        }
+        default -> throw new AssertionError("PUBLISH property " + id + " not known to the test");
+      }
+    }
+    return new Delivery(topic, ids, new String(b, end, b.length - end, StandardCharsets.UTF_8));
+  }
+
+  /** Reads a SUBACK for packet {@code id}; returns its first reason code. */
+  int suback(int id) throws IOException {
+    MqttBadInputTest.Packet p = MqttBadInputTest.read(in);
+    assertEquals(0x90, p.first(), "SUBACK");
+    assertEquals(id, u16(p.rest(), 0), "packet id");
+    int[] pos = {2};
+    int n = varint(p.rest(), pos);
+    return p.rest()[pos[0] + n] & 0xFF;
+  }
+
+  private static int u16(byte[] b, int at) {
+    return ((b[at] & 0xFF) << 8) | (b[at + 1] & 0xFF);
   }
 
   /** Reads a PUBACK for packet {@code id}; returns its reason code. */

@@ -39,9 +39,6 @@ final class MqttFault extends DecoderException {
   /** 0x9A: a retained PUBLISH, though the CONNACK said retain is not available. */
   static final int RETAIN_NOT_SUPPORTED = 0x9A;
 
-  /** 0xA1: a subscription identifier, though the CONNACK said they are not available. */
-  static final int SUBSCRIPTION_IDENTIFIERS_NOT_SUPPORTED = 0xA1;
-
   /** The reason code of the DISCONNECT (MQTT 5). */
   final int reasonCode;
 

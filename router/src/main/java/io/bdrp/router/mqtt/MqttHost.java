@@ -15,7 +15,8 @@ import java.util.BitSet;
 /**
  * An MQTT session as a host of the router: the data plane delivers to it like to any host, and it
  * writes each delivery as a PUBLISH in the session's protocol, at the lower of the QoS the message
- * was published with and the QoS granted to the best of the session's subscriptions it matches.
+ * was published with and the QoS granted to the best of the session's subscriptions it matches; one
+ * copy, with the Subscription Identifiers of every matching subscription that has one (MQTT 5).
  *
  * <p><b>In flight.</b> A QoS 1 delivery takes a packet identifier that stays taken until the
  * client's PUBACK; at most {@link #window} are taken at once (the client's receive maximum, at most
@@ -99,12 +100,13 @@ final class MqttHost extends AttachedHost {
       dropped.inc();
       return false;
     }
-    int granted = subscriptions.granted(m, publishing);
-    if (granted < 0) {
+    MqttSubscriptions.Match match = subscriptions.match(m, publishing);
+    if (match.granted() < 0) {
       return true; // only No Local subscriptions match the session's own message: not for it
     }
-    int qos = Math.min(granted, io.bdrp.encoding.mqtt.MqttPublish.qos(m));
-    if (maxPacketBytes > 0 && estimatedBytes(m, topic) > maxPacketBytes) {
+    int qos = Math.min(match.granted(), io.bdrp.encoding.mqtt.MqttPublish.qos(m));
+    int[] ids = match.subscriptionIds();
+    if (maxPacketBytes > 0 && estimatedBytes(m, topic) + 5L * ids.length > maxPacketBytes) {
       tooLarge.inc();
       dropped.inc();
       return false;
@@ -118,7 +120,7 @@ final class MqttHost extends AttachedHost {
       }
       packetId = takePacketId();
     }
-    channel.write(MqttPublishes.toPublish(m, topic, qos, packetId, v5), channel.voidPromise());
+    channel.write(MqttPublishes.toPublish(m, topic, qos, packetId, v5, ids), channel.voidPromise());
     batches.flushLater(channel);
     delivered.inc();
     return true;

@@ -47,6 +47,9 @@ final class MqttInbound {
   private static final int IMPLEMENTATION_SPECIFIC = 0x83;
   private static final int PACKET_ID_NOT_FOUND = 0x92;
 
+  /** The largest Subscription Identifier: the largest Variable Byte Integer (MQTT 5 §1.5.5). */
+  static final int MAX_SUBSCRIPTION_ID = 268_435_455;
+
   private final MqttListener listener;
   private final MqttHost host;
   private final ChannelHandlerContext ctx;
@@ -199,13 +202,28 @@ final class MqttInbound {
             new MqttPubReplyMessageVariableHeader(id, (byte) code, MqttProperties.NO_PROPERTIES)));
   }
 
-  /** A SUBSCRIBE, checked, to {@code subscriptions}. */
+  /**
+   * A SUBSCRIBE, checked, to {@code subscriptions}; its Subscription Identifier (MQTT 5
+   * §3.8.2.1.2), if any, goes with each of its filters. A value of 0, or more than one, is a
+   * protocol error (0x82).
+   */
   static void subscribe(boolean v5, MqttSubscribeMessage s, MqttSubscriptions subscriptions) {
     MqttProperties props = s.idAndPropertiesVariableHeader().properties();
-    if (v5 && props != null && props.getProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER) != null) {
-      throw new MqttFault(
-          MqttFault.SUBSCRIPTION_IDENTIFIERS_NOT_SUPPORTED,
-          "a subscription identifier, though Subscription Identifier Available is 0");
+    int subscriptionId = 0;
+    if (v5 && props != null) {
+      List<?> ids = props.getProperties(MqttProperties.SUBSCRIPTION_IDENTIFIER);
+      if (ids.size() > 1) {
+        throw new MqttFault(
+            MqttFault.PROTOCOL_ERROR, "a SUBSCRIBE with more than one subscription identifier");
+      }
+      if (!ids.isEmpty()) {
+        subscriptionId = ((MqttProperties.IntegerProperty) ids.get(0)).value();
+        if (subscriptionId < 1 || subscriptionId > MAX_SUBSCRIPTION_ID) {
+          throw new MqttFault(
+              MqttFault.PROTOCOL_ERROR,
+              "subscription identifier " + subscriptionId + ", not in 1.." + MAX_SUBSCRIPTION_ID);
+        }
+      }
     }
     List<MqttTopicSubscription> ts = s.payload().topicSubscriptions();
     if (ts.isEmpty()) {
@@ -215,7 +233,10 @@ final class MqttInbound {
     for (MqttTopicSubscription t : ts) {
       asked.add(
           new MqttSubscriptions.Asked(
-              t.topicFilter(), t.qualityOfService().value(), v5 && t.option().isNoLocal()));
+              t.topicFilter(),
+              t.qualityOfService().value(),
+              v5 && t.option().isNoLocal(),
+              subscriptionId));
     }
     subscriptions.subscribe(s.variableHeader().messageId(), asked);
   }

@@ -69,12 +69,16 @@ final class MqttPublishes {
 
   /**
    * The PUBLISH that delivers {@code m} at {@code qos} with {@code packetId} (0 for QoS 0); with
-   * {@code v5}, its properties too.
+   * {@code v5}, its properties too, and the Subscription Identifiers {@code subscriptionIds}.
    */
-  static MqttPublishMessage toPublish(Message m, String topic, int qos, int packetId, boolean v5) {
+  static MqttPublishMessage toPublish(
+      Message m, String topic, int qos, int packetId, boolean v5, int[] subscriptionIds) {
     MqttProperties props = MqttProperties.NO_PROPERTIES;
     if (v5) {
       props = new MqttProperties();
+      for (int id : subscriptionIds) {
+        props.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
+      }
       for (io.bdrp.encoding.mqtt.MqttProperties.UserProperty u :
           io.bdrp.encoding.mqtt.MqttProperties.of(m)) {
         props.add(new MqttProperties.UserProperty(u.name(), u.value()));
