@@ -23,6 +23,10 @@ import java.util.BitSet;
  * {@link #MAX_IN_FLIGHT}). A delivery beyond the window, or to a session above its high water mark,
  * is dropped and counted: without persistent sessions nothing is queued for later.
  *
+ * <p><b>Expiry.</b> A message with {@code mqtt.expiresAt} is dropped (counted) once that time has
+ * passed by this router's clock; before it, an MQTT 5 delivery carries the Message Expiry Interval
+ * that remains, in seconds rounded up.
+ *
  * <p>Owned by the router's event loop, but for the filters of {@link AttachedHost}, which the
  * control thread keeps.
  */
@@ -39,6 +43,7 @@ final class MqttHost extends AttachedHost {
   private final Metrics.Counter windowFull;
   private final Metrics.Counter tooLarge;
   private final Metrics.Counter noTopic;
+  private final Metrics.Counter expired;
 
   /** The session's subscriptions as now set (replaced on the loop when a change is applied). */
   MqttSubscriptions.Set subscriptions = MqttSubscriptions.Set.EMPTY;
@@ -79,6 +84,7 @@ final class MqttHost extends AttachedHost {
     this.windowFull = counters.deliveryDropped("inflight_window");
     this.tooLarge = counters.deliveryDropped("too_large");
     this.noTopic = counters.deliveryDropped("no_topic");
+    this.expired = counters.deliveryDropped("expired");
   }
 
   @Override
@@ -100,6 +106,17 @@ final class MqttHost extends AttachedHost {
       dropped.inc();
       return false;
     }
+    long expiresAt = io.bdrp.encoding.mqtt.MqttPublish.expiresAt(m);
+    long expirySeconds = -1;
+    if (expiresAt != Long.MAX_VALUE) {
+      long remainingMs = expiresAt - System.currentTimeMillis();
+      if (remainingMs <= 0) {
+        expired.inc(); // MQTT-3.3.2-5
+        dropped.inc();
+        return false;
+      }
+      expirySeconds = (remainingMs + 999) / 1000; // MQTT-3.3.2-6: what remains, rounded up
+    }
     MqttSubscriptions.Match match = subscriptions.match(m, publishing);
     if (match.granted() < 0) {
       return true; // only No Local subscriptions match the session's own message: not for it
@@ -120,7 +137,9 @@ final class MqttHost extends AttachedHost {
       }
       packetId = takePacketId();
     }
-    channel.write(MqttPublishes.toPublish(m, topic, qos, packetId, v5, ids), channel.voidPromise());
+    channel.write(
+        MqttPublishes.toPublish(m, topic, qos, packetId, v5, ids, expirySeconds),
+        channel.voidPromise());
     batches.flushLater(channel);
     delivered.inc();
     return true;

@@ -136,7 +136,7 @@ final class MqttMetrics {
           "Deliveries to MQTT clients dropped, by protocol and reason: inflight_window (the"
               + " client's receive maximum of unacknowledged QoS 1 messages reached), too_large"
               + " (above the client's maximum packet size), no_topic (a message without"
-              + " mqtt.topic).",
+              + " mqtt.topic), expired (after its mqtt.expiresAt).",
           "protocol",
           name,
           "reason",

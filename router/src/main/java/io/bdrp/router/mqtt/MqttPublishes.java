@@ -27,12 +27,13 @@ final class MqttPublishes {
   private MqttPublishes() {}
 
   /**
-   * The bdrp message of a PUBLISH whose topic name is checked already.
+   * The bdrp message of a PUBLISH whose topic name is checked already, arrived at {@code nowMs} (ms
+   * since the epoch; its Message Expiry Interval counts from then).
    *
    * @throws IllegalArgumentException if no bdrp message holds it (too many attributes, a user
    *     property name or value beyond the limits, a body above 1 MiB)
    */
-  static Message toMessage(MqttPublishMessage p, String topic) {
+  static Message toMessage(MqttPublishMessage p, String topic, long nowMs) {
     Message.Builder b = Message.builder();
     MqttTopic.put(b, topic);
     b.put(MqttPublish.QOS, (long) p.fixedHeader().qosLevel().value());
@@ -48,6 +49,10 @@ final class MqttPublishes {
       }
       if (!users.isEmpty()) {
         io.bdrp.encoding.mqtt.MqttProperties.put(b, users);
+      }
+      if (props.getProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL)
+          instanceof MqttProperties.IntegerProperty e) {
+        b.put(MqttPublish.EXPIRES_AT, nowMs + 1000L * Integer.toUnsignedLong(e.value()));
       }
       if (props.getProperty(MqttProperties.CONTENT_TYPE)
           instanceof MqttProperties.StringProperty s) {
@@ -69,13 +74,26 @@ final class MqttPublishes {
 
   /**
    * The PUBLISH that delivers {@code m} at {@code qos} with {@code packetId} (0 for QoS 0); with
-   * {@code v5}, its properties too, and the Subscription Identifiers {@code subscriptionIds}.
+   * {@code v5}, its properties too, the Subscription Identifiers {@code subscriptionIds}, and the
+   * Message Expiry Interval that remains, {@code expirySeconds} (-1: none).
    */
   static MqttPublishMessage toPublish(
-      Message m, String topic, int qos, int packetId, boolean v5, int[] subscriptionIds) {
+      Message m,
+      String topic,
+      int qos,
+      int packetId,
+      boolean v5,
+      int[] subscriptionIds,
+      long expirySeconds) {
     MqttProperties props = MqttProperties.NO_PROPERTIES;
     if (v5) {
       props = new MqttProperties();
+      if (expirySeconds >= 0) {
+        props.add(
+            new MqttProperties.IntegerProperty(
+                MqttProperties.PUBLICATION_EXPIRY_INTERVAL,
+                (int) Math.min(expirySeconds, 0xFFFF_FFFFL)));
+      }
       for (int id : subscriptionIds) {
         props.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
       }
