@@ -170,24 +170,35 @@ final class MqttInbound {
       forbidden.inc();
       return NOT_AUTHORIZED;
     }
+    host.publishing = true;
+    try {
+      if (!toDataPlane(listener, m)) {
+        unmappable.inc(); // its topic's levels, as attributes, make it larger than a frame
+        return IMPLEMENTATION_SPECIFIC;
+      }
+    } finally {
+      host.publishing = false;
+    }
+    return 0;
+  }
+
+  /** Hands {@code m} to the data plane; false if it is larger than a frame. On the loop. */
+  static boolean toDataPlane(MqttListener listener, Message m) {
     int length = MessageCodec.encodedLength(m);
     if (length > listener.core.config().limits().maxFrameBytes() - Frames.PREFIX_BYTES - 8) {
-      unmappable.inc(); // its topic's levels, as attributes, make it larger than a frame
-      return IMPLEMENTATION_SPECIFIC;
+      return false;
     }
-    ByteBuf buf = ctx.alloc().heapBuffer(length, length);
+    ByteBuf buf = io.netty.buffer.ByteBufAllocator.DEFAULT.heapBuffer(length, length);
     try {
       MessageCodec.encode(m, buf.nioBuffer(0, length));
       buf.writerIndex(length);
       listener.publishBytes.set(buf, 0, length);
-      host.publishing = true;
       listener.dataPlane.publish(m, listener.publishBytes);
     } finally {
-      host.publishing = false;
       listener.publishBytes.set(null, 0, 0);
       buf.release();
     }
-    return 0;
+    return true;
   }
 
   private void reply(MqttMessageType type, int id, int code) {

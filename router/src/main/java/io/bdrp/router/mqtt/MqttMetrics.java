@@ -74,13 +74,26 @@ final class MqttMetrics {
           qos);
     }
 
+    /** Wills by result: published, cancelled, unmappable. */
+    Metrics.Counter wills(String result) {
+      return counter(
+          "bdrp_mqtt_wills_total",
+          "Will messages of MQTT sessions whose connection ended without a DISCONNECT, by protocol"
+              + " and result: published, cancelled (the client reconnected within the Will Delay"
+              + " Interval), unmappable.",
+          "protocol",
+          name,
+          "result",
+          result);
+    }
+
     /** CONNECTs by result: accepted, or the reason of the refusal. */
     Metrics.Counter connections(String result) {
       return counter(
           "bdrp_mqtt_connections_total",
           "CONNECTs of MQTT clients by protocol and result: accepted, not_authorized,"
               + " bad_credentials, identifier_rejected, unsupported_protocol, server_busy,"
-              + " user_sessions.",
+              + " user_sessions, will_topic_invalid, will_unmappable, will_not_authorized.",
           "protocol",
           name,
           "result",

@@ -34,10 +34,26 @@ final class MqttPublishes {
    *     property name or value beyond the limits, a body above 1 MiB)
    */
   static Message toMessage(MqttPublishMessage p, String topic, long nowMs) {
+    ByteBuf payload = p.payload();
+    return toMessage(
+        topic,
+        p.fixedHeader().qosLevel().value(),
+        p.variableHeader().properties(),
+        payload.nioBuffer(payload.readerIndex(), payload.readableBytes()),
+        nowMs);
+  }
+
+  /**
+   * The bdrp message of a PUBLISH (or a will) in parts: its checked topic, QoS, properties (may be
+   * null) and payload, taken at {@code nowMs}.
+   *
+   * @throws IllegalArgumentException as {@link #toMessage(MqttPublishMessage, String, long)}
+   */
+  static Message toMessage(
+      String topic, int qos, MqttProperties props, java.nio.ByteBuffer body, long nowMs) {
     Message.Builder b = Message.builder();
     MqttTopic.put(b, topic);
-    b.put(MqttPublish.QOS, (long) p.fixedHeader().qosLevel().value());
-    MqttProperties props = p.variableHeader().properties();
+    b.put(MqttPublish.QOS, (long) qos);
     if (props != null && !props.isEmpty()) {
       List<io.bdrp.encoding.mqtt.MqttProperties.UserProperty> users = new ArrayList<>();
       for (MqttProperties.MqttProperty<?> u : props.getProperties(MqttProperties.USER_PROPERTY)) {
@@ -67,8 +83,7 @@ final class MqttPublishes {
         MqttPublish.putCorrelationData(b, d.value());
       }
     }
-    ByteBuf payload = p.payload();
-    b.body(payload.nioBuffer(payload.readerIndex(), payload.readableBytes()));
+    b.body(body);
     return b.build();
   }
 
