@@ -128,6 +128,25 @@ class MqttWillTest {
   }
 
   @Test
+  void aSessionTheRouterEndsOrAnotherConnectionTakesOverPublishesItsWill() throws Exception {
+    try (Socket s = session(connect(true, "bad", "will/bad", "malformed", 0))) {
+      s.getOutputStream().write(new byte[] {0x36, 0x03, 0, 1, 'a'}); // a PUBLISH with QoS 3
+      assertEquals("malformed", sub.next().payload());
+    }
+    try (Socket first = session(connect(true, "same", "will/same", "taken over", 0));
+        Socket second = session(connect(false, "same", "will/same", "second", 0))) {
+      MqttBadInputTest.Packet p =
+          MqttBadInputTest.read(new DataInputStream(first.getInputStream()));
+      assertEquals(0xE0, p.first(), "DISCONNECT");
+      assertEquals(0x8E, p.rest()[0] & 0xFF, "session taken over");
+      assertEquals("taken over", sub.next().payload()); // MQTT-3.1.4-3
+      disconnect(second, new byte[] {(byte) 0xE0, 0});
+    }
+    sub.publish("will/z", "z", 1);
+    assertEquals("z", sub.next().payload(), "the second's DISCONNECT discarded its will");
+  }
+
+  @Test
   void aDisconnectDiscardsTheWillButAnMqtt5DisconnectWithWillMessageDoesNot() throws Exception {
     disconnect(session(connect(false, "a", "will/a", "a", 0)), new byte[] {(byte) 0xE0, 0});
     disconnect(session(connect(true, "b", "will/b", "b", 0)), new byte[] {(byte) 0xE0, 0});

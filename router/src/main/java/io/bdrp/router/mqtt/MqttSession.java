@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One MQTT connection: its CONNECT, then its packets until it ends. The PUBLISH flow is {@link
- * MqttInbound}'s, subscriptions are {@link MqttSubscriptions}', deliveries {@link MqttHost}'s.
+ * MqttInbound}'s, subscriptions are {@link MqttSubscriptions}', deliveries {@link MqttHost}'s, the
+ * will {@link MqttWill}'s (published when the connection ends without a DISCONNECT).
  *
  * <p><b>Limits.</b> As on the client port: at most {@code limits.maxHandshakes} connections without
  * their CONNECT at once, each for at most {@code limits.helloTimeoutMs}; a session whose output
