@@ -6,12 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.bdrp.encoding.Predicate;
 import io.bdrp.router.security.ClientAuth;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.paho.mqttv5.client.MqttConnectionOptions;
 import org.eclipse.paho.mqttv5.common.MqttException;
+import org.eclipse.paho.mqttv5.common.MqttMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -108,5 +114,50 @@ class MqttPermissionsTest {
         metric(
             "bdrp_mqtt_subscriptions_refused_total",
             "protocol=\"mqtt5\",reason=\"subscribe_permission\""));
+  }
+
+  private static void string(ByteArrayOutputStream o, String s) {
+    byte[] b = s.getBytes(StandardCharsets.UTF_8);
+    o.write(b.length >> 8);
+    o.write(b.length);
+    o.writeBytes(b);
+  }
+
+  /** The CONNACK code of an MQTT 3.1.1 CONNECT as {@code user} with a will to {@code topic}. */
+  private int willConnack311(String user, String token, String topic) throws Exception {
+    ByteArrayOutputStream v = new ByteArrayOutputStream();
+    v.writeBytes(new byte[] {0, 4, 'M', 'Q', 'T', 'T', 4, (byte) (0x80 | 0x40 | 0x04 | 0x02)});
+    v.writeBytes(new byte[] {0, 60});
+    string(v, "w3");
+    string(v, topic);
+    string(v, "gone");
+    string(v, user);
+    string(v, token);
+    try (Socket s = new Socket("127.0.0.1", router.mqttAddress().getPort())) {
+      s.setSoTimeout(20_000);
+      s.getOutputStream().write(MqttBadInputTest.packet(0x10, v.toByteArray()));
+      MqttBadInputTest.Packet ack = MqttBadInputTest.read(new DataInputStream(s.getInputStream()));
+      assertEquals(0x20, ack.first(), "CONNACK");
+      return ack.rest()[1] & 0xFF;
+    }
+  }
+
+  @Test
+  void aWillOutsideThePublishPermissionRefusesTheConnect() throws Exception {
+    try (MqttClients.Client c = new MqttClients.Client(router.mqttAddress(), "w5")) {
+      MqttConnectionOptions o = new MqttConnectionOptions();
+      o.setCleanStart(true);
+      o.setUserName("sensor");
+      o.setPassword(SENSOR.getBytes(StandardCharsets.UTF_8));
+      o.setWill("admin/gone", new MqttMessage(new byte[] {1}));
+      MqttException e =
+          assertThrows(MqttException.class, () -> c.paho.connect(o).waitForCompletion(10_000));
+      assertEquals(0x87, e.getReasonCode());
+    }
+    assertEquals(0x05, willConnack311("sensor", SENSOR, "admin/gone"), "3.1.1: not authorized");
+    assertEquals(0x00, willConnack311("sensor", SENSOR, "sensors/gone"), "within: accepted");
+    assertEquals(
+        1,
+        metric("bdrp_mqtt_connections_total", "protocol=\"mqtt5\",result=\"will_not_authorized\""));
   }
 }

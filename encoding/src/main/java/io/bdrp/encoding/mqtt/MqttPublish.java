@@ -8,8 +8,8 @@ import java.util.Base64;
 
 /**
  * The attributes of a PUBLISH besides its topic ({@link MqttTopic}) and user properties ({@link
- * MqttProperties}): its QoS and the MQTT 5 request/response properties that pass through the
- * federation unchanged (docs/mqtt.md, "The mapping"). Stateless.
+ * MqttProperties}): its QoS, its expiry and the MQTT 5 request/response properties that pass
+ * through the federation unchanged (docs/mqtt.md, "The mapping"). Stateless.
  */
 public final class MqttPublish {
   /** Integer attribute: the QoS the publisher sent with, 0, 1 or 2. */
@@ -23,6 +23,13 @@ public final class MqttPublish {
 
   /** String attribute: the MQTT 5 correlation data (binary), in base64 (RFC 4648, padded). */
   public static final String CORRELATION_DATA = "mqtt.correlationData";
+
+  /**
+   * Integer attribute: when the message expires, in milliseconds since the epoch (UTC): the time
+   * its MQTT 5 PUBLISH arrived plus its Message Expiry Interval. A delivery after it is dropped;
+   * one before it carries the interval that remains (MQTT 5 §3.3.2.3.3).
+   */
+  public static final String EXPIRES_AT = "mqtt.expiresAt";
 
   /**
    * Longest correlation data carried: its base64 must fit a string attribute ({@link
@@ -75,6 +82,15 @@ public final class MqttPublish {
     } catch (IllegalArgumentException notBase64) {
       return null;
     }
+  }
+
+  /**
+   * When the message expires ({@value #EXPIRES_AT}, ms since the epoch), or {@link Long#MAX_VALUE}
+   * when it has no such integer attribute.
+   */
+  public static long expiresAt(Message m) {
+    Value v = m.get(EXPIRES_AT);
+    return v != null && v.type() == ValueType.INTEGER ? v.asLong() : Long.MAX_VALUE;
   }
 
   /** The string attribute {@code name} of a message, or null when absent or not a string. */

@@ -9,7 +9,7 @@ import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Value;
 import org.junit.jupiter.api.Test;
 
-/** QoS and the request/response properties as attributes. */
+/** QoS, expiry and the request/response properties as attributes. */
 class MqttPublishTest {
 
   @Test
@@ -19,6 +19,18 @@ class MqttPublishTest {
     assertEquals(0, MqttPublish.qos(Message.builder().build()));
     assertEquals(0, MqttPublish.qos(Message.builder().put(MqttPublish.QOS, 3).build()));
     assertEquals(0, MqttPublish.qos(Message.builder().put(MqttPublish.QOS, "1").build()));
+  }
+
+  @Test
+  void expiresAtIsTheIntegerAttributeOrNever() {
+    assertEquals(
+        1_700_000_000_000L,
+        MqttPublish.expiresAt(
+            Message.builder().put(MqttPublish.EXPIRES_AT, 1_700_000_000_000L).build()));
+    assertEquals(Long.MAX_VALUE, MqttPublish.expiresAt(Message.builder().build()));
+    assertEquals(
+        Long.MAX_VALUE,
+        MqttPublish.expiresAt(Message.builder().put(MqttPublish.EXPIRES_AT, "soon").build()));
   }
 
   @Test

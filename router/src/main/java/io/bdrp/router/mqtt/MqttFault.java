@@ -27,7 +27,7 @@ final class MqttFault extends DecoderException {
   /** 0x93: more QoS 2 PUBLISHes unanswered than the receive maximum this router announced. */
   static final int RECEIVE_MAXIMUM_EXCEEDED = 0x93;
 
-  /** 0x94: a topic alias, which this router does not offer yet (its maximum is 0). */
+  /** 0x94: a topic alias of 0 or above the maximum, or one not set used without a topic name. */
   static final int TOPIC_ALIAS_INVALID = 0x94;
 
   /** 0x95: a packet above the maximum packet size. */
@@ -39,14 +39,12 @@ final class MqttFault extends DecoderException {
   /** 0x9A: a retained PUBLISH, though the CONNACK said retain is not available. */
   static final int RETAIN_NOT_SUPPORTED = 0x9A;
 
-  /** 0xA1: a subscription identifier, though the CONNACK said they are not available. */
-  static final int SUBSCRIPTION_IDENTIFIERS_NOT_SUPPORTED = 0xA1;
-
   /** The reason code of the DISCONNECT (MQTT 5). */
   final int reasonCode;
 
   /**
-   * The label of {@code bdrp_mqtt_malformed_total}: malformed, too_large, quota, protocol_error.
+   * The label of {@code bdrp_mqtt_malformed_total}: malformed, too_large, quota, topic_alias,
+   * protocol_error.
    */
   final String counted;
 
@@ -58,6 +56,7 @@ final class MqttFault extends DecoderException {
           case MALFORMED -> "malformed";
           case PACKET_TOO_LARGE -> "too_large";
           case QUOTA_EXCEEDED -> "quota";
+          case TOPIC_ALIAS_INVALID -> "topic_alias";
           default -> "protocol_error";
         };
   }

@@ -15,12 +15,17 @@ import java.util.BitSet;
 /**
  * An MQTT session as a host of the router: the data plane delivers to it like to any host, and it
  * writes each delivery as a PUBLISH in the session's protocol, at the lower of the QoS the message
- * was published with and the QoS granted to the best of the session's subscriptions it matches.
+ * was published with and the QoS granted to the best of the session's subscriptions it matches; one
+ * copy, with the Subscription Identifiers of every matching subscription that has one (MQTT 5).
  *
  * <p><b>In flight.</b> A QoS 1 delivery takes a packet identifier that stays taken until the
  * client's PUBACK; at most {@link #window} are taken at once (the client's receive maximum, at most
  * {@link #MAX_IN_FLIGHT}). A delivery beyond the window, or to a session above its high water mark,
  * is dropped and counted: without persistent sessions nothing is queued for later.
+ *
+ * <p><b>Expiry.</b> A message with {@code mqtt.expiresAt} is dropped (counted) once that time has
+ * passed by this router's clock; before it, an MQTT 5 delivery carries the Message Expiry Interval
+ * that remains, in seconds rounded up.
  *
  * <p>Owned by the router's event loop, but for the filters of {@link AttachedHost}, which the
  * control thread keeps.
@@ -38,6 +43,7 @@ final class MqttHost extends AttachedHost {
   private final Metrics.Counter windowFull;
   private final Metrics.Counter tooLarge;
   private final Metrics.Counter noTopic;
+  private final Metrics.Counter expired;
 
   /** The session's subscriptions as now set (replaced on the loop when a change is applied). */
   MqttSubscriptions.Set subscriptions = MqttSubscriptions.Set.EMPTY;
@@ -78,6 +84,7 @@ final class MqttHost extends AttachedHost {
     this.windowFull = counters.deliveryDropped("inflight_window");
     this.tooLarge = counters.deliveryDropped("too_large");
     this.noTopic = counters.deliveryDropped("no_topic");
+    this.expired = counters.deliveryDropped("expired");
   }
 
   @Override
@@ -99,12 +106,24 @@ final class MqttHost extends AttachedHost {
       dropped.inc();
       return false;
     }
-    int granted = subscriptions.granted(m, publishing);
-    if (granted < 0) {
+    long expiresAt = io.bdrp.encoding.mqtt.MqttPublish.expiresAt(m);
+    long expirySeconds = -1;
+    if (expiresAt != Long.MAX_VALUE) {
+      long remainingMs = expiresAt - System.currentTimeMillis();
+      if (remainingMs <= 0) {
+        expired.inc(); // MQTT-3.3.2-5
+        dropped.inc();
+        return false;
+      }
+      expirySeconds = (remainingMs + 999) / 1000; // MQTT-3.3.2-6: what remains, rounded up
+    }
+    MqttSubscriptions.Match match = subscriptions.match(m, publishing);
+    if (match.granted() < 0) {
       return true; // only No Local subscriptions match the session's own message: not for it
     }
-    int qos = Math.min(granted, io.bdrp.encoding.mqtt.MqttPublish.qos(m));
-    if (maxPacketBytes > 0 && estimatedBytes(m, topic) > maxPacketBytes) {
+    int qos = Math.min(match.granted(), io.bdrp.encoding.mqtt.MqttPublish.qos(m));
+    int[] ids = match.subscriptionIds();
+    if (maxPacketBytes > 0 && estimatedBytes(m, topic) + 5L * ids.length > maxPacketBytes) {
       tooLarge.inc();
       dropped.inc();
       return false;
@@ -118,7 +137,9 @@ final class MqttHost extends AttachedHost {
       }
       packetId = takePacketId();
     }
-    channel.write(MqttPublishes.toPublish(m, topic, qos, packetId, v5), channel.voidPromise());
+    channel.write(
+        MqttPublishes.toPublish(m, topic, qos, packetId, v5, ids, expirySeconds),
+        channel.voidPromise());
     batches.flushLater(channel);
     delivered.inc();
     return true;

@@ -33,6 +33,9 @@ import java.util.List;
  * MqttConnect#RECEIVE_MAXIMUM} identifiers are held (the Receive Maximum announced; more end the
  * session, 0x93).
  *
+ * <p><b>Topic aliases</b> of the client (MQTT 5): up to {@link MqttConnect#TOPIC_ALIAS_MAXIMUM} per
+ * session, as the CONNACK announces; they live as long as the connection (MQTT-3.3.2-7).
+ *
  * <p>Refused PUBLISHes (outside the publish permission, or too large for a bdrp message) are
  * counted and dropped; an MQTT 5 client gets the reason code in its PUBACK or PUBREC (0x87, 0x83),
  * a 3.1.1 client, which has none, a positive acknowledgement (MQTT-3.3.5-2).
@@ -44,6 +47,9 @@ final class MqttInbound {
   private static final int IMPLEMENTATION_SPECIFIC = 0x83;
   private static final int PACKET_ID_NOT_FOUND = 0x92;
 
+  /** The largest Subscription Identifier: the largest Variable Byte Integer (MQTT 5 §1.5.5). */
+  static final int MAX_SUBSCRIPTION_ID = 268_435_455;
+
   private final MqttListener listener;
   private final MqttHost host;
   private final ChannelHandlerContext ctx;
@@ -53,6 +59,9 @@ final class MqttInbound {
   private final Metrics.Counter unmappable;
   private final BitSet qos2 = new BitSet(65_536);
   private int qos2Count;
+
+  /** The topic each alias of the client stands for (index 1 to the maximum), or null. */
+  private final String[] aliases = new String[MqttConnect.TOPIC_ALIAS_MAXIMUM + 1];
 
   MqttInbound(
       MqttListener listener,
@@ -74,15 +83,17 @@ final class MqttInbound {
     int id = p.variableHeader().packetId();
     counters.publishes(qos).inc();
     MqttProperties props = p.variableHeader().properties();
-    if (v5 && props != null && props.getProperty(MqttProperties.TOPIC_ALIAS) != null) {
-      throw new MqttFault(
-          MqttFault.TOPIC_ALIAS_INVALID, "a topic alias, though the Topic Alias Maximum is 0");
-    }
     if (v5 && p.fixedHeader().isRetain()) {
       throw new MqttFault(
           MqttFault.RETAIN_NOT_SUPPORTED, "a retained PUBLISH, though Retain Available is 0");
     }
     String topic = p.variableHeader().topicName();
+    if (v5
+        && props != null
+        && props.getProperty(MqttProperties.TOPIC_ALIAS)
+            instanceof MqttProperties.IntegerProperty a) {
+      topic = aliased(a.value(), topic);
+    }
     try {
       MqttTopic.checkName(topic);
     } catch (IllegalArgumentException e) {
@@ -111,6 +122,31 @@ final class MqttInbound {
     }
   }
 
+  /**
+   * The topic of a PUBLISH with topic alias {@code alias} (MQTT 5 §3.3.2.3.4): a topic name sets
+   * the alias to it, an empty one uses the topic the alias was set to. An alias of 0 or above
+   * {@link MqttConnect#TOPIC_ALIAS_MAXIMUM}, or one not set with an empty topic name, ends the
+   * session with 0x94 (Topic Alias invalid; MQTT-3.3.2-8, MQTT-3.3.2-9 and §3.3.4).
+   */
+  private String aliased(int alias, String topic) {
+    if (alias < 1 || alias > MqttConnect.TOPIC_ALIAS_MAXIMUM) {
+      throw new MqttFault(
+          MqttFault.TOPIC_ALIAS_INVALID,
+          "topic alias " + alias + ", not in 1.." + MqttConnect.TOPIC_ALIAS_MAXIMUM);
+    }
+    if (topic == null || topic.isEmpty()) {
+      String set = aliases[alias];
+      if (set == null) {
+        throw new MqttFault(
+            MqttFault.TOPIC_ALIAS_INVALID,
+            "topic alias " + alias + " with an empty topic name, though it was never set");
+      }
+      return set;
+    }
+    aliases[alias] = topic; // checked below; a session ends at a name that is not valid
+    return topic;
+  }
+
   /** The client's PUBREL: the identifier is released, PUBCOMP. */
   void released(int id) {
     boolean held = id >= 1 && id <= 65_535 && qos2.get(id);
@@ -125,7 +161,7 @@ final class MqttInbound {
   private int forward(MqttPublishMessage p, String topic) {
     Message m;
     try {
-      m = MqttPublishes.toMessage(p, topic);
+      m = MqttPublishes.toMessage(p, topic, System.currentTimeMillis());
     } catch (IllegalArgumentException e) {
       unmappable.inc();
       return IMPLEMENTATION_SPECIFIC;
@@ -134,24 +170,35 @@ final class MqttInbound {
       forbidden.inc();
       return NOT_AUTHORIZED;
     }
+    host.publishing = true;
+    try {
+      if (!toDataPlane(listener, m)) {
+        unmappable.inc(); // its topic's levels, as attributes, make it larger than a frame
+        return IMPLEMENTATION_SPECIFIC;
+      }
+    } finally {
+      host.publishing = false;
+    }
+    return 0;
+  }
+
+  /** Hands {@code m} to the data plane; false if it is larger than a frame. On the loop. */
+  static boolean toDataPlane(MqttListener listener, Message m) {
     int length = MessageCodec.encodedLength(m);
     if (length > listener.core.config().limits().maxFrameBytes() - Frames.PREFIX_BYTES - 8) {
-      unmappable.inc(); // its topic's levels, as attributes, make it larger than a frame
-      return IMPLEMENTATION_SPECIFIC;
+      return false;
     }
-    ByteBuf buf = ctx.alloc().heapBuffer(length, length);
+    ByteBuf buf = io.netty.buffer.ByteBufAllocator.DEFAULT.heapBuffer(length, length);
     try {
       MessageCodec.encode(m, buf.nioBuffer(0, length));
       buf.writerIndex(length);
       listener.publishBytes.set(buf, 0, length);
-      host.publishing = true;
       listener.dataPlane.publish(m, listener.publishBytes);
     } finally {
-      host.publishing = false;
       listener.publishBytes.set(null, 0, 0);
       buf.release();
     }
-    return 0;
+    return true;
   }
 
   private void reply(MqttMessageType type, int id, int code) {
@@ -166,13 +213,28 @@ final class MqttInbound {
             new MqttPubReplyMessageVariableHeader(id, (byte) code, MqttProperties.NO_PROPERTIES)));
   }
 
-  /** A SUBSCRIBE, checked, to {@code subscriptions}. */
+  /**
+   * A SUBSCRIBE, checked, to {@code subscriptions}; its Subscription Identifier (MQTT 5
+   * §3.8.2.1.2), if any, goes with each of its filters. A value of 0, or more than one, is a
+   * protocol error (0x82).
+   */
   static void subscribe(boolean v5, MqttSubscribeMessage s, MqttSubscriptions subscriptions) {
     MqttProperties props = s.idAndPropertiesVariableHeader().properties();
-    if (v5 && props != null && props.getProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER) != null) {
-      throw new MqttFault(
-          MqttFault.SUBSCRIPTION_IDENTIFIERS_NOT_SUPPORTED,
-          "a subscription identifier, though Subscription Identifier Available is 0");
+    int subscriptionId = 0;
+    if (v5 && props != null) {
+      List<?> ids = props.getProperties(MqttProperties.SUBSCRIPTION_IDENTIFIER);
+      if (ids.size() > 1) {
+        throw new MqttFault(
+            MqttFault.PROTOCOL_ERROR, "a SUBSCRIBE with more than one subscription identifier");
+      }
+      if (!ids.isEmpty()) {
+        subscriptionId = ((MqttProperties.IntegerProperty) ids.get(0)).value();
+        if (subscriptionId < 1 || subscriptionId > MAX_SUBSCRIPTION_ID) {
+          throw new MqttFault(
+              MqttFault.PROTOCOL_ERROR,
+              "subscription identifier " + subscriptionId + ", not in 1.." + MAX_SUBSCRIPTION_ID);
+        }
+      }
     }
     List<MqttTopicSubscription> ts = s.payload().topicSubscriptions();
     if (ts.isEmpty()) {
@@ -182,7 +244,10 @@ final class MqttInbound {
     for (MqttTopicSubscription t : ts) {
       asked.add(
           new MqttSubscriptions.Asked(
-              t.topicFilter(), t.qualityOfService().value(), v5 && t.option().isNoLocal()));
+              t.topicFilter(),
+              t.qualityOfService().value(),
+              v5 && t.option().isNoLocal(),
+              subscriptionId));
     }
     subscriptions.subscribe(s.variableHeader().messageId(), asked);
   }

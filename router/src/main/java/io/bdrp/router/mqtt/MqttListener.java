@@ -51,6 +51,9 @@ public final class MqttListener {
   /** The session of each client identifier connected now (on the loop). */
   final Map<String, MqttSession> byClientId = new HashMap<>();
 
+  /** The wills waiting for their Will Delay Interval, by client identifier (on the loop). */
+  final Map<String, io.netty.util.concurrent.ScheduledFuture<?>> delayedWills = new HashMap<>();
+
   final Metrics.Counter handshakesRefused;
   final Metrics.Counter connectTimeouts;
   final Metrics.Counter keepAliveClosed;

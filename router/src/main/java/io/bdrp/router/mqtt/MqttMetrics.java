@@ -74,26 +74,40 @@ final class MqttMetrics {
           qos);
     }
 
-    /** CONNECTs by result: accepted, or the reason of the refusal. */
-    Metrics.Counter connections(String result) {
+    /** Wills by result: published, cancelled, unmappable. */
+    Metrics.Counter wills(String result) {
       return counter(
-          "bdrp_mqtt_connections_total",
-          "CONNECTs of MQTT clients by protocol and result: accepted, not_authorized,"
-              + " bad_credentials, identifier_rejected, unsupported_protocol, server_busy,"
-              + " user_sessions.",
+          "bdrp_mqtt_wills_total",
+          "Will messages of MQTT sessions whose connection ended without a DISCONNECT, by protocol"
+              + " and result: published, cancelled (the client reconnected within the Will Delay"
+              + " Interval), unmappable.",
           "protocol",
           name,
           "result",
           result);
     }
 
-    /** Sessions ended for bad input: malformed, too_large, quota, protocol_error. */
+    /** CONNECTs by result: accepted, or the reason of the refusal. */
+    Metrics.Counter connections(String result) {
+      return counter(
+          "bdrp_mqtt_connections_total",
+          "CONNECTs of MQTT clients by protocol and result: accepted, not_authorized,"
+              + " bad_credentials, identifier_rejected, unsupported_protocol, server_busy,"
+              + " user_sessions, will_topic_invalid, will_unmappable, will_not_authorized.",
+          "protocol",
+          name,
+          "result",
+          result);
+    }
+
+    /** Sessions ended for bad input: malformed, too_large, quota, topic_alias, protocol_error. */
     Metrics.Counter malformed(String reason) {
       return counter(
           "bdrp_mqtt_malformed_total",
           "MQTT sessions ended for bad input, by protocol and reason: malformed (a packet that does"
               + " not decode), too_large (above limits.maxFrameBytes), quota (a bound of the"
-              + " session or the port: packets unanswered, partial packets), protocol_error (a packet"
+              + " session or the port: packets unanswered, partial packets), topic_alias (a topic alias"
+              + " out of range, or not set and used), protocol_error (a packet"
               + " where MQTT forbids it, or a feature this router does not offer).",
           "protocol",
           name,
@@ -135,7 +149,7 @@ final class MqttMetrics {
           "Deliveries to MQTT clients dropped, by protocol and reason: inflight_window (the"
               + " client's receive maximum of unacknowledged QoS 1 messages reached), too_large"
               + " (above the client's maximum packet size), no_topic (a message without"
-              + " mqtt.topic).",
+              + " mqtt.topic), expired (after its mqtt.expiresAt).",
           "protocol",
           name,
           "reason",

@@ -27,16 +27,33 @@ final class MqttPublishes {
   private MqttPublishes() {}
 
   /**
-   * The bdrp message of a PUBLISH whose topic name is checked already.
+   * The bdrp message of a PUBLISH whose topic name is checked already, arrived at {@code nowMs} (ms
+   * since the epoch; its Message Expiry Interval counts from then).
    *
    * @throws IllegalArgumentException if no bdrp message holds it (too many attributes, a user
    *     property name or value beyond the limits, a body above 1 MiB)
    */
-  static Message toMessage(MqttPublishMessage p, String topic) {
+  static Message toMessage(MqttPublishMessage p, String topic, long nowMs) {
+    ByteBuf payload = p.payload();
+    return toMessage(
+        topic,
+        p.fixedHeader().qosLevel().value(),
+        p.variableHeader().properties(),
+        payload.nioBuffer(payload.readerIndex(), payload.readableBytes()),
+        nowMs);
+  }
+
+  /**
+   * The bdrp message of a PUBLISH (or a will) in parts: its checked topic, QoS, properties (may be
+   * null) and payload, taken at {@code nowMs}.
+   *
+   * @throws IllegalArgumentException as {@link #toMessage(MqttPublishMessage, String, long)}
+   */
+  static Message toMessage(
+      String topic, int qos, MqttProperties props, java.nio.ByteBuffer body, long nowMs) {
     Message.Builder b = Message.builder();
     MqttTopic.put(b, topic);
-    b.put(MqttPublish.QOS, (long) p.fixedHeader().qosLevel().value());
-    MqttProperties props = p.variableHeader().properties();
+    b.put(MqttPublish.QOS, (long) qos);
     if (props != null && !props.isEmpty()) {
       List<io.bdrp.encoding.mqtt.MqttProperties.UserProperty> users = new ArrayList<>();
       for (MqttProperties.MqttProperty<?> u : props.getProperties(MqttProperties.USER_PROPERTY)) {
@@ -48,6 +65,10 @@ final class MqttPublishes {
       }
       if (!users.isEmpty()) {
         io.bdrp.encoding.mqtt.MqttProperties.put(b, users);
+      }
+      if (props.getProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL)
+          instanceof MqttProperties.IntegerProperty e) {
+        b.put(MqttPublish.EXPIRES_AT, nowMs + 1000L * Integer.toUnsignedLong(e.value()));
       }
       if (props.getProperty(MqttProperties.CONTENT_TYPE)
           instanceof MqttProperties.StringProperty s) {
@@ -62,19 +83,35 @@ final class MqttPublishes {
         MqttPublish.putCorrelationData(b, d.value());
       }
     }
-    ByteBuf payload = p.payload();
-    b.body(payload.nioBuffer(payload.readerIndex(), payload.readableBytes()));
+    b.body(body);
     return b.build();
   }
 
   /**
    * The PUBLISH that delivers {@code m} at {@code qos} with {@code packetId} (0 for QoS 0); with
-   * {@code v5}, its properties too.
+   * {@code v5}, its properties too, the Subscription Identifiers {@code subscriptionIds}, and the
+   * Message Expiry Interval that remains, {@code expirySeconds} (-1: none).
    */
-  static MqttPublishMessage toPublish(Message m, String topic, int qos, int packetId, boolean v5) {
+  static MqttPublishMessage toPublish(
+      Message m,
+      String topic,
+      int qos,
+      int packetId,
+      boolean v5,
+      int[] subscriptionIds,
+      long expirySeconds) {
     MqttProperties props = MqttProperties.NO_PROPERTIES;
     if (v5) {
       props = new MqttProperties();
+      if (expirySeconds >= 0) {
+        props.add(
+            new MqttProperties.IntegerProperty(
+                MqttProperties.PUBLICATION_EXPIRY_INTERVAL,
+                (int) Math.min(expirySeconds, 0xFFFF_FFFFL)));
+      }
+      for (int id : subscriptionIds) {
+        props.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
+      }
       for (io.bdrp.encoding.mqtt.MqttProperties.UserProperty u :
           io.bdrp.encoding.mqtt.MqttProperties.of(m)) {
         props.add(new MqttProperties.UserProperty(u.name(), u.value()));

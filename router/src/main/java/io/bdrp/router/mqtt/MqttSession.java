@@ -17,6 +17,7 @@ import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
 import io.netty.handler.codec.mqtt.MqttUnacceptableProtocolVersionException;
 import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One MQTT connection: its CONNECT, then its packets until it ends. The PUBLISH flow is {@link
- * MqttInbound}'s, subscriptions are {@link MqttSubscriptions}', deliveries {@link MqttHost}'s.
+ * MqttInbound}'s, subscriptions are {@link MqttSubscriptions}', deliveries {@link MqttHost}'s, the
+ * will {@link MqttWill}'s (published when the connection ends without a DISCONNECT).
  *
  * <p><b>Limits.</b> As on the client port: at most {@code limits.maxHandshakes} connections without
  * their CONNECT at once, each for at most {@code limits.helloTimeoutMs}; a session whose output
@@ -56,6 +58,7 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
   private MqttHost host; // null until the CONNECT is accepted
   private MqttSubscriptions subscriptions;
   private MqttInbound inbound;
+  private MqttWill will; // null: none, or discarded by the client's DISCONNECT
   private boolean v5;
   private MqttMetrics.Protocol counters;
   private boolean handshaking;
@@ -128,7 +131,13 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
           ctx.writeAndFlush(MqttMessage.PINGRESP);
         }
       }
-      case DISCONNECT -> ctx.close();
+      case DISCONNECT -> {
+        if (!(m.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader h
+            && h.reasonCode() == 0x04)) {
+          will = null; // MQTT-3.1.2-10; MQTT 5 0x04 is Disconnect with Will Message
+        }
+        ctx.close();
+      }
       case CONNECT -> throw new MqttFault(MqttFault.PROTOCOL_ERROR, "a second CONNECT");
       default ->
           throw new MqttFault(
@@ -178,6 +187,11 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       return;
     }
     ClientAuth.Permissions permissions = (ClientAuth.Permissions) auth;
+    Object willOrRefusal = MqttWill.of(c, v5, permissions);
+    if (willOrRefusal instanceof MqttConnect.Refusal r) {
+      refuse(r, v5);
+      return;
+    }
     MqttConnect.Refusal full = MqttConnect.capacity(listener, permissions);
     if (full != null) {
       refuse(full, v5);
@@ -193,6 +207,8 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       }
       clientId = assigned = "bdrp-" + config.router() + "-" + number;
     }
+    MqttWill.reconnected(listener, clientId, counters);
+    will = (MqttWill) willOrRefusal;
     MqttSession previous = listener.byClientId.get(clientId);
     if (previous != null) {
       previous.end(MqttFault.SESSION_TAKEN_OVER, "taken over"); // MQTT-3.1.4-2
@@ -362,12 +378,16 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       slowCheck = null;
     }
     if (host != null) {
+      boolean reconnected = listener.byClientId.get(host.name) != this;
       listener.hosts.detach(host);
       listener.byClientId.remove(host.name, this);
       listener.core.metrics().removeHost(host.id, host.name);
       listener.core.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
       listener.predicates.left(host);
       listener.core.rearm();
+      if (will != null) {
+        will.connectionEnded(listener, ctx.executor(), host.name, reconnected, counters);
+      }
     }
     ctx.fireChannelInactive();
   }

@@ -17,6 +17,7 @@ import io.netty.handler.codec.mqtt.MqttUnsubAckMessage;
 import io.netty.handler.codec.mqtt.MqttUnsubAckPayload;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,8 +48,17 @@ final class MqttSubscriptions {
   private static final int UNSPECIFIED = 0x80;
   private static final int NO_SUBSCRIPTION = 0x11;
 
-  /** A subscription as it is set: its text as the client wrote it, and what was granted. */
-  record Sub(String text, Predicate predicate, int granted, boolean noLocal) {}
+  /**
+   * A subscription as it is set: its text as the client wrote it, what was granted, and its MQTT 5
+   * Subscription Identifier (0 for none).
+   */
+  record Sub(String text, Predicate predicate, int granted, boolean noLocal, int subscriptionId) {}
+
+  /** What a message is to a session: the best QoS granted, and the subscription identifiers. */
+  record Match(int granted, int[] subscriptionIds) {
+    static final int[] NO_IDS = new int[0];
+    static final Match NONE = new Match(-1, NO_IDS);
+  }
 
   /** The subscriptions of a session at one time, by their text. Immutable. */
   static final class Set {
@@ -56,42 +66,63 @@ final class MqttSubscriptions {
 
     final Map<String, Sub> byText;
 
-    /** The QoS granted to every subscription if it is the same and none is No Local, else -1. */
-    private final int uniform;
+    /**
+     * What every message the session gets matches if the QoS granted to every subscription is the
+     * same, none is No Local and none has an identifier (the data plane matched the OR already),
+     * else null.
+     */
+    private final Match uniform;
 
     Set(Map<String, Sub> byText) {
       this.byText = Collections.unmodifiableMap(new LinkedHashMap<>(byText));
       int u = -1;
       for (Sub s : byText.values()) {
-        if (s.noLocal || (u != -1 && u != s.granted)) {
+        if (s.noLocal || s.subscriptionId != 0 || (u != -1 && u != s.granted)) {
           u = -1;
           break;
         }
         u = s.granted;
       }
-      this.uniform = u;
+      this.uniform = u >= 0 ? new Match(u, Match.NO_IDS) : null;
     }
 
     /**
-     * The best QoS granted to a subscription that {@code m} matches, -1 if none does; with {@code
+     * The best QoS granted to a subscription that {@code m} matches (-1 if none does) and the
+     * distinct identifiers of the matching subscriptions that have one (MQTT-3.3.4-4); with {@code
      * own} (the session's own message), No Local subscriptions do not count.
      */
-    int granted(Message m, boolean own) {
-      if (uniform >= 0) {
-        return uniform; // the data plane matched the OR already
+    Match match(Message m, boolean own) {
+      if (uniform != null) {
+        return uniform;
       }
       int best = -1;
+      int[] ids = Match.NO_IDS;
       for (Sub s : byText.values()) {
-        if (s.granted > best && !(own && s.noLocal) && s.predicate.matches(m)) {
-          best = s.granted;
+        if ((s.granted > best || s.subscriptionId != 0)
+            && !(own && s.noLocal)
+            && s.predicate.matches(m)) {
+          best = Math.max(best, s.granted);
+          if (s.subscriptionId != 0 && !contains(ids, s.subscriptionId)) {
+            ids = Arrays.copyOf(ids, ids.length + 1);
+            ids[ids.length - 1] = s.subscriptionId;
+          }
         }
       }
-      return best;
+      return best < 0 ? Match.NONE : new Match(best, ids);
+    }
+
+    private static boolean contains(int[] a, int v) {
+      for (int x : a) {
+        if (x == v) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 
   /** A topic filter of a SUBSCRIBE as asked. */
-  record Asked(String text, int qos, boolean noLocal) {}
+  record Asked(String text, int qos, boolean noLocal, int subscriptionId) {}
 
   /** A SUBSCRIBE ({@code asked}) or an UNSUBSCRIBE ({@code removed}), and a code per filter. */
   private static final class Op {
@@ -204,7 +235,7 @@ final class MqttSubscriptions {
         }
         if (op.codes[i] == 0) {
           int granted = Math.min(a.qos, 1); // QoS 2 deliveries are not offered yet
-          next.put(a.text, new Sub(a.text, p, granted, a.noLocal));
+          next.put(a.text, new Sub(a.text, p, granted, a.noLocal, a.subscriptionId));
           op.codes[i] = granted;
         }
       }
