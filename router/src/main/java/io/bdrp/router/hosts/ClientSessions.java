@@ -31,7 +31,6 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -166,7 +165,8 @@ public final class ClientSessions {
    */
   private final class ClientHandler extends SimpleChannelInboundHandler<ClientFrame> {
     private ClientHost host;
-    private ScheduledFuture<?> slowCheck;
+    private final SlowConsumerCheck slowCheck =
+        new SlowConsumerCheck(core.config().limits().slowConsumerMs(), this::cutIfSlow);
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ClientFrame f) {
@@ -322,33 +322,12 @@ public final class ClientSessions {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      Channel c = ctx.channel();
-      if (c.isWritable()) {
-        c.config().setAutoRead(true);
-        if (slowCheck != null) {
-          slowCheck.cancel(false);
-          slowCheck = null;
-        }
-      } else {
-        c.config().setAutoRead(false);
-        if (slowCheck == null) {
-          slowCheck =
-              ctx.executor()
-                  .schedule(
-                      () -> cutIfSlow(ctx),
-                      core.config().limits().slowConsumerMs(),
-                      TimeUnit.MILLISECONDS);
-        }
-      }
+      slowCheck.writabilityChanged(ctx);
       ctx.fireChannelWritabilityChanged();
     }
 
     private void cutIfSlow(ChannelHandlerContext ctx) {
-      slowCheck = null;
       Channel c = ctx.channel();
-      if (!c.isActive() || c.isWritable()) {
-        return;
-      }
       slowConsumers.inc();
       long ms = core.config().limits().slowConsumerMs();
       log.warn(
@@ -378,10 +357,7 @@ public final class ClientSessions {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      if (slowCheck != null) {
-        slowCheck.cancel(false);
-        slowCheck = null;
-      }
+      slowCheck.cancel();
       if (host != null) {
         hosts.detach(host);
         core.metrics().removeHost(host.id, host.name);

@@ -3,6 +3,7 @@ package io.bdrp.router.mqtt;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.hosts.SlowConsumerCheck;
 import io.bdrp.router.security.ClientAuth;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -63,11 +64,13 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
   private MqttMetrics.Protocol counters;
   private boolean handshaking;
   private ScheduledFuture<?> connectTimeout;
-  private ScheduledFuture<?> slowCheck;
+  private final SlowConsumerCheck slowCheck;
 
   MqttSession(MqttListener listener) {
     this.listener = listener;
     this.counters = listener.metrics.unknown;
+    this.slowCheck =
+        new SlowConsumerCheck(listener.core.config().limits().slowConsumerMs(), this::cutIfSlow);
   }
 
   @Override
@@ -336,47 +339,25 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    Channel c = ctx.channel();
-    if (c.isWritable()) {
-      c.config().setAutoRead(true);
-      if (slowCheck != null) {
-        slowCheck.cancel(false);
-        slowCheck = null;
-      }
-    } else {
-      c.config().setAutoRead(false); // its requests wait while its replies cannot leave
-      if (slowCheck == null) {
-        long ms = listener.core.config().limits().slowConsumerMs();
-        slowCheck =
-            ctx.executor()
-                .schedule(
-                    () -> {
-                      slowCheck = null;
-                      if (c.isActive() && !c.isWritable()) {
-                        listener.slowConsumers.inc();
-                        log.warn(
-                            "router {}: {} above its high water mark for {} ms: disconnected as a"
-                                + " slow consumer",
-                            listener.core.config().router(),
-                            host,
-                            ms);
-                        c.close();
-                      }
-                    },
-                    ms,
-                    TimeUnit.MILLISECONDS);
-      }
-    }
+    slowCheck.writabilityChanged(ctx);
     ctx.fireChannelWritabilityChanged();
+  }
+
+  /** Above its high water mark for limits.slowConsumerMs: the session is closed. */
+  private void cutIfSlow(ChannelHandlerContext ctx) {
+    listener.slowConsumers.inc();
+    log.warn(
+        "router {}: {} above its high water mark for {} ms: disconnected as a slow consumer",
+        listener.core.config().router(),
+        host,
+        listener.core.config().limits().slowConsumerMs());
+    ctx.channel().close();
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     handshakeDone();
-    if (slowCheck != null) {
-      slowCheck.cancel(false);
-      slowCheck = null;
-    }
+    slowCheck.cancel();
     if (host != null) {
       boolean reconnected = listener.byClientId.get(host.name) != this;
       listener.hosts.detach(host);
