@@ -24,7 +24,7 @@ import java.util.List;
 public final class FrameDecoder extends ByteToMessageDecoder {
   private int maxFrameBytes;
   private final InboundBudget budget; // or null
-  private long reservedBytes; // of the budget, for the partial frame held now
+  private final InboundBudget.Hold hold; // of the budget, for the partial frame held now; or null
   private boolean failed;
 
   /** A decoder with the default maximum frame size, {@link Frames#DEFAULT_MAX_FRAME_BYTES}. */
@@ -50,6 +50,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     checkMax(maxFrameBytes);
     this.maxFrameBytes = maxFrameBytes;
     this.budget = budget;
+    this.hold = budget == null ? null : budget.newHold();
   }
 
   private static void checkMax(int maxFrameBytes) {
@@ -104,8 +105,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     int total = Frames.LENGTH_BYTES + (int) length;
     if (in.readableBytes() < total) {
-      if (budget != null && reservedBytes == 0) {
-        if (!budget.reserve(total)) {
+      if (hold != null) {
+        if (!hold.hold(total)) {
           failed = true;
           in.skipBytes(in.readableBytes());
           throw new ProtocolException(
@@ -117,7 +118,6 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                   + " bytes",
               true);
         }
-        reservedBytes = total;
       }
       return;
     }
@@ -127,9 +127,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   }
 
   private void releaseReservation() {
-    if (reservedBytes != 0) {
-      budget.release(reservedBytes);
-      reservedBytes = 0;
+    if (hold != null) {
+      hold.release();
     }
   }
 

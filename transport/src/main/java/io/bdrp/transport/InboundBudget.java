@@ -28,7 +28,7 @@ public final class InboundBudget {
   }
 
   /** Reserves {@code bytes}; false (and counted) if that would exceed the limit. */
-  public boolean reserve(long bytes) {
+  private boolean reserve(long bytes) {
     while (true) {
       long cur = reserved.get();
       if (cur + bytes > limitBytes) {
@@ -42,7 +42,7 @@ public final class InboundBudget {
   }
 
   /** Releases what {@link #reserve} reserved. */
-  public void release(long bytes) {
+  private void release(long bytes) {
     reserved.addAndGet(-bytes);
   }
 
@@ -59,5 +59,43 @@ public final class InboundBudget {
   /** Reservations refused so far: sessions ended because the budget was spent. */
   public long refused() {
     return refused.get();
+  }
+
+  /** A hold of one connection's partial frame on this budget. */
+  public Hold newHold() {
+    return new Hold();
+  }
+
+  /**
+   * What one connection's partial frame holds of the budget: the whole frame's length, from when
+   * its start arrives until it is complete or the connection ends. Owned by that connection's loop.
+   */
+  public final class Hold {
+    private long bytes;
+
+    private Hold() {}
+
+    /**
+     * Holds {@code total} bytes for the partial frame now arriving, once per frame (a frame held
+     * already holds on): false, counted, if the budget is spent.
+     */
+    public boolean hold(long total) {
+      if (bytes != 0) {
+        return true;
+      }
+      if (!reserve(total)) {
+        return false;
+      }
+      bytes = total;
+      return true;
+    }
+
+    /** The frame is complete, or the connection gone: its bytes go back to the budget. */
+    public void release() {
+      if (bytes != 0) {
+        InboundBudget.this.release(bytes);
+        bytes = 0;
+      }
+    }
   }
 }

@@ -29,7 +29,7 @@ import java.util.List;
  */
 final class MqttFraming extends ByteToMessageDecoder {
   private final InboundBudget budget; // or null
-  private long reservedBytes; // of the budget, for the partial packet held now
+  private final InboundBudget.Hold hold; // of the budget, for the partial packet held now; or null
   private int maxPacketBytes;
   private boolean failed;
 
@@ -40,6 +40,7 @@ final class MqttFraming extends ByteToMessageDecoder {
   MqttFraming(int maxPacketBytes, InboundBudget budget) {
     this.maxPacketBytes = maxPacketBytes;
     this.budget = budget;
+    this.hold = budget == null ? null : budget.newHold();
   }
 
   /** The bound from the next packet on (the session's, once its CONNECT is accepted). */
@@ -85,8 +86,8 @@ final class MqttFraming extends ByteToMessageDecoder {
               "a packet of " + total + " bytes, above the maximum of " + maxPacketBytes));
     }
     if (readable < total) {
-      if (budget != null && reservedBytes == 0) {
-        if (!budget.reserve(total)) {
+      if (hold != null) {
+        if (!hold.hold(total)) {
           throw fail(
               in,
               new MqttFault(
@@ -97,7 +98,6 @@ final class MqttFraming extends ByteToMessageDecoder {
                       + total
                       + " bytes"));
         }
-        reservedBytes = total;
       }
       return;
     }
@@ -113,9 +113,8 @@ final class MqttFraming extends ByteToMessageDecoder {
   }
 
   private void release() {
-    if (reservedBytes != 0) {
-      budget.release(reservedBytes);
-      reservedBytes = 0;
+    if (hold != null) {
+      hold.release();
     }
   }
 
