@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
+import io.bdrp.router.EmbeddedCore;
 import io.bdrp.router.Federation;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.OutputBatches;
@@ -15,7 +16,6 @@ import io.bdrp.router.RouterCore;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.links.Link;
 import io.bdrp.router.links.LinkOutput;
-import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.MessageIds;
@@ -24,14 +24,11 @@ import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.Frames;
-import io.bdrp.transport.ProtocolErrorCounters;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.channel.group.DefaultChannelGroup;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,28 +50,9 @@ class ClientSessionsTest {
     first = new EmbeddedChannel();
     channels.add(first);
     RouterConfig config = Federation.loneRouter();
-    node =
-        new RoutingNode(
-            0,
-            config.epoch(),
-            config.routing(),
-            config.bloom(),
-            () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
-    ProtocolErrorCounters errors = new ProtocolErrorCounters();
-    RouterMetrics metrics = new RouterMetrics(new Metrics(), node, errors);
-    RouterCore core =
-        new RouterCore(
-            config,
-            first.eventLoop(),
-            Runnable::run, // the control thread, run in place
-            Runnable::run,
-            metrics,
-            errors,
-            node,
-            false,
-            new DefaultChannelGroup(first.eventLoop()),
-            () -> {},
-            () -> false);
+    RouterCore core = EmbeddedCore.of(config, first);
+    node = core.node();
+    RouterMetrics metrics = core.metrics();
     Hosts hosts = new Hosts();
     OutputBatches batches = new OutputBatches(first.eventLoop());
     LinkOutput output = new LinkOutput(new Link[8], hosts, batches, metrics.matchSeconds);

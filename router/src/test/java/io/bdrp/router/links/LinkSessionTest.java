@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.router.EmbeddedCore;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.RouterCore;
 import io.bdrp.router.config.RouterConfig;
-import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.RoutingNode;
@@ -22,13 +22,11 @@ import io.bdrp.transport.RouterHello;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.channel.group.DefaultChannelGroup;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -114,28 +112,10 @@ class LinkSessionTest {
             return new InetSocketAddress("127.0.0.1", 7401);
           }
         };
-    RoutingNode node =
-        new RoutingNode(
-            0,
-            config.epoch(),
-            config.routing(),
-            config.bloom(),
-            () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
-    ProtocolErrorCounters errors = new ProtocolErrorCounters();
-    metrics = new RouterMetrics(new Metrics(), node, errors);
-    RouterCore core =
-        new RouterCore(
-            config,
-            session.eventLoop(),
-            Runnable::run,
-            Runnable::run,
-            metrics,
-            errors,
-            node,
-            false,
-            new DefaultChannelGroup(session.eventLoop()),
-            () -> {},
-            () -> false);
+    RouterCore core = EmbeddedCore.of(config, session);
+    RoutingNode node = core.node();
+    metrics = core.metrics();
+    ProtocolErrorCounters errors = core.errors();
     links =
         new RouterLinks(
             core,

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.router.EmbeddedCore;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.OutputBatches;
 import io.bdrp.router.RouterCore;
@@ -13,25 +14,20 @@ import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.links.DataPath;
 import io.bdrp.router.links.DataTransport;
 import io.bdrp.router.links.Link;
-import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
-import io.bdrp.routing.RoutingNode;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.DatagramAuth;
-import io.bdrp.transport.ProtocolErrorCounters;
 import io.bdrp.transport.RouterHello;
 import io.bdrp.transport.UdpProtection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -69,28 +65,8 @@ class UdpLinksHandlerTest {
                 + "neighbours: [{router: 1, address: '127.0.0.1:7401', transport: udp}]\n",
             "test");
     socket = new EmbeddedChannel();
-    RoutingNode node =
-        new RoutingNode(
-            0,
-            config.epoch(),
-            config.routing(),
-            config.bloom(),
-            () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
-    ProtocolErrorCounters errors = new ProtocolErrorCounters();
-    metrics = new RouterMetrics(new Metrics(), node, errors);
-    RouterCore core =
-        new RouterCore(
-            config,
-            socket.eventLoop(),
-            Runnable::run,
-            Runnable::run,
-            metrics,
-            errors,
-            node,
-            false,
-            new DefaultChannelGroup(socket.eventLoop()),
-            () -> {},
-            () -> false);
+    RouterCore core = EmbeddedCore.of(config, socket);
+    metrics = core.metrics();
     DataTransport.Receiver receiver =
         (from, frame, how) ->
             received.add(
