@@ -266,6 +266,9 @@ public final class Router implements AutoCloseable {
     }
     loop.execute(
         () -> {
+          if (mqtt != null) {
+            mqtt.start(); // the store of retained messages in the first aggregate advertised
+          }
           links.start();
           timer.rearm();
         });

@@ -609,6 +609,15 @@ public final class PredicateTable {
     return e == null ? null : e.predicate;
   }
 
+  /**
+   * The epoch of the version held for {@code router}, or -1 if none is held: it changes when that
+   * router restarts.
+   */
+  public long epoch(int router) {
+    Entry e = held(router);
+    return e == null ? -1 : e.epoch;
+  }
+
   /** The number of origins held, this router included. */
   public int size() {
     return entryCount;

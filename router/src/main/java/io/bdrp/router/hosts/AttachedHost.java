@@ -44,6 +44,14 @@ public abstract class AttachedHost implements Hosts.Output {
     this.changeTokensAt = System.nanoTime();
   }
 
+  /**
+   * Whether this is one of the router's own hosts (the store of retained messages) rather than a
+   * client's session: its predicate changes are not counted among the clients'.
+   */
+  public boolean own() {
+    return false;
+  }
+
   /** The user whose sessions and filters are counted together, or null for an open router's. */
   public static String userOf(ClientAuth.Permissions permissions) {
     return permissions == ClientAuth.Permissions.ALL ? null : permissions.user();

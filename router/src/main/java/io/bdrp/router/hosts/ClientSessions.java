@@ -60,6 +60,7 @@ public final class ClientSessions {
   private final Metrics.Counter slowConsumers;
   private final Metrics.Counter refused;
   private final Metrics.Counter forbidden;
+  private final Metrics.Counter reserved;
 
   private final DataPlane<MessageBytes> dataPlane;
   private final java.util.function.Supplier<ClientTls> clientTls;
@@ -85,6 +86,7 @@ public final class ClientSessions {
     this.slowConsumers = metrics.connectionsClosed("clients", "slow_consumer");
     this.refused = metrics.connectionsClosed("clients", "not_authorized");
     this.forbidden = metrics.sendsRefused("publish_permission");
+    this.reserved = metrics.sendsRefused("reserved_attribute");
     this.keptAlive = metrics.connectionsClosed("clients", "keepalive");
     this.refusedSessions = metrics.requestsRefused("user_sessions");
     this.changes = new PredicateChanges(core, signed);
@@ -176,7 +178,7 @@ public final class ClientSessions {
           throw new ProtocolException(
               ErrorCode.PROTOCOL_VIOLATION, "the first frame of a client session must be HELLO");
         }
-        if (hosts.size() >= config.limits().maxClients()) {
+        if (hosts.clients() >= config.limits().maxClients()) {
           throw new ProtocolException(
               ErrorCode.OVERLOADED,
               "this router serves at most " + config.limits().maxClients() + " clients",
@@ -241,6 +243,22 @@ public final class ClientSessions {
         case ClientFrame.Send s -> {
           if (sendBytes.buf == null) {
             throw new ProtocolException(ErrorCode.INTERNAL, "SEND without its bytes");
+          }
+          if (io.bdrp.encoding.mqtt.MqttRetained.reserved(s.message())) {
+            // The store of retained messages trusts these two: a client may not forge them.
+            reserved.inc();
+            core.errors().increment(ErrorCode.BAD_MESSAGE);
+            ctx.writeAndFlush(
+                new ClientFrame.Error(
+                    s.correlationId(),
+                    ErrorCode.BAD_MESSAGE.number(),
+                    "the attributes "
+                        + io.bdrp.encoding.mqtt.MqttRetained.RETAINED
+                        + " and "
+                        + io.bdrp.encoding.mqtt.MqttRetained.FOR
+                        + " are set by routers only (docs/mqtt.md, \"Retained messages\")",
+                    0));
+            return;
           }
           if (!host.permissions.mayPublish(s.message())) {
             forbidden.inc();

@@ -26,6 +26,7 @@ public final class Hosts {
   private final IntObjectHashMap<Output> byNumber = new IntObjectHashMap<>();
   private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
   private int next = 1;
+  private int own;
 
   /** A number for a new host, never given before in this process. */
   public int number() {
@@ -71,5 +72,19 @@ public final class Hosts {
   /** Hosts attached now. */
   public int size() {
     return byNumber.size();
+  }
+
+  /**
+   * Client sessions attached now, whatever their front end: the hosts but the router's own (the
+   * store of retained messages), which {@code limits.maxClients} does not count.
+   */
+  public int clients() {
+    return byNumber.size() - own;
+  }
+
+  /** Attaches one of the router's own hosts, not counted among its clients. */
+  public void attachOwn(AttachedHost host) {
+    own++;
+    byNumber.put(host.id, host);
   }
 }

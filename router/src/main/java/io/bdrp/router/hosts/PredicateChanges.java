@@ -250,7 +250,9 @@ public final class PredicateChanges {
     if (p.aggregate != null) {
       core.node().setAggregate(p.aggregate); // within the bounds: checked where it was made
     }
-    core.metrics().predicateChanges.inc();
+    if (!host.own()) {
+      core.metrics().predicateChanges.inc();
+    }
     if (log.isDebugEnabled()) {
       log.debug(
           "router {}: client {} ({}) set its predicate to {}{}",

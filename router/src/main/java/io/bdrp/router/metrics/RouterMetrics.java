@@ -31,7 +31,11 @@ public final class RouterMetrics {
         m.counter(
             "bdrp_udp_datagrams_received_total",
             "Datagrams received on the UDP socket, dropped ones included.");
-    predicateChanges = m.counter("bdrp_set_predicate_total", "Predicates set by local hosts.");
+    predicateChanges =
+        m.counter(
+            "bdrp_set_predicate_total",
+            "Predicates set by local hosts (clients of every front end; not the router's own store"
+                + " of retained messages).");
     matchSeconds =
         m.histogram(
             "bdrp_match_seconds",
@@ -339,7 +343,8 @@ public final class RouterMetrics {
     return byLabel(
         "bdrp_client_sends_refused_total",
         "Messages from clients refused, by reason: publish_permission (the message is outside"
-            + " the user's publish predicate).",
+            + " the user's publish predicate), reserved_attribute (it carries mqtt.store.retained"
+            + " or mqtt.store.for, which only routers set).",
         "reason",
         reason);
   }

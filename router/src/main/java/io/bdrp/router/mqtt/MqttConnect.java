@@ -17,10 +17,10 @@ import java.util.List;
  * A CONNECT, checked: who the client is (its certificate's user, else the password as the user's
  * token of {@code auth.clients}, else anonymous as configured) and whether the router takes it now;
  * and the CONNACK that answers it, in the client's protocol. What MQTT 5 clients are told in the
- * CONNACK: no retained messages, no shared subscriptions, subscription identifiers, up to {@link
- * #TOPIC_ALIAS_MAXIMUM} topic aliases from the client, no session kept after the connection
- * (Session Expiry Interval 0), the router's maximum packet size and receive maximum, and the server
- * keep-alive when it bounds the client's.
+ * CONNACK: retained messages (Retain Available left at its default, 1), no shared subscriptions,
+ * subscription identifiers, up to {@link #TOPIC_ALIAS_MAXIMUM} topic aliases from the client, no
+ * session kept after the connection (Session Expiry Interval 0), the router's maximum packet size
+ * and receive maximum, and the server keep-alive when it bounds the client's.
  *
  * <p>Stateless; on the router's event loop.
  */
@@ -54,14 +54,6 @@ final class MqttConnect {
           MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID,
           "identifier_rejected",
           "an empty client identifier needs a clean session");
-
-  /** An MQTT 5 will to be retained, though retained messages are not offered (MQTT-3.2.2-12). */
-  static final Refusal RETAINED_WILL =
-      new Refusal(
-          MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
-          MqttConnectReturnCode.CONNECTION_REFUSED_RETAIN_NOT_SUPPORTED,
-          "retain_not_supported",
-          "retained messages are not offered yet");
 
   /** The user a verified client certificate names ({@code urn:bdrp:user:NAME}), or null. */
   static String certificateUser(ChannelHandlerContext ctx) {
@@ -115,7 +107,7 @@ final class MqttConnect {
   /** Why the router cannot take one more session of {@code user} now, or null. */
   static Refusal capacity(MqttListener l, ClientAuth.Permissions p) {
     RouterConfig config = l.core.config();
-    if (l.hosts.size() >= config.limits().maxClients()) {
+    if (l.hosts.clients() >= config.limits().maxClients()) {
       return new Refusal(
           MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
           MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY,
@@ -165,7 +157,7 @@ final class MqttConnect {
     if (v5) {
       props.add(integer(MqttProperties.RECEIVE_MAXIMUM, RECEIVE_MAXIMUM));
       props.add(integer(MqttProperties.MAXIMUM_PACKET_SIZE, maxPacketBytes));
-      props.add(integer(MqttProperties.RETAIN_AVAILABLE, 0));
+      // Retain Available is absent, which means 1: retained messages are kept federation-wide.
       props.add(integer(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 0));
       props.add(integer(MqttProperties.SUBSCRIPTION_IDENTIFIER_AVAILABLE, 1));
       props.add(integer(MqttProperties.TOPIC_ALIAS_MAXIMUM, TOPIC_ALIAS_MAXIMUM));

@@ -36,9 +36,6 @@ final class MqttFault extends DecoderException {
   /** 0x97: a bound of the session reached. */
   static final int QUOTA_EXCEEDED = 0x97;
 
-  /** 0x9A: a retained PUBLISH, though the CONNACK said retain is not available. */
-  static final int RETAIN_NOT_SUPPORTED = 0x9A;
-
   /** The reason code of the DISCONNECT (MQTT 5). */
   final int reasonCode;
 

@@ -3,6 +3,7 @@ package io.bdrp.router.mqtt;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.codec.CodecException;
 import io.bdrp.encoding.codec.MessageCodec;
+import io.bdrp.encoding.mqtt.MqttRetained;
 import io.bdrp.encoding.mqtt.MqttTopic;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.OutputBatches;
@@ -57,6 +58,16 @@ final class MqttHost extends AttachedHost {
   /** Largest packet the client takes (its Maximum Packet Size), or 0 for no bound. */
   final int maxPacketBytes;
 
+  /** Most retained messages waiting to be sent to a session. */
+  static final int MAX_RETAINED_BACKLOG = MqttRetainedStore.MAX_ENTRIES;
+
+  /** A retained message waiting to be sent, and the subscription it is sent for. */
+  private record Retained(Message message, MqttSubscriptions.Sub sub) {}
+
+  private final java.util.ArrayDeque<Retained> retainedBacklog = new java.util.ArrayDeque<>();
+  private final Metrics.Counter retainedSent;
+  private final Metrics.Counter retainedDropped;
+
   private final BitSet inFlight = new BitSet(65_536);
   private int inFlightCount;
   private int nextPacketId = 1;
@@ -85,6 +96,8 @@ final class MqttHost extends AttachedHost {
     this.tooLarge = counters.deliveryDropped("too_large");
     this.noTopic = counters.deliveryDropped("no_topic");
     this.expired = counters.deliveryDropped("expired");
+    this.retainedDropped = counters.deliveryDropped("retained_backlog");
+    this.retainedSent = counters.retainedSent;
   }
 
   @Override
@@ -128,21 +141,84 @@ final class MqttHost extends AttachedHost {
       dropped.inc();
       return false;
     }
-    int packetId = 0;
-    if (qos > 0) {
-      if (inFlightCount >= window) {
-        windowFull.inc();
-        dropped.inc();
-        return false;
-      }
-      packetId = takePacketId();
+    if (qos > 0 && inFlightCount >= window) {
+      windowFull.inc();
+      dropped.inc();
+      return false;
     }
-    channel.write(
-        MqttPublishes.toPublish(m, topic, qos, packetId, v5, ids, expirySeconds),
-        channel.voidPromise());
+    // A live delivery has RETAIN 0 (MQTT-3.3.1-12), unless Retain As Published (MQTT-3.3.1-13).
+    boolean retain = v5 && match.retainAsPublished() && MqttRetained.isRetained(m);
+    write(m, topic, qos, ids, expirySeconds, retain);
     batches.flushLater(channel);
     delivered.inc();
     return true;
+  }
+
+  private void write(
+      Message m, String topic, int qos, int[] ids, long expirySeconds, boolean retain) {
+    int packetId = qos > 0 ? takePacketId() : 0;
+    channel.write(
+        MqttPublishes.toPublish(m, topic, qos, packetId, v5, ids, expirySeconds, retain),
+        channel.voidPromise());
+  }
+
+  /**
+   * The retained messages a new subscription {@code s} matches, to be sent with RETAIN 1
+   * (MQTT-3.3.1-8 of MQTT 5, MQTT-3.3.1-8 of 3.1.1): as many as the session's output and in-flight
+   * window take now, the rest as they drain ({@link #resumeRetained}), so that a large store costs
+   * the session references, not buffered bytes.
+   */
+  void deliverRetained(java.util.List<Message> messages, MqttSubscriptions.Sub s) {
+    for (Message m : messages) {
+      if (retainedBacklog.size() >= MAX_RETAINED_BACKLOG) {
+        retainedDropped.inc();
+        dropped.inc();
+        continue;
+      }
+      retainedBacklog.add(new Retained(m, s));
+    }
+    resumeRetained();
+  }
+
+  /** Sends the retained messages waiting, while the output and the in-flight window take them. */
+  void resumeRetained() {
+    boolean wrote = false;
+    while (!retainedBacklog.isEmpty() && channel.isActive() && channel.isWritable()) {
+      Retained r = retainedBacklog.peek();
+      int qos = Math.min(r.sub.granted(), io.bdrp.encoding.mqtt.MqttPublish.qos(r.message));
+      if (qos > 0 && inFlightCount >= window) {
+        break; // resumed by the next acknowledgement
+      }
+      retainedBacklog.poll();
+      Message m = r.message;
+      String topic = MqttTopic.of(m);
+      long expiresAt = io.bdrp.encoding.mqtt.MqttPublish.expiresAt(m);
+      long expirySeconds = -1;
+      if (expiresAt != Long.MAX_VALUE) {
+        long remainingMs = expiresAt - System.currentTimeMillis();
+        if (remainingMs <= 0) {
+          expired.inc(); // MQTT-3.3.2-5
+          continue;
+        }
+        expirySeconds = (remainingMs + 999) / 1000;
+      }
+      int[] ids =
+          r.sub.subscriptionId() != 0
+              ? new int[] {r.sub.subscriptionId()}
+              : MqttSubscriptions.Match.NO_IDS;
+      if (maxPacketBytes > 0 && estimatedBytes(m, topic) + 5L * ids.length > maxPacketBytes) {
+        tooLarge.inc();
+        dropped.inc();
+        continue;
+      }
+      write(m, topic, qos, ids, expirySeconds, true);
+      retainedSent.inc();
+      delivered.inc();
+      wrote = true;
+    }
+    if (wrote) {
+      channel.flush();
+    }
   }
 
   /** A packet identifier not in flight now, taken. */
@@ -167,6 +243,9 @@ final class MqttHost extends AttachedHost {
     }
     inFlight.clear(packetId);
     inFlightCount--;
+    if (!retainedBacklog.isEmpty()) {
+      resumeRetained();
+    }
     return true;
   }
 

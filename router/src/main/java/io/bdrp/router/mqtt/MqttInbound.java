@@ -46,6 +46,7 @@ final class MqttInbound {
   private static final int NOT_AUTHORIZED = 0x87;
   private static final int IMPLEMENTATION_SPECIFIC = 0x83;
   private static final int PACKET_ID_NOT_FOUND = 0x92;
+  private static final int QUOTA_EXCEEDED = 0x97;
 
   /** The largest Subscription Identifier: the largest Variable Byte Integer (MQTT 5 §1.5.5). */
   static final int MAX_SUBSCRIPTION_ID = 268_435_455;
@@ -57,6 +58,7 @@ final class MqttInbound {
   private final MqttMetrics.Protocol counters;
   private final Metrics.Counter forbidden;
   private final Metrics.Counter unmappable;
+  private final Metrics.Counter retainedFull;
   private final BitSet qos2 = new BitSet(65_536);
   private int qos2Count;
 
@@ -76,6 +78,7 @@ final class MqttInbound {
     this.counters = counters;
     this.forbidden = counters.publishRefused("publish_permission");
     this.unmappable = counters.publishRefused("unmappable");
+    this.retainedFull = counters.publishRefused("retained_full");
   }
 
   void publish(MqttPublishMessage p) {
@@ -83,10 +86,6 @@ final class MqttInbound {
     int id = p.variableHeader().packetId();
     counters.publishes(qos).inc();
     MqttProperties props = p.variableHeader().properties();
-    if (v5 && p.fixedHeader().isRetain()) {
-      throw new MqttFault(
-          MqttFault.RETAIN_NOT_SUPPORTED, "a retained PUBLISH, though Retain Available is 0");
-    }
     String topic = p.variableHeader().topicName();
     if (v5
         && props != null
@@ -170,6 +169,20 @@ final class MqttInbound {
       forbidden.inc();
       return NOT_AUTHORIZED;
     }
+    if (p.fixedHeader().isRetain()) {
+      Message stamped;
+      try {
+        stamped = listener.retained.store.stamp(m, System.currentTimeMillis());
+      } catch (IllegalArgumentException e) {
+        unmappable.inc(); // no room for the stamp's three attributes
+        return IMPLEMENTATION_SPECIFIC;
+      }
+      if (stamped == null) {
+        retainedFull.inc();
+        return QUOTA_EXCEEDED;
+      }
+      m = stamped;
+    }
     host.publishing = true;
     try {
       if (!toDataPlane(listener, m)) {
@@ -247,7 +260,9 @@ final class MqttInbound {
               t.topicFilter(),
               t.qualityOfService().value(),
               v5 && t.option().isNoLocal(),
-              subscriptionId));
+              subscriptionId,
+              v5 ? t.option().retainHandling().value() : 0,
+              v5 && t.option().isRetainAsPublished()));
     }
     subscriptions.subscribe(s.variableHeader().messageId(), asked);
   }

@@ -60,6 +60,9 @@ public final class MqttListener {
   final Metrics.Counter slowConsumers;
   final Metrics.Counter sessionsRefused;
 
+  /** The router's store of retained messages, a host of its own. */
+  final MqttRetainedHost retained;
+
   /** What the partial packets of the port's connections may hold together. */
   private final io.bdrp.transport.InboundBudget budget;
 
@@ -91,6 +94,15 @@ public final class MqttListener {
     this.sessionsRefused = core.metrics().requestsRefused("user_sessions");
     this.budget = new io.bdrp.transport.InboundBudget(core.config().limits().inboundBufferBytes());
     core.metrics().inboundBudget("mqtt", budget);
+    this.retained = new MqttRetainedHost(this);
+  }
+
+  /**
+   * On the loop, before the router's links start: attaches the store of retained messages, so that
+   * its predicate is in the first aggregate the router advertises.
+   */
+  public void start() {
+    retained.start();
   }
 
   /**

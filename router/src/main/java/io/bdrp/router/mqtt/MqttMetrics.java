@@ -44,6 +44,7 @@ final class MqttMetrics {
     final Metrics.Counter publishesQos0;
     final Metrics.Counter publishesQos1;
     final Metrics.Counter publishesQos2;
+    final Metrics.Counter retainedSent;
 
     private Protocol(String name) {
       this.name = name;
@@ -51,6 +52,12 @@ final class MqttMetrics {
       this.publishesQos0 = publishes("0");
       this.publishesQos1 = publishes("1");
       this.publishesQos2 = publishes("2");
+      this.retainedSent =
+          registry.counter(
+              "bdrp_mqtt_retained_sent_total",
+              "Retained messages sent to MQTT sessions for their new subscriptions, by protocol.",
+              "protocol",
+              name);
     }
 
     /** The counter {@code name{protocol, label=value}}, one registry call per series. */
@@ -74,13 +81,14 @@ final class MqttMetrics {
           qos);
     }
 
-    /** Wills by result: published, cancelled, unmappable. */
+    /** Wills by result: published, cancelled, unmappable, retained_full. */
     Metrics.Counter wills(String result) {
       return counter(
           "bdrp_mqtt_wills_total",
           "Will messages of MQTT sessions whose connection ended without a DISCONNECT, by protocol"
               + " and result: published, cancelled (the client reconnected within the Will Delay"
-              + " Interval), unmappable.",
+              + " Interval), unmappable, retained_full (a retained will the store of retained"
+              + " messages had no room for: published, not retained).",
           "protocol",
           name,
           "result",
@@ -115,13 +123,14 @@ final class MqttMetrics {
           reason);
     }
 
-    /** PUBLISHes not forwarded: publish_permission, unmappable. */
+    /** PUBLISHes not forwarded: publish_permission, unmappable, retained_full. */
     Metrics.Counter publishRefused(String reason) {
       return counter(
           "bdrp_mqtt_publishes_refused_total",
           "PUBLISH packets not forwarded, by protocol and reason: publish_permission (outside the"
               + " user's publish predicate), unmappable (no bdrp message fits them: too many"
-              + " attributes, a name or value beyond the limits).",
+              + " attributes, a name or value beyond the limits), retained_full (a retained"
+              + " PUBLISH beyond the bounds of the store of retained messages).",
           "protocol",
           name,
           "reason",
@@ -149,7 +158,8 @@ final class MqttMetrics {
           "Deliveries to MQTT clients dropped, by protocol and reason: inflight_window (the"
               + " client's receive maximum of unacknowledged QoS 1 messages reached), too_large"
               + " (above the client's maximum packet size), no_topic (a message without"
-              + " mqtt.topic), expired (after its mqtt.expiresAt).",
+              + " mqtt.topic), expired (after its mqtt.expiresAt), retained_backlog (more retained"
+              + " messages waiting for a session than the store holds).",
           "protocol",
           name,
           "reason",

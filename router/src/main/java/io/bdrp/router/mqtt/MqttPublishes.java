@@ -90,7 +90,8 @@ final class MqttPublishes {
   /**
    * The PUBLISH that delivers {@code m} at {@code qos} with {@code packetId} (0 for QoS 0); with
    * {@code v5}, its properties too, the Subscription Identifiers {@code subscriptionIds}, and the
-   * Message Expiry Interval that remains, {@code expirySeconds} (-1: none).
+   * Message Expiry Interval that remains, {@code expirySeconds} (-1: none); with {@code retain},
+   * the RETAIN flag set.
    */
   static MqttPublishMessage toPublish(
       Message m,
@@ -99,7 +100,8 @@ final class MqttPublishes {
       int packetId,
       boolean v5,
       int[] subscriptionIds,
-      long expirySeconds) {
+      long expirySeconds,
+      boolean retain) {
     MqttProperties props = MqttProperties.NO_PROPERTIES;
     if (v5) {
       props = new MqttProperties();
@@ -130,7 +132,7 @@ final class MqttPublishes {
       }
     }
     return new MqttPublishMessage(
-        new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.valueOf(qos), false, 0),
+        new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.valueOf(qos), retain, 0),
         new MqttPublishVariableHeader(topic, packetId, props),
         m.bodyLength() == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(m.bodyBuffer()));
   }

@@ -179,10 +179,6 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
     }
     v5 = version == MqttVersion.MQTT_5;
     counters = v5 ? listener.metrics.mqtt5 : listener.metrics.mqtt3;
-    if (v5 && vh.isWillFlag() && vh.isWillRetain()) {
-      refuse(MqttConnect.RETAINED_WILL, true); // MQTT-3.2.2-12
-      return;
-    }
     RouterConfig config = listener.core.config();
     Object auth = MqttConnect.authenticate(config, c, MqttConnect.certificateUser(ctx));
     if (auth instanceof MqttConnect.Refusal r) {
@@ -232,7 +228,8 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
             maxPacket,
             listener.batches,
             listener.metrics);
-    subscriptions = new MqttSubscriptions(host, ch, v5, listener.predicates, counters);
+    subscriptions =
+        new MqttSubscriptions(host, ch, v5, listener.predicates, counters, listener.retained.store);
     inbound = new MqttInbound(listener, host, ctx, v5, counters);
     listener.hosts.attach(host);
     listener.byClientId.put(clientId, this);
@@ -340,6 +337,9 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     slowCheck.writabilityChanged(ctx);
+    if (host != null && ctx.channel().isWritable()) {
+      host.resumeRetained();
+    }
     ctx.fireChannelWritabilityChanged();
   }
 

@@ -52,12 +52,21 @@ final class MqttSubscriptions {
    * A subscription as it is set: its text as the client wrote it, what was granted, and its MQTT 5
    * Subscription Identifier (0 for none).
    */
-  record Sub(String text, Predicate predicate, int granted, boolean noLocal, int subscriptionId) {}
+  record Sub(
+      String text,
+      Predicate predicate,
+      int granted,
+      boolean noLocal,
+      int subscriptionId,
+      boolean retainAsPublished) {}
 
-  /** What a message is to a session: the best QoS granted, and the subscription identifiers. */
-  record Match(int granted, int[] subscriptionIds) {
+  /**
+   * What a message is to a session: the best QoS granted, the subscription identifiers, and whether
+   * a matching subscription keeps the RETAIN flag of a retained message (Retain As Published).
+   */
+  record Match(int granted, int[] subscriptionIds, boolean retainAsPublished) {
     static final int[] NO_IDS = new int[0];
-    static final Match NONE = new Match(-1, NO_IDS);
+    static final Match NONE = new Match(-1, NO_IDS, false);
   }
 
   /** The subscriptions of a session at one time, by their text. Immutable. */
@@ -77,13 +86,16 @@ final class MqttSubscriptions {
       this.byText = Collections.unmodifiableMap(new LinkedHashMap<>(byText));
       int u = -1;
       for (Sub s : byText.values()) {
-        if (s.noLocal || s.subscriptionId != 0 || (u != -1 && u != s.granted)) {
+        if (s.noLocal
+            || s.subscriptionId != 0
+            || s.retainAsPublished
+            || (u != -1 && u != s.granted)) {
           u = -1;
           break;
         }
         u = s.granted;
       }
-      this.uniform = u >= 0 ? new Match(u, Match.NO_IDS) : null;
+      this.uniform = u >= 0 ? new Match(u, Match.NO_IDS, false) : null;
     }
 
     /**
@@ -97,18 +109,20 @@ final class MqttSubscriptions {
       }
       int best = -1;
       int[] ids = Match.NO_IDS;
+      boolean keepRetain = false;
       for (Sub s : byText.values()) {
-        if ((s.granted > best || s.subscriptionId != 0)
+        if ((s.granted > best || s.subscriptionId != 0 || (s.retainAsPublished && !keepRetain))
             && !(own && s.noLocal)
             && s.predicate.matches(m)) {
           best = Math.max(best, s.granted);
+          keepRetain |= s.retainAsPublished;
           if (s.subscriptionId != 0 && !contains(ids, s.subscriptionId)) {
             ids = Arrays.copyOf(ids, ids.length + 1);
             ids[ids.length - 1] = s.subscriptionId;
           }
         }
       }
-      return best < 0 ? Match.NONE : new Match(best, ids);
+      return best < 0 ? Match.NONE : new Match(best, ids, keepRetain);
     }
 
     private static boolean contains(int[] a, int v) {
@@ -121,8 +135,21 @@ final class MqttSubscriptions {
     }
   }
 
-  /** A topic filter of a SUBSCRIBE as asked. */
-  record Asked(String text, int qos, boolean noLocal, int subscriptionId) {}
+  /**
+   * A topic filter of a SUBSCRIBE as asked, with its Retain Handling (0: send the retained messages
+   * it matches; 1: only if the subscription is new; 2: none) and Retain As Published.
+   */
+  record Asked(
+      String text,
+      int qos,
+      boolean noLocal,
+      int subscriptionId,
+      int retainHandling,
+      boolean retainAsPublished) {
+    Asked(String text, int qos, boolean noLocal, int subscriptionId) {
+      this(text, qos, noLocal, subscriptionId, 0, false);
+    }
+  }
 
   /** A SUBSCRIBE ({@code asked}) or an UNSUBSCRIBE ({@code removed}), and a code per filter. */
   private static final class Op {
@@ -144,6 +171,7 @@ final class MqttSubscriptions {
   private final boolean v5;
   private final PredicateChanges predicates;
   private final MqttMetrics.Protocol counters;
+  private final MqttRetainedStore retained;
   private final ArrayDeque<Op> waiting = new ArrayDeque<>();
   private boolean changing;
 
@@ -152,7 +180,9 @@ final class MqttSubscriptions {
       Channel channel,
       boolean v5,
       PredicateChanges predicates,
-      MqttMetrics.Protocol counters) {
+      MqttMetrics.Protocol counters,
+      MqttRetainedStore retained) {
+    this.retained = retained;
     this.host = host;
     this.channel = channel;
     this.v5 = v5;
@@ -203,7 +233,7 @@ final class MqttSubscriptions {
           return Predicate.or(all);
         },
         channel::isActive,
-        refused -> done(ops, made[0], refused));
+        refused -> done(ops, base, made[0], refused));
   }
 
   /**
@@ -235,7 +265,9 @@ final class MqttSubscriptions {
         }
         if (op.codes[i] == 0) {
           int granted = Math.min(a.qos, 1); // QoS 2 deliveries are not offered yet
-          next.put(a.text, new Sub(a.text, p, granted, a.noLocal, a.subscriptionId));
+          next.put(
+              a.text,
+              new Sub(a.text, p, granted, a.noLocal, a.subscriptionId, a.retainAsPublished));
           op.codes[i] = granted;
         }
       }
@@ -244,7 +276,7 @@ final class MqttSubscriptions {
   }
 
   /** On the loop: the change is made (or refused); every packet of it is answered, in order. */
-  private void done(List<Op> ops, Set made, ProtocolException refused) {
+  private void done(List<Op> ops, Set base, Set made, ProtocolException refused) {
     if (refused == null) {
       host.subscriptions = made;
     }
@@ -260,8 +292,41 @@ final class MqttSubscriptions {
       channel.write(op.asked != null ? subAck(op) : unsubAck(op), channel.voidPromise());
     }
     channel.flush();
+    if (refused == null) {
+      sendRetained(ops, base, made);
+    }
     changing = false;
     next();
+  }
+
+  /**
+   * After the SUBACKs: the retained messages each filter granted matches, as its Retain Handling
+   * asks (MQTT-3.3.1-9, -10, -11; a 3.1.1 subscription always gets them, MQTT-3.3.1-6 of 3.1.1),
+   * within the session's subscribe permission; none for a shared subscription (MQTT 5 §4.8.2).
+   */
+  private void sendRetained(List<Op> ops, Set base, Set made) {
+    long now = System.currentTimeMillis();
+    for (Op op : ops) {
+      if (op.asked == null) {
+        continue;
+      }
+      for (int i = 0; i < op.codes.length; i++) {
+        Asked a = op.asked.get(i);
+        Sub s = made.byText.get(a.text);
+        if (op.codes[i] >= 0x80
+            || s == null
+            || a.retainHandling == 2
+            || (a.retainHandling == 1 && base.byText.containsKey(a.text))
+            || a.text.startsWith("$share/")) {
+          continue;
+        }
+        List<Message> matching = new ArrayList<>();
+        retained.forEachMatching(s.predicate, host.permissions.subscribe(), now, matching::add);
+        if (!matching.isEmpty()) {
+          host.deliverRetained(matching, s);
+        }
+      }
+    }
   }
 
   private static String reason(int code) {

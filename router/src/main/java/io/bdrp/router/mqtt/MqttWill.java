@@ -37,9 +37,16 @@ final class MqttWill {
   private final MqttProperties properties;
   private final byte[] payload;
   private final long delaySeconds;
+  private final boolean retain;
 
   private MqttWill(
-      String topic, int qos, MqttProperties properties, byte[] payload, long delaySeconds) {
+      String topic,
+      int qos,
+      MqttProperties properties,
+      byte[] payload,
+      long delaySeconds,
+      boolean retain) {
+    this.retain = retain;
     this.topic = topic;
     this.qos = qos;
     this.properties = properties;
@@ -78,7 +85,8 @@ final class MqttWill {
             c.variableHeader().willQos(),
             props,
             payload == null ? new byte[0] : payload,
-            delay);
+            delay,
+            c.variableHeader().isWillRetain());
     Message m;
     try {
       m = will.message();
@@ -149,7 +157,18 @@ final class MqttWill {
   private void publish(MqttListener listener, MqttMetrics.Protocol counters) {
     boolean sent;
     try {
-      sent = MqttInbound.toDataPlane(listener, message());
+      Message m = message();
+      if (retain) {
+        // A retained will is stored like a retained PUBLISH; if the store is full it still goes
+        // to the subscribers it matches, counted.
+        Message stamped = listener.retained.store.stamp(m, System.currentTimeMillis());
+        if (stamped == null) {
+          counters.wills("retained_full").inc();
+        } else {
+          m = stamped;
+        }
+      }
+      sent = MqttInbound.toDataPlane(listener, m);
     } catch (IllegalArgumentException e) {
       sent = false; // checked at CONNECT; its expiry cannot make it unmappable
     }
