@@ -181,4 +181,60 @@ class MqttFrontEndTest {
       assertEquals("another's", c.next().payload());
     }
   }
+
+  /**
+   * The {@code bdrp.filter} user property of a SUBSCRIBE is ANDed to each of its topic filters, to
+   * a {@code ?} content filter too; one that does not parse refuses the filters (0x8F).
+   */
+  @Test
+  void aSubscribeUserPropertyAddsAContentFilterToEachTopicFilter() throws Exception {
+    try (Router r = Router.start(Federation.loneRouter().withMqttListen(ANY));
+        MqttClients.Client sub = new MqttClients.Client(r.mqttAddress(), "sub");
+        MqttClients.Client pub = new MqttClients.Client(r.mqttAddress(), "pub")) {
+      sub.connect(null, null);
+      pub.connect(null, null);
+      org.eclipse.paho.mqttv5.common.packet.MqttProperties bad =
+          new org.eclipse.paho.mqttv5.common.packet.MqttProperties();
+      bad.setUserProperties(
+          java.util.List.of(
+              new org.eclipse.paho.mqttv5.common.packet.UserProperty("bdrp.filter", "x >")));
+      org.eclipse.paho.mqttv5.client.IMqttToken t =
+          sub.paho.subscribe(
+              new org.eclipse.paho.mqttv5.common.MqttSubscription[] {
+                new org.eclipse.paho.mqttv5.common.MqttSubscription("a/#", 1)
+              },
+              null,
+              null,
+              bad);
+      t.waitForCompletion(10_000);
+      assertArrayEquals(new int[] {0x8F}, t.getReasonCodes(), "Topic Filter invalid");
+      org.eclipse.paho.mqttv5.common.packet.MqttProperties good =
+          new org.eclipse.paho.mqttv5.common.packet.MqttProperties();
+      good.setUserProperties(
+          java.util.List.of(
+              new org.eclipse.paho.mqttv5.common.packet.UserProperty(
+                  "bdrp.filter", "mqtt.user.site = \"a\"")));
+      t =
+          sub.paho.subscribe(
+              new org.eclipse.paho.mqttv5.common.MqttSubscription[] {
+                new org.eclipse.paho.mqttv5.common.MqttSubscription("a/#", 1),
+                new org.eclipse.paho.mqttv5.common.MqttSubscription(
+                    "b/+/x?mqtt.user.v > 1 || mqtt.user.v < -1", 1)
+              },
+              null,
+              null,
+              good);
+      t.waitForCompletion(10_000);
+      assertArrayEquals(new int[] {1, 1}, t.getReasonCodes());
+      pub.publish("a/x", "no: site b", 1, "site", "b");
+      pub.publish("b/k/x", "no: v 2, site b", 1, "site", "b", "v", "2");
+      pub.publish("b/k/x", "no: v 0, site a", 1, "site", "a", "v", "0");
+      pub.publish("a/y/z", "yes 1", 1, "site", "a");
+      pub.publish("b/k/x", "yes 2", 1, "site", "a", "v", "-5");
+      assertEquals("yes 1", sub.next().payload());
+      assertEquals("yes 2", sub.next().payload());
+      pub.publish("a/end", "end", 1, "site", "a");
+      assertEquals("end", sub.next().payload(), "nothing else came");
+    }
+  }
 }

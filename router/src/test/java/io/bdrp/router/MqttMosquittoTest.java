@@ -162,4 +162,57 @@ class MqttMosquittoTest {
       assertEquals("plant/a/line one\nplant/b/line/3/speed two\n", run(sub));
     }
   }
+
+  /**
+   * A content filter in the SUBSCRIBE's {@code bdrp.filter} user property, for a topic filter that
+   * ends in {@code #} (which mosquitto_sub allows nothing after).
+   */
+  @Test
+  void aContentFilterRidesInASubscribeUserProperty() throws Exception {
+    assumeTrue(
+        installed("mosquitto_sub") && installed("mosquitto_pub"),
+        "mosquitto_sub and mosquitto_pub are not installed (Debian: mosquitto-clients)");
+    try (Federation f =
+        new Federation(
+                Bundled.load("routers-4"),
+                RouterConfig.LinkTransport.TCP,
+                null,
+                c -> c.withMqttListen(ANY))
+            .awaitRoutes()) {
+      Process sub =
+          subscriber(
+              f,
+              1,
+              "-V",
+              "5",
+              "-C",
+              "1",
+              "-F",
+              "%t %p",
+              "-t",
+              "alarms/#",
+              "-D",
+              "subscribe",
+              "user-property",
+              "bdrp.filter",
+              "mqtt.user.level >= 3");
+      for (String level : new String[] {"1", "2", "4"}) {
+        publish(
+            f,
+            3,
+            "-V",
+            "5",
+            "-t",
+            "alarms/hall/" + level,
+            "-m",
+            "level " + level,
+            "-D",
+            "publish",
+            "user-property",
+            "level",
+            level);
+      }
+      assertEquals("alarms/hall/4 level 4\n", run(sub));
+    }
+  }
 }

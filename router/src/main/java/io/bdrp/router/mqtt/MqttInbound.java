@@ -48,6 +48,13 @@ final class MqttInbound {
   private static final int PACKET_ID_NOT_FOUND = 0x92;
   private static final int QUOTA_EXCEEDED = 0x97;
 
+  /**
+   * The name of a SUBSCRIBE's user property that carries a content filter for each of its topic
+   * filters (MQTT 5), for clients that cannot write {@code filter?predicate} (a topic filter ending
+   * in {@code #} cannot be followed by anything in clients that check filters).
+   */
+  static final String FILTER_PROPERTY = "bdrp.filter";
+
   /** The largest Subscription Identifier: the largest Variable Byte Integer (MQTT 5 §1.5.5). */
   static final int MAX_SUBSCRIPTION_ID = 268_435_455;
 
@@ -249,6 +256,7 @@ final class MqttInbound {
         }
       }
     }
+    List<String> content = v5 && props != null ? contentFilters(props) : List.of();
     List<MqttTopicSubscription> ts = s.payload().topicSubscriptions();
     if (ts.isEmpty()) {
       throw new MqttFault(MqttFault.PROTOCOL_ERROR, "a SUBSCRIBE without a topic filter");
@@ -262,9 +270,28 @@ final class MqttInbound {
               v5 && t.option().isNoLocal(),
               subscriptionId,
               v5 ? t.option().retainHandling().value() : 0,
-              v5 && t.option().isRetainAsPublished()));
+              v5 && t.option().isRetainAsPublished(),
+              content));
     }
     subscriptions.subscribe(s.variableHeader().messageId(), asked);
+  }
+
+  /**
+   * The values of a SUBSCRIBE's {@value #FILTER_PROPERTY} user properties, in order: each a
+   * predicate ANDed to every topic filter of the SUBSCRIBE, parsed with it on the control thread,
+   * where one that does not parse refuses the filter (0x8F).
+   */
+  private static List<String> contentFilters(MqttProperties props) {
+    List<String> out = List.of();
+    for (MqttProperties.MqttProperty<?> u : props.getProperties(MqttProperties.USER_PROPERTY)) {
+      if (u instanceof MqttProperties.UserProperty up && FILTER_PROPERTY.equals(up.value().key)) {
+        if (out.isEmpty()) {
+          out = new ArrayList<>(1);
+        }
+        out.add(up.value().value);
+      }
+    }
+    return out;
   }
 
   /** An UNSUBSCRIBE, checked, to {@code subscriptions}. */

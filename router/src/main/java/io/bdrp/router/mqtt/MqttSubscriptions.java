@@ -145,9 +145,41 @@ final class MqttSubscriptions {
       boolean noLocal,
       int subscriptionId,
       int retainHandling,
-      boolean retainAsPublished) {
+      boolean retainAsPublished,
+      List<String> content) {
     Asked(String text, int qos, boolean noLocal, int subscriptionId) {
-      this(text, qos, noLocal, subscriptionId, 0, false);
+      this(text, qos, noLocal, subscriptionId, 0, false, List.of());
+    }
+
+    /**
+     * The subscription to parse (on the control thread): the text as written, with each of {@code
+     * content} (the SUBSCRIBE's {@value MqttInbound#FILTER_PROPERTY} user properties) ANDed to its
+     * content filter.
+     *
+     * @throws IllegalArgumentException if one of {@code content} is not a predicate
+     */
+    String subscription() {
+      if (content.isEmpty()) {
+        return text;
+      }
+      StringBuilder b = new StringBuilder();
+      int q = text.indexOf('?');
+      if (q < 0) {
+        b.append(text).append('?');
+      } else {
+        b.append(text, 0, q).append("?(").append(text, q + 1, text.length()).append(") && ");
+      }
+      for (int i = 0; i < content.size(); i++) {
+        Predicate p;
+        try {
+          p = Predicate.parse(content.get(i));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(
+              "the " + MqttInbound.FILTER_PROPERTY + " user property: " + e.getMessage(), e);
+        }
+        b.append(i > 0 ? " && (" : "(").append(p).append(')');
+      }
+      return b.toString();
     }
   }
 
@@ -256,7 +288,7 @@ final class MqttSubscriptions {
           op.codes[i] = SHARED_NOT_SUPPORTED;
         } else {
           try {
-            p = MqttSubscription.parse(a.text).predicate();
+            p = MqttSubscription.parse(a.subscription()).predicate();
             // Refused if nothing of it is within the user's subscribe permission.
             op.codes[i] = host.permissions.restrict(p).isEmpty() ? NOT_AUTHORIZED : 0;
           } catch (IllegalArgumentException e) {
