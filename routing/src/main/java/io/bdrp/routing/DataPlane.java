@@ -51,9 +51,11 @@ import java.util.function.LongSupplier;
  *       one way and not yet the other: a restarted router's hold-down, or a route being
  *       re-established by a sequence-number request; it is counted.)
  *   <li><b>A broadcast off its source's tree</b> ({@link Drop#NOT_ON_TREE}): a broadcast is taken
- *       only from the next hop towards its source. This check exists for loop freedom and also
- *       limits a neighbour to forging broadcasts of the sources whose tree reaches this router
- *       through it, which that neighbour can disrupt anyway by dropping their copies.
+ *       only from the next hop towards its source (and, for a short grace after that next hop
+ *       changed, from the former one, which sends until it learns of the change: see "Broadcast
+ *       trees while routes change" in {@link DistanceVector}). This check exists for loop freedom
+ *       and also limits a neighbour to forging broadcasts of the sources whose tree reaches this
+ *       router through it, which that neighbour can disrupt anyway by dropping their copies.
  * </ul>
  *
  * <p><b>No plausibility check on the neighbour a copy of D comes from.</b> A check of the form "a

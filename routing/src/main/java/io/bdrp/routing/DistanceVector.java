@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -97,6 +98,21 @@ import java.util.TreeMap;
  * becomes unreachable is advertised as a retraction (INFINITY with its last seq) for {@code
  * routeExpiryMs}, then no longer mentioned. A route not refreshed for {@code routeExpiryMs}
  * expires.
+ *
+ * <h2>Broadcast trees while routes change</h2>
+ *
+ * A router sends a broadcast from source d to its children for d: the neighbours whose latest route
+ * to d says {@code viaReceiver}. When neighbour n changes its next hop for d from p to q, it takes
+ * broadcasts from q at once, but q learns that it is n's parent only from n's next update (paced:
+ * up to {@code updatePacingMs} later, plus the link), and p stops sending to n when it learns the
+ * same. Without more, the broadcasts of that window reach neither n nor the routers below it, and
+ * nothing counts them. So the change is made before it is broken: n still takes d's broadcasts from
+ * p for {@code updatePacingMs + 2 * helloIntervalMs} after the change ({@link #formerParents}), and
+ * p, once it hears that n no longer goes through it, still sends them to n for a hello interval
+ * ({@link #children}); q starts as soon as it hears. Copies that come twice meanwhile are the
+ * receiver's duplicates ({@link DataPlane.Drop#DUPLICATE}), not deliveries. A router that had no
+ * route to d before has no former parent: its new parent starts with the update, and broadcasts of
+ * that one window still miss it (its route was just learned).
  *
  * <h2>Sequence-number requests</h2>
  *
@@ -250,6 +266,13 @@ public final class DistanceVector {
 
   /** Retraction and request timers of the destinations that have one running. */
   private HashMap<Integer, Timers> timers = new HashMap<>();
+
+  // Make-before-break of the broadcast trees (see "Broadcast trees while routes change"), only for
+  // the destinations and entries in transition: by destination, {slot of the former next hop,
+  // until}; by entry (destination * slots + slot), until when a neighbour that stopped choosing
+  // this router is still sent broadcasts.
+  private final HashMap<Integer, long[]> formerParent = new HashMap<>();
+  private final HashMap<Integer, Long> formerChild = new HashMap<>();
 
   private int timersPeak;
 
@@ -656,6 +679,11 @@ public final class DistanceVector {
       if (via != r.viaReceiver()) {
         changed = true; // the children of d
         eFlags[e] = (byte) (r.viaReceiver() ? PRESENT | VIA : PRESENT);
+        if (via) {
+          formerChild.put(e, now + childGraceMs()); // make before break: still sent to a while
+        } else {
+          formerChild.remove(e);
+        }
       }
       eEpoch[e] = r.epoch();
       eSeqno[e] = r.seqno();
@@ -843,6 +871,7 @@ public final class DistanceVector {
         }
         if (expired(e, now)) {
           changed |= (eFlags[e] & VIA) != 0;
+          changed |= formerChild.remove(e) != null;
           eFlags[e] = 0;
           removed = true;
         } else {
@@ -879,6 +908,9 @@ public final class DistanceVector {
         forgetDestination(d);
       }
     }
+    // The ends of the make-before-break graces: the trees built from now on leave them out.
+    changed |= formerParent.values().removeIf(g -> now >= g[1]);
+    changed |= formerChild.values().removeIf(until -> now >= until);
     // Timers that no longer matter: the destination is reachable (or has no FD), is not
     // retracted, and its last request is more than a hello interval old.
     timers
@@ -912,6 +944,7 @@ public final class DistanceVector {
     fdSeqno[d] = 0;
     fdMetric[d] = 0;
     timers.remove(d);
+    formerParent.remove(d);
   }
 
   // ---------------------------------------------------------------- queries
@@ -985,13 +1018,52 @@ public final class DistanceVector {
     int k = 0;
     int base = source * slots;
     for (int s = 0; s < slots; s++) {
-      if ((eFlags[base + s] & (PRESENT | VIA)) == (PRESENT | VIA) && bySlot[s].up) {
+      boolean child =
+          (eFlags[base + s] & (PRESENT | VIA)) == (PRESENT | VIA)
+              || (!formerChild.isEmpty() && formerChild.containsKey(base + s));
+      if (child && bySlot[s] != null && bySlot[s].up) {
         out[k++] = bySlot[s].id;
       }
     }
     out = Arrays.copyOf(out, k);
     Arrays.sort(out);
     return out;
+  }
+
+  /**
+   * The destinations whose next hop changed within the make-before-break grace, each with its
+   * former next hop (still up), as pairs {destination, neighbour}: broadcasts from such a
+   * destination are still taken from the former next hop (see "Broadcast trees while routes
+   * change").
+   */
+  public int[][] formerParents() {
+    int[][] out = new int[formerParent.size()][];
+    int k = 0;
+    for (Map.Entry<Integer, long[]> g : formerParent.entrySet()) {
+      Nbr nbr = bySlot[(int) g.getValue()[0]];
+      if (nbr != null && nbr.up && selSlot[g.getKey()] >= 0) {
+        out[k++] = new int[] {g.getKey(), nbr.id};
+      }
+    }
+    return Arrays.copyOf(out, k);
+  }
+
+  /**
+   * How long a neighbour that stops choosing this router as its next hop for a destination is still
+   * sent its broadcasts: a hello interval, so that its new parent, which hears of the change in the
+   * same update, has started sending before this router stops.
+   */
+  private long childGraceMs() {
+    return config.helloIntervalMs();
+  }
+
+  /**
+   * How long copies of a destination's broadcasts are still taken from the former next hop: until
+   * the update that tells both the former and the new next hop has gone out (paced: at most {@code
+   * updatePacingMs}), crossed the link, and the former one's own grace has ended.
+   */
+  private long parentGraceMs() {
+    return config.updatePacingMs() + 2 * config.helloIntervalMs();
   }
 
   private boolean known(int d) {
@@ -1031,12 +1103,14 @@ public final class DistanceVector {
       int e = d * slots + nbr.slot;
       if ((eFlags[e] & PRESENT) != 0) {
         changed |= (eFlags[e] & VIA) != 0;
+        changed |= formerChild.remove(e) != null;
         eFlags[e] = 0;
         if (d != self) {
           select(d, now);
         }
       }
     }
+    changed |= formerParent.values().removeIf(g -> g[0] == nbr.slot);
     listener.adjacencyDown(nbr.id);
   }
 
@@ -1142,6 +1216,7 @@ public final class DistanceVector {
         return;
       }
       selSlot[d] = -1;
+      formerParent.remove(d);
       set(d, RETRACTING);
       Timers t = timers(d);
       t.retractUntil = now + config.routeExpiryMs();
@@ -1164,6 +1239,14 @@ public final class DistanceVector {
     boolean seqChanged = selEpoch[d] != eEpoch[e] || selSeqno[d] != eSeqno[e];
     if (has(d, ADVERTISED) && compareSeq(eEpoch[e], eSeqno[e], selEpoch[d], selSeqno[d]) > 0) {
       set(d, SEQ_UNSENT);
+    }
+    if (old >= 0 && old != best) {
+      // Make before break: the former next hop still sends this router d's broadcasts until it
+      // hears that it is no longer the parent, and the new one sends none until it hears that it
+      // is; copies from the former one are taken meanwhile.
+      formerParent.put(d, new long[] {old, now + parentGraceMs()});
+    } else if (old < 0) {
+      formerParent.remove(d);
     }
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;

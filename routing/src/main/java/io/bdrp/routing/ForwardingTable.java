@@ -16,10 +16,11 @@ import java.util.Map;
  * and no copy carries a router that another copy carries.
  *
  * <p><b>Broadcast</b> ({@link #broadcast}): a copy that carries no set follows the tree of shortest
- * paths from its source: a router accepts it only from its own next hop towards the source and
- * passes it to its children for that source. With converged routes every router receives it exactly
- * once; while routes change, the acceptance check keeps a copy from looping or being delivered
- * twice.
+ * paths from its source: a router accepts it only from its own next hop towards the source (or, for
+ * a short grace after that next hop changed, from the former one: make before break, see {@link
+ * DistanceVector}) and passes it to its children for that source. With converged routes every
+ * router receives it exactly once; while routes change, the acceptance check and the receivers'
+ * duplicate window keep a copy from looping or being delivered twice.
  */
 public final class ForwardingTable {
   private final int self;
@@ -30,6 +31,10 @@ public final class ForwardingTable {
   private final long[] reachable; // routers with a route, self excluded
   private final int[][] children; // by source router number, null: none
   private final int reachableCount;
+  // Sources whose next hop changed within the make-before-break grace, ascending, and for each
+  // the former next hop, from which broadcasts are still taken (empty in a settled network).
+  private final int[] formerSources;
+  private final int[] formerHops;
 
   private ForwardingTable(
       int self,
@@ -38,8 +43,12 @@ public final class ForwardingTable {
       int[] neighbours,
       long[][] behind,
       long[] reachable,
-      int[][] children) {
+      int[][] children,
+      int[] formerSources,
+      int[] formerHops) {
     this.self = self;
+    this.formerSources = formerSources;
+    this.formerHops = formerHops;
     this.words = words;
     this.nextHop = nextHop;
     this.neighbours = neighbours;
@@ -62,6 +71,15 @@ public final class ForwardingTable {
    * @param children children by source router number (null or empty: none); read up to its length
    */
   public static ForwardingTable of(int self, int maxRouters, int[] nextHop, int[][] children) {
+    return of(self, maxRouters, nextHop, children, new int[0][]);
+  }
+
+  /**
+   * Builds a snapshot in which broadcasts are also taken from a former next hop: {@code
+   * formerParents} holds pairs {source, neighbour} (see {@link DistanceVector#formerParents()}).
+   */
+  public static ForwardingTable of(
+      int self, int maxRouters, int[] nextHop, int[][] children, int[][] formerParents) {
     if (self < 0 || self >= maxRouters) {
       throw new IllegalArgumentException("router " + self + " outside 0.." + (maxRouters - 1));
     }
@@ -127,7 +145,22 @@ public final class ForwardingTable {
         behind[i][r >>> 6] |= 1L << r;
       }
     }
-    return new ForwardingTable(self, words, hops, neighbourOf, behind, reach, kids);
+    int[][] former = formerParents.clone();
+    Arrays.sort(former, (a, b) -> Integer.compare(a[0], b[0]));
+    int[] formerSources = new int[former.length];
+    int[] formerHops = new int[former.length];
+    for (int i = 0; i < former.length; i++) {
+      formerSources[i] = former[i][0];
+      formerHops[i] = former[i][1];
+    }
+    return new ForwardingTable(
+        self, words, hops, neighbourOf, behind, reach, kids, formerSources, formerHops);
+  }
+
+  /** The former next hop towards {@code source} still within its grace, or -1. */
+  public int formerHop(int source) {
+    int i = formerSources.length == 0 ? -1 : Arrays.binarySearch(formerSources, source);
+    return i >= 0 ? formerHops[i] : -1;
   }
 
   /** This router's number. */
@@ -240,7 +273,11 @@ public final class ForwardingTable {
    * next hop of a source without a route is -1, which no neighbour is: dropped as well.
    */
   public void broadcast(int source, int from, int hopLimit, Partition out) {
-    if (source == self ? from != -1 : from < 0 || from != nextHop(source)) {
+    boolean onTree =
+        source == self
+            ? from == -1
+            : from >= 0 && (from == nextHop(source) || from == formerHop(source));
+    if (!onTree) {
       out.reset(false, true);
       out.dropAll(Partition.Drop.NOT_ON_TREE);
       return;

@@ -428,6 +428,6 @@ public final class RoutingNode {
       kids[r] = dv.children(r);
     }
     kids[self] = dv.children(self);
-    return ForwardingTable.of(self, n, hops, kids);
+    return ForwardingTable.of(self, n, hops, kids, dv.formerParents());
   }
 }

@@ -195,6 +195,64 @@ class DistanceVectorTest {
     b.dv.heard(9); // not a neighbour: ignored
   }
 
+  /**
+   * Make before break: after its next hop towards a source changes, a router still takes that
+   * source's broadcasts from the former next hop for a grace (the new one does not know yet that it
+   * is the parent), and a neighbour that stops choosing it is still sent them for a hello interval;
+   * both end with the sweep after their grace.
+   */
+  @Test
+  void broadcastTreesAreMadeBeforeTheyAreBroken() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.addLink(b.face(2), 2);
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, 3, false))));
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(5, 9, 4, INF, true))));
+    assertEquals(1, b.dv.nextHop(3));
+    assertArrayEquals(new int[] {2}, b.dv.children(5));
+    assertEquals(0, b.dv.formerParents().length, "a first route has no former parent");
+
+    b.now = 1_000;
+    // 2 offers a shorter route to 3: the next hop moves from 1 to 2.
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 4, 1, false))));
+    assertEquals(2, b.dv.nextHop(3));
+    ForwardingTable t = ForwardingTable.of(0, 16, hops(b.dv), new int[16][], b.dv.formerParents());
+    Partition p = t.newPartition();
+    t.broadcast(3, 1, 8, p);
+    assertEquals(Partition.Drop.NONE, p.drop(), "still taken from the former next hop");
+    t.broadcast(3, 2, 8, p);
+    assertEquals(Partition.Drop.NONE, p.drop(), "and from the new one");
+    // 2 no longer goes through us to 5: still sent to for a hello interval.
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(5, 9, 4, 4, false))));
+    assertArrayEquals(new int[] {2}, b.dv.children(5), "a former child");
+
+    long version = b.dv.version();
+    b.now = 1_000 + DvNetwork.testConfig(16).updatePacingMs() + 3 * 100 + 1;
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 4, 1, false))));
+    b.dv.tick();
+    assertTrue(b.dv.isUp(1) && b.dv.isUp(2));
+    assertEquals(2, b.dv.nextHop(3));
+    assertTrue(b.dv.version() > version, "the graces' end changes the trees");
+    assertArrayEquals(new int[0], b.dv.children(5));
+    assertEquals(0, b.dv.formerParents().length);
+    t = ForwardingTable.of(0, 16, hops(b.dv), new int[16][], b.dv.formerParents());
+    t.broadcast(3, 1, 8, p);
+    assertEquals(Partition.Drop.NOT_ON_TREE, p.drop(), "the former next hop no longer");
+  }
+
+  private static int[] hops(DistanceVector dv) {
+    int[] h = new int[16];
+    java.util.Arrays.fill(h, -1);
+    for (int r : dv.reachable()) {
+      h[r] = dv.nextHop(r);
+    }
+    return h;
+  }
+
   @Test
   void poisonedReverseSplitHorizonAndSeqnoRequestsForSelf() {
     Bench b = new Bench(0, 5);
