@@ -247,13 +247,30 @@ final class MqttHost extends AttachedHost {
     return false;
   }
 
-  /** Queues {@code d} within the session's bounds, then sends what the window allows. */
+  /**
+   * A kept session's delivery: sent now if nothing waits before it and the client can take it, else
+   * queued within the session's bounds.
+   */
   private boolean enqueue(Delivery d) {
-    if (queue.size() >= limits.mqttQueuedMessages()) {
-      return drop(queueMessages);
-    }
     if (heldBytes + d.bytes > limits.mqttQueuedBytes()) {
       return drop(queueBytes);
+    }
+    if (queue.isEmpty()
+        && channel != null
+        && inFlight.size() < window
+        && channel.isActive()
+        && channel.isWritable()) {
+      if (tooLarge(d.message, d.topic, d.subscriptionIds)) {
+        return drop(tooLarge);
+      }
+      heldBytes += d.bytes;
+      send(d);
+      batches.flushLater(channel);
+      delivered.inc();
+      return true;
+    }
+    if (queue.size() >= limits.mqttQueuedMessages()) {
+      return drop(queueMessages);
     }
     queue.add(d);
     heldBytes += d.bytes;
