@@ -131,6 +131,9 @@ final class MqttHost extends AttachedHost {
 
   int inboundQos2Count;
 
+  /** Whether the session has ended: no longer a host of the router. */
+  boolean ended;
+
   /** The timer that ends the session while its client is away (on the loop), or null. */
   ScheduledFuture<?> expiry;
 

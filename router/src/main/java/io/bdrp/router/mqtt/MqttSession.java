@@ -3,6 +3,7 @@ package io.bdrp.router.mqtt;
 import io.bdrp.router.config.HostLimits;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.hosts.AttachedHost;
 import io.bdrp.router.hosts.SlowConsumerCheck;
 import io.bdrp.router.security.ClientAuth;
 import io.netty.channel.Channel;
@@ -240,10 +241,8 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
     }
     String clientId = c.payload().clientIdentifier();
     MqttConnect.Refusal full = MqttConnect.capacity(listener, permissions);
-    if (full != null
-        && (clientId == null
-            || !(listener.byClientId.containsKey(clientId) || listener.sessions.holds(clientId)))) {
-      refuse(full, v5); // a session of the client identifier makes room for its successor
+    if (full != null && !replaces(clientId, permissions)) {
+      refuse(full, v5);
       return;
     }
     int number = listener.hosts.number();
@@ -325,6 +324,19 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
     if (resume) {
       host.sendAgain();
     }
+  }
+
+  /**
+   * Whether the client identifier has a session of the same user, connected or kept: the new one
+   * takes its place among the limits of clients and of the user's sessions.
+   */
+  private boolean replaces(String clientId, ClientAuth.Permissions permissions) {
+    if (clientId == null || clientId.isEmpty()) {
+      return false;
+    }
+    MqttSession live = listener.byClientId.get(clientId);
+    MqttHost h = live != null ? live.host : listener.sessions.held(clientId);
+    return h != null && java.util.Objects.equals(h.user, AttachedHost.userOf(permissions));
   }
 
   private static int intProperty(MqttProperties p, int id, int dflt) {

@@ -44,9 +44,9 @@ final class MqttSessions {
     return listener.core.config().limits().hosts();
   }
 
-  /** Whether a session of {@code clientId} is kept while its client is away. */
-  boolean holds(String clientId) {
-    return away.containsKey(clientId);
+  /** The session of {@code clientId} kept while its client is away, or null. */
+  MqttHost held(String clientId) {
+    return away.get(clientId);
   }
 
   /** The session of {@code clientId} kept while its client was away, taken out; or null. */
@@ -98,6 +98,7 @@ final class MqttSessions {
    * its queue let go (counted), its delayed will, if any, published now (MQTT-3.1.3-9).
    */
   void end(MqttHost host) {
+    host.ended = true;
     int lost = host.discard();
     if (lost > 0) {
       host.counters.deliveryDropped("session_ended").add(lost);

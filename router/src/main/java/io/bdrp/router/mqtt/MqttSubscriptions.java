@@ -202,7 +202,7 @@ final class MqttSubscriptions {
           }
           return Predicate.or(all);
         },
-        channel::isActive,
+        () -> !host.ended, // a kept session takes the change though its connection ended
         refused -> done(ops, made[0], refused));
   }
 
