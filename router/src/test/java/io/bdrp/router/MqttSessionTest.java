@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.encoding.Predicate;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.security.ClientAuth;
 import io.bdrp.topologies.Bundled;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -14,6 +16,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -215,6 +218,94 @@ class MqttSessionTest {
         }
         pub.publish("q/after", "after", 1);
         assertEquals("after", sub.next().payload(), "the two beyond the bound were dropped");
+      }
+    }
+  }
+
+  /** Connects {@code c} as {@code user} with {@code token}, Clean Start 0, kept an hour. */
+  private static IMqttToken connectAs(MqttClients.Client c, String user, String token)
+      throws Exception {
+    MqttConnectionOptions o = new MqttConnectionOptions();
+    o.setCleanStart(false);
+    o.setSessionExpiryInterval(3600L);
+    o.setAutomaticReconnect(false);
+    o.setUserName(user);
+    o.setPassword(token.getBytes(StandardCharsets.UTF_8));
+    IMqttToken t = c.paho.connect(o);
+    t.waitForCompletion(10_000);
+    return t;
+  }
+
+  @Test
+  void queuedDeliveriesStayWithinTheSubscribePermissionAndAnotherUserDiscardsTheSession()
+      throws Exception {
+    String watcher = ClientAuth.newToken();
+    String other = ClientAuth.newToken();
+    String ops = ClientAuth.newToken();
+    ClientAuth auth =
+        new ClientAuth(
+            List.of(
+                ClientAuth.user(
+                    "watcher",
+                    ClientAuth.hashLine(watcher),
+                    new ClientAuth.Permissions(
+                        "watcher", Predicate.parse("mqtt.level.1 = \"public\""), null)),
+                ClientAuth.user(
+                    "other",
+                    ClientAuth.hashLine(other),
+                    new ClientAuth.Permissions("other", null, null)),
+                ClientAuth.user(
+                    "ops",
+                    ClientAuth.hashLine(ops),
+                    new ClientAuth.Permissions("ops", null, null))),
+            null);
+    try (Router r = Router.start(lone(1000).withClientAuth(auth));
+        MqttClients.Client pub = new MqttClients.Client(r.mqttAddress(), "pub")) {
+      pub.connect("ops", ops);
+      try (MqttClients.Client sub = new MqttClients.Client(r.mqttAddress(), "watch")) {
+        connectAs(sub, "watcher", watcher);
+        assertEquals(1, sub.subscribe("feed/#", 1)[0], "granted: part of it is permitted");
+        sub.paho.disconnect().waitForCompletion(10_000);
+      }
+      Federation.await("the session kept", () -> sessions(r, "kept") == 1);
+      pub.publish("feed/secret/1", "secret", 1);
+      pub.publish("feed/public/1", "public", 1);
+      Federation.await("one delivery queued", () -> queued(r, "mqtt5") == 1);
+      try (MqttClients.Client sub = new MqttClients.Client(r.mqttAddress(), "watch")) {
+        assertTrue(connectAs(sub, "watcher", watcher).getSessionPresent());
+        assertEquals("public", sub.next().payload(), "only what the permission lets through");
+        sub.paho.disconnect().waitForCompletion(10_000);
+      }
+      Federation.await("the session kept again", () -> sessions(r, "kept") == 2);
+      try (MqttClients.Client sub = new MqttClients.Client(r.mqttAddress(), "watch")) {
+        assertFalse(
+            connectAs(sub, "other", other).getSessionPresent(),
+            "another user's CONNECT does not take the session up");
+        assertEquals(1, sessions(r, "discarded"));
+      }
+    }
+  }
+
+  @Test
+  void beyondTheAbsentSessionsLimitASessionEndsWithItsConnection() throws Exception {
+    RouterConfig c = Federation.loneRouter().withMqttListen(ANY);
+    RouterLimits l = c.limits();
+    try (Router r =
+        Router.start(
+            c.withLimits(l.withHosts(l.hosts().withMqttSessions(3600, 1000, 1 << 20, 1))))) {
+      try (MqttClients.Client a = new MqttClients.Client(r.mqttAddress(), "a");
+          MqttClients.Client b = new MqttClients.Client(r.mqttAddress(), "b")) {
+        connect(a, false, 3600);
+        connect(b, false, 3600);
+        a.paho.disconnect().waitForCompletion(10_000);
+        Federation.await("a kept", () -> sessions(r, "kept") == 1);
+        b.paho.disconnect().waitForCompletion(10_000);
+        Federation.await("b not kept", () -> sessions(r, "limit") == 1);
+      }
+      try (MqttClients.Client a = new MqttClients.Client(r.mqttAddress(), "a");
+          MqttClients.Client b = new MqttClients.Client(r.mqttAddress(), "b")) {
+        assertTrue(connect(a, false, 3600).getSessionPresent(), "a was kept");
+        assertFalse(connect(b, false, 3600).getSessionPresent(), "b ended with its connection");
       }
     }
   }
