@@ -42,11 +42,13 @@ import java.util.LinkedHashMap;
  * dropped (counted, {@code absent_qos0}); while it is connected, deliveries beyond the window or
  * above the high water mark are queued too. The queue holds at most {@link
  * HostLimits#mqttQueuedMessages()} deliveries, and the queue and the deliveries in flight together
- * at most {@link HostLimits#mqttQueuedBytes()} bytes (each message counted as its bdrp encoding);
- * beyond, a delivery is dropped and counted ({@code queue_messages}, {@code queue_bytes}). When its
- * client comes back ({@link #resume}), the deliveries in flight are sent again first, in the order
- * they were first sent: a PUBLISH not acknowledged with DUP set (MQTT-4.4.0-1), a PUBREL for a QoS
- * 2 delivery whose PUBREC came; then the queue, in order, within the window.
+ * at most {@link HostLimits#mqttQueuedBytes()} bytes (each message counted as its bdrp encoding;
+ * one larger delivery is taken when the session holds nothing else, so that any message that fits a
+ * frame can reach it); beyond, a delivery is dropped and counted ({@code queue_messages}, {@code
+ * queue_bytes}). When its client comes back ({@link #resume}), the deliveries in flight are sent
+ * again first, in the order they were first sent: a PUBLISH not acknowledged with DUP set
+ * (MQTT-4.4.0-1), a PUBREL for a QoS 2 delivery whose PUBREC came; then the queue, in order, within
+ * the window.
  *
  * <p>A session that is not kept has no queue: a delivery beyond the window, or to a session above
  * its high water mark, is dropped and counted.
@@ -255,8 +257,8 @@ final class MqttHost extends AttachedHost {
    * queued within the session's bounds.
    */
   private boolean enqueue(Delivery d) {
-    if (heldBytes + d.bytes > limits.mqttQueuedBytes()) {
-      return drop(queueBytes);
+    if (heldBytes > 0 && heldBytes + d.bytes > limits.mqttQueuedBytes()) {
+      return drop(queueBytes); // one delivery larger than the bound is taken when nothing is held
     }
     if (queue.isEmpty()
         && channel != null
