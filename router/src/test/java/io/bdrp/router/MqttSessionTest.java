@@ -533,6 +533,50 @@ class MqttSessionTest {
     }
   }
 
+  /** An MQTT 5 QoS 2 PUBLISH of {@code payload} to {@code topic}, packet {@code id}. */
+  static byte[] publish2(String topic, int id, String payload, boolean dup) {
+    ByteArrayOutputStream v = new ByteArrayOutputStream();
+    byte[] t = topic.getBytes(StandardCharsets.UTF_8);
+    v.write(t.length >> 8);
+    v.write(t.length);
+    v.writeBytes(t);
+    v.writeBytes(new byte[] {(byte) (id >> 8), (byte) id, 0});
+    v.writeBytes(payload.getBytes(StandardCharsets.UTF_8));
+    return MqttBadInputTest.packet(dup ? 0x3C : 0x34, v.toByteArray());
+  }
+
+  @Test
+  void theClientsQos2IdentifiersAwaitingPubrelSurviveAReconnection() throws Exception {
+    try (Router r = Router.start(lone(1000));
+        MqttClients.Client sub = new MqttClients.Client(r.mqttAddress(), "sub")) {
+      sub.connect(null, null);
+      sub.subscribe("in/#", 1);
+      try (Raw pub = new Raw(r, connect5("sender", true, 3600, 0))) {
+        pub.out.write(publish2("in/once", 5, "once", false));
+        MqttBadInputTest.Packet rec = pub.read();
+        assertEquals(0x50, rec.first(), "PUBREC");
+        assertEquals(5, idAndReason(rec)[0]);
+        // Gone before its PUBREL.
+      }
+      assertEquals("once", sub.next().payload());
+      Federation.await("the session kept", () -> sessions(r, "kept") == 1);
+      try (Raw pub = new Raw(r, connect5("sender", false, 3600, 0))) {
+        assertTrue(pub.present);
+        pub.out.write(publish2("in/once", 5, "once", true)); // sent again, DUP
+        MqttBadInputTest.Packet rec = pub.read();
+        assertEquals(0x50, rec.first(), "PUBREC, and not forwarded again");
+        assertEquals(0, idAndReason(rec)[1]);
+        pub.out.write(reply(0x62, 5, 0)); // PUBREL
+        MqttBadInputTest.Packet comp = pub.read();
+        assertEquals(0x70, comp.first(), "PUBCOMP");
+        assertEquals(0, idAndReason(comp)[1], "the identifier was held (not 0x92)");
+        pub.out.write(publish2("in/next", 6, "next", false));
+        assertEquals(0x50, pub.read().first());
+        assertEquals("next", sub.next().payload(), "the first came once");
+      }
+    }
+  }
+
   @Test
   void aDisconnectMayChangeTheSessionExpiryButNotFromZero() throws Exception {
     try (Router r = Router.start(lone(1000))) {
