@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Will messages (MQTT 3.1.1 §3.1.2.5, MQTT 5 §3.1.3.2): published through the data plane when a
  * connection ends without a DISCONNECT, or with an MQTT 5 DISCONNECT 0x04; not when it ends with a
- * DISCONNECT; after the Will Delay Interval, and not at all if the client reconnects within it.
+ * DISCONNECT; after the earlier of the Will Delay Interval and the session's end (MQTT-3.1.3-9),
+ * and not at all if the client resumes its session within it.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MqttWillTest {
@@ -68,11 +69,38 @@ class MqttWillTest {
    * seconds (0: none).
    */
   private static byte[] connect(boolean v5, String id, String topic, String payload, int delay) {
+    return connect(v5, true, 0, id, topic, payload, delay);
+  }
+
+  /**
+   * As {@link #connect(boolean, String, String, String, int)}, with Clean Start {@code cleanStart}
+   * and, in MQTT 5, a Session Expiry Interval of {@code expiry} seconds (0: none).
+   */
+  private static byte[] connect(
+      boolean v5,
+      boolean cleanStart,
+      int expiry,
+      String id,
+      String topic,
+      String payload,
+      int delay) {
     ByteArrayOutputStream v = new ByteArrayOutputStream();
-    v.writeBytes(new byte[] {0, 4, 'M', 'Q', 'T', 'T', (byte) (v5 ? 5 : 4), 0x02 | 0x04 | 0x08});
+    v.writeBytes(
+        new byte[] {
+          0,
+          4,
+          'M',
+          'Q',
+          'T',
+          'T',
+          (byte) (v5 ? 5 : 4),
+          (byte) ((cleanStart ? 0x02 : 0) | 0x04 | 0x08)
+        });
     v.write(0);
     v.write(60); // keep-alive
-    if (v5) {
+    if (v5 && expiry > 0) {
+      v.writeBytes(new byte[] {5, 0x11, 0, 0, (byte) (expiry >> 8), (byte) expiry});
+    } else if (v5) {
       v.write(0); // no CONNECT properties
     }
     string(v, id);
@@ -160,7 +188,7 @@ class MqttWillTest {
 
   @Test
   void aWillWithADelayIsPublishedAfterIt() throws Exception {
-    Socket s = session(connect(true, "late", "will/late", "late", 1));
+    Socket s = session(connect(true, true, 3600, "late", "will/late", "late", 1));
     long closed = System.nanoTime();
     s.close();
     assertEquals("late", sub.next().payload());
@@ -169,9 +197,30 @@ class MqttWillTest {
   }
 
   @Test
+  void aWillWithADelayIsPublishedWhenTheSessionEndsFirst() throws Exception {
+    // Session Expiry Interval 0: the session ends with the connection, and the will goes at once.
+    session(connect(true, "now", "will/now", "at once", 3600)).close();
+    assertEquals("at once", sub.next().payload());
+    // A session kept 1 s, a will delayed an hour: published when the session expires.
+    Socket s = session(connect(true, true, 1, "soon", "will/soon", "at expiry", 3600));
+    long closed = System.nanoTime();
+    s.close();
+    assertEquals("at expiry", sub.next().payload());
+    long waitedMs = (System.nanoTime() - closed) / 1_000_000;
+    assertTrue(waitedMs >= 1000, "published when the session expired, not " + waitedMs);
+    // A kept session discarded by a Clean Start 1: its will goes then.
+    session(connect(true, true, 3600, "gone", "will/gone", "discarded", 3600)).close();
+    try (Socket again = session(connect(true, "gone", "will/other", "x", 0))) {
+      assertEquals("discarded", sub.next().payload());
+      disconnect(again, new byte[] {(byte) 0xE0, 0});
+    }
+    assertEquals(3, wills("mqtt5", "published"));
+  }
+
+  @Test
   void aWillWithADelayIsCancelledWhenTheClientReconnectsWithinIt() throws Exception {
-    session(connect(true, "back", "will/back", "never", 3600)).close();
-    try (Socket again = session(connect(true, "back", "will/other", "x", 0))) {
+    session(connect(true, true, 3600, "back", "will/back", "never", 3600)).close();
+    try (Socket again = session(connect(true, false, 3600, "back", "will/other", "x", 0))) {
       // Its PINGRESP comes after the router has seen both connections' ends and starts.
       again.getOutputStream().write(new byte[] {(byte) 0xC0, 0});
       MqttBadInputTest.Packet p =

@@ -22,13 +22,61 @@ package io.bdrp.router.config;
  * @param keepAliveMs a client session that sends nothing for this long is sent a PING; if it still
  *     sends nothing (not even the PONG) for as long again, it is closed ({@code TIMEOUT}), so that
  *     silent sessions cannot hold {@code maxClients} for good
+ * @param mqttSessionExpiryMaxSeconds longest an MQTT session is kept after its connection ends: an
+ *     MQTT 5 Session Expiry Interval above it is cut to it (the CONNACK says so), and an MQTT 3.1.1
+ *     session without a clean session is kept this long; 0 keeps none
+ * @param mqttQueuedMessages QoS 1 and 2 deliveries one kept MQTT session may hold queued (while its
+ *     client is away, or beyond its receive maximum); more are dropped and counted
+ * @param mqttQueuedBytes bytes of messages one kept MQTT session may hold, queued and in flight
+ *     together (each counted as its bdrp encoding); more are dropped and counted
+ * @param mqttAbsentSessions MQTT sessions the router keeps whose client is away; a connection that
+ *     ends beyond it ends its session too (counted)
  */
 public record HostLimits(
     int maxFiltersPerHost,
     int maxFiltersPerUser,
     int predicateChangesPerSecond,
     int maxSessionsPerUser,
-    int keepAliveMs) {
+    int keepAliveMs,
+    int mqttSessionExpiryMaxSeconds,
+    int mqttQueuedMessages,
+    int mqttQueuedBytes,
+    int mqttAbsentSessions) {
   /** The defaults. */
-  public static final HostLimits DEFAULT = new HostLimits(4096, 16_384, 10, 1000, 60_000);
+  public static final HostLimits DEFAULT =
+      new HostLimits(4096, 16_384, 10, 1000, 60_000, 86_400, 1000, 1 << 20, 1000);
+
+  /** These limits, with the MQTT sessions' limits at their defaults. */
+  public HostLimits(
+      int maxFiltersPerHost,
+      int maxFiltersPerUser,
+      int predicateChangesPerSecond,
+      int maxSessionsPerUser,
+      int keepAliveMs) {
+    this(
+        maxFiltersPerHost,
+        maxFiltersPerUser,
+        predicateChangesPerSecond,
+        maxSessionsPerUser,
+        keepAliveMs,
+        86_400,
+        1000,
+        1 << 20,
+        1000);
+  }
+
+  /** These limits with the MQTT sessions' limits in place of theirs. */
+  public HostLimits withMqttSessions(
+      int expiryMaxSeconds, int queuedMessages, int queuedBytes, int absentSessions) {
+    return new HostLimits(
+        maxFiltersPerHost,
+        maxFiltersPerUser,
+        predicateChangesPerSecond,
+        maxSessionsPerUser,
+        keepAliveMs,
+        expiryMaxSeconds,
+        queuedMessages,
+        queuedBytes,
+        absentSessions);
+  }
 }

@@ -354,7 +354,26 @@ final class RouterConfigCheck {
                 h.maxSessionsPerUser(),
                 1,
                 1 << 24),
-            integer(l.keepAliveMs(), "limits.keepAliveMs", h.keepAliveMs(), 100, max));
+            integer(l.keepAliveMs(), "limits.keepAliveMs", h.keepAliveMs(), 100, max),
+            integer(
+                l.mqttSessionExpiryMaxSeconds(),
+                "limits.mqttSessionExpiryMaxSeconds",
+                h.mqttSessionExpiryMaxSeconds(),
+                0,
+                max),
+            integer(
+                l.mqttQueuedMessages(),
+                "limits.mqttQueuedMessages",
+                h.mqttQueuedMessages(),
+                0,
+                1 << 24),
+            integer(l.mqttQueuedBytes(), "limits.mqttQueuedBytes", h.mqttQueuedBytes(), 0, max),
+            integer(
+                l.mqttAbsentSessions(),
+                "limits.mqttAbsentSessions",
+                h.mqttAbsentSessions(),
+                0,
+                1 << 24));
     return new RouterLimits(
         maxFrame,
         lh,

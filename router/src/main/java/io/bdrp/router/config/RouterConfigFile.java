@@ -98,7 +98,11 @@ final class RouterConfigFile {
       BigInteger maxFiltersPerUser,
       BigInteger predicateChangesPerSecond,
       BigInteger maxSessionsPerUser,
-      BigInteger keepAliveMs) {}
+      BigInteger keepAliveMs,
+      BigInteger mqttSessionExpiryMaxSeconds,
+      BigInteger mqttQueuedMessages,
+      BigInteger mqttQueuedBytes,
+      BigInteger mqttAbsentSessions) {}
 
   /** {@code auth}. */
   record Auth(String routerToken, Clients clients, MetricsUser metrics, String udp) {}

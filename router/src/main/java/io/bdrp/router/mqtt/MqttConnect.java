@@ -18,9 +18,9 @@ import java.util.List;
  * token of {@code auth.clients}, else anonymous as configured) and whether the router takes it now;
  * and the CONNACK that answers it, in the client's protocol. What MQTT 5 clients are told in the
  * CONNACK: retained messages (Retain Available left at its default, 1), no shared subscriptions,
- * subscription identifiers, up to {@link #TOPIC_ALIAS_MAXIMUM} topic aliases from the client, no
- * session kept after the connection (Session Expiry Interval 0), the router's maximum packet size
- * and receive maximum, and the server keep-alive when it bounds the client's.
+ * subscription identifiers, up to {@link #TOPIC_ALIAS_MAXIMUM} topic aliases from the client, the
+ * Session Expiry Interval when the router keeps the session less long than asked, the router's
+ * maximum packet size and receive maximum, and the server keep-alive when it bounds the client's.
  *
  * <p>Stateless; on the router's event loop.
  */
@@ -146,13 +146,18 @@ final class MqttConnect {
    * @param assignedId the client identifier the router gave, or null if the client named one
    * @param serverKeepAlive the keep-alive the router holds the client to, in seconds, or -1 for the
    *     client's own
+   * @param sessionPresent whether a kept session was resumed (MQTT-3.2.2-2)
+   * @param sessionExpiry the Session Expiry Interval the router keeps the session for, in seconds;
+   *     told to an MQTT 5 client when it is not what it asked
    */
   static MqttConnAckMessage accepted(
       boolean v5,
       MqttConnectMessage c,
       String assignedId,
       int maxPacketBytes,
-      int serverKeepAlive) {
+      int serverKeepAlive,
+      boolean sessionPresent,
+      long sessionExpiry) {
     MqttProperties props = new MqttProperties();
     if (v5) {
       props.add(integer(MqttProperties.RECEIVE_MAXIMUM, RECEIVE_MAXIMUM));
@@ -161,10 +166,8 @@ final class MqttConnect {
       props.add(integer(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 0));
       props.add(integer(MqttProperties.SUBSCRIPTION_IDENTIFIER_AVAILABLE, 1));
       props.add(integer(MqttProperties.TOPIC_ALIAS_MAXIMUM, TOPIC_ALIAS_MAXIMUM));
-      if (c.variableHeader().properties().getProperty(MqttProperties.SESSION_EXPIRY_INTERVAL)
-          != null) {
-        // Sessions end with their connection in this version of the router.
-        props.add(integer(MqttProperties.SESSION_EXPIRY_INTERVAL, 0));
+      if (sessionExpiry != sessionExpiryAsked(c)) {
+        props.add(integer(MqttProperties.SESSION_EXPIRY_INTERVAL, (int) sessionExpiry));
       }
       if (assignedId != null) {
         props.add(
@@ -177,9 +180,17 @@ final class MqttConnect {
     }
     return MqttMessageBuilders.connAck()
         .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
-        .sessionPresent(false)
+        .sessionPresent(sessionPresent)
         .properties(props)
         .build();
+  }
+
+  /** The MQTT 5 Session Expiry Interval a CONNECT asks for, in seconds (0 without one). */
+  static long sessionExpiryAsked(MqttConnectMessage c) {
+    return c.variableHeader().properties().getProperty(MqttProperties.SESSION_EXPIRY_INTERVAL)
+            instanceof MqttProperties.IntegerProperty e
+        ? Integer.toUnsignedLong(e.value())
+        : 0;
   }
 
   private static MqttProperties.IntegerProperty integer(int id, int v) {

@@ -18,7 +18,6 @@ import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
 import io.netty.handler.codec.mqtt.MqttTopicSubscription;
 import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -31,7 +30,9 @@ import java.util.List;
  * arrives and its packet identifier is held until the PUBREL; a PUBLISH that comes again with that
  * identifier meanwhile (a DUP) is answered with PUBREC and not forwarded again. At most {@link
  * MqttConnect#RECEIVE_MAXIMUM} identifiers are held (the Receive Maximum announced; more end the
- * session, 0x93).
+ * session, 0x93). The identifiers held are the session's ({@link MqttHost#inboundQos2}): a kept
+ * session keeps them while its client is away, so that a PUBLISH sent again after it comes back is
+ * not forwarded twice, and its PUBREL is answered with PUBCOMP.
  *
  * <p><b>Topic aliases</b> of the client (MQTT 5): up to {@link MqttConnect#TOPIC_ALIAS_MAXIMUM} per
  * session, as the CONNACK announces; they live as long as the connection (MQTT-3.3.2-7).
@@ -66,8 +67,6 @@ final class MqttInbound {
   private final Metrics.Counter forbidden;
   private final Metrics.Counter unmappable;
   private final Metrics.Counter retainedFull;
-  private final BitSet qos2 = new BitSet(65_536);
-  private int qos2Count;
 
   /** The topic each alias of the client stands for (index 1 to the maximum), or null. */
   private final String[] aliases = new String[MqttConnect.TOPIC_ALIAS_MAXIMUM + 1];
@@ -106,11 +105,11 @@ final class MqttInbound {
       throw new MqttFault(MqttFault.TOPIC_NAME_INVALID, e.getMessage());
     }
     if (qos == 2) {
-      if (qos2.get(id)) {
+      if (host.inboundQos2.get(id)) {
         reply(MqttMessageType.PUBREC, id, 0); // a DUP of a message forwarded already
         return;
       }
-      if (qos2Count >= MqttConnect.RECEIVE_MAXIMUM) {
+      if (host.inboundQos2Count >= MqttConnect.RECEIVE_MAXIMUM) {
         throw new MqttFault(
             MqttFault.RECEIVE_MAXIMUM_EXCEEDED,
             "more than " + MqttConnect.RECEIVE_MAXIMUM + " QoS 2 PUBLISHes unanswered");
@@ -121,8 +120,8 @@ final class MqttInbound {
       reply(MqttMessageType.PUBACK, id, code);
     } else if (qos == 2) {
       if (code < 0x80) {
-        qos2.set(id);
-        qos2Count++;
+        host.inboundQos2.set(id);
+        host.inboundQos2Count++;
       }
       reply(MqttMessageType.PUBREC, id, code);
     }
@@ -155,10 +154,10 @@ final class MqttInbound {
 
   /** The client's PUBREL: the identifier is released, PUBCOMP. */
   void released(int id) {
-    boolean held = id >= 1 && id <= 65_535 && qos2.get(id);
+    boolean held = id >= 1 && id <= 65_535 && host.inboundQos2.get(id);
     if (held) {
-      qos2.clear(id);
-      qos2Count--;
+      host.inboundQos2.clear(id);
+      host.inboundQos2Count--;
     }
     reply(MqttMessageType.PUBCOMP, id, held ? 0 : PACKET_ID_NOT_FOUND);
   }

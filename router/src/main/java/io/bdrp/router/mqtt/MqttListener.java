@@ -51,8 +51,13 @@ public final class MqttListener {
   /** The session of each client identifier connected now (on the loop). */
   final Map<String, MqttSession> byClientId = new HashMap<>();
 
-  /** The wills waiting for their Will Delay Interval, by client identifier (on the loop). */
-  final Map<String, io.netty.util.concurrent.ScheduledFuture<?>> delayedWills = new HashMap<>();
+  /**
+   * The wills waiting for their delay or their session's end, by client identifier (on the loop).
+   */
+  final Map<String, MqttWill.Delayed> delayedWills = new HashMap<>();
+
+  /** The sessions kept while their client is away. */
+  final MqttSessions sessions;
 
   final Metrics.Counter handshakesRefused;
   final Metrics.Counter connectTimeouts;
@@ -94,6 +99,7 @@ public final class MqttListener {
     this.sessionsRefused = core.metrics().requestsRefused("user_sessions");
     this.budget = new io.bdrp.transport.InboundBudget(core.config().limits().inboundBufferBytes());
     core.metrics().inboundBudget("mqtt", budget);
+    this.sessions = new MqttSessions(this);
     this.retained = new MqttRetainedHost(this);
   }
 

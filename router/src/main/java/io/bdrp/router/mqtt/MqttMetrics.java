@@ -151,6 +151,33 @@ final class MqttMetrics {
           reason);
     }
 
+    /** Kept sessions by event: kept, resumed, expired, discarded, limit. */
+    Metrics.Counter sessions(String event) {
+      return counter(
+          "bdrp_mqtt_sessions_total",
+          "MQTT sessions kept after their connection, by protocol and event: kept (the connection"
+              + " ended, the session is kept), resumed (a CONNECT with Clean Start 0 took it up"
+              + " again), expired (its Session Expiry Interval passed), discarded (a CONNECT with"
+              + " Clean Start 1, or of another protocol version or user, took its client"
+              + " identifier), limit (not kept: limits.mqttAbsentSessions reached).",
+          "protocol",
+          name,
+          "event",
+          event);
+    }
+
+    /** QoS 1 and 2 deliveries queued in kept sessions, by the QoS they are delivered at. */
+    Metrics.Counter queued(int qos) {
+      return counter(
+          "bdrp_mqtt_queued_total",
+          "QoS 1 and 2 deliveries queued in kept MQTT sessions (while the client is away, or"
+              + " beyond its receive maximum), by protocol and the QoS of the delivery.",
+          "protocol",
+          name,
+          "qos",
+          Integer.toString(qos));
+    }
+
     /** Deliveries dropped: inflight_window, too_large, no_topic. */
     Metrics.Counter deliveryDropped(String reason) {
       return counter(
@@ -158,8 +185,11 @@ final class MqttMetrics {
           "Deliveries to MQTT clients dropped, by protocol and reason: inflight_window (the"
               + " client's receive maximum of unacknowledged QoS 1 messages reached), too_large"
               + " (above the client's maximum packet size), no_topic (a message without"
-              + " mqtt.topic), expired (after its mqtt.expiresAt), retained_backlog (more retained"
-              + " messages waiting for a session than the store holds).",
+              + " mqtt.topic), expired (after its mqtt.expiresAt), absent_qos0 (QoS 0 to a kept"
+              + " session whose client is away), queue_messages and queue_bytes (a kept session's"
+              + " queue full: limits.mqttQueuedMessages, limits.mqttQueuedBytes), session_ended"
+              + " (queued or unacknowledged when the session ended), retained_backlog (more"
+              + " retained messages waiting for a session than the store holds).",
           "protocol",
           name,
           "reason",

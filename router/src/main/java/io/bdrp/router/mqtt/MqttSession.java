@@ -1,8 +1,9 @@
 package io.bdrp.router.mqtt;
 
-import io.bdrp.encoding.Predicate;
+import io.bdrp.router.config.HostLimits;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.hosts.AttachedHost;
 import io.bdrp.router.hosts.SlowConsumerCheck;
 import io.bdrp.router.security.ClientAuth;
 import io.netty.channel.Channel;
@@ -17,6 +18,7 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
@@ -36,6 +38,15 @@ import org.slf4j.LoggerFactory;
  * One MQTT connection: its CONNECT, then its packets until it ends. The PUBLISH flow is {@link
  * MqttInbound}'s, subscriptions are {@link MqttSubscriptions}', deliveries {@link MqttHost}'s, the
  * will {@link MqttWill}'s (published when the connection ends without a DISCONNECT).
+ *
+ * <p><b>Sessions.</b> The CONNECT's Clean Start (Clean Session in 3.1.1) and Session Expiry
+ * Interval (in 3.1.1: {@link HostLimits#mqttSessionExpiryMaxSeconds()} without a clean session,
+ * else 0) say whether the session outlives the connection ({@link MqttSessions}), for at most
+ * {@link HostLimits#mqttSessionExpiryMaxSeconds()}. Clean Start 0 resumes the session of the client
+ * identifier, kept or still connected (a takeover), if the CONNECT is of the same protocol version
+ * and user: Session Present 1 (MQTT-3.2.2-2), then what was in flight and queued. Clean Start 1, or
+ * another protocol version or user, discards it (MQTT-3.1.2-4). An MQTT 5 DISCONNECT may change the
+ * Session Expiry Interval, but not from a CONNECT's 0 (MQTT-3.14.2-2: a protocol error).
  *
  * <p><b>Limits.</b> As on the client port: at most {@code limits.maxHandshakes} connections without
  * their CONNECT at once, each for at most {@code limits.helloTimeoutMs}; a session whose output
@@ -63,6 +74,9 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
   private boolean v5;
   private MqttMetrics.Protocol counters;
   private boolean handshaking;
+  private long expiryAsked; // the CONNECT's Session Expiry Interval
+  private boolean taken; // another connection took the client identifier over
+  private boolean sessionGoesOn; // ... and resumed the session
   private ScheduledFuture<?> connectTimeout;
   private final SlowConsumerCheck slowCheck;
 
@@ -113,6 +127,9 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       decodeFailed(m);
       return;
     }
+    if (taken) {
+      return; // the session went to another connection; this one is being closed
+    }
     if (host == null) {
       if (!(m instanceof MqttConnectMessage c)) {
         throw new MqttFault(MqttFault.PROTOCOL_ERROR, "the first packet must be CONNECT");
@@ -124,9 +141,8 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       case PUBLISH -> inbound.publish((MqttPublishMessage) m);
       case PUBACK -> host.acknowledged(packetId(m));
       case PUBREL -> inbound.released(packetId(m));
-      case PUBREC, PUBCOMP -> {
-        // The router sends no QoS 2 PUBLISH yet: nothing of its own to complete.
-      }
+      case PUBREC -> host.pubrec(packetId(m), reasonCode(m));
+      case PUBCOMP -> host.pubcomp(packetId(m));
       case SUBSCRIBE -> MqttInbound.subscribe(v5, (MqttSubscribeMessage) m, subscriptions);
       case UNSUBSCRIBE -> MqttInbound.unsubscribe((MqttUnsubscribeMessage) m, subscriptions);
       case PINGREQ -> {
@@ -135,6 +151,7 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
         }
       }
       case DISCONNECT -> {
+        disconnectExpiry(m);
         if (!(m.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader h
             && h.reasonCode() == 0x04)) {
           will = null; // MQTT-3.1.2-10; MQTT 5 0x04 is Disconnect with Will Message
@@ -150,6 +167,33 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
 
   private static int packetId(MqttMessage m) {
     return ((MqttMessageIdVariableHeader) m.variableHeader()).messageId();
+  }
+
+  private static int reasonCode(MqttMessage m) {
+    return m.variableHeader() instanceof MqttPubReplyMessageVariableHeader r
+        ? r.reasonCode() & 0xFF
+        : 0;
+  }
+
+  /**
+   * An MQTT 5 DISCONNECT's Session Expiry Interval, if it has one, becomes the session's (at most
+   * the router's limit); non-zero after a CONNECT's 0 is a protocol error (MQTT-3.14.2-2).
+   */
+  private void disconnectExpiry(MqttMessage m) {
+    if (!(m.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader h)
+        || h.properties() == null
+        || !(h.properties().getProperty(MqttProperties.SESSION_EXPIRY_INTERVAL)
+            instanceof MqttProperties.IntegerProperty e)) {
+      return;
+    }
+    long asked = Integer.toUnsignedLong(e.value());
+    if (expiryAsked == 0 && asked != 0) {
+      throw new MqttFault(
+          MqttFault.PROTOCOL_ERROR,
+          "a DISCONNECT with a Session Expiry Interval after a CONNECT with none");
+    }
+    host.expirySeconds =
+        Math.min(asked, listener.core.config().limits().hosts().mqttSessionExpiryMaxSeconds());
   }
 
   /** A packet the decoder could not read. */
@@ -191,12 +235,12 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       refuse(r, v5);
       return;
     }
+    String clientId = c.payload().clientIdentifier();
     MqttConnect.Refusal full = MqttConnect.capacity(listener, permissions);
-    if (full != null) {
+    if (full != null && !replaces(clientId, permissions)) {
       refuse(full, v5);
       return;
     }
-    String clientId = c.payload().clientIdentifier();
     int number = listener.hosts.number();
     String assigned = null;
     if (clientId == null || clientId.isEmpty()) {
@@ -206,32 +250,58 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       }
       clientId = assigned = "bdrp-" + config.router() + "-" + number;
     }
-    MqttWill.reconnected(listener, clientId, counters);
     will = (MqttWill) willOrRefusal;
+    HostLimits limits = config.limits().hosts();
+    boolean cleanStart = vh.isCleanSession();
+    expiryAsked =
+        v5
+            ? MqttConnect.sessionExpiryAsked(c)
+            : cleanStart ? 0 : limits.mqttSessionExpiryMaxSeconds();
+    long expiry = Math.min(expiryAsked, limits.mqttSessionExpiryMaxSeconds());
     MqttSession previous = listener.byClientId.get(clientId);
+    MqttHost existing = previous != null ? previous.host : listener.sessions.take(clientId);
+    boolean resume =
+        existing != null
+            && !cleanStart
+            && existing.v5 == v5
+            && existing.permissions.equals(permissions);
     if (previous != null) {
+      previous.taken = true;
+      previous.sessionGoesOn = resume;
       previous.end(MqttFault.SESSION_TAKEN_OVER, "taken over"); // MQTT-3.1.4-2
+    }
+    if (existing != null && !resume) {
+      existing.counters.sessions("discarded").inc(); // MQTT-3.1.2-4
+      listener.sessions.end(existing);
     }
     MqttProperties props = vh.properties();
     int receiveMaximum = intProperty(props, MqttProperties.RECEIVE_MAXIMUM, 65_535);
     int maxPacket = intProperty(props, MqttProperties.MAXIMUM_PACKET_SIZE, 0);
     Channel ch = ctx.channel();
-    host =
-        new MqttHost(
-            number,
-            clientId,
-            permissions,
-            config.limits().hosts().predicateChangesPerSecond(),
-            ch,
-            v5,
-            receiveMaximum,
-            maxPacket,
-            listener.batches,
-            listener.metrics);
+    if (resume) {
+      host = existing;
+      host.resume(ch, receiveMaximum, maxPacket);
+      MqttWill.resumed(listener, clientId);
+      counters.sessions("resumed").inc();
+    } else {
+      host =
+          new MqttHost(
+              number,
+              clientId,
+              permissions,
+              limits,
+              ch,
+              v5,
+              receiveMaximum,
+              maxPacket,
+              listener.batches,
+              listener.metrics);
+      listener.hosts.attach(host);
+    }
+    host.expirySeconds = expiry;
     subscriptions =
         new MqttSubscriptions(host, ch, v5, listener.predicates, counters, listener.retained.store);
     inbound = new MqttInbound(listener, host, ctx, v5, counters);
-    listener.hosts.attach(host);
     listener.byClientId.put(clientId, this);
     handshakeDone();
     ctx.pipeline().get(MqttFraming.class).maxPacketBytes(config.limits().maxFrameBytes());
@@ -246,7 +316,24 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
         MqttConnect.userName(c),
         ch.remoteAddress());
     ctx.writeAndFlush(
-        MqttConnect.accepted(v5, c, assigned, config.limits().maxFrameBytes(), serverKeepAlive));
+        MqttConnect.accepted(
+            v5, c, assigned, config.limits().maxFrameBytes(), serverKeepAlive, resume, expiry));
+    if (resume) {
+      host.sendAgain();
+    }
+  }
+
+  /**
+   * Whether the client identifier has a session of the same user, connected or kept: the new one
+   * takes its place among the limits of clients and of the user's sessions.
+   */
+  private boolean replaces(String clientId, ClientAuth.Permissions permissions) {
+    if (clientId == null || clientId.isEmpty()) {
+      return false;
+    }
+    MqttSession live = listener.byClientId.get(clientId);
+    MqttHost h = live != null ? live.host : listener.sessions.held(clientId);
+    return h != null && java.util.Objects.equals(h.user, AttachedHost.userOf(permissions));
   }
 
   private static int intProperty(MqttProperties p, int id, int dflt) {
@@ -337,8 +424,8 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     slowCheck.writabilityChanged(ctx);
-    if (host != null && ctx.channel().isWritable()) {
-      host.resumeRetained();
+    if (host != null && !taken && ctx.channel().isWritable()) {
+      host.drain(); // a kept session's queue, then retained messages, wait for room
     }
     ctx.fireChannelWritabilityChanged();
   }
@@ -359,15 +446,16 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
     handshakeDone();
     slowCheck.cancel();
     if (host != null) {
-      boolean reconnected = listener.byClientId.get(host.name) != this;
-      listener.hosts.detach(host);
       listener.byClientId.remove(host.name, this);
-      listener.core.metrics().removeHost(host.id, host.name);
-      listener.core.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
-      listener.predicates.left(host);
-      listener.core.rearm();
+      long keptSeconds = 0;
+      if (!taken) {
+        // Kept for its expiry interval, or ended now: no more deliveries, its predicate removed.
+        keptSeconds =
+            listener.sessions.connectionEnded(host, ctx.executor()) ? host.expirySeconds : 0;
+      } // else the connection that took it over resumed the session or ended it already
       if (will != null) {
-        will.connectionEnded(listener, ctx.executor(), host.name, reconnected, counters);
+        will.connectionEnded(
+            listener, ctx.executor(), host.name, taken && sessionGoesOn, keptSeconds, counters);
       }
     }
     ctx.fireChannelInactive();

@@ -264,7 +264,7 @@ final class MqttSubscriptions {
           }
           return Predicate.or(all);
         },
-        channel::isActive,
+        () -> !host.ended, // a kept session takes the change though its connection ended
         refused -> done(ops, base, made[0], refused));
   }
 
@@ -296,7 +296,7 @@ final class MqttSubscriptions {
           }
         }
         if (op.codes[i] == 0) {
-          int granted = Math.min(a.qos, 1); // QoS 2 deliveries are not offered yet
+          int granted = a.qos; // QoS 0, 1 and 2 are offered
           next.put(
               a.text,
               new Sub(a.text, p, granted, a.noLocal, a.subscriptionId, a.retainAsPublished));

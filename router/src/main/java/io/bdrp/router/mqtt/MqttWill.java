@@ -20,11 +20,14 @@ import java.util.concurrent.TimeUnit;
  * holds, or one outside the user's publish permission refuses the CONNECT (MQTT 5 0x90, 0x83, 0x87;
  * 3.1.1 0x05, not authorized, for all, which is the nearest 3.1.1 has).
  *
- * <p><b>Will Delay Interval</b> (MQTT 5): the will waits that long on the router's event loop
- * timer, and is cancelled if a session with the same client identifier connects meanwhile. The
- * router keeps the delayed will though it keeps no session after the connection, so that a client
- * that reconnects quickly does not raise its will. Its Message Expiry Interval counts from when it
- * is published. Counted in {@code bdrp_mqtt_wills_total{result}}.
+ * <p><b>When.</b> It is published at the earlier of its Will Delay Interval (MQTT 5; 0 in 3.1.1)
+ * and the end of its session (MQTT-3.1.3-9): at once when the session ends with its connection
+ * (Session Expiry Interval 0, or the router keeps no more sessions); else it waits on the router's
+ * event loop timer while the session is kept ({@link MqttSessions}), and is cancelled if the client
+ * resumes the session meanwhile (Clean Start 0, or a takeover of its connection by one), published
+ * at once if the session ends first (it expires, or a Clean Start 1 discards it). Its Message
+ * Expiry Interval counts from when it is published. Counted in {@code
+ * bdrp_mqtt_wills_total{result}}.
  *
  * <p>Owned by the router's event loop.
  */
@@ -115,42 +118,59 @@ final class MqttWill {
         topic, qos, properties, ByteBuffer.wrap(payload), System.currentTimeMillis());
   }
 
+  /** A will waiting for its delay or its session's end, and its timer. */
+  record Delayed(MqttWill will, ScheduledFuture<?> timer, MqttMetrics.Protocol counters) {}
+
   /**
-   * The connection of {@code clientId} ended without the DISCONNECT that discards the will:
-   * publishes it now, or after its delay unless a session of {@code clientId} connects meanwhile
-   * ({@code reconnected}: one has already).
+   * The connection of {@code clientId} ended without the DISCONNECT that discards the will. With
+   * {@code resumed}, another connection has taken the session over already (Clean Start 0): only a
+   * will without delay is published. Else the session is kept {@code keptSeconds} (0: it ended with
+   * the connection): the will is published after the shorter of its delay and that, unless the
+   * session is resumed or ends before.
    */
   void connectionEnded(
       MqttListener listener,
       EventExecutor loop,
       String clientId,
-      boolean reconnected,
+      boolean resumed,
+      long keptSeconds,
       MqttMetrics.Protocol counters) {
-    if (delaySeconds == 0) {
+    if (delaySeconds == 0 || (!resumed && keptSeconds == 0)) {
       publish(listener, counters);
-    } else if (reconnected) {
+    } else if (resumed) {
       counters.wills("cancelled").inc();
     } else {
+      Delayed[] self = new Delayed[1];
       ScheduledFuture<?> f =
           loop.schedule(
               () -> {
-                listener.delayedWills.remove(clientId);
-                publish(listener, counters);
+                if (listener.delayedWills.remove(clientId, self[0])) {
+                  publish(listener, counters);
+                }
               },
-              delaySeconds,
+              Math.min(delaySeconds, keptSeconds),
               TimeUnit.SECONDS);
-      ScheduledFuture<?> before = listener.delayedWills.put(clientId, f);
+      self[0] = new Delayed(this, f, counters);
+      Delayed before = listener.delayedWills.put(clientId, self[0]);
       if (before != null) {
-        before.cancel(false);
+        before.timer.cancel(false);
       }
     }
   }
 
-  /** A session of {@code clientId} connects: the will waiting for it, if any, is not sent. */
-  static void reconnected(MqttListener listener, String clientId, MqttMetrics.Protocol counters) {
-    ScheduledFuture<?> f = listener.delayedWills.remove(clientId);
-    if (f != null && f.cancel(false)) {
-      counters.wills("cancelled").inc();
+  /** The session of {@code clientId} is resumed: the will waiting for it, if any, is not sent. */
+  static void resumed(MqttListener listener, String clientId) {
+    Delayed d = listener.delayedWills.remove(clientId);
+    if (d != null && d.timer.cancel(false)) {
+      d.counters.wills("cancelled").inc();
+    }
+  }
+
+  /** The session of {@code clientId} ended: the will waiting for it, if any, is published now. */
+  static void sessionEnded(MqttListener listener, String clientId) {
+    Delayed d = listener.delayedWills.remove(clientId);
+    if (d != null && d.timer.cancel(false)) {
+      d.will.publish(listener, d.counters);
     }
   }
 
