@@ -26,12 +26,17 @@ public final class Hosts {
   private final IntObjectHashMap<Output> byNumber = new IntObjectHashMap<>();
   private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
   private int next = 1;
+  private int attached;
 
   /** A number for a new host, never given before in this process. */
   public int number() {
     return next++;
   }
 
+  /**
+   * Puts a host that is not a session (an MQTT shared subscription group) under its number: the
+   * data plane delivers to it, but it does not count among the {@link #size} sessions.
+   */
   public void put(int number, Output host) {
     byNumber.put(number, host);
   }
@@ -52,11 +57,14 @@ public final class Hosts {
       users.computeIfAbsent(host.user, k -> new long[1])[0]++;
     }
     byNumber.put(host.id, host);
+    attached++;
   }
 
   /** Detaches a host that {@link #attach} attached. */
   public void detach(AttachedHost host) {
-    byNumber.remove(host.id);
+    if (byNumber.remove(host.id) != null) {
+      attached--;
+    }
     long[] u = host.user == null ? null : users.get(host.user);
     if (u != null && --u[0] == 0) {
       users.remove(host.user);
@@ -68,8 +76,8 @@ public final class Hosts {
     return byNumber.get(number);
   }
 
-  /** Hosts attached now. */
+  /** Sessions attached now ({@link #attach}), the limit {@code limits.maxClients} bounds. */
   public int size() {
-    return byNumber.size();
+    return attached;
   }
 }

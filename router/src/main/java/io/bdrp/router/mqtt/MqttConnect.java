@@ -17,7 +17,7 @@ import java.util.List;
  * A CONNECT, checked: who the client is (its certificate's user, else the password as the user's
  * token of {@code auth.clients}, else anonymous as configured) and whether the router takes it now;
  * and the CONNACK that answers it, in the client's protocol. What MQTT 5 clients are told in the
- * CONNACK: no retained messages, no shared subscriptions, subscription identifiers, up to {@link
+ * CONNACK: no retained messages, shared subscriptions, subscription identifiers, up to {@link
  * #TOPIC_ALIAS_MAXIMUM} topic aliases from the client, no session kept after the connection
  * (Session Expiry Interval 0), the router's maximum packet size and receive maximum, and the server
  * keep-alive when it bounds the client's.
@@ -166,7 +166,7 @@ final class MqttConnect {
       props.add(integer(MqttProperties.RECEIVE_MAXIMUM, RECEIVE_MAXIMUM));
       props.add(integer(MqttProperties.MAXIMUM_PACKET_SIZE, maxPacketBytes));
       props.add(integer(MqttProperties.RETAIN_AVAILABLE, 0));
-      props.add(integer(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 0));
+      props.add(integer(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 1));
       props.add(integer(MqttProperties.SUBSCRIPTION_IDENTIFIER_AVAILABLE, 1));
       props.add(integer(MqttProperties.TOPIC_ALIAS_MAXIMUM, TOPIC_ALIAS_MAXIMUM));
       if (c.variableHeader().properties().getProperty(MqttProperties.SESSION_EXPIRY_INTERVAL)

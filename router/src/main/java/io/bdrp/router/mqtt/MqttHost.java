@@ -100,6 +100,24 @@ final class MqttHost extends AttachedHost {
       dropped.inc(); // checked where it entered the federation: not seen in practice
       return false;
     }
+    return write(m, null);
+  }
+
+  /**
+   * Whether a delivery at {@code qos} can be written now: the connection is open and below its high
+   * water mark and, for QoS 1, the in-flight window has room. A shared subscription's group ({@link
+   * MqttSharedGroup}) chooses among the members that can.
+   */
+  boolean canTake(int qos) {
+    return channel.isActive() && channel.isWritable() && (qos == 0 || inFlightCount < window);
+  }
+
+  /**
+   * Writes {@code m} as a PUBLISH: by the session's own subscriptions, or, with {@code shared}, by
+   * that shared subscription alone (its granted QoS and identifier), for its group. False, counted,
+   * when it is dropped.
+   */
+  boolean write(Message m, MqttSubscriptions.Sub shared) {
     String topic = MqttTopic.of(m);
     if (topic == null) {
       noTopic.inc();
@@ -117,7 +135,14 @@ final class MqttHost extends AttachedHost {
       }
       expirySeconds = (remainingMs + 999) / 1000; // MQTT-3.3.2-6: what remains, rounded up
     }
-    MqttSubscriptions.Match match = subscriptions.match(m, publishing);
+    MqttSubscriptions.Match match =
+        shared == null
+            ? subscriptions.match(m, publishing)
+            : new MqttSubscriptions.Match(
+                shared.granted(),
+                shared.subscriptionId() == 0
+                    ? MqttSubscriptions.Match.NO_IDS
+                    : new int[] {shared.subscriptionId()});
     if (match.granted() < 0) {
       return true; // only No Local subscriptions match the session's own message: not for it
     }

@@ -43,6 +43,10 @@ public final class MqttListener {
   final DataPlane<MessageBytes> dataPlane;
   final OutputBatches batches;
   final MqttMetrics metrics;
+
+  /** The shared subscription groups of the port (on the loop). */
+  final MqttSharedGroups shared;
+
   private final Supplier<ClientTls> clientTls;
 
   /** The message of the PUBLISH being handed to the data plane (on the loop). */
@@ -91,6 +95,7 @@ public final class MqttListener {
     this.sessionsRefused = core.metrics().requestsRefused("user_sessions");
     this.budget = new io.bdrp.transport.InboundBudget(core.config().limits().inboundBufferBytes());
     core.metrics().inboundBudget("mqtt", budget);
+    this.shared = new MqttSharedGroups(this);
   }
 
   /**

@@ -232,7 +232,8 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
             maxPacket,
             listener.batches,
             listener.metrics);
-    subscriptions = new MqttSubscriptions(host, ch, v5, listener.predicates, counters);
+    subscriptions =
+        new MqttSubscriptions(host, ch, v5, listener.predicates, listener.shared, counters);
     inbound = new MqttInbound(listener, host, ctx, v5, counters);
     listener.hosts.attach(host);
     listener.byClientId.put(clientId, this);
@@ -365,6 +366,7 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
       listener.core.metrics().removeHost(host.id, host.name);
       listener.core.node().setHostMatch(host.id, Predicate.NONE); // no more deliveries from now
       listener.predicates.left(host);
+      listener.shared.left(host);
       listener.core.rearm();
       if (will != null) {
         will.connectionEnded(listener, ctx.executor(), host.name, reconnected, counters);
