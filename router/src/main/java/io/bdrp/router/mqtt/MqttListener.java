@@ -44,6 +44,9 @@ public final class MqttListener {
   final OutputBatches batches;
   final MqttMetrics metrics;
 
+  /** JSON payload fields as attributes ({@code mqtt.jsonFields}), or null when off. */
+  final MqttJson json;
+
   /** The shared subscription groups of the port (on the loop). */
   final MqttSharedGroups shared;
 
@@ -96,6 +99,13 @@ public final class MqttListener {
     this.budget = new io.bdrp.transport.InboundBudget(core.config().limits().inboundBufferBytes());
     core.metrics().inboundBudget("mqtt", budget);
     this.shared = new MqttSharedGroups(this);
+    this.json =
+        core.config().mqtt().jsonFields()
+            ? new MqttJson(
+                core.config().mqtt(),
+                core.config().limits().maxFrameBytes() - io.bdrp.transport.Frames.PREFIX_BYTES - 8,
+                core.metrics().registry())
+            : null;
   }
 
   /**
