@@ -308,6 +308,30 @@ class MqttSharedSubscriptionTest {
   }
 
   @Test
+  void aGroupWhosePredicateALimitRefusesIsNotKept() throws Exception {
+    RouterConfig c = Federation.loneRouter().withMqttListen(ANY);
+    c =
+        c.withLimits(
+            c.limits()
+                .withHosts(
+                    new io.bdrp.router.config.HostLimits(
+                        2, 16_384, 10, 1000, c.limits().hosts().keepAliveMs())));
+    try (Router r = Router.start(c);
+        MqttRawSession m = new MqttRawSession(r.mqttAddress(), "m");
+        MqttClients.Client pub = new MqttClients.Client(r.mqttAddress(), "pub")) {
+      pub.connect(null, null);
+      m.subscribe(
+          "$share/g/a/b?mqtt.user.x = 1 || mqtt.user.y = 2 || mqtt.user.z = 3", 1, new byte[0]);
+      assertEquals(0x97, m.suback(1), "3 filters, above limits.maxFiltersPerHost");
+      m.subscribe("$share/h/a/b?mqtt.user.x = 1 || mqtt.user.y = 2", 2, new byte[0]);
+      assertEquals(1, m.suback(2));
+      pub.publish("a/b", "only the refused group's", 0, "z", "3");
+      pub.publish("a/b", "to the member", 0, "y", "2");
+      assertEquals("to the member", m.delivery().payload(), "the refused one was not kept");
+    }
+  }
+
+  @Test
   void aMessageNoMemberCanTakeIsDroppedAndCounted() throws Exception {
     try (Router r = lone();
         Socket s = new Socket("127.0.0.1", r.mqttAddress().getPort());

@@ -200,8 +200,8 @@ final class MqttSharedGroup extends AttachedHost {
     }
     if (members.isEmpty()) {
       groups.remove(this);
-    } else if (refused == null || !failed.isEmpty()) {
-      change();
+    } else if (refused == null || !failed.isEmpty() || !waiters.isEmpty()) {
+      change(); // members that joined meanwhile wait for a change of their own
     }
     for (Waiter w : ready) {
       w.done.accept(false);
