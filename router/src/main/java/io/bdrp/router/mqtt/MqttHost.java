@@ -16,7 +16,9 @@ import java.util.BitSet;
  * An MQTT session as a host of the router: the data plane delivers to it like to any host, and it
  * writes each delivery as a PUBLISH in the session's protocol, at the lower of the QoS the message
  * was published with and the QoS granted to the best of the session's subscriptions it matches; one
- * copy, with the Subscription Identifiers of every matching subscription that has one (MQTT 5).
+ * copy, with the Subscription Identifiers of every matching subscription that has one (MQTT 5). A
+ * shared subscription's group ({@link MqttSharedGroup}) hands it its messages apart ({@link
+ * #write}), each by that subscription alone.
  *
  * <p><b>In flight.</b> A QoS 1 delivery takes a packet identifier that stays taken until the
  * client's PUBACK; at most {@link #window} are taken at once (the client's receive maximum, at most

@@ -36,6 +36,11 @@ import java.util.Map;
  * and then go together as the next change (each still answered on its own, in order), so a client
  * that subscribes filter by filter makes few changes. At most {@link #MAX_WAITING} wait.
  *
+ * <p><b>Shared subscriptions</b> ({@code $share/ShareName/filter}) are kept apart ({@link
+ * Set#shared}) and are not in the session's predicate: once a change is made, the session leaves
+ * the groups of those it dropped and joins those of its new ones ({@link MqttSharedGroups}), and
+ * the SUBACK waits until every group it joined has a predicate that covers it.
+ *
  * <p>Owned by the router's event loop.
  */
 final class MqttSubscriptions {
