@@ -30,12 +30,12 @@ import java.util.function.Consumer;
  * subscribe permissions (the filter itself if any member has none), so that the router attracts
  * only what some member may receive; it is made again when that set of permissions changes (a
  * member of a new permission joins, the last of one leaves). A member joins at once when the
- * predicate set covers its permission, else once the change that covers it is set; if that change
- * is refused (a limit of the router's predicates), the members waiting for it are taken out and
- * told. A change that would only narrow the predicate and is refused leaves the wider one, which
- * costs only drops: the next membership change tries again. The group's filters count against
- * {@code limits.maxFiltersPerHost} and the router's aggregate, not against a user's filters (its
- * members may be of several users).
+ * predicate set covers its permission (and no change under way narrows it), else once the change
+ * that covers it is set; if that change is refused (a limit of the router's predicates), the
+ * members waiting for it are taken out and told. A change that would only narrow the predicate and
+ * is refused leaves the wider one, which costs only drops: the next membership change tries again.
+ * The group's filters count against {@code limits.maxFiltersPerHost} and the router's aggregate,
+ * not against a user's filters (its members may be of several users).
  *
  * <p>Owned by the router's event loop, but for the filters of {@link AttachedHost}, which the
  * control thread keeps.
@@ -71,7 +71,7 @@ final class MqttSharedGroup extends AttachedHost {
   private final List<Waiter> waiters = new ArrayList<>();
   private int next; // the member to try first
   private Scope set; // the scope of the predicate set now; null before the first is set
-  private boolean changing;
+  private Scope changing; // the scope of the change under way, or null
   boolean closed;
 
   MqttSharedGroup(
@@ -105,8 +105,9 @@ final class MqttSharedGroup extends AttachedHost {
     } else {
       members.add(new Member(host, sub));
     }
-    if (set != null && set.covers(host.permissions.subscribe())) {
-      done.accept(false);
+    Predicate p = host.permissions.subscribe();
+    if (set != null && set.covers(p) && (changing == null || changing.covers(p))) {
+      done.accept(false); // covered now, and not narrowed by a change under way
       return;
     }
     waiters.add(new Waiter(host, done));
@@ -155,14 +156,14 @@ final class MqttSharedGroup extends AttachedHost {
 
   /** Starts a change of the group's predicate to the members' scope, unless one is under way. */
   private void change() {
-    if (changing || closed) {
+    if (changing != null || closed) {
       return;
     }
     Scope want = wanted();
     if (want.equals(set)) {
       return;
     }
-    changing = true;
+    changing = want;
     Predicate f = filter;
     predicates.change(
         this,
@@ -173,7 +174,7 @@ final class MqttSharedGroup extends AttachedHost {
 
   /** On the loop: a change of the group's predicate is set ({@code refused} null) or refused. */
   private void changed(Scope want, ProtocolException refused) {
-    changing = false;
+    changing = null;
     if (refused == null) {
       set = want;
     }
