@@ -141,7 +141,7 @@ public final class Router implements AutoCloseable {
             () -> closed);
     this.batches = new OutputBatches(loop);
     this.hosts = new Hosts();
-    metrics.clients(hosts::clients);
+    metrics.clients(hosts::size);
     DataTransport.Receiver receiver = this::receiveData;
     this.udp = new UdpLinks(core, batches, receiver);
     this.shm = new ShmLinks(core, this::link, receiver);

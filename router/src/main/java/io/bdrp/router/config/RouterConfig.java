@@ -46,6 +46,7 @@ import java.util.List;
  * @param mqttListen address for MQTT clients ({@code listen.mqtt}; TLS with the client port's
  *     certificate when {@code clientTls} is set, users and permissions of {@code clientAuth}), or
  *     null for no MQTT port (docs/mqtt.md)
+ * @param mqtt what the MQTT port does beyond the mapping ({@code mqtt}; JSON payload fields)
  */
 public record RouterConfig(
     int router,
@@ -65,7 +66,50 @@ public record RouterConfig(
     RouterTls routerTls,
     MetricsAccess metricsAccess,
     UdpProtection udpProtection,
-    InetSocketAddress mqttListen) {
+    InetSocketAddress mqttListen,
+    MqttOptions mqtt) {
+
+  /** A configuration with the MQTT port's defaults ({@link MqttOptions#DEFAULT}). */
+  public RouterConfig(
+      int router,
+      long epoch,
+      InetSocketAddress clientListen,
+      InetSocketAddress routerListen,
+      InetSocketAddress metricsListen,
+      InetSocketAddress udpListen,
+      List<Neighbour> neighbours,
+      RoutingConfig routing,
+      BloomParameters bloom,
+      RouterLimits limits,
+      String routerToken,
+      FastPath fastPath,
+      ClientAuth clientAuth,
+      ClientTls clientTls,
+      RouterTls routerTls,
+      MetricsAccess metricsAccess,
+      UdpProtection udpProtection,
+      InetSocketAddress mqttListen) {
+    this(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        metricsAccess,
+        udpProtection,
+        mqttListen,
+        MqttOptions.DEFAULT);
+  }
 
   /** Where transit DATA arriving over UDP is forwarded. */
   public enum FastPath {
@@ -133,6 +177,7 @@ public record RouterConfig(
     java.util.Objects.requireNonNull(fastPath, "fastPath");
     java.util.Objects.requireNonNull(clientAuth, "clientAuth");
     java.util.Objects.requireNonNull(udpProtection, "udpProtection");
+    java.util.Objects.requireNonNull(mqtt, "mqtt");
   }
 
   /** A configuration without an MQTT port. */
@@ -293,7 +338,32 @@ public record RouterConfig(
         routerTls,
         metricsAccess,
         udpProtection,
-        address);
+        address,
+        mqtt);
+  }
+
+  /** This configuration with {@code options} for its MQTT port. */
+  public RouterConfig withMqtt(MqttOptions options) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        metricsListen,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        metricsAccess,
+        udpProtection,
+        mqttListen,
+        options);
   }
 
   /** This configuration with {@code routing} in place of its own. */
@@ -333,7 +403,8 @@ public record RouterConfig(
         routers,
         metrics,
         udp,
-        mqttListen);
+        mqttListen,
+        mqtt);
   }
 
   /** A configuration that forwards in the JVM and whose UDP socket, if any, takes the defaults. */

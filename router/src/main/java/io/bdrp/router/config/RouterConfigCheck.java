@@ -123,7 +123,24 @@ final class RouterConfigCheck {
         security.routerTls(),
         security.metricsAccess(),
         security.udpProtection(),
-        mqtt);
+        mqtt,
+        mqtt(f.mqtt()));
+  }
+
+  /** The {@code mqtt} section. */
+  MqttOptions mqtt(RouterConfigFile.Mqtt m) {
+    MqttOptions d = MqttOptions.DEFAULT;
+    if (m == null) {
+      return d;
+    }
+    return new MqttOptions(
+        m.jsonFields() != null ? m.jsonFields() : d.jsonFields(),
+        integer(
+            m.jsonMaxBytes(),
+            "mqtt.jsonMaxBytes",
+            d.jsonMaxBytes(),
+            1,
+            io.bdrp.encoding.Limits.MAX_BODY_BYTES));
   }
 
   List<Neighbour> neighbours(List<RouterConfigFile.Link> ns, int router, int maxRouters) {

@@ -46,7 +46,11 @@ final class RouterConfigFile {
       LimitsSection limits,
       Auth auth,
       Tls tls,
-      String fastPath) {}
+      String fastPath,
+      Mqtt mqtt) {}
+
+  /** {@code mqtt}: the fields of {@link MqttOptions}. */
+  record Mqtt(Boolean jsonFields, BigInteger jsonMaxBytes) {}
 
   /** {@code listen}: addresses as HOST:PORT. */
   record Listen(String clients, String routers, String metrics, String udp, String mqtt) {}

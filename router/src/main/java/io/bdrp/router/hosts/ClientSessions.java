@@ -178,7 +178,7 @@ public final class ClientSessions {
           throw new ProtocolException(
               ErrorCode.PROTOCOL_VIOLATION, "the first frame of a client session must be HELLO");
         }
-        if (hosts.clients() >= config.limits().maxClients()) {
+        if (hosts.size() >= config.limits().maxClients()) {
           throw new ProtocolException(
               ErrorCode.OVERLOADED,
               "this router serves at most " + config.limits().maxClients() + " clients",

@@ -26,13 +26,18 @@ public final class Hosts {
   private final IntObjectHashMap<Output> byNumber = new IntObjectHashMap<>();
   private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
   private int next = 1;
-  private int own;
+  private int attached;
 
   /** A number for a new host, never given before in this process. */
   public int number() {
     return next++;
   }
 
+  /**
+   * Puts a host that is not a session (an MQTT shared subscription group, the store of retained
+   * messages) under its number: the data plane delivers to it, but it does not count among the
+   * {@link #size} sessions.
+   */
   public void put(int number, Output host) {
     byNumber.put(number, host);
   }
@@ -53,11 +58,14 @@ public final class Hosts {
       users.computeIfAbsent(host.user, k -> new long[1])[0]++;
     }
     byNumber.put(host.id, host);
+    attached++;
   }
 
   /** Detaches a host that {@link #attach} attached. */
   public void detach(AttachedHost host) {
-    byNumber.remove(host.id);
+    if (byNumber.remove(host.id) != null) {
+      attached--;
+    }
     long[] u = host.user == null ? null : users.get(host.user);
     if (u != null && --u[0] == 0) {
       users.remove(host.user);
@@ -69,22 +77,8 @@ public final class Hosts {
     return byNumber.get(number);
   }
 
-  /** Hosts attached now. */
+  /** Sessions attached now ({@link #attach}), the limit {@code limits.maxClients} bounds. */
   public int size() {
-    return byNumber.size();
-  }
-
-  /**
-   * Client sessions attached now, whatever their front end: the hosts but the router's own (the
-   * store of retained messages), which {@code limits.maxClients} does not count.
-   */
-  public int clients() {
-    return byNumber.size() - own;
-  }
-
-  /** Attaches one of the router's own hosts, not counted among its clients. */
-  public void attachOwn(AttachedHost host) {
-    own++;
-    byNumber.put(host.id, host);
+    return attached;
   }
 }

@@ -232,12 +232,16 @@ public final class PredicateChanges {
     host.filters = 0;
     if (aggregate.remove(host.id)) {
       EncodedPredicate a = aggregate.aggregate();
-      core.loop()
-          .execute(
-              () -> {
-                core.node().setAggregate(a);
-                core.rearm();
-              });
+      try {
+        core.loop()
+            .execute(
+                () -> {
+                  core.node().setAggregate(a);
+                  core.rearm();
+                });
+      } catch (java.util.concurrent.RejectedExecutionException stopped) {
+        // The router has stopped: nothing is advertised any more.
+      }
     }
   }
 

@@ -17,7 +17,7 @@ import java.util.List;
  * A CONNECT, checked: who the client is (its certificate's user, else the password as the user's
  * token of {@code auth.clients}, else anonymous as configured) and whether the router takes it now;
  * and the CONNACK that answers it, in the client's protocol. What MQTT 5 clients are told in the
- * CONNACK: retained messages (Retain Available left at its default, 1), no shared subscriptions,
+ * CONNACK: retained messages (Retain Available left at its default, 1), shared subscriptions,
  * subscription identifiers, up to {@link #TOPIC_ALIAS_MAXIMUM} topic aliases from the client, the
  * Session Expiry Interval when the router keeps the session less long than asked, the router's
  * maximum packet size and receive maximum, and the server keep-alive when it bounds the client's.
@@ -107,7 +107,7 @@ final class MqttConnect {
   /** Why the router cannot take one more session of {@code user} now, or null. */
   static Refusal capacity(MqttListener l, ClientAuth.Permissions p) {
     RouterConfig config = l.core.config();
-    if (l.hosts.clients() >= config.limits().maxClients()) {
+    if (l.hosts.size() >= config.limits().maxClients()) {
       return new Refusal(
           MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
           MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY,
@@ -163,7 +163,7 @@ final class MqttConnect {
       props.add(integer(MqttProperties.RECEIVE_MAXIMUM, RECEIVE_MAXIMUM));
       props.add(integer(MqttProperties.MAXIMUM_PACKET_SIZE, maxPacketBytes));
       // Retain Available is absent, which means 1: retained messages are kept federation-wide.
-      props.add(integer(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 0));
+      props.add(integer(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 1));
       props.add(integer(MqttProperties.SUBSCRIPTION_IDENTIFIER_AVAILABLE, 1));
       props.add(integer(MqttProperties.TOPIC_ALIAS_MAXIMUM, TOPIC_ALIAS_MAXIMUM));
       if (sessionExpiry != sessionExpiryAsked(c)) {

@@ -30,7 +30,9 @@ import java.util.LinkedHashMap;
  * An MQTT session as a host of the router: the data plane delivers to it like to any host, and it
  * writes each delivery as a PUBLISH in the session's protocol, at the lower of the QoS the message
  * was published with and the QoS granted to the best of the session's subscriptions it matches; one
- * copy, with the Subscription Identifiers of every matching subscription that has one (MQTT 5).
+ * copy, with the Subscription Identifiers of every matching subscription that has one (MQTT 5). A
+ * shared subscription's group ({@link MqttSharedGroup}) hands it its messages apart ({@link
+ * #write}), each by that subscription alone.
  *
  * <p><b>In flight.</b> A QoS 1 or 2 delivery takes a packet identifier that stays taken until the
  * client's PUBACK (QoS 1) or PUBCOMP (QoS 2: PUBLISH, PUBREC, PUBREL, PUBCOMP; a PUBREC with a
@@ -221,6 +223,28 @@ final class MqttHost extends AttachedHost {
       dropped.inc(); // checked where it entered the federation: not seen in practice
       return false;
     }
+    return write(m, bytes.length, null);
+  }
+
+  /**
+   * Whether a delivery at {@code qos} can be written now: the connection is open and below its high
+   * water mark and, for QoS 1, the in-flight window has room. A shared subscription's group ({@link
+   * MqttSharedGroup}) chooses among the members that can.
+   */
+  boolean canTake(int qos) {
+    return channel != null
+        && channel.isActive()
+        && channel.isWritable()
+        && (qos == 0 || inFlight.size() < window);
+  }
+
+  /**
+   * Writes {@code m} as a PUBLISH: by the session's own subscriptions, or, with {@code shared}, by
+   * that shared subscription alone (its granted QoS and identifier), for its group. {@code bytes}
+   * is the length of its bdrp encoding (what a kept session's queue counts). False, counted, when
+   * it is dropped.
+   */
+  boolean write(Message m, int bytes, MqttSubscriptions.Sub shared) {
     String topic = MqttTopic.of(m);
     if (topic == null) {
       return drop(noTopic);
@@ -229,7 +253,15 @@ final class MqttHost extends AttachedHost {
     if (expiresAt != Long.MAX_VALUE && expiresAt <= System.currentTimeMillis()) {
       return drop(expired); // MQTT-3.3.2-5
     }
-    MqttSubscriptions.Match match = subscriptions.match(m, publishing);
+    MqttSubscriptions.Match match =
+        shared == null
+            ? subscriptions.match(m, publishing)
+            : new MqttSubscriptions.Match(
+                shared.granted(),
+                shared.subscriptionId() == 0
+                    ? MqttSubscriptions.Match.NO_IDS
+                    : new int[] {shared.subscriptionId()},
+                shared.retainAsPublished());
     if (match.granted() < 0) {
       return true; // only No Local subscriptions match the session's own message: not for it
     }
@@ -253,7 +285,7 @@ final class MqttHost extends AttachedHost {
       delivered.inc();
       return true;
     }
-    Delivery d = new Delivery(m, topic, qos, ids, expiresAt, bytes.length, retain);
+    Delivery d = new Delivery(m, topic, qos, ids, expiresAt, bytes, retain);
     if (kept()) {
       return enqueue(d);
     }

@@ -166,7 +166,7 @@ final class MqttInbound {
   private int forward(MqttPublishMessage p, String topic) {
     Message m;
     try {
-      m = MqttPublishes.toMessage(p, topic, System.currentTimeMillis());
+      m = MqttPublishes.toMessage(p, topic, System.currentTimeMillis(), listener.json);
     } catch (IllegalArgumentException e) {
       unmappable.inc();
       return IMPLEMENTATION_SPECIFIC;

@@ -43,6 +43,13 @@ public final class MqttListener {
   final DataPlane<MessageBytes> dataPlane;
   final OutputBatches batches;
   final MqttMetrics metrics;
+
+  /** JSON payload fields as attributes ({@code mqtt.jsonFields}), or null when off. */
+  final MqttJson json;
+
+  /** The shared subscription groups of the port (on the loop). */
+  final MqttSharedGroups shared;
+
   private final Supplier<ClientTls> clientTls;
 
   /** The message of the PUBLISH being handed to the data plane (on the loop). */
@@ -100,6 +107,14 @@ public final class MqttListener {
     this.budget = new io.bdrp.transport.InboundBudget(core.config().limits().inboundBufferBytes());
     core.metrics().inboundBudget("mqtt", budget);
     this.sessions = new MqttSessions(this);
+    this.shared = new MqttSharedGroups(this);
+    this.json =
+        core.config().mqtt().jsonFields()
+            ? new MqttJson(
+                core.config().mqtt(),
+                core.config().limits().maxFrameBytes() - io.bdrp.transport.Frames.PREFIX_BYTES - 8,
+                core.metrics().registry())
+            : null;
     this.retained = new MqttRetainedHost(this);
   }
 

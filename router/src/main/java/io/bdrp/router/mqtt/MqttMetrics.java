@@ -137,14 +137,15 @@ final class MqttMetrics {
           reason);
     }
 
-    /** Subscriptions refused: subscribe_permission, invalid_filter, shared, quota. */
+    /** Subscriptions refused: subscribe_permission, invalid_filter, quota. */
     Metrics.Counter subscriptionRefused(String reason) {
       return counter(
           "bdrp_mqtt_subscriptions_refused_total",
           "Topic filters of SUBSCRIBE packets refused, by protocol and reason:"
               + " subscribe_permission (nothing of it within the user's subscribe predicate),"
-              + " invalid_filter, shared (shared subscriptions are not offered yet), quota (a limit"
-              + " of the router's predicates).",
+              + " invalid_filter (a topic filter, content filter or share name that is not valid),"
+              + " quota (a limit of the router's predicates, or of a session's shared"
+              + " subscriptions).",
           "protocol",
           name,
           "reason",

@@ -34,13 +34,22 @@ final class MqttPublishes {
    *     property name or value beyond the limits, a body above 1 MiB)
    */
   static Message toMessage(MqttPublishMessage p, String topic, long nowMs) {
+    return toMessage(p, topic, nowMs, null);
+  }
+
+  /**
+   * As {@link #toMessage(MqttPublishMessage, String, long)}, with the attributes of the payload's
+   * JSON fields when {@code json} is not null (the router's {@code mqtt.jsonFields}).
+   */
+  static Message toMessage(MqttPublishMessage p, String topic, long nowMs, MqttJson json) {
     ByteBuf payload = p.payload();
     return toMessage(
         topic,
         p.fixedHeader().qosLevel().value(),
         p.variableHeader().properties(),
         payload.nioBuffer(payload.readerIndex(), payload.readableBytes()),
-        nowMs);
+        nowMs,
+        json);
   }
 
   /**
@@ -51,6 +60,20 @@ final class MqttPublishes {
    */
   static Message toMessage(
       String topic, int qos, MqttProperties props, java.nio.ByteBuffer body, long nowMs) {
+    return toMessage(topic, qos, props, body, nowMs, null);
+  }
+
+  /**
+   * As {@link #toMessage(String, int, MqttProperties, java.nio.ByteBuffer, long)}, with the
+   * attributes of the payload's JSON fields when {@code json} is not null.
+   */
+  static Message toMessage(
+      String topic,
+      int qos,
+      MqttProperties props,
+      java.nio.ByteBuffer body,
+      long nowMs,
+      MqttJson json) {
     Message.Builder b = Message.builder();
     MqttTopic.put(b, topic);
     b.put(MqttPublish.QOS, (long) qos);
@@ -84,7 +107,7 @@ final class MqttPublishes {
       }
     }
     b.body(body);
-    return b.build();
+    return json == null ? b.build() : json.build(b, body);
   }
 
   /**

@@ -113,7 +113,7 @@ final class MqttRetainedHost extends AttachedHost {
 
   /** Attaches the store as a host with its predicate, and starts looking for hand-overs. */
   void start() {
-    listener.hosts.attachOwn(this);
+    listener.hosts.put(id, this);
     Predicate p =
         Predicate.parse(MqttRetained.RETAINED + " = true || " + MqttRetained.FOR + " = " + self);
     listener.predicates.change(

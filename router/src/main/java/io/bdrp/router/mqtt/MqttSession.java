@@ -300,7 +300,8 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
     }
     host.expirySeconds = expiry;
     subscriptions =
-        new MqttSubscriptions(host, ch, v5, listener.predicates, counters, listener.retained.store);
+        new MqttSubscriptions(
+            host, ch, v5, listener.predicates, listener.shared, counters, listener.retained.store);
     inbound = new MqttInbound(listener, host, ctx, v5, counters);
     listener.byClientId.put(clientId, this);
     handshakeDone();

@@ -107,6 +107,7 @@ final class MqttSessions {
     listener.core.metrics().removeHost(host.id, host.name);
     listener.core.node().setHostMatch(host.id, Predicate.NONE);
     listener.predicates.left(host);
+    listener.shared.left(host);
     listener.core.rearm();
     MqttWill.sessionEnded(listener, host.name);
   }

@@ -2,6 +2,7 @@ package io.bdrp.router.mqtt;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.mqtt.MqttShared;
 import io.bdrp.encoding.mqtt.MqttSubscription;
 import io.bdrp.router.hosts.PredicateChanges;
 import io.bdrp.transport.ProtocolException;
@@ -35,13 +36,21 @@ import java.util.Map;
  * and then go together as the next change (each still answered on its own, in order), so a client
  * that subscribes filter by filter makes few changes. At most {@link #MAX_WAITING} wait.
  *
+ * <p><b>Shared subscriptions</b> ({@code $share/ShareName/filter}) are kept apart ({@link
+ * Set#shared}) and are not in the session's predicate: once a change is made, the session leaves
+ * the groups of those it dropped and joins those of its new ones ({@link MqttSharedGroups}), and
+ * the SUBACK waits until every group it joined has a predicate that covers it. They get no retained
+ * messages (MQTT 5 §4.8.2).
+ *
  * <p>Owned by the router's event loop.
  */
 final class MqttSubscriptions {
   /** Most SUBSCRIBE and UNSUBSCRIBE packets waiting behind the change being prepared. */
   static final int MAX_WAITING = 1024;
 
-  private static final int SHARED_NOT_SUPPORTED = 0x9E;
+  /** Most shared subscriptions ({@code $share/...}) a session holds at once. */
+  static final int MAX_SHARED = 64;
+
   private static final int FILTER_INVALID = 0x8F;
   private static final int NOT_AUTHORIZED = 0x87;
   private static final int QUOTA_EXCEEDED = 0x97;
@@ -69,11 +78,18 @@ final class MqttSubscriptions {
     static final Match NONE = new Match(-1, NO_IDS, false);
   }
 
-  /** The subscriptions of a session at one time, by their text. Immutable. */
+  /**
+   * The subscriptions of a session at one time, by their text: its own ({@link #byText}, whose OR
+   * is the session's predicate) and its shared ones ({@link #shared}, {@code $share/...}, delivered
+   * through their groups, {@link MqttSharedGroup}). Immutable.
+   */
   static final class Set {
     static final Set EMPTY = new Set(Map.of());
 
     final Map<String, Sub> byText;
+
+    /** The shared subscriptions, by their whole text ({@code $share/ShareName/filter}). */
+    final Map<String, Sub> shared;
 
     /**
      * What every message the session gets matches if the QoS granted to every subscription is the
@@ -83,7 +99,12 @@ final class MqttSubscriptions {
     private final Match uniform;
 
     Set(Map<String, Sub> byText) {
+      this(byText, Map.of());
+    }
+
+    Set(Map<String, Sub> byText, Map<String, Sub> shared) {
       this.byText = Collections.unmodifiableMap(new LinkedHashMap<>(byText));
+      this.shared = Collections.unmodifiableMap(new LinkedHashMap<>(shared));
       int u = -1;
       for (Sub s : byText.values()) {
         if (s.noLocal
@@ -202,6 +223,7 @@ final class MqttSubscriptions {
   private final Channel channel;
   private final boolean v5;
   private final PredicateChanges predicates;
+  private final MqttSharedGroups groups;
   private final MqttMetrics.Protocol counters;
   private final MqttRetainedStore retained;
   private final ArrayDeque<Op> waiting = new ArrayDeque<>();
@@ -212,9 +234,11 @@ final class MqttSubscriptions {
       Channel channel,
       boolean v5,
       PredicateChanges predicates,
+      MqttSharedGroups groups,
       MqttMetrics.Protocol counters,
       MqttRetainedStore retained) {
     this.retained = retained;
+    this.groups = groups;
     this.host = host;
     this.channel = channel;
     this.v5 = v5;
@@ -222,8 +246,18 @@ final class MqttSubscriptions {
     this.counters = counters;
   }
 
-  /** A SUBSCRIBE: answered with a SUBACK once its change is made. */
+  /**
+   * A SUBSCRIBE: answered with a SUBACK once its change is made. No Local on a shared subscription
+   * is a protocol error [MQTT-3.8.3-4].
+   */
   void subscribe(int packetId, List<Asked> asked) {
+    for (Asked a : asked) {
+      if (a.noLocal && MqttShared.isShared(a.text)) {
+        throw new MqttFault(
+            MqttFault.PROTOCOL_ERROR,
+            "No Local on shared subscription " + a.text + " [MQTT-3.8.3-4]");
+      }
+    }
     enqueue(new Op(packetId, List.copyOf(asked), null));
   }
 
@@ -274,26 +308,28 @@ final class MqttSubscriptions {
    */
   private Set plan(Set base, List<Op> ops) {
     Map<String, Sub> next = new LinkedHashMap<>(base.byText);
+    Map<String, Sub> shared = new LinkedHashMap<>(base.shared);
     for (Op op : ops) {
       if (op.asked == null) {
         for (int i = 0; i < op.removed.size(); i++) {
-          op.codes[i] = next.remove(op.removed.get(i)) != null ? 0 : NO_SUBSCRIPTION;
+          String t = op.removed.get(i);
+          op.codes[i] = next.remove(t) != null || shared.remove(t) != null ? 0 : NO_SUBSCRIPTION;
         }
         continue;
       }
       for (int i = 0; i < op.asked.size(); i++) {
         Asked a = op.asked.get(i);
+        if (MqttShared.isShared(a.text)) {
+          op.codes[i] = planShared(a, shared);
+          continue;
+        }
         Predicate p = null;
-        if (a.text.startsWith("$share/")) {
-          op.codes[i] = SHARED_NOT_SUPPORTED;
-        } else {
-          try {
-            p = MqttSubscription.parse(a.subscription()).predicate();
-            // Refused if nothing of it is within the user's subscribe permission.
-            op.codes[i] = host.permissions.restrict(p).isEmpty() ? NOT_AUTHORIZED : 0;
-          } catch (IllegalArgumentException e) {
-            op.codes[i] = p == null ? FILTER_INVALID : QUOTA_EXCEEDED;
-          }
+        try {
+          p = MqttSubscription.parse(a.subscription()).predicate();
+          // Refused if nothing of it is within the user's subscribe permission.
+          op.codes[i] = host.permissions.restrict(p).isEmpty() ? NOT_AUTHORIZED : 0;
+        } catch (IllegalArgumentException e) {
+          op.codes[i] = p == null ? FILTER_INVALID : QUOTA_EXCEEDED;
         }
         if (op.codes[i] == 0) {
           int granted = a.qos; // QoS 0, 1 and 2 are offered
@@ -304,14 +340,106 @@ final class MqttSubscriptions {
         }
       }
     }
-    return new Set(next);
+    return new Set(next, shared);
   }
 
-  /** On the loop: the change is made (or refused); every packet of it is answered, in order. */
-  private void done(List<Op> ops, Set base, Set made, ProtocolException refused) {
-    if (refused == null) {
-      host.subscriptions = made;
+  /**
+   * On the control thread: a shared subscription asked for, into {@code shared} if it is taken;
+   * returns the QoS granted or why it is refused: a share name or filter that is not valid (0x8F,
+   * [MQTT-4.8.2-1], [MQTT-4.8.2-2]), nothing of the filter within the subscribe permission (0x87),
+   * more than {@link #MAX_SHARED} shared subscriptions (0x97). The predicate kept is the filter's
+   * (with its content filter, and the SUBSCRIBE's {@value MqttInbound#FILTER_PROPERTY}): its
+   * group's, which the session's own predicate does not include.
+   */
+  private int planShared(Asked a, Map<String, Sub> shared) {
+    Predicate p;
+    try {
+      p = MqttShared.parse(a.subscription()).subscription().predicate();
+    } catch (IllegalArgumentException e) {
+      return FILTER_INVALID;
     }
+    try {
+      if (host.permissions.restrict(p).isEmpty()) {
+        return NOT_AUTHORIZED;
+      }
+    } catch (IllegalArgumentException e) {
+      return QUOTA_EXCEEDED;
+    }
+    if (!shared.containsKey(a.text) && shared.size() >= MAX_SHARED) {
+      return QUOTA_EXCEEDED;
+    }
+    int granted = a.qos;
+    shared.put(a.text, new Sub(a.text, p, granted, false, a.subscriptionId, a.retainAsPublished));
+    return granted;
+  }
+
+  /**
+   * On the loop: the change is made (or refused). Once it is made, the session leaves the groups of
+   * the shared subscriptions it no longer has and joins those of its new ones ({@link
+   * MqttSharedGroups}); the packets are answered, in order, once every group it joined has a
+   * predicate that covers the session (a group refused by a limit of the router's predicates makes
+   * that subscription's code 0x97, and it is not kept); then the retained messages are sent.
+   */
+  private void done(List<Op> ops, Set base, Set made, ProtocolException refused) {
+    if (refused != null) {
+      answer(ops, base, null, refused);
+      return;
+    }
+    Set before = host.subscriptions;
+    host.subscriptions = made;
+    for (String t : before.shared.keySet()) {
+      if (!made.shared.containsKey(t)) {
+        groups.leave(host, t);
+      }
+    }
+    List<Sub> joining = new ArrayList<>();
+    for (Sub s : made.shared.values()) {
+      if (before.shared.get(s.text()) != s) {
+        joining.add(s);
+      }
+    }
+    if (joining.isEmpty()) {
+      answer(ops, base, made, null);
+      return;
+    }
+    int[] pending = {joining.size()};
+    for (Sub s : joining) {
+      groups.join(
+          host,
+          s,
+          failed -> {
+            if (failed) {
+              refuseShared(ops, s);
+            }
+            if (--pending[0] == 0) {
+              answer(ops, base, made, null);
+            }
+          });
+    }
+  }
+
+  /** A shared subscription whose group was refused: not kept, and its filter's code is 0x97. */
+  private void refuseShared(List<Op> ops, Sub s) {
+    Set now = host.subscriptions;
+    if (now.shared.get(s.text()) == s) {
+      Map<String, Sub> shared = new LinkedHashMap<>(now.shared);
+      shared.remove(s.text());
+      host.subscriptions = new Set(now.byText, shared);
+    }
+    for (Op op : ops) {
+      for (int i = 0; op.asked != null && i < op.codes.length; i++) {
+        if (op.asked.get(i).text.equals(s.text()) && op.codes[i] < 0x80) {
+          op.codes[i] = QUOTA_EXCEEDED;
+        }
+      }
+    }
+  }
+
+  /**
+   * On the loop: every packet of a change answered, in order; the retained messages of the
+   * subscriptions it made ({@code made}, null if refused); then the next change.
+   */
+  private void answer(List<Op> ops, Set base, Set made, ProtocolException refused) {
     for (Op op : ops) {
       for (int i = 0; i < op.codes.length; i++) {
         if (refused != null && op.codes[i] < 0x80 && op.codes[i] != NO_SUBSCRIPTION) {
@@ -324,7 +452,7 @@ final class MqttSubscriptions {
       channel.write(op.asked != null ? subAck(op) : unsubAck(op), channel.voidPromise());
     }
     channel.flush();
-    if (refused == null) {
+    if (made != null) {
       sendRetained(ops, base, made);
     }
     changing = false;
@@ -349,7 +477,7 @@ final class MqttSubscriptions {
             || s == null
             || a.retainHandling == 2
             || (a.retainHandling == 1 && base.byText.containsKey(a.text))
-            || a.text.startsWith("$share/")) {
+            || MqttShared.isShared(a.text)) {
           continue;
         }
         List<Message> matching = new ArrayList<>();
@@ -365,7 +493,6 @@ final class MqttSubscriptions {
     return switch (code) {
       case NOT_AUTHORIZED -> "subscribe_permission";
       case FILTER_INVALID -> "invalid_filter";
-      case SHARED_NOT_SUPPORTED -> "shared";
       default -> "quota";
     };
   }
