@@ -2,7 +2,6 @@ package io.bdrp.router.mqtt;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.codec.CodecException;
-import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.encoding.mqtt.MqttPublish;
 import io.bdrp.encoding.mqtt.MqttRetained;
 import io.bdrp.encoding.mqtt.MqttTopic;
@@ -104,6 +103,7 @@ final class MqttHost extends AttachedHost {
 
   final boolean v5;
   private final OutputBatches batches;
+  private final MqttDeliveries deliveries;
   private final HostLimits limits;
   final MqttMetrics.Protocol counters;
   private final Metrics.Counter delivered;
@@ -176,8 +176,10 @@ final class MqttHost extends AttachedHost {
       int receiveMaximum,
       int maxPacketBytes,
       OutputBatches batches,
+      MqttDeliveries deliveries,
       MqttMetrics metrics) {
     super(id, clientId, permissions, limits.predicateChangesPerSecond());
+    this.deliveries = deliveries;
     this.limits = limits;
     this.channel = channel;
     this.v5 = v5;
@@ -218,7 +220,7 @@ final class MqttHost extends AttachedHost {
     }
     Message m;
     try {
-      m = MessageCodec.decode(bytes.buf.nioBuffer(bytes.offset, bytes.length));
+      m = deliveries.decode(messageId, bytes);
     } catch (CodecException e) {
       dropped.inc(); // checked where it entered the federation: not seen in practice
       return false;
@@ -472,7 +474,15 @@ final class MqttHost extends AttachedHost {
       expirySeconds = Math.max(1, (expiresAt - System.currentTimeMillis() + 999) / 1000);
     }
     MqttPublishMessage p =
-        MqttPublishes.toPublish(m, topic, qos, packetId, v5, ids, expirySeconds, retain);
+        MqttPublishes.toPublish(
+            m,
+            topic,
+            qos,
+            packetId,
+            v5 ? deliveries.properties(m) : null,
+            ids,
+            expirySeconds,
+            retain);
     if (dup) {
       p =
           new MqttPublishMessage(

@@ -212,8 +212,10 @@ final class MqttInbound {
       MessageCodec.encode(m, buf.nioBuffer(0, length));
       buf.writerIndex(length);
       listener.publishBytes.set(buf, 0, length);
+      listener.deliveries.publishing(m, buf);
       listener.dataPlane.publish(m, listener.publishBytes);
     } finally {
+      listener.deliveries.publishing(null, null);
       listener.publishBytes.set(null, 0, 0);
       buf.release();
     }

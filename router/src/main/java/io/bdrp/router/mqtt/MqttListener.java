@@ -52,6 +52,9 @@ public final class MqttListener {
 
   private final Supplier<ClientTls> clientTls;
 
+  /** Each delivered message decoded once for all the MQTT sessions it goes to (on the loop). */
+  final MqttDeliveries deliveries = new MqttDeliveries();
+
   /** The message of the PUBLISH being handed to the data plane (on the loop). */
   final MessageBytes publishBytes = new MessageBytes();
 

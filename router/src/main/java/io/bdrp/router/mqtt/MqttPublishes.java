@@ -111,10 +111,36 @@ final class MqttPublishes {
   }
 
   /**
+   * The MQTT 5 properties that every delivery of {@code m} carries, in order: its user properties
+   * (duplicates kept), content type, response topic and correlation data; not the ones each session
+   * adds (Message Expiry Interval, Subscription Identifiers). Read only once made.
+   */
+  static MqttProperties properties(Message m) {
+    MqttProperties props = new MqttProperties();
+    for (io.bdrp.encoding.mqtt.MqttProperties.UserProperty u :
+        io.bdrp.encoding.mqtt.MqttProperties.of(m)) {
+      props.add(new MqttProperties.UserProperty(u.name(), u.value()));
+    }
+    String s = MqttPublish.string(m, MqttPublish.CONTENT_TYPE);
+    if (s != null) {
+      props.add(new MqttProperties.StringProperty(MqttProperties.CONTENT_TYPE, s));
+    }
+    s = MqttPublish.string(m, MqttPublish.RESPONSE_TOPIC);
+    if (s != null) {
+      props.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, s));
+    }
+    byte[] correlation = MqttPublish.correlationData(m);
+    if (correlation != null) {
+      props.add(new MqttProperties.BinaryProperty(MqttProperties.CORRELATION_DATA, correlation));
+    }
+    return props;
+  }
+
+  /**
    * The PUBLISH that delivers {@code m} at {@code qos} with {@code packetId} (0 for QoS 0); with
-   * {@code v5}, its properties too, the Subscription Identifiers {@code subscriptionIds}, and the
-   * Message Expiry Interval that remains, {@code expirySeconds} (-1: none); with {@code retain},
-   * the RETAIN flag set.
+   * {@code v5}, its properties too ({@link #properties}), the Subscription Identifiers {@code
+   * subscriptionIds}, and the Message Expiry Interval that remains, {@code expirySeconds} (-1:
+   * none); with {@code retain}, the RETAIN flag set.
    */
   static MqttPublishMessage toPublish(
       Message m,
@@ -125,33 +151,48 @@ final class MqttPublishes {
       int[] subscriptionIds,
       long expirySeconds,
       boolean retain) {
+    return toPublish(
+        m, topic, qos, packetId, v5 ? properties(m) : null, subscriptionIds, expirySeconds, retain);
+  }
+
+  /**
+   * As {@link #toPublish(Message, String, int, int, boolean, int[], long, boolean)}, with {@code
+   * base}, the message's {@link #properties} made once for every session that gets it (null: MQTT
+   * 3.1.1, no properties). It is not changed: a delivery with per-session properties has its own.
+   */
+  static MqttPublishMessage toPublish(
+      Message m,
+      String topic,
+      int qos,
+      int packetId,
+      MqttProperties base,
+      int[] subscriptionIds,
+      long expirySeconds,
+      boolean retain) {
     MqttProperties props = MqttProperties.NO_PROPERTIES;
-    if (v5) {
-      props = new MqttProperties();
-      if (expirySeconds >= 0) {
-        props.add(
-            new MqttProperties.IntegerProperty(
-                MqttProperties.PUBLICATION_EXPIRY_INTERVAL,
-                (int) Math.min(expirySeconds, 0xFFFF_FFFFL)));
-      }
-      for (int id : subscriptionIds) {
-        props.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
-      }
-      for (io.bdrp.encoding.mqtt.MqttProperties.UserProperty u :
-          io.bdrp.encoding.mqtt.MqttProperties.of(m)) {
-        props.add(new MqttProperties.UserProperty(u.name(), u.value()));
-      }
-      String s = MqttPublish.string(m, MqttPublish.CONTENT_TYPE);
-      if (s != null) {
-        props.add(new MqttProperties.StringProperty(MqttProperties.CONTENT_TYPE, s));
-      }
-      s = MqttPublish.string(m, MqttPublish.RESPONSE_TOPIC);
-      if (s != null) {
-        props.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, s));
-      }
-      byte[] correlation = MqttPublish.correlationData(m);
-      if (correlation != null) {
-        props.add(new MqttProperties.BinaryProperty(MqttProperties.CORRELATION_DATA, correlation));
+    if (base != null) {
+      if (expirySeconds < 0 && subscriptionIds.length == 0) {
+        props = base;
+      } else {
+        props = new MqttProperties();
+        if (expirySeconds >= 0) {
+          props.add(
+              new MqttProperties.IntegerProperty(
+                  MqttProperties.PUBLICATION_EXPIRY_INTERVAL,
+                  (int) Math.min(expirySeconds, 0xFFFF_FFFFL)));
+        }
+        for (int id : subscriptionIds) {
+          props.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
+        }
+        for (MqttProperties.MqttProperty<?> p : base.listAll()) {
+          if (p instanceof MqttProperties.UserProperties all) {
+            for (MqttProperties.StringPair pair : all.value()) {
+              props.add(new MqttProperties.UserProperty(pair.key, pair.value));
+            }
+          } else {
+            props.add(p);
+          }
+        }
       }
     }
     return new MqttPublishMessage(

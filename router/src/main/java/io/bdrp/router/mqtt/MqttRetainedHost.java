@@ -5,7 +5,6 @@ import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.encoding.bloom.Encoder;
 import io.bdrp.encoding.codec.CodecException;
-import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.encoding.mqtt.MqttRetained;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.hosts.AttachedHost;
@@ -150,7 +149,7 @@ final class MqttRetainedHost extends AttachedHost {
   public boolean deliver(long messageId, MessageBytes bytes) {
     Message m;
     try {
-      m = MessageCodec.decode(bytes.buf.nioBuffer(bytes.offset, bytes.length));
+      m = listener.deliveries.decode(messageId, bytes);
     } catch (CodecException e) {
       invalid.inc();
       return true;

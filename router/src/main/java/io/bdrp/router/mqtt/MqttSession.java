@@ -295,6 +295,7 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
               receiveMaximum,
               maxPacket,
               listener.batches,
+              listener.deliveries,
               listener.metrics);
       listener.hosts.attach(host);
     }

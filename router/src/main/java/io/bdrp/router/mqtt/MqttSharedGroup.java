@@ -3,7 +3,6 @@ package io.bdrp.router.mqtt;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.codec.CodecException;
-import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.encoding.mqtt.MqttPublish;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.hosts.AttachedHost;
@@ -221,7 +220,7 @@ final class MqttSharedGroup extends AttachedHost {
     }
     Message m;
     try {
-      m = MessageCodec.decode(bytes.buf.nioBuffer(bytes.offset, bytes.length));
+      m = groups.listener.deliveries.decode(messageId, bytes);
     } catch (CodecException e) {
       groups.noMember.inc(); // checked where it entered the federation: not seen in practice
       return false;

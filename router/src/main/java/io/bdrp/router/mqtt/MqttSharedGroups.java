@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * <p>Owned by the router's event loop.
  */
 final class MqttSharedGroups {
-  private final MqttListener listener;
+  final MqttListener listener;
   private final Map<String, MqttSharedGroup> byText = new HashMap<>();
 
   final Metrics.Counter delivered;
