@@ -8,6 +8,7 @@ import io.bdrp.testbed.PubSubSystem;
 import io.bdrp.testbed.peers.ActiveMqSystem;
 import io.bdrp.testbed.peers.BdrpMqtt;
 import io.bdrp.testbed.peers.BdrpSystem;
+import io.bdrp.testbed.peers.HiveMqSystem;
 import io.bdrp.testbed.peers.MosquittoSystem;
 import io.bdrp.testbed.peers.MqttSystem;
 import io.bdrp.testbed.peers.NatsMqtt;
@@ -750,7 +751,8 @@ public final class BenchCommand {
             + "against a Mosquitto bridge chain forwarding #); reports delivered rate, latency "
             + "loaded and paced, and the bytes on the inter-server links.",
         "Systems: bdrp, mosquitto (Debian package mosquitto), nats (nats-server with JetStream "
-            + "and its MQTT listener; not in 'line'). A system whose server is not installed is "
+            + "and its MQTT listener), hivemq (HiveMQ CE from Maven Central, in its own JVM); "
+            + "'line' runs bdrp and mosquitto only. A system whose server is not installed is "
             + "skipped, and said so."
       })
   static final class Mqtt implements Callable<Integer> {
@@ -758,7 +760,7 @@ public final class BenchCommand {
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     /** The systems when --systems is not given. */
-    static final List<String> SYSTEMS = List.of("bdrp", "mosquitto", "nats");
+    static final List<String> SYSTEMS = List.of("bdrp", "mosquitto", "nats", "hivemq");
 
     @Option(
         names = "--subscribers",
@@ -830,9 +832,12 @@ public final class BenchCommand {
         case "bdrp" -> new BdrpMqtt(jvm, q);
         case "mosquitto" -> new MosquittoSystem(q);
         case "nats" -> new NatsMqtt(q);
+        case "hivemq" -> new HiveMqSystem(jvm, q);
         default ->
             throw new IllegalArgumentException(
-                "--systems: unknown MQTT system '" + name + "' (known: bdrp, mosquitto, nats)");
+                "--systems: unknown MQTT system '"
+                    + name
+                    + "' (known: bdrp, mosquitto, nats, hivemq)");
       };
     }
 
@@ -873,6 +878,7 @@ public final class BenchCommand {
               pacedRate);
       Path dir = parent.runFolder("mqtt");
       List<String> skipped = new ArrayList<>();
+      List<String> failed = new ArrayList<>();
       List<Single> single = new ArrayList<>();
       List<MqttLineBenchmark.Result> line = new ArrayList<>();
       try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
@@ -893,22 +899,31 @@ public final class BenchCommand {
                 continue;
               }
               Path sub = dir.resolve(s + "-" + wl + "-qos" + q);
-              if (wl.equals("line")) {
-                w.printf(
-                    "== %s, line of 3, QoS %d: 1 publisher on the first, %d subscribers of one"
-                        + " bucket in ten on the last%n",
-                    s, q, subscribers);
+              try {
+                if (wl.equals("line")) {
+                  w.printf(
+                      "== %s, line of 3, QoS %d: 1 publisher on the first, %d subscribers of one"
+                          + " bucket in ten on the last%n",
+                      s, q, subscribers);
+                  w.flush();
+                  line.add(MqttLineBenchmark.run(sys, lo, sub, ps));
+                } else {
+                  w.printf(
+                      "== %s, %s, QoS %d: 1 publisher, %d subscribers%n", s, wl, q, subscribers);
+                  w.flush();
+                  FanoutBenchmark.Workload workload =
+                      wl.equals("fanout")
+                          ? FanoutBenchmark.Workload.FANOUT
+                          : FanoutBenchmark.Workload.SELECTIVE;
+                  FanoutBenchmark.Result r = FanoutBenchmark.run(sys, workload, fo, sub, ps);
+                  single.add(new Single(q, r, sys.disconnects()));
+                }
+              } catch (Exception e) {
+                // One system that does not start or stalls is reported; the others still run.
+                String note = String.format(Locale.ROOT, "%s, %s, QoS %d: %s", s, wl, q, e);
+                failed.add(note);
+                w.println("== failed: " + note + " (logs in " + sub + ")");
                 w.flush();
-                line.add(MqttLineBenchmark.run(sys, lo, sub, ps));
-              } else {
-                w.printf("== %s, %s, QoS %d: 1 publisher, %d subscribers%n", s, wl, q, subscribers);
-                w.flush();
-                FanoutBenchmark.Workload workload =
-                    wl.equals("fanout")
-                        ? FanoutBenchmark.Workload.FANOUT
-                        : FanoutBenchmark.Workload.SELECTIVE;
-                FanoutBenchmark.Result r = FanoutBenchmark.run(sys, workload, fo, sub, ps);
-                single.add(new Single(q, r, sys.disconnects()));
               }
             }
           }
@@ -923,6 +938,9 @@ public final class BenchCommand {
       }
       for (String s : skipped) {
         md.append("\nSkipped: ").append(s).append('\n');
+      }
+      for (String s : failed) {
+        md.append("\nFailed: ").append(s).append('\n');
       }
       Files.writeString(dir.resolve("summary.md"), md);
       w.println();
@@ -942,7 +960,12 @@ public final class BenchCommand {
                   .anyMatch(
                       r -> r.system().equals("bdrp") && (r.lost() > 0 || r.disconnects() > 0));
       boolean refused = single.stream().anyMatch(x -> x.r().refused() > 0);
-      return bdrpLost || refused ? 1 : 0;
+      return bdrpLost || refused || !failed.isEmpty() ? 1 : 0;
+    }
+
+    /** bdrp's rate over a row's, or "-" where either was not measured. */
+    static String vsBdrp(double bdrp, double row) {
+      return bdrp > 0 && row > 0 ? ratio(bdrp, row) : "-";
     }
 
     /** The systems of the line. */
@@ -1003,7 +1026,7 @@ public final class BenchCommand {
                 x.qos(),
                 r.system(),
                 r.deliveredPerSecond(),
-                ratio(rate(results, r.workload(), x.qos(), "bdrp"), r.deliveredPerSecond()),
+                vsBdrp(rate(results, r.workload(), x.qos(), "bdrp"), r.deliveredPerSecond()),
                 r.published(),
                 r.lost(),
                 r.serverCpuSeconds() / r.seconds(),
@@ -1087,7 +1110,7 @@ public final class BenchCommand {
                 r.qos(),
                 r.system(),
                 r.deliveredPerSecond(),
-                ratio(base, r.deliveredPerSecond()),
+                vsBdrp(base, r.deliveredPerSecond()),
                 r.linkBytesPerMessage(),
                 r.linkBytes() / 1e6,
                 r.loadedP50(),

@@ -79,7 +79,7 @@ public final class BdrpMqtt extends MqttSystem {
               dir.resolve("bdrp-router-" + i + ".log")));
     }
     for (int i = 0; i < count; i++) {
-      servers.get(i).awaitPort(mqttPorts[i], Duration.ofSeconds(30));
+      servers.get(i).awaitPort(mqttPorts[i], Duration.ofSeconds(60));
     }
   }
 }

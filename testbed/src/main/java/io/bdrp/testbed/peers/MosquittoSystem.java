@@ -89,7 +89,7 @@ public final class MosquittoSystem extends MqttSystem {
               dir.resolve("mosquitto-" + i + ".log")));
     }
     for (int i = 0; i < count; i++) {
-      servers.get(i).awaitPort(mqttPorts[i], Duration.ofSeconds(30));
+      servers.get(i).awaitPort(mqttPorts[i], Duration.ofSeconds(60));
     }
   }
 }

@@ -3,6 +3,7 @@ package io.bdrp.testbed.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.testbed.peers.HiveMqSystem;
 import io.bdrp.testbed.peers.MosquittoSystem;
 import io.bdrp.testbed.peers.NatsMqtt;
 import java.io.PrintWriter;
@@ -22,10 +23,10 @@ import picocli.CommandLine;
 
 /**
  * {@code bdrp bench mqtt} against bdrp router processes and whichever MQTT brokers this machine has
- * (Mosquitto, nats-server), every system driven by the same Paho MQTT client. Short runs under a
- * small window of outstanding deliveries: the figures are not checked, only that every installed
- * system was measured at each workload and QoS, that nothing was lost, and that the link meters saw
- * bdrp carry a fraction of what the bridge chain carries.
+ * (Mosquitto, nats-server, HiveMQ CE), every system driven by the same Paho MQTT client. Short runs
+ * under a small window of outstanding deliveries: the figures are not checked, only that every
+ * installed system was measured at each workload and QoS, that nothing was lost, and that the link
+ * meters saw bdrp carry a fraction of what the bridge chain carries.
  */
 class BenchMqttCommandTest {
   private final StringWriter out = new StringWriter();
@@ -77,6 +78,7 @@ class BenchMqttCommandTest {
     assertEquals(0, code, out::toString);
     boolean mosquitto = new MosquittoSystem(0).missing() == null;
     boolean nats = new NatsMqtt(0).missing() == null;
+    boolean hivemq = new HiveMqSystem(List.of(), 0).missing() == null;
 
     Set<String> expected = new TreeSet<>();
     Set<String> line = new TreeSet<>();
@@ -88,6 +90,9 @@ class BenchMqttCommandTest {
         }
         if (nats) {
           expected.add("nats/" + wl + "/" + q);
+        }
+        if (hivemq) {
+          expected.add("hivemq/" + wl + "/" + q);
         }
       }
       line.add("bdrp/" + q);
