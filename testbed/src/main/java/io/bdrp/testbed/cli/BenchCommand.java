@@ -1032,6 +1032,23 @@ public final class BenchCommand {
                 r.serverCpuSeconds() / r.seconds(),
                 r.clientCpuSeconds() / r.seconds()));
       }
+      double bdrp = rate(results, FanoutBenchmark.Workload.FANOUT, 0, "bdrp");
+      double mosquitto = rate(results, FanoutBenchmark.Workload.FANOUT, 0, "mosquitto");
+      double nats = rate(results, FanoutBenchmark.Workload.FANOUT, 0, "nats");
+      if (bdrp > 0 && (mosquitto > 0 || nats > 0)) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "%nTargets (issue 27), QoS 0 fan-out: bdrp ÷ Mosquitto %s (≥ 1.5×), bdrp ÷"
+                    + " nats-server %s (≥ 1.0×), nothing lost (bdrp lost %,d).%n",
+                vsBdrp(bdrp, mosquitto),
+                vsBdrp(bdrp, nats),
+                results.stream()
+                    .filter(x -> x.qos() == 0 && x.r().system().equals("bdrp"))
+                    .filter(x -> x.r().workload() == FanoutBenchmark.Workload.FANOUT)
+                    .mapToLong(x -> x.r().lost())
+                    .sum()));
+      }
     }
 
     private static double rate(
@@ -1119,6 +1136,22 @@ public final class BenchCommand {
                 r.pacedP99(),
                 r.lost(),
                 r.serverCpuSeconds() / r.seconds()));
+      }
+      for (MqttLineBenchmark.Result b : results) {
+        for (MqttLineBenchmark.Result m : results) {
+          if (b.system().equals("bdrp")
+              && m.system().equals("mosquitto")
+              && b.qos() == m.qos()
+              && m.linkBytesPerMessage() > 0) {
+            md.append(
+                String.format(
+                    Locale.ROOT,
+                    "%nQoS %d: bdrp's links carried %.2f× the bytes per message of the bridge"
+                        + " chain's.%n",
+                    b.qos(),
+                    b.linkBytesPerMessage() / m.linkBytesPerMessage()));
+          }
+        }
       }
     }
   }

@@ -135,6 +135,8 @@ class BenchMqttCommandTest {
     String summary = Files.readString(dir.resolve("summary.md"));
     assertTrue(summary.contains("| fanout | 0 | bdrp |"), summary);
     assertTrue(summary.contains("Line of 3 servers"), summary);
+    assertEquals(mosquitto || nats, summary.contains("Targets (issue 27)"), summary);
+    assertEquals(mosquitto, summary.contains("bdrp's links carried"), summary);
   }
 
   @Test
