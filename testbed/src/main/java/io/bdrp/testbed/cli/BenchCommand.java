@@ -3,9 +3,15 @@ package io.bdrp.testbed.cli;
 import io.bdrp.testbed.CsvFile;
 import io.bdrp.testbed.FanoutBenchmark;
 import io.bdrp.testbed.LatencyBenchmark;
+import io.bdrp.testbed.MqttLineBenchmark;
 import io.bdrp.testbed.PubSubSystem;
 import io.bdrp.testbed.peers.ActiveMqSystem;
+import io.bdrp.testbed.peers.BdrpMqtt;
 import io.bdrp.testbed.peers.BdrpSystem;
+import io.bdrp.testbed.peers.HiveMqSystem;
+import io.bdrp.testbed.peers.MosquittoSystem;
+import io.bdrp.testbed.peers.MqttSystem;
+import io.bdrp.testbed.peers.NatsMqtt;
 import io.bdrp.testbed.peers.NatsSystem;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -32,14 +38,24 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     footerHeading = "%nExamples:%n",
-    footer = {"  ./bdrp bench fanout", "  ./bdrp bench ring", "  ./bdrp bench latency"},
+    footer = {
+      "  ./bdrp bench fanout",
+      "  ./bdrp bench ring",
+      "  ./bdrp bench latency",
+      "  ./bdrp bench mqtt"
+    },
     mixinStandardHelpOptions = true,
     description = {
       "Benchmarks bdrp side by side with nats-server and ActiveMQ on loopback: every system runs "
           + "as its own server processes, driven by the same Java harness with each system's own "
           + "client library. Results go to a run folder as CSV and Markdown."
     },
-    subcommands = {BenchCommand.Fanout.class, BenchCommand.Latency.class, BenchCommand.Ring.class})
+    subcommands = {
+      BenchCommand.Fanout.class,
+      BenchCommand.Latency.class,
+      BenchCommand.Ring.class,
+      BenchCommand.Mqtt.class
+    })
 public final class BenchCommand {
   @Option(
       names = "--systems",
@@ -712,6 +728,431 @@ public final class BenchCommand {
           .filter(p -> p.load().equals(load))
           .findFirst()
           .orElse(null);
+    }
+  }
+
+  /** {@code bdrp bench mqtt}. */
+  @Command(
+      name = "mqtt",
+      footerHeading = "%nExamples:%n",
+      footer = {
+        "  ./bdrp bench mqtt --seconds 10 --warmup 3",
+        "  ./bdrp bench mqtt --systems bdrp,mosquitto --workloads line --qos 0"
+      },
+      mixinStandardHelpOptions = true,
+      description = {
+        "bdrp's MQTT port against MQTT brokers, every system driven by the same MQTT 3.1.1 client "
+            + "(Eclipse Paho mqttv3) and the same harness as bench fanout: one publisher, N "
+            + "subscribers, 200-byte payloads, at QoS 0 and QoS 1. 'fanout': one server, every "
+            + "subscriber takes every message (bench/#); 'selective': one server, each takes 1/N "
+            + "of them (bdrp: the content filter bench/+/m?mqtt.level.1 = \"j\"; brokers: the "
+            + "topic bench/j/m). 'line': three servers in a line, the publisher on the first, "
+            + "the subscribers on the last all taking one bucket in ten (bdrp's content filter "
+            + "against a Mosquitto bridge chain forwarding #); reports delivered rate, latency "
+            + "loaded and paced, and the bytes on the inter-server links.",
+        "Systems: bdrp, mosquitto (Debian package mosquitto), nats (nats-server with JetStream "
+            + "and its MQTT listener), hivemq (HiveMQ CE from Maven Central, in its own JVM); "
+            + "'line' runs bdrp and mosquitto only. A system whose server is not installed is "
+            + "skipped, and said so."
+      })
+  static final class Mqtt implements Callable<Integer> {
+    @ParentCommand BenchCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    /** The systems when --systems is not given. */
+    static final List<String> SYSTEMS = List.of("bdrp", "mosquitto", "nats", "hivemq");
+
+    @Option(
+        names = "--subscribers",
+        defaultValue = "10",
+        description = "Default: ${DEFAULT-VALUE}.")
+    int subscribers;
+
+    @Option(
+        names = "--body-bytes",
+        defaultValue = "200",
+        description = "Default: ${DEFAULT-VALUE}.")
+    int bodyBytes;
+
+    @Option(
+        names = "--seconds",
+        defaultValue = "10",
+        description =
+            "Measured seconds per system, workload and QoS ('line': per phase; default:"
+                + " ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(
+        names = "--warmup",
+        defaultValue = "3",
+        description = "Warm-up seconds (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(
+        names = "--window",
+        defaultValue = "5000",
+        description =
+            "Deliveries that may be outstanding: below bdrp's MQTT delivery window (1024 QoS 1"
+                + " deliveries in flight per session) times the subscribers, since bdrp queues"
+                + " nothing beyond it (default: ${DEFAULT-VALUE}).")
+    int window;
+
+    @Option(
+        names = "--paced-rate",
+        defaultValue = "2000",
+        description =
+            "'line': messages/s published in the paced phase (default: ${DEFAULT-VALUE}).")
+    int pacedRate;
+
+    @Option(
+        names = "--qos",
+        split = ",",
+        defaultValue = "0,1",
+        description = "QoS of publishes and subscriptions, 0 and/or 1 (default: ${DEFAULT-VALUE}).")
+    List<Integer> qos;
+
+    @Option(
+        names = "--workloads",
+        split = ",",
+        defaultValue = "fanout,selective,line",
+        description = "Workloads (default: ${DEFAULT-VALUE}).")
+    List<String> workloads;
+
+    /** Whether --systems was given, before or after the subcommand's name. */
+    private boolean systemsGiven() {
+      picocli.CommandLine.ParseResult own = spec.commandLine().getParseResult();
+      picocli.CommandLine up = spec.commandLine().getParent();
+      return own.hasMatchedOption("--systems")
+          || (up != null && up.getParseResult().hasMatchedOption("--systems"));
+    }
+
+    MqttSystem system(String name, int q) {
+      List<String> jvm = Arrays.stream(parent.serverJvmOptions.trim().split("\\s+")).toList();
+      return switch (name) {
+        case "bdrp" -> new BdrpMqtt(jvm, q);
+        case "mosquitto" -> new MosquittoSystem(q);
+        case "nats" -> new NatsMqtt(q);
+        case "hivemq" -> new HiveMqSystem(jvm, q);
+        default ->
+            throw new IllegalArgumentException(
+                "--systems: unknown MQTT system '"
+                    + name
+                    + "' (known: bdrp, mosquitto, nats, hivemq)");
+      };
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter w = spec.commandLine().getOut();
+      List<String> systems = systemsGiven() ? parent.systems : SYSTEMS;
+      for (String s : systems) {
+        system(s, 0); // names checked before anything runs
+      }
+      for (int q : qos) {
+        if (q != 0 && q != 1) {
+          throw new IllegalArgumentException("--qos: 0 or 1, got " + q);
+        }
+      }
+      for (String wl : workloads) {
+        if (!List.of("fanout", "selective", "line").contains(wl)) {
+          throw new IllegalArgumentException(
+              "--workloads: unknown workload '" + wl + "' (known: fanout, selective, line)");
+        }
+      }
+      FanoutBenchmark.Options fo =
+          new FanoutBenchmark.Options(
+              subscribers,
+              bodyBytes,
+              Duration.ofSeconds(warmup),
+              Duration.ofSeconds(seconds),
+              window);
+      MqttLineBenchmark.Options lo =
+          new MqttLineBenchmark.Options(
+              3,
+              subscribers,
+              10,
+              bodyBytes,
+              Duration.ofSeconds(warmup),
+              Duration.ofSeconds(seconds),
+              window,
+              pacedRate);
+      Path dir = parent.runFolder("mqtt");
+      List<String> skipped = new ArrayList<>();
+      List<String> failed = new ArrayList<>();
+      List<Single> single = new ArrayList<>();
+      List<MqttLineBenchmark.Result> line = new ArrayList<>();
+      try (var ps = new java.io.PrintStream(new WriterStream(w), true)) {
+        for (String wl : workloads) {
+          for (int q : qos) {
+            for (String s : systems) {
+              MqttSystem sys = system(s, q);
+              String why = sys.missing();
+              if (why == null && wl.equals("line") && !LINE_SYSTEMS.contains(s)) {
+                why = "the line compares bdrp with a Mosquitto bridge chain only";
+              }
+              if (why != null) {
+                String note =
+                    String.format(Locale.ROOT, "%s, %s, QoS %d: skipped: %s", s, wl, q, why);
+                skipped.add(note);
+                w.println("== " + note);
+                w.flush();
+                continue;
+              }
+              Path sub = dir.resolve(s + "-" + wl + "-qos" + q);
+              try {
+                if (wl.equals("line")) {
+                  w.printf(
+                      "== %s, line of 3, QoS %d: 1 publisher on the first, %d subscribers of one"
+                          + " bucket in ten on the last%n",
+                      s, q, subscribers);
+                  w.flush();
+                  line.add(MqttLineBenchmark.run(sys, lo, sub, ps));
+                } else {
+                  w.printf(
+                      "== %s, %s, QoS %d: 1 publisher, %d subscribers%n", s, wl, q, subscribers);
+                  w.flush();
+                  FanoutBenchmark.Workload workload =
+                      wl.equals("fanout")
+                          ? FanoutBenchmark.Workload.FANOUT
+                          : FanoutBenchmark.Workload.SELECTIVE;
+                  FanoutBenchmark.Result r = FanoutBenchmark.run(sys, workload, fo, sub, ps);
+                  single.add(new Single(q, r, sys.disconnects()));
+                }
+              } catch (Exception e) {
+                // One system that does not start or stalls is reported; the others still run.
+                String note = String.format(Locale.ROOT, "%s, %s, QoS %d: %s", s, wl, q, e);
+                failed.add(note);
+                w.println("== failed: " + note + " (logs in " + sub + ")");
+                w.flush();
+              }
+            }
+          }
+        }
+      }
+      StringBuilder md = new StringBuilder();
+      if (!single.isEmpty()) {
+        writeSingle(dir, single, md);
+      }
+      if (!line.isEmpty()) {
+        writeLine(dir, line, md);
+      }
+      for (String s : skipped) {
+        md.append("\nSkipped: ").append(s).append('\n');
+      }
+      for (String s : failed) {
+        md.append("\nFailed: ").append(s).append('\n');
+      }
+      Files.writeString(dir.resolve("summary.md"), md);
+      w.println();
+      w.print(md);
+      w.println(
+          "('vs bdrp' is bdrp's rate divided by the row's, at the same workload and QoS: above 1"
+              + " means bdrp delivers more.)");
+      w.println("Results: " + dir.toAbsolutePath());
+      w.flush();
+      boolean bdrpLost =
+          single.stream()
+                  .anyMatch(
+                      x ->
+                          x.r().system().equals("bdrp")
+                              && (x.r().lost() > 0 || x.disconnects() > 0))
+              || line.stream()
+                  .anyMatch(
+                      r -> r.system().equals("bdrp") && (r.lost() > 0 || r.disconnects() > 0));
+      boolean refused = single.stream().anyMatch(x -> x.r().refused() > 0);
+      return bdrpLost || refused || !failed.isEmpty() ? 1 : 0;
+    }
+
+    /** bdrp's rate over a row's, or "-" where either was not measured. */
+    static String vsBdrp(double bdrp, double row) {
+      return bdrp > 0 && row > 0 ? ratio(bdrp, row) : "-";
+    }
+
+    /** The systems of the line. */
+    static final List<String> LINE_SYSTEMS = List.of("bdrp", "mosquitto");
+
+    /** A single-server result and its QoS. */
+    record Single(int qos, FanoutBenchmark.Result r, long disconnects) {}
+
+    private static void writeSingle(Path dir, List<Single> results, StringBuilder md)
+        throws IOException {
+      try (CsvFile csv =
+          CsvFile.create(
+              dir.resolve("mqtt.csv"),
+              "system",
+              "workload",
+              "qos",
+              "subscribers",
+              "published",
+              "expected",
+              "delivered",
+              "lost",
+              "seconds",
+              "delivered_per_s",
+              "bdrp_over_system",
+              "server_cpu_s",
+              "client_cpu_s",
+              "disconnects")) {
+        for (Single x : results) {
+          FanoutBenchmark.Result r = x.r();
+          double base = rate(results, r.workload(), x.qos(), "bdrp");
+          csv.row(
+              r.system(),
+              r.workload().name().toLowerCase(Locale.ROOT),
+              x.qos(),
+              r.subscribers(),
+              r.published(),
+              r.expected(),
+              r.delivered(),
+              r.lost(),
+              CsvFile.fixed(3, r.seconds()),
+              CsvFile.fixed(0, r.deliveredPerSecond()),
+              base > 0 ? CsvFile.fixed(3, base / r.deliveredPerSecond()) : "",
+              CsvFile.fixed(2, r.serverCpuSeconds()),
+              CsvFile.fixed(2, r.clientCpuSeconds()),
+              x.disconnects());
+        }
+      }
+      md.append("| workload | QoS | system | delivered msg/s | vs bdrp | published | lost |")
+          .append(" server CPU (cores) | harness CPU (cores) |\n");
+      md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+      for (Single x : results) {
+        FanoutBenchmark.Result r = x.r();
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %d | %s | %,.0f | %s | %,d | %,d | %.2f | %.2f |%n",
+                r.workload().name().toLowerCase(Locale.ROOT),
+                x.qos(),
+                r.system(),
+                r.deliveredPerSecond(),
+                vsBdrp(rate(results, r.workload(), x.qos(), "bdrp"), r.deliveredPerSecond()),
+                r.published(),
+                r.lost(),
+                r.serverCpuSeconds() / r.seconds(),
+                r.clientCpuSeconds() / r.seconds()));
+      }
+      double bdrp = rate(results, FanoutBenchmark.Workload.FANOUT, 0, "bdrp");
+      double mosquitto = rate(results, FanoutBenchmark.Workload.FANOUT, 0, "mosquitto");
+      double nats = rate(results, FanoutBenchmark.Workload.FANOUT, 0, "nats");
+      if (bdrp > 0 && (mosquitto > 0 || nats > 0)) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "%nTargets (issue 27), QoS 0 fan-out: bdrp ÷ Mosquitto %s (≥ 1.5×), bdrp ÷"
+                    + " nats-server %s (≥ 1.0×), nothing lost (bdrp lost %,d).%n",
+                vsBdrp(bdrp, mosquitto),
+                vsBdrp(bdrp, nats),
+                results.stream()
+                    .filter(x -> x.qos() == 0 && x.r().system().equals("bdrp"))
+                    .filter(x -> x.r().workload() == FanoutBenchmark.Workload.FANOUT)
+                    .mapToLong(x -> x.r().lost())
+                    .sum()));
+      }
+    }
+
+    private static double rate(
+        List<Single> results, FanoutBenchmark.Workload workload, int qos, String system) {
+      return results.stream()
+          .filter(x -> x.qos() == qos && x.r().workload() == workload)
+          .filter(x -> x.r().system().equals(system))
+          .mapToDouble(x -> x.r().deliveredPerSecond())
+          .findFirst()
+          .orElse(0);
+    }
+
+    private static void writeLine(
+        Path dir, List<MqttLineBenchmark.Result> results, StringBuilder md) throws IOException {
+      try (CsvFile csv =
+          CsvFile.create(
+              dir.resolve("line.csv"),
+              "system",
+              "qos",
+              "published",
+              "expected",
+              "delivered",
+              "seconds",
+              "delivered_per_s",
+              "link_bytes",
+              "link_bytes_per_msg",
+              "loaded_p50_us",
+              "loaded_p99_us",
+              "paced_sent",
+              "paced_expected",
+              "paced_delivered",
+              "paced_p50_us",
+              "paced_p99_us",
+              "lost",
+              "server_cpu_s",
+              "disconnects")) {
+        for (MqttLineBenchmark.Result r : results) {
+          csv.row(
+              r.system(),
+              r.qos(),
+              r.published(),
+              r.expected(),
+              r.delivered(),
+              CsvFile.fixed(3, r.seconds()),
+              CsvFile.fixed(0, r.deliveredPerSecond()),
+              r.linkBytes(),
+              CsvFile.fixed(1, r.linkBytesPerMessage()),
+              CsvFile.fixed(0, r.loadedP50()),
+              CsvFile.fixed(0, r.loadedP99()),
+              r.pacedSent(),
+              r.pacedExpected(),
+              r.pacedDelivered(),
+              CsvFile.fixed(0, r.pacedP50()),
+              CsvFile.fixed(0, r.pacedP99()),
+              r.lost(),
+              CsvFile.fixed(2, r.serverCpuSeconds()),
+              r.disconnects());
+        }
+      }
+      md.append("\nLine of 3 servers, subscribers selecting one message in ten:\n\n");
+      md.append(
+          "| QoS | system | delivered msg/s | vs bdrp | link bytes/msg | link MB | loaded p50/p99"
+              + " µs | paced p50/p99 µs | lost | server CPU (cores) |\n");
+      md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      for (MqttLineBenchmark.Result r : results) {
+        double base =
+            results.stream()
+                .filter(x -> x.qos() == r.qos() && x.system().equals("bdrp"))
+                .mapToDouble(MqttLineBenchmark.Result::deliveredPerSecond)
+                .findFirst()
+                .orElse(0);
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %d | %s | %,.0f | %s | %.1f | %.1f | %.0f / %.0f | %.0f / %.0f | %,d | %.2f |%n",
+                r.qos(),
+                r.system(),
+                r.deliveredPerSecond(),
+                vsBdrp(base, r.deliveredPerSecond()),
+                r.linkBytesPerMessage(),
+                r.linkBytes() / 1e6,
+                r.loadedP50(),
+                r.loadedP99(),
+                r.pacedP50(),
+                r.pacedP99(),
+                r.lost(),
+                r.serverCpuSeconds() / r.seconds()));
+      }
+      for (MqttLineBenchmark.Result b : results) {
+        for (MqttLineBenchmark.Result m : results) {
+          if (b.system().equals("bdrp")
+              && m.system().equals("mosquitto")
+              && b.qos() == m.qos()
+              && m.linkBytesPerMessage() > 0) {
+            md.append(
+                String.format(
+                    Locale.ROOT,
+                    "%nQoS %d: bdrp's links carried %.2f× the bytes per message of the bridge"
+                        + " chain's.%n",
+                    b.qos(),
+                    b.linkBytesPerMessage() / m.linkBytesPerMessage()));
+          }
+        }
+      }
     }
   }
 
