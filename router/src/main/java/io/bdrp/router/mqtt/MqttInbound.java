@@ -87,6 +87,10 @@ final class MqttInbound {
       throw new MqttFault(
           MqttFault.RETAIN_NOT_SUPPORTED, "a retained PUBLISH, though Retain Available is 0");
     }
+    if (v5 && props != null && props.getProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER) != null) {
+      throw new MqttFault( // MQTT-3.3.4-6
+          MqttFault.PROTOCOL_ERROR, "a PUBLISH from a client with a subscription identifier");
+    }
     String topic = p.variableHeader().topicName();
     if (v5
         && props != null

@@ -179,6 +179,10 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
     }
     v5 = version == MqttVersion.MQTT_5;
     counters = v5 ? listener.metrics.mqtt5 : listener.metrics.mqtt3;
+    String badFlags = MqttConnect.flagsProblem(vh, v5);
+    if (badFlags != null) {
+      throw new MqttFault(MqttFault.MALFORMED, badFlags); // MQTT-3.1.4-1: closed, no CONNACK
+    }
     if (v5 && vh.isWillFlag() && vh.isWillRetain()) {
       refuse(MqttConnect.RETAINED_WILL, true); // MQTT-3.2.2-12
       return;
