@@ -3,6 +3,7 @@ package io.bdrp.router.mqtt;
 import io.bdrp.transport.InboundBudget;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 
@@ -21,9 +22,16 @@ import java.util.List;
  *  +---------------------+------------------------------------+------------------------+
  * </pre>
  *
- * <p>A fault is a {@link MqttFault} ({@code 0x81} for a length field longer than four bytes, {@code
- * 0x95} for a packet too large); after it every byte that follows is discarded, and the session
- * ends. Each packet is passed on as a retained slice that the decoder releases.
+ * <p>Each packet must decode from its own bytes: Netty's decoder, which waits for more bytes when a
+ * field runs past what it has, would otherwise take the next packet's bytes into this one. So the
+ * packets passed on are counted, and so are the messages the decoder makes ({@link #decodedCount},
+ * right after the decoder); a packet that made no message by the time the next one is cut, or the
+ * read ends, is malformed (its fields run past its remaining length).
+ *
+ * <p>A fault is a {@link MqttFault} ({@code 0x81} for a length field longer than four bytes or
+ * longer than its value needs, {@code 0x95} for a packet too large); after it every byte that
+ * follows is discarded, and the session ends. Each packet is passed on as a retained slice that the
+ * decoder releases.
  *
  * <p>One per connection; on the router's event loop.
  */
@@ -32,6 +40,18 @@ final class MqttFraming extends ByteToMessageDecoder {
   private final InboundBudget.Hold hold; // of the budget, for the partial packet held now; or null
   private int maxPacketBytes;
   private boolean failed;
+  private long passed; // packets passed on to the decoder
+  private long decoded; // messages the decoder made
+
+  /** Counts the messages the decoder makes: the pipeline has it right after the decoder. */
+  final ChannelInboundHandlerAdapter decodedCount =
+      new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+          decoded++;
+          ctx.fireChannelRead(msg);
+        }
+      };
 
   /**
    * @param budget where a partial packet reserves its size until it is complete, shared with the
@@ -59,6 +79,9 @@ final class MqttFraming extends ByteToMessageDecoder {
       in.skipBytes(in.readableBytes());
       return;
     }
+    if (passed != decoded) {
+      throw fail(in, overrun());
+    }
     int start = in.readerIndex();
     int readable = in.readableBytes();
     int remaining = 0;
@@ -71,6 +94,10 @@ final class MqttFraming extends ByteToMessageDecoder {
       remaining |= (b & 0x7F) << (7 * (at - 1));
       at++;
       if ((b & 0x80) == 0) {
+        if (b == 0 && at > 2) { // MQTT 5 MQTT-1.5.5-1: the fewest bytes that hold the value
+          throw fail(
+              in, new MqttFault(MqttFault.MALFORMED, "remaining length not in fewest bytes"));
+        }
         break;
       }
       if (at == 5) {
@@ -102,8 +129,23 @@ final class MqttFraming extends ByteToMessageDecoder {
       return;
     }
     release();
+    passed++;
     out.add(in.retainedSlice(start, (int) total));
     in.readerIndex(start + (int) total);
+  }
+
+  private static MqttFault overrun() {
+    return new MqttFault(
+        MqttFault.MALFORMED, "a packet whose fields run past its remaining length");
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    if (!failed && passed != decoded) {
+      failed = true;
+      ctx.fireExceptionCaught(overrun());
+    }
+    super.channelReadComplete(ctx);
   }
 
   private MqttFault fail(ByteBuf in, MqttFault f) {

@@ -34,9 +34,36 @@ class MqttFramingTest {
     }
   }
 
+  /** The framing, and its count of decoded messages in place of the decoder. */
+  private static EmbeddedChannel framing(int maxPacketBytes, io.bdrp.transport.InboundBudget b) {
+    MqttFraming f = new MqttFraming(maxPacketBytes, b);
+    return new EmbeddedChannel(f, f.decodedCount);
+  }
+
+  @Test
+  void aPacketWhoseFieldsRunPastItsEndIsMalformed() {
+    MqttFraming f = new MqttFraming(1024, null);
+    EmbeddedChannel ch =
+        new EmbeddedChannel(f, new io.netty.handler.codec.mqtt.MqttDecoder(), f.decodedCount);
+    // A PUBACK of one byte (its packet identifier takes two), then a PINGREQ: the decoder would
+    // read the PINGREQ's first byte as the PUBACK's.
+    MqttFault f1 =
+        assertThrows(MqttFault.class, () -> ch.writeInbound(bytes(0x40, 0x01, 0x00, 0xC0, 0x00)));
+    assertEquals(MqttFault.MALFORMED, f1.reasonCode);
+    assertNull(next(ch), "nothing passed on");
+    ch.finishAndReleaseAll();
+    // The same PUBACK alone in its read: malformed when the read ends.
+    MqttFraming g = new MqttFraming(1024, null);
+    EmbeddedChannel alone =
+        new EmbeddedChannel(g, new io.netty.handler.codec.mqtt.MqttDecoder(), g.decodedCount);
+    MqttFault f2 = assertThrows(MqttFault.class, () -> alone.writeInbound(bytes(0x40, 0x01, 0x00)));
+    assertEquals(MqttFault.MALFORMED, f2.reasonCode);
+    alone.finishAndReleaseAll();
+  }
+
   @Test
   void packetsArePassedOnWholeWhateverTheReadsCutThem() {
-    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(1024, null));
+    EmbeddedChannel ch = framing(1024, null);
     // PINGREQ, then a PUBLISH of topic "a" and payload "hi" cut after its first length byte.
     ch.writeInbound(bytes(0xC0, 0x00, 0x30));
     assertArrayEquals(new byte[] {(byte) 0xC0, 0}, next(ch));
@@ -50,7 +77,7 @@ class MqttFramingTest {
 
   @Test
   void aPacketAboveTheBoundIsRefusedFromItsFixedHeader() {
-    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(128, null));
+    EmbeddedChannel ch = framing(128, null);
     // 2 bytes of fixed header and 127 of body: 129 in all, one above the bound.
     MqttFault f = assertThrows(MqttFault.class, () -> ch.writeInbound(bytes(0x30, 0x7F)));
     assertEquals(MqttFault.PACKET_TOO_LARGE, f.reasonCode);
@@ -62,7 +89,7 @@ class MqttFramingTest {
 
   @Test
   void aRemainingLengthOfMoreThanFourBytesIsMalformed() {
-    EmbeddedChannel ch = new EmbeddedChannel(new MqttFraming(1 << 30, null));
+    EmbeddedChannel ch = framing(1 << 30, null);
     MqttFault f =
         assertThrows(
             MqttFault.class, () -> ch.writeInbound(bytes(0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01)));
@@ -71,10 +98,23 @@ class MqttFramingTest {
   }
 
   @Test
+  void aRemainingLengthInMoreBytesThanItNeedsIsMalformed() {
+    EmbeddedChannel ch = framing(1 << 30, null);
+    ch.writeInbound(bytes(0xC0, 0x00, 0x30, 0xFF, 0x7F)); // 0 and 16,383: each in its fewest
+    assertArrayEquals(new byte[] {(byte) 0xC0, 0}, next(ch));
+    EmbeddedChannel nonMinimal = framing(1 << 30, null);
+    MqttFault f =
+        assertThrows(MqttFault.class, () -> nonMinimal.writeInbound(bytes(0xC0, 0x80, 0x00)));
+    assertEquals(MqttFault.MALFORMED, f.reasonCode, "0 in two bytes");
+    ch.finishAndReleaseAll();
+    nonMinimal.finishAndReleaseAll();
+  }
+
+  @Test
   void partialPacketsOfAPortHoldAtMostItsBudgetTogether() {
     io.bdrp.transport.InboundBudget budget = new io.bdrp.transport.InboundBudget(100);
-    EmbeddedChannel a = new EmbeddedChannel(new MqttFraming(1024, budget));
-    EmbeddedChannel b = new EmbeddedChannel(new MqttFraming(1024, budget));
+    EmbeddedChannel a = framing(1024, budget);
+    EmbeddedChannel b = framing(1024, budget);
     a.writeInbound(bytes(0x30, 80 - 2)); // a PUBLISH of 80 bytes begun: 80 reserved
     assertEquals(80, budget.reservedBytes());
     MqttFault f = assertThrows(MqttFault.class, () -> b.writeInbound(bytes(0x30, 50 - 2)));

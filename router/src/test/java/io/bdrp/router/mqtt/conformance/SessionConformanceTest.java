@@ -135,6 +135,18 @@ class SessionConformanceTest extends ConformanceBase {
     }
   }
 
+  @Test
+  @Normative(v5 = "MQTT-1.5.5-1")
+  @DisplayName(
+      "[MQTT-1.5.5-1] a remaining length written in more bytes than it needs makes the packet malformed")
+  void aRemainingLengthInMoreBytesThanNeededIsMalformed() throws IOException {
+    try (RawClient c = client(Version.V5, "varint")) {
+      c.send(new byte[] {(byte) 0xC0, (byte) 0x80, 0x00}); // a PINGREQ's length 0 in two bytes
+      assertEquals(0x81, c.ended());
+    }
+    othersAreServed();
+  }
+
   @ParameterizedTest
   @EnumSource(Version.class)
   @Normative(

@@ -33,6 +33,7 @@ final class Statements {
   static {
     v5("MQTT-1.5.4-1", "UTF-8 strings must be well-formed (no surrogates)");
     v5("MQTT-1.5.4-2", "UTF-8 strings must not contain U+0000");
+    v5("MQTT-1.5.5-1", "a Variable Byte Integer is written in the fewest bytes that hold it");
     v5("MQTT-2.1.3-1", "reserved flag bits of the fixed header must have the listed values");
     v5("MQTT-2.2.1-2", "a QoS 0 PUBLISH has no packet identifier");
     v5(
