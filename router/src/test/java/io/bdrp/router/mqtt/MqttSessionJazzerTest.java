@@ -95,6 +95,7 @@ class MqttSessionJazzerTest {
         at = cut;
         bounded(r, c, limits);
       }
+      r.packets(c);
       if (c.isOpen()) {
         ByteArrayOutputStream end = new ByteArrayOutputStream();
         end.writeBytes(completion(stream));
@@ -103,13 +104,12 @@ class MqttSessionJazzerTest {
         bounded(r, c, limits);
         List<byte[]> out = r.packets(c);
         if (c.isOpen()) {
-          assertTrue(!out.isEmpty(), "an open session answers the PINGREQ");
+          // A PINGRESP, in whatever place among the answers to the packets before it (a SUBACK
+          // waits for its predicate change, a PINGRESP does not).
           assertTrue(
-              Arrays.equals(new byte[] {(byte) 0xD0, 0}, out.get(out.size() - 1)),
-              "an open session answers the PINGREQ, last");
+              out.stream().anyMatch(p -> Arrays.equals(new byte[] {(byte) 0xD0, 0}, p)),
+              "an open session answers the PINGREQ");
         }
-      } else {
-        r.packets(c);
       }
       if (!c.isOpen()) {
         assertTrue(

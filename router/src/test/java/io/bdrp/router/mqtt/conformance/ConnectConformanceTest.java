@@ -28,8 +28,7 @@ class ConnectConformanceTest extends ConformanceBase {
       return -1;
     }
     assertEquals(Wire.CONNACK, first >> 4, "a CONNACK or nothing");
-    int length = c.in.readUnsignedByte();
-    byte[] rest = c.in.readNBytes(length);
+    byte[] rest = c.readAfter(first).rest();
     assertEquals(0, rest[0], "session present 0 and the reserved bits 0");
     assertTrue((rest[1] & 0xFF) >= 0x01, "a failure code");
     assertTrue(c.closedWithoutAPacket(), "the connection closed after the refusal");

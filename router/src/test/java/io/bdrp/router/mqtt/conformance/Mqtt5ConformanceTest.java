@@ -4,11 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.client.BdrpClient;
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.mqtt.MqttPublish;
+import io.bdrp.encoding.mqtt.MqttTopic;
 import io.bdrp.router.mqtt.conformance.Wire.Version;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -136,6 +141,33 @@ class Mqtt5ConformanceTest extends ConformanceBase {
       assertTrue(left <= 3600 && left >= 3590, "what remains: " + left);
       assertTrue(c.delivery().property(0x02).isEmpty(), "none without one");
     }
+  }
+
+  @Test
+  @Normative(v5 = "MQTT-3.3.2-5")
+  @DisplayName("[MQTT-3.3.2-5] a message whose expiry has passed is not delivered")
+  void aMessageWhoseExpiryHasPassedIsNotDelivered() throws Exception {
+    String topic = unique("expired/");
+    long before =
+        metric("bdrp_mqtt_deliveries_dropped_total", "protocol=\"mqtt5\",reason=\"expired\"");
+    try (RawClient c = client(V5, "expired");
+        BdrpClient bdrp =
+            BdrpClient.builder().router(router.clientAddress()).name(unique("bdrp")).connect()) {
+      assertEquals(0, c.subscribe(1, topic, 0));
+      // A message with a deadline long past (mqtt.expiresAt, the mapping of the Message Expiry
+      // Interval), as a router that took it from its publisher long ago would forward it.
+      bdrp.sendAcknowledged(
+              MqttTopic.put(Message.builder(), topic)
+                  .put(MqttPublish.EXPIRES_AT, 1_000L)
+                  .body(utf8("expired"))
+                  .build())
+          .get(10, TimeUnit.SECONDS);
+      c.send(Wire.publish(V5, 0, topic, 0, "marker"));
+      assertEquals("marker", c.delivery().payload(), "the expired message was not delivered");
+    }
+    assertEquals(
+        before + 1,
+        metric("bdrp_mqtt_deliveries_dropped_total", "protocol=\"mqtt5\",reason=\"expired\""));
   }
 
   @Test

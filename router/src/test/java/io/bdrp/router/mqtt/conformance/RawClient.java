@@ -62,7 +62,11 @@ final class RawClient implements AutoCloseable {
 
   /** The next packet the router sent. */
   Wire.Packet read() throws IOException {
-    int first = in.readUnsignedByte();
+    return readAfter(in.readUnsignedByte());
+  }
+
+  /** The rest of the packet whose first byte, {@code first}, was read already. */
+  Wire.Packet readAfter(int first) throws IOException {
     int n = 0;
     for (int shift = 0; ; shift += 7) {
       int b = in.readUnsignedByte();

@@ -92,6 +92,9 @@ final class Statements {
     v5("MQTT-3.3.2-2", "a PUBLISH topic name has no wildcard characters");
     v5("MQTT-3.3.2-4", "the server passes the Payload Format Indicator on unaltered");
     v5(
+        "MQTT-3.3.2-5",
+        "a message whose expiry interval has passed is not delivered to a subscriber");
+    v5(
         "MQTT-3.3.2-6",
         "a forwarded PUBLISH carries the Message Expiry Interval minus the time it waited");
     v5("MQTT-3.3.2-7", "topic alias mappings do not carry over to another connection");

@@ -238,7 +238,6 @@ class SubscribeConformanceTest extends ConformanceBase {
     }
   }
 
-  /** Keeps the packet builders' output honest: a SUBSCRIBE with two filters as bytes. */
   @Test
   @Normative(v5 = "MQTT-3.8.3-1", v311 = "MQTT-3.8.3-1")
   @DisplayName(
