@@ -62,6 +62,33 @@ class MqttFramingTest {
   }
 
   @Test
+  void reservedSubscriptionOptionBitsAreMalformedByTheConnectsProtocol() {
+    // CONNECT of level 5 (name "MQTT"), then SUBSCRIBE id 1, no properties, filter "a", options.
+    int[] connect5 = {0x10, 11, 0, 4, 'M', 'Q', 'T', 'T', 5, 2, 0, 60, 0};
+    EmbeddedChannel v5 = framing(1024, null);
+    v5.writeInbound(bytes(connect5));
+    next(v5);
+    v5.writeInbound(bytes(0x82, 7, 0, 1, 0, 0, 1, 'a', 0x2D)); // bits 0-5: No Local and so on
+    assertArrayEquals(new byte[] {(byte) 0x82, 7, 0, 1, 0, 0, 1, 'a', 0x2D}, next(v5));
+    MqttFault f =
+        assertThrows(
+            MqttFault.class,
+            () -> v5.writeInbound(bytes(0x82, 7, 0, 2, 0, 0, 1, 'a', 0x41))); // bit 6
+    assertEquals(MqttFault.MALFORMED, f.reasonCode);
+    v5.finishAndReleaseAll();
+    // In 3.1.1 (level 4, no properties) bits 2-7 are reserved: No Local's bit 2 is one.
+    int[] connect4 = {0x10, 12, 0, 4, 'M', 'Q', 'T', 'T', 4, 2, 0, 60, 0, 0};
+    EmbeddedChannel v4 = framing(1024, null);
+    v4.writeInbound(bytes(connect4));
+    next(v4);
+    v4.writeInbound(bytes(0x82, 6, 0, 1, 0, 1, 'a', 0x01, 0xC0, 0x00));
+    assertArrayEquals(new byte[] {(byte) 0x82, 6, 0, 1, 0, 1, 'a', 1}, next(v4));
+    assertArrayEquals(new byte[] {(byte) 0xC0, 0}, next(v4));
+    assertThrows(MqttFault.class, () -> v4.writeInbound(bytes(0x82, 6, 0, 1, 0, 1, 'a', 0x05)));
+    v4.finishAndReleaseAll();
+  }
+
+  @Test
   void packetsArePassedOnWholeWhateverTheReadsCutThem() {
     EmbeddedChannel ch = framing(1024, null);
     // PINGREQ, then a PUBLISH of topic "a" and payload "hi" cut after its first length byte.
