@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttConnectVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import java.security.cert.X509Certificate;
@@ -54,6 +55,25 @@ final class MqttConnect {
           MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID,
           "identifier_rejected",
           "an empty client identifier needs a clean session");
+
+  /**
+   * What makes the connect flags of {@code vh} malformed, which Netty's decoder lets through, or
+   * null: a will QoS or will retain flag without a will (MQTT 5 MQTT-3.1.2-11, MQTT-3.1.2-13; 3.1.1
+   * MQTT-3.1.2-11, -13, -15), a will QoS of 3 (MQTT 5 MQTT-3.1.2-12; 3.1.1 MQTT-3.1.2-14), and in
+   * 3.1.1 a password without a user name (MQTT-3.1.2-22; MQTT 5 allows it).
+   */
+  static String flagsProblem(MqttConnectVariableHeader vh, boolean v5) {
+    if (!vh.isWillFlag() && (vh.willQos() != 0 || vh.isWillRetain())) {
+      return "a will QoS or will retain flag without a will";
+    }
+    if (vh.willQos() == 3) {
+      return "a will QoS of 3";
+    }
+    if (!v5 && vh.hasPassword() && !vh.hasUserName()) {
+      return "a password without a user name (MQTT 3.1.1)";
+    }
+    return null;
+  }
 
   /** The user a verified client certificate names ({@code urn:bdrp:user:NAME}), or null. */
   static String certificateUser(ChannelHandlerContext ctx) {

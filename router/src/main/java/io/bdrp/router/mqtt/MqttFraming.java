@@ -3,6 +3,7 @@ package io.bdrp.router.mqtt;
 import io.bdrp.transport.InboundBudget;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 
@@ -21,9 +22,20 @@ import java.util.List;
  *  +---------------------+------------------------------------+------------------------+
  * </pre>
  *
- * <p>A fault is a {@link MqttFault} ({@code 0x81} for a length field longer than four bytes, {@code
- * 0x95} for a packet too large); after it every byte that follows is discarded, and the session
- * ends. Each packet is passed on as a retained slice that the decoder releases.
+ * <p>Each packet must decode from its own bytes: Netty's decoder, which waits for more bytes when a
+ * field runs past what it has, would otherwise take the next packet's bytes into this one. So the
+ * packets passed on are counted, and so are the messages the decoder makes ({@link #decodedCount},
+ * right after the decoder); a packet that made no message by the time the next one is cut, or the
+ * read ends, is malformed (its fields run past its remaining length).
+ *
+ * <p>The reserved bits of a SUBSCRIBE's subscription options, which the decoder drops, are checked
+ * here (MQTT 5 bits 6-7, 3.1.1 bits 2-7, by the protocol level of the connection's CONNECT): set,
+ * the packet is malformed.
+ *
+ * <p>A fault is a {@link MqttFault} ({@code 0x81} for a length field longer than four bytes or
+ * longer than its value needs, {@code 0x95} for a packet too large); after it every byte that
+ * follows is discarded, and the session ends. Each packet is passed on as a retained slice that the
+ * decoder releases.
  *
  * <p>One per connection; on the router's event loop.
  */
@@ -32,6 +44,19 @@ final class MqttFraming extends ByteToMessageDecoder {
   private final InboundBudget.Hold hold; // of the budget, for the partial packet held now; or null
   private int maxPacketBytes;
   private boolean failed;
+  private long passed; // packets passed on to the decoder
+  private long decoded; // messages the decoder made
+  private int level; // the protocol level of the connection's CONNECT, once passed on; or 0
+
+  /** Counts the messages the decoder makes: the pipeline has it right after the decoder. */
+  final ChannelInboundHandlerAdapter decodedCount =
+      new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+          decoded++;
+          ctx.fireChannelRead(msg);
+        }
+      };
 
   /**
    * @param budget where a partial packet reserves its size until it is complete, shared with the
@@ -59,6 +84,9 @@ final class MqttFraming extends ByteToMessageDecoder {
       in.skipBytes(in.readableBytes());
       return;
     }
+    if (passed != decoded) {
+      throw fail(in, overrun());
+    }
     int start = in.readerIndex();
     int readable = in.readableBytes();
     int remaining = 0;
@@ -71,6 +99,10 @@ final class MqttFraming extends ByteToMessageDecoder {
       remaining |= (b & 0x7F) << (7 * (at - 1));
       at++;
       if ((b & 0x80) == 0) {
+        if (b == 0 && at > 2) { // MQTT 5 MQTT-1.5.5-1: the fewest bytes that hold the value
+          throw fail(
+              in, new MqttFault(MqttFault.MALFORMED, "remaining length not in fewest bytes"));
+        }
         break;
       }
       if (at == 5) {
@@ -102,8 +134,73 @@ final class MqttFraming extends ByteToMessageDecoder {
       return;
     }
     release();
+    int type = in.getUnsignedByte(start) >> 4;
+    if (type == 1 && level == 0) {
+      level = level(in, start + at, start + (int) total);
+    } else if (type == 8 && reservedOptionBits(in, start + at, start + (int) total, level == 5)) {
+      // MQTT 5 MQTT-3.8.3-5, 3.1.1 MQTT-3.8.3-4; Netty's decoder drops these bits
+      throw fail(in, new MqttFault(MqttFault.MALFORMED, "reserved subscription option bits set"));
+    }
+    passed++;
     out.add(in.retainedSlice(start, (int) total));
     in.readerIndex(start + (int) total);
+  }
+
+  /** The protocol level of the CONNECT whose body is {@code [from, to)} of {@code in}, or 0. */
+  private static int level(ByteBuf in, int from, int to) {
+    if (from + 2 > to) {
+      return 0;
+    }
+    int at = from + 2 + in.getUnsignedShort(from); // after the protocol name
+    return at < to ? in.getUnsignedByte(at) : 0;
+  }
+
+  /**
+   * Whether a subscription option of the SUBSCRIBE whose body is {@code [from, to)} of {@code in}
+   * has a reserved bit set: bits 6 and 7 in MQTT 5, bits 2 to 7 in 3.1.1. A body that does not
+   * parse is left to the decoder.
+   */
+  private static boolean reservedOptionBits(ByteBuf in, int from, int to, boolean v5) {
+    int at = from + 2; // the packet identifier
+    if (v5) {
+      int length = 0;
+      for (int shift = 0; ; shift += 7) {
+        if (at >= to || shift > 21) {
+          return false;
+        }
+        int b = in.getUnsignedByte(at++);
+        length |= (b & 0x7F) << shift;
+        if ((b & 0x80) == 0) {
+          break;
+        }
+      }
+      at += length;
+    }
+    int reserved = v5 ? 0xC0 : 0xFC;
+    while (at + 2 <= to) {
+      at += 2 + in.getUnsignedShort(at);
+      if (at >= to) {
+        return false;
+      }
+      if ((in.getUnsignedByte(at++) & reserved) != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static MqttFault overrun() {
+    return new MqttFault(
+        MqttFault.MALFORMED, "a packet whose fields run past its remaining length");
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    if (!failed && passed != decoded) {
+      failed = true;
+      ctx.fireExceptionCaught(overrun());
+    }
+    super.channelReadComplete(ctx);
   }
 
   private MqttFault fail(ByteBuf in, MqttFault f) {

@@ -92,6 +92,10 @@ final class MqttInbound {
     int id = p.variableHeader().packetId();
     counters.publishes(qos).inc();
     MqttProperties props = p.variableHeader().properties();
+    if (v5 && props != null && props.getProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER) != null) {
+      throw new MqttFault( // MQTT-3.3.4-6
+          MqttFault.PROTOCOL_ERROR, "a PUBLISH from a client with a subscription identifier");
+    }
     String topic = p.variableHeader().topicName();
     if (v5
         && props != null

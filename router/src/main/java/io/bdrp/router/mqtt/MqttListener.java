@@ -174,13 +174,14 @@ public final class MqttListener {
         if (tls != null) {
           ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
         }
+        MqttFraming framing =
+            new MqttFraming(
+                Math.min(RouterLimits.HANDSHAKE_FRAME_BYTES, limits.maxFrameBytes()), budget);
         ch.pipeline()
             .addLast(new FlushConsolidationHandler(256, false))
-            .addLast(
-                "framing",
-                new MqttFraming(
-                    Math.min(RouterLimits.HANDSHAKE_FRAME_BYTES, limits.maxFrameBytes()), budget))
+            .addLast("framing", framing)
             .addLast("decoder", new MqttDecoder(limits.maxFrameBytes(), 65_535))
+            .addLast("decoded", framing.decodedCount)
             .addLast("encoder", MqttEncoder.INSTANCE)
             .addLast("session", new MqttSession(MqttListener.this));
       }

@@ -223,6 +223,10 @@ final class MqttSession extends SimpleChannelInboundHandler<MqttMessage> {
     }
     v5 = version == MqttVersion.MQTT_5;
     counters = v5 ? listener.metrics.mqtt5 : listener.metrics.mqtt3;
+    String badFlags = MqttConnect.flagsProblem(vh, v5);
+    if (badFlags != null) {
+      throw new MqttFault(MqttFault.MALFORMED, badFlags); // MQTT-3.1.4-1: closed, no CONNACK
+    }
     RouterConfig config = listener.core.config();
     Object auth = MqttConnect.authenticate(config, c, MqttConnect.certificateUser(ctx));
     if (auth instanceof MqttConnect.Refusal r) {
