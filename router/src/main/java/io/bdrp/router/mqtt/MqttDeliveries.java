@@ -32,6 +32,10 @@ final class MqttDeliveries {
   private Message propertiesOf;
   private MqttProperties properties;
 
+  // The QoS 0 PUBLISHes of the message last encoded, by variant: 3.1.1 or 5, RETAIN 0 or 1.
+  private Message encodedOf;
+  private final ByteBuf[] encoded = new ByteBuf[4];
+
   /**
    * The message of a delivery: the one being published here if these are its bytes, else the one
    * decoded last if they are the same bytes with the same id, else decoded now.
@@ -78,5 +82,36 @@ final class MqttDeliveries {
       propertiesOf = m;
     }
     return properties;
+  }
+
+  /**
+   * The QoS 0 PUBLISH of {@code m} on {@code topic} as bytes, for a session of MQTT 5 ({@code v5})
+   * or 3.1.1, with RETAIN {@code retain}, and without the properties a session adds (Message Expiry
+   * Interval, Subscription Identifiers): made once per message and variant, so that every session
+   * that takes it so is written a duplicate of the same bytes. The caller writes {@code
+   * retainedDuplicate()} of it; this keeps its own reference until the next message.
+   */
+  ByteBuf publishQos0(Message m, String topic, boolean v5, boolean retain) {
+    if (m != encodedOf) {
+      releaseEncoded();
+      encodedOf = m;
+    }
+    int variant = (v5 ? 2 : 0) | (retain ? 1 : 0);
+    ByteBuf b = encoded[variant];
+    if (b == null) {
+      b = MqttPublishes.encodeQos0(m, topic, v5 ? properties(m) : null, retain);
+      encoded[variant] = b;
+    }
+    return b;
+  }
+
+  private void releaseEncoded() {
+    for (int i = 0; i < encoded.length; i++) {
+      if (encoded[i] != null) {
+        encoded[i].release();
+        encoded[i] = null;
+      }
+    }
+    encodedOf = null;
   }
 }

@@ -282,7 +282,14 @@ final class MqttHost extends AttachedHost {
       if (tooLarge(m, topic, ids)) {
         return drop(tooLarge);
       }
-      write(m, topic, 0, 0, ids, expiresAt, false, retain);
+      if (ids.length == 0 && expiresAt == Long.MAX_VALUE) {
+        // The same bytes as every other session of this protocol that takes it so.
+        channel.write(
+            deliveries.publishQos0(m, topic, v5, retain).retainedDuplicate(),
+            channel.voidPromise());
+      } else {
+        write(m, topic, 0, 0, ids, expiresAt, false, retain);
+      }
       batches.flushLater(channel);
       delivered.inc();
       return true;

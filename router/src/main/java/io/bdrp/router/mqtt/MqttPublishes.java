@@ -200,4 +200,83 @@ final class MqttPublishes {
         new MqttPublishVariableHeader(topic, packetId, props),
         m.bodyLength() == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(m.bodyBuffer()));
   }
+
+  /**
+   * The bytes of a QoS 0 PUBLISH of {@code m} on {@code topic} (MQTT 3.1.1 §3.3, MQTT 5 §3.3), with
+   * {@code properties} (MQTT 5; null for 3.1.1) and RETAIN {@code retain}: what Netty's encoder
+   * writes for {@link #toPublish}, made once for every session that takes the same bytes.
+   */
+  static ByteBuf encodeQos0(Message m, String topic, MqttProperties properties, boolean retain) {
+    byte[] name = topic.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ByteBuf props = null;
+    int propsLength = 0;
+    if (properties != null) {
+      props = Unpooled.buffer();
+      for (MqttProperties.MqttProperty<?> p : properties.listAll()) {
+        writeProperty(props, p);
+      }
+      propsLength = props.readableBytes();
+    }
+    int remaining =
+        2
+            + name.length
+            + (properties != null ? varIntBytes(propsLength) + propsLength : 0)
+            + m.bodyLength();
+    ByteBuf out =
+        io.netty.buffer.ByteBufAllocator.DEFAULT.directBuffer(
+            1 + varIntBytes(remaining) + remaining);
+    out.writeByte(0x30 | (retain ? 1 : 0));
+    writeVarInt(out, remaining);
+    out.writeShort(name.length);
+    out.writeBytes(name);
+    if (props != null) {
+      writeVarInt(out, propsLength);
+      out.writeBytes(props);
+      props.release();
+    }
+    out.writeBytes(m.bodyBuffer());
+    return out;
+  }
+
+  /** A property of {@link #properties}: a user property, a string or a binary one. */
+  private static void writeProperty(ByteBuf out, MqttProperties.MqttProperty<?> p) {
+    if (p instanceof MqttProperties.UserProperties all) {
+      for (MqttProperties.StringPair pair : all.value()) {
+        out.writeByte(MqttProperties.USER_PROPERTY);
+        writeString(out, pair.key);
+        writeString(out, pair.value);
+      }
+    } else if (p instanceof MqttProperties.UserProperty u) {
+      out.writeByte(MqttProperties.USER_PROPERTY);
+      writeString(out, u.value().key);
+      writeString(out, u.value().value);
+    } else if (p instanceof MqttProperties.StringProperty s) {
+      out.writeByte(s.propertyId());
+      writeString(out, s.value());
+    } else if (p instanceof MqttProperties.BinaryProperty b) {
+      out.writeByte(b.propertyId());
+      out.writeShort(b.value().length);
+      out.writeBytes(b.value());
+    } else {
+      throw new IllegalArgumentException("property " + p.propertyId() + " is not encoded here");
+    }
+  }
+
+  private static void writeString(ByteBuf out, String s) {
+    byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    out.writeShort(b.length);
+    out.writeBytes(b);
+  }
+
+  private static int varIntBytes(int n) {
+    return n < 128 ? 1 : n < 16_384 ? 2 : n < 2_097_152 ? 3 : 4;
+  }
+
+  private static void writeVarInt(ByteBuf out, int n) {
+    do {
+      int digit = n % 128;
+      n /= 128;
+      out.writeByte(n > 0 ? digit | 0x80 : digit);
+    } while (n > 0);
+  }
 }
