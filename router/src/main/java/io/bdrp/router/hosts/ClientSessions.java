@@ -246,32 +246,28 @@ public final class ClientSessions {
           }
           if (io.bdrp.encoding.mqtt.MqttRetained.reserved(s.message())) {
             // The store of retained messages trusts these two: a client may not forge them.
-            reserved.inc();
-            core.errors().increment(ErrorCode.BAD_MESSAGE);
-            ctx.writeAndFlush(
-                new ClientFrame.Error(
-                    s.correlationId(),
-                    ErrorCode.BAD_MESSAGE.number(),
-                    "the attributes "
-                        + io.bdrp.encoding.mqtt.MqttRetained.RETAINED
-                        + " and "
-                        + io.bdrp.encoding.mqtt.MqttRetained.FOR
-                        + " are set by routers only (docs/mqtt.md, \"Retained messages\")",
-                    0));
+            refuseSend(
+                ctx,
+                s,
+                reserved,
+                ErrorCode.BAD_MESSAGE,
+                "the attributes "
+                    + io.bdrp.encoding.mqtt.MqttRetained.RETAINED
+                    + " and "
+                    + io.bdrp.encoding.mqtt.MqttRetained.FOR
+                    + " are set by routers only (docs/mqtt.md, \"Retained messages\")");
             return;
           }
           if (!host.permissions.mayPublish(s.message())) {
-            forbidden.inc();
-            core.errors().increment(ErrorCode.NOT_AUTHORIZED);
-            ctx.writeAndFlush(
-                new ClientFrame.Error(
-                    s.correlationId(),
-                    ErrorCode.NOT_AUTHORIZED.number(),
-                    "the message is outside user "
-                        + host.permissions.user()
-                        + "'s publish permission: "
-                        + host.permissions.publish(),
-                    0));
+            refuseSend(
+                ctx,
+                s,
+                forbidden,
+                ErrorCode.NOT_AUTHORIZED,
+                "the message is outside user "
+                    + host.permissions.user()
+                    + "'s publish permission: "
+                    + host.permissions.publish());
             return;
           }
           if (log.isDebugEnabled()) {
@@ -385,5 +381,17 @@ public final class ClientSessions {
       }
       ctx.fireChannelInactive();
     }
+  }
+
+  /** A SEND refused: counted by {@code counter} and its code, and answered with an ERROR. */
+  private void refuseSend(
+      ChannelHandlerContext ctx,
+      ClientFrame.Send s,
+      Metrics.Counter counter,
+      ErrorCode code,
+      String why) {
+    counter.inc();
+    core.errors().increment(code);
+    ctx.writeAndFlush(new ClientFrame.Error(s.correlationId(), code.number(), why, 0));
   }
 }
