@@ -198,6 +198,7 @@ class LoopBlockingTest {
     BdrpClient c1 = client(1, at1);
     c1.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
     Federation.await("predicates everywhere", () -> RouterView.predicatesAgree(routers));
+    awaitRoutes(); // router 1's renewed claims re-signed its routes: every one held again
     c0.sendAcknowledged(Message.builder().put("x", 4L).build()).get(10, TimeUnit.SECONDS);
     assertEquals("4", at1.poll(10, TimeUnit.SECONDS).get("x").toString());
 

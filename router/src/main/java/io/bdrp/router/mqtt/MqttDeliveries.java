@@ -32,9 +32,20 @@ final class MqttDeliveries {
   private Message propertiesOf;
   private MqttProperties properties;
 
-  // The QoS 0 PUBLISHes of the message last encoded, by variant: 3.1.1 or 5, RETAIN 0 or 1.
+  // The QoS 0 PUBLISHes of the message last encoded, by variant: 3.1.1 or 5, RETAIN 0 or 1; held
+  // until the loop has handled the batch of input they were made in.
   private Message encodedOf;
   private final ByteBuf[] encoded = new ByteBuf[4];
+  private final java.util.concurrent.Executor loop;
+  private final Runnable releaseTask = this::releaseEncoded;
+  private boolean releaseQueued;
+
+  /**
+   * @param loop the router's event loop, where what is held is released after each batch
+   */
+  MqttDeliveries(java.util.concurrent.Executor loop) {
+    this.loop = loop;
+  }
 
   /**
    * The message of a delivery: the one being published here if these are its bytes, else the one
@@ -93,7 +104,7 @@ final class MqttDeliveries {
    */
   ByteBuf publishQos0(Message m, String topic, boolean v5, boolean retain) {
     if (m != encodedOf) {
-      releaseEncoded();
+      releaseBuffers();
       encodedOf = m;
     }
     int variant = (v5 ? 2 : 0) | (retain ? 1 : 0);
@@ -101,11 +112,26 @@ final class MqttDeliveries {
     if (b == null) {
       b = MqttPublishes.encodeQos0(m, topic, v5 ? properties(m) : null, retain);
       encoded[variant] = b;
+      if (!releaseQueued) {
+        // Kept for the sessions of this batch of input only: released once it is handled.
+        releaseQueued = true;
+        try {
+          loop.execute(releaseTask);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+          releaseQueued = false; // the router has stopped: released at the next call, or now
+        }
+      }
     }
     return b;
   }
 
-  private void releaseEncoded() {
+  /** Releases the encoded PUBLISHes held (the batch of input is handled, or the router stops). */
+  void releaseEncoded() {
+    releaseQueued = false;
+    releaseBuffers();
+  }
+
+  private void releaseBuffers() {
     for (int i = 0; i < encoded.length; i++) {
       if (encoded[i] != null) {
         encoded[i].release();

@@ -53,7 +53,7 @@ public final class MqttListener {
   private final Supplier<ClientTls> clientTls;
 
   /** Each delivered message decoded once for all the MQTT sessions it goes to (on the loop). */
-  final MqttDeliveries deliveries = new MqttDeliveries();
+  final MqttDeliveries deliveries;
 
   /** The message of the PUBLISH being handed to the data plane (on the loop). */
   final MessageBytes publishBytes = new MessageBytes();
@@ -119,6 +119,7 @@ public final class MqttListener {
                 core.metrics().registry())
             : null;
     this.retained = new MqttRetainedHost(this);
+    this.deliveries = new MqttDeliveries(core.loop());
   }
 
   /**

@@ -40,7 +40,7 @@ class MqttDeliveriesTest {
 
   @Test
   void theSameBytesOfOneMessageAreDecodedOnce() {
-    MqttDeliveries d = new MqttDeliveries();
+    MqttDeliveries d = new MqttDeliveries(Runnable::run);
     ByteBuf buf = Unpooled.wrappedBuffer(MessageCodec.toBytes(message("a/b")));
     MessageBytes b = bytes(buf);
     Message first = d.decode(5, b);
@@ -53,7 +53,7 @@ class MqttDeliveriesTest {
 
   @Test
   void aMessagePublishedHereIsNotDecoded() {
-    MqttDeliveries d = new MqttDeliveries();
+    MqttDeliveries d = new MqttDeliveries(Runnable::run);
     Message m = message("x");
     ByteBuf buf = Unpooled.wrappedBuffer(MessageCodec.toBytes(m));
     d.publishing(m, buf);
@@ -64,7 +64,7 @@ class MqttDeliveriesTest {
 
   @Test
   void aSessionsOwnPropertiesJoinTheSharedOnesWithoutChangingThem() {
-    MqttDeliveries d = new MqttDeliveries();
+    MqttDeliveries d = new MqttDeliveries(Runnable::run);
     Message m = message("t");
     io.netty.handler.codec.mqtt.MqttProperties base = d.properties(m);
     assertSame(base, d.properties(m));

@@ -116,14 +116,22 @@ class MqttPublishEncodingTest {
   }
 
   @Test
-  void aMessageIsEncodedOncePerVariant() {
-    MqttDeliveries d = new MqttDeliveries();
+  void aMessageIsEncodedOncePerVariantAndReleasedAfterItsBatch() {
+    List<Runnable> later = new ArrayList<>();
+    MqttDeliveries d = new MqttDeliveries(later::add);
     Message m = message(10);
     ByteBuf a = d.publishQos0(m, "t", true, false);
     assertSame(a, d.publishQos0(m, "t", true, false), "once for every session");
     String five = ByteBufUtil.hexDump(a);
-    String three = ByteBufUtil.hexDump(d.publishQos0(m, "t", false, false));
-    assertNotEquals(five, three, "MQTT 5 has properties, 3.1.1 none");
-    assertNotEquals(five, ByteBufUtil.hexDump(d.publishQos0(message(11), "t", true, false)));
+    ByteBuf b = d.publishQos0(m, "t", false, false);
+    assertNotEquals(five, ByteBufUtil.hexDump(b), "MQTT 5 has properties, 3.1.1 none");
+    ByteBuf c = d.publishQos0(message(11), "t", true, false);
+    assertNotEquals(five, ByteBufUtil.hexDump(c));
+    assertEquals(1, later.size(), "one release queued for the batch");
+    ByteBuf held = c.retainedDuplicate(); // as a session's write holds it
+    later.forEach(Runnable::run);
+    assertEquals(1, held.refCnt(), "the write's reference outlives the batch");
+    held.release();
+    assertEquals(0, held.refCnt());
   }
 }
