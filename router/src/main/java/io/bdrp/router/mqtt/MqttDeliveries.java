@@ -100,7 +100,8 @@ final class MqttDeliveries {
    * or 3.1.1, with RETAIN {@code retain}, and without the properties a session adds (Message Expiry
    * Interval, Subscription Identifiers): made once per message and variant, so that every session
    * that takes it so is written a duplicate of the same bytes. The caller writes {@code
-   * retainedDuplicate()} of it; this keeps its own reference until the next message.
+   * retainedDuplicate()} of it; this keeps its own reference until the loop has handled the batch
+   * of input it was made in.
    */
   ByteBuf publishQos0(Message m, String topic, boolean v5, boolean retain) {
     if (m != encodedOf) {
