@@ -68,26 +68,35 @@ class MqttTlsTest {
                   "secure/+")
               .redirectErrorStream(true)
               .start();
-      Federation.await("the subscription set", () -> predicateChanges(r) > 0);
-      Process pub =
-          new ProcessBuilder(
-                  "mosquitto_pub",
-                  "-h",
-                  "127.0.0.1",
-                  "-p",
-                  port,
-                  "--cafile",
-                  cafile,
-                  "-t",
-                  "secure/1",
-                  "-m",
-                  "over TLS")
-              .redirectErrorStream(true)
-              .start();
-      assertEquals(0, pub.waitFor(30, TimeUnit.SECONDS) ? pub.exitValue() : -1, "mosquitto_pub");
-      assertEquals(true, sub.waitFor(30, TimeUnit.SECONDS), "mosquitto_sub got its message");
-      assertEquals(
-          "over TLS\n", new String(sub.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+      try {
+        Federation.await("the subscription set", () -> predicateChanges(r) > 0);
+        Process pub =
+            new ProcessBuilder(
+                    "mosquitto_pub",
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    port,
+                    "--cafile",
+                    cafile,
+                    "-t",
+                    "secure/1",
+                    "-m",
+                    "over TLS")
+                .redirectErrorStream(true)
+                .start();
+        try {
+          assertEquals(
+              0, pub.waitFor(30, TimeUnit.SECONDS) ? pub.exitValue() : -1, "mosquitto_pub");
+        } finally {
+          pub.destroyForcibly(); // ended by the test, whatever its outcome
+        }
+        assertEquals(true, sub.waitFor(30, TimeUnit.SECONDS), "mosquitto_sub got its message");
+        assertEquals(
+            "over TLS\n", new String(sub.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+      } finally {
+        sub.destroyForcibly();
+      }
     }
   }
 }
