@@ -15,6 +15,12 @@ public final class MqttPublish {
   /** Integer attribute: the QoS the publisher sent with, 0, 1 or 2. */
   public static final String QOS = "mqtt.qos";
 
+  /**
+   * Integer attribute: the MQTT 5 Payload Format Indicator as sent (0: unspecified bytes, 1: UTF-8
+   * text), passed to subscribers unaltered (MQTT-3.3.2-4); absent when the PUBLISH had none.
+   */
+  public static final String PAYLOAD_FORMAT = "mqtt.payloadFormat";
+
   /** String attribute: the MQTT 5 content type, as sent. */
   public static final String CONTENT_TYPE = "mqtt.contentType";
 
@@ -49,6 +55,15 @@ public final class MqttPublish {
       return (int) v.asLong();
     }
     return 0;
+  }
+
+  /** The Payload Format Indicator of a message (0 or 1), or -1 when it has none. */
+  public static int payloadFormat(Message m) {
+    Value v = m.get(PAYLOAD_FORMAT);
+    if (v != null && v.type() == ValueType.INTEGER && (v.asLong() == 0 || v.asLong() == 1)) {
+      return (int) v.asLong();
+    }
+    return -1;
   }
 
   /**

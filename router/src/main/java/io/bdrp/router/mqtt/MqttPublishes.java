@@ -93,6 +93,10 @@ final class MqttPublishes {
           instanceof MqttProperties.IntegerProperty e) {
         b.put(MqttPublish.EXPIRES_AT, nowMs + 1000L * Integer.toUnsignedLong(e.value()));
       }
+      if (props.getProperty(MqttProperties.PAYLOAD_FORMAT_INDICATOR)
+          instanceof MqttProperties.IntegerProperty f) {
+        b.put(MqttPublish.PAYLOAD_FORMAT, (long) f.value());
+      }
       if (props.getProperty(MqttProperties.CONTENT_TYPE)
           instanceof MqttProperties.StringProperty s) {
         b.put(MqttPublish.CONTENT_TYPE, s.value());
@@ -120,6 +124,11 @@ final class MqttPublishes {
     for (io.bdrp.encoding.mqtt.MqttProperties.UserProperty u :
         io.bdrp.encoding.mqtt.MqttProperties.of(m)) {
       props.add(new MqttProperties.UserProperty(u.name(), u.value()));
+    }
+    int format = MqttPublish.payloadFormat(m);
+    if (format >= 0) {
+      props.add(
+          new MqttProperties.IntegerProperty(MqttProperties.PAYLOAD_FORMAT_INDICATOR, format));
     }
     String s = MqttPublish.string(m, MqttPublish.CONTENT_TYPE);
     if (s != null) {
@@ -238,7 +247,10 @@ final class MqttPublishes {
     return out;
   }
 
-  /** A property of {@link #properties}: a user property, a string or a binary one. */
+  /**
+   * A property of {@link #properties}: a user property, the Payload Format Indicator (a byte), a
+   * string or a binary one.
+   */
   private static void writeProperty(ByteBuf out, MqttProperties.MqttProperty<?> p) {
     if (p instanceof MqttProperties.UserProperties all) {
       for (MqttProperties.StringPair pair : all.value()) {
@@ -250,6 +262,10 @@ final class MqttPublishes {
       out.writeByte(MqttProperties.USER_PROPERTY);
       writeString(out, u.value().key);
       writeString(out, u.value().value);
+    } else if (p instanceof MqttProperties.IntegerProperty i
+        && i.propertyId() == MqttProperties.PAYLOAD_FORMAT_INDICATOR) {
+      out.writeByte(i.propertyId());
+      out.writeByte(i.value());
     } else if (p instanceof MqttProperties.StringProperty s) {
       out.writeByte(s.propertyId());
       writeString(out, s.value());

@@ -41,6 +41,7 @@ class MqttPublishEncodingTest {
                 new MqttProperties.UserProperty("value", "25.5"),
                 new MqttProperties.UserProperty("site", "b")));
     b.put(MqttPublish.CONTENT_TYPE, "text/plain").put(MqttPublish.RESPONSE_TOPIC, "re/1");
+    b.put(MqttPublish.PAYLOAD_FORMAT, 1L);
     MqttPublish.putCorrelationData(b, new byte[] {1, 2, 3});
     return b.body(body).build();
   }
@@ -102,6 +103,11 @@ class MqttPublishEncodingTest {
       assertEquals(
           "text/plain",
           props.getProperty(io.netty.handler.codec.mqtt.MqttProperties.CONTENT_TYPE).value());
+      assertEquals(
+          1,
+          props
+              .getProperty(io.netty.handler.codec.mqtt.MqttProperties.PAYLOAD_FORMAT_INDICATOR)
+              .value());
       assertEquals(
           "re/1",
           props.getProperty(io.netty.handler.codec.mqtt.MqttProperties.RESPONSE_TOPIC).value());

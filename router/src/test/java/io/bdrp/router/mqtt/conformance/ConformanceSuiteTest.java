@@ -180,6 +180,9 @@ class ConformanceSuiteTest {
     section(b, "MQTT 5.0", Statements.V5, cases, true);
     section(b, "MQTT 3.1.1", Statements.V311, cases, false);
     b.append("## Not yet\n\n");
+    if (cases.stream().allMatch(c -> c.disabled() == null)) {
+      b.append("Nothing: every statement listed has a test that runs.\n");
+    }
     for (Case c : cases) {
       if (c.disabled() != null) {
         b.append("- `").append(c.name()).append("` (");

@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -290,9 +289,6 @@ class Mqtt5ConformanceTest extends ConformanceBase {
   }
 
   @Test
-  @Disabled(
-      "not yet: the mapping has no attribute for the Payload Format Indicator, so deliveries go"
-          + " without it")
   @Normative(v5 = "MQTT-3.3.2-4")
   @DisplayName("[MQTT-3.3.2-4] the Payload Format Indicator reaches subscribers unaltered")
   void thePayloadFormatIndicatorPassesUnaltered() throws IOException {
