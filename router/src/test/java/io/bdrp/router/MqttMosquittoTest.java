@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.topologies.Bundled;
-import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -25,15 +24,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MqttMosquittoTest {
   private static final InetSocketAddress ANY = InetSocketAddress.createUnresolved("127.0.0.1", 0);
-
-  private static boolean installed(String command) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (new File(dir, command).canExecute()) {
-        return true;
-      }
-    }
-    return false;
-  }
 
   private static Process start(String... command) throws IOException {
     return new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -82,7 +72,7 @@ class MqttMosquittoTest {
   @Test
   void mosquittoClientsOnTwoRoutersExchangeAContentFilteredMessage() throws Exception {
     assumeTrue(
-        installed("mosquitto_sub") && installed("mosquitto_pub"),
+        ExternalClients.installed("mosquitto_sub") && ExternalClients.installed("mosquitto_pub"),
         "mosquitto_sub and mosquitto_pub are not installed (Debian: mosquitto-clients)");
     try (Federation f =
         new Federation(
@@ -144,7 +134,7 @@ class MqttMosquittoTest {
   @Test
   void mqtt311ClientsExchangeMessagesByTopicWildcards() throws Exception {
     assumeTrue(
-        installed("mosquitto_sub") && installed("mosquitto_pub"),
+        ExternalClients.installed("mosquitto_sub") && ExternalClients.installed("mosquitto_pub"),
         "mosquitto_sub and mosquitto_pub are not installed (Debian: mosquitto-clients)");
     try (Federation f =
         new Federation(
@@ -170,7 +160,7 @@ class MqttMosquittoTest {
   @Test
   void aContentFilterRidesInASubscribeUserProperty() throws Exception {
     assumeTrue(
-        installed("mosquitto_sub") && installed("mosquitto_pub"),
+        ExternalClients.installed("mosquitto_sub") && ExternalClients.installed("mosquitto_pub"),
         "mosquitto_sub and mosquitto_pub are not installed (Debian: mosquitto-clients)");
     try (Federation f =
         new Federation(

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.topologies.Bundled;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
@@ -30,35 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MqttPythonTest {
   private static final InetSocketAddress ANY = InetSocketAddress.createUnresolved("127.0.0.1", 0);
-
-  private static String python() {
-    String p = System.getenv("BDRP_PYTHON");
-    return p == null || p.isBlank() ? "python3" : p;
-  }
-
-  /** Whether the interpreter has paho-mqtt 2. */
-  private static boolean paho2() {
-    try {
-      Process p =
-          new ProcessBuilder(
-                  python(), "-c", "import paho.mqtt; assert paho.mqtt.__version__.startswith('2.')")
-              .redirectErrorStream(true)
-              .start();
-      p.getInputStream().readAllBytes();
-      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-    } catch (Exception e) {
-      return false;
-    }
-  }
-
-  private static boolean installed(String command) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (new File(dir, command).canExecute()) {
-        return true;
-      }
-    }
-    return false;
-  }
 
   private static Path script(Path dir) throws Exception {
     Path s = dir.resolve("paho_client.py");
@@ -87,9 +57,11 @@ class MqttPythonTest {
   @Test
   void pythonAndMosquittoClientsOnDifferentRoutersExchangeContentFilteredMessages(@TempDir Path dir)
       throws Exception {
-    assumeTrue(paho2(), "paho-mqtt 2 is not installed for " + python() + " (pip: paho-mqtt)");
     assumeTrue(
-        installed("mosquitto_sub") && installed("mosquitto_pub"),
+        ExternalClients.paho2(),
+        "paho-mqtt 2 is not installed for " + ExternalClients.python() + " (pip: paho-mqtt)");
+    assumeTrue(
+        ExternalClients.installed("mosquitto_sub") && ExternalClients.installed("mosquitto_pub"),
         "mosquitto_sub and mosquitto_pub are not installed (Debian: mosquitto-clients)");
     Path script = script(dir);
     try (Federation f =
@@ -102,7 +74,7 @@ class MqttPythonTest {
       // A Python subscriber with a content filter on router 1; Mosquitto publishes on router 3.
       Process pySub =
           new ProcessBuilder(
-                  python(),
+                  ExternalClients.python(),
                   script.toString(),
                   "sub",
                   "127.0.0.1",
@@ -166,7 +138,7 @@ class MqttPythonTest {
       for (String v : List.of("21", "30.5")) {
         run(
             List.of(
-                python(),
+                ExternalClients.python(),
                 script.toString(),
                 "pub",
                 "127.0.0.1",

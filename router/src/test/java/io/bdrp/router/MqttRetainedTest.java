@@ -18,7 +18,6 @@ import io.bdrp.router.security.ClientAuth;
 import io.bdrp.topologies.Bundled;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.File;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -323,19 +322,10 @@ class MqttRetainedTest {
     }
   }
 
-  private static boolean installed(String command) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (new File(dir, command).canExecute()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   @Test
   void mosquittoClientsRetainOnOneRouterAndReceiveOnAnother() throws Exception {
     assumeTrue(
-        installed("mosquitto_sub") && installed("mosquitto_pub"),
+        ExternalClients.installed("mosquitto_sub") && ExternalClients.installed("mosquitto_pub"),
         "mosquitto_sub and mosquitto_pub are not installed (Debian: mosquitto-clients)");
     try (Federation f = federation()) {
       Process pub =

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.topologies.Bundled;
-import java.io.File;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -28,34 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MqttSessionClientsTest {
   private static final InetSocketAddress ANY = InetSocketAddress.createUnresolved("127.0.0.1", 0);
-
-  private static String python() {
-    String p = System.getenv("BDRP_PYTHON");
-    return p == null || p.isBlank() ? "python3" : p;
-  }
-
-  private static boolean paho2() {
-    try {
-      Process p =
-          new ProcessBuilder(
-                  python(), "-c", "import paho.mqtt; assert paho.mqtt.__version__.startswith('2.')")
-              .redirectErrorStream(true)
-              .start();
-      p.getInputStream().readAllBytes();
-      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-    } catch (Exception e) {
-      return false;
-    }
-  }
-
-  private static boolean installed(String command) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (new File(dir, command).canExecute()) {
-        return true;
-      }
-    }
-    return false;
-  }
 
   private static Federation federation() throws InterruptedException {
     return new Federation(
@@ -90,7 +61,9 @@ class MqttSessionClientsTest {
   @Test
   void aPythonClientGetsWhatWasPublishedWhileItWasAwayOnceInOrder(@TempDir Path dir)
       throws Exception {
-    assumeTrue(paho2(), "paho-mqtt 2 is not installed for " + python() + " (pip: paho-mqtt)");
+    assumeTrue(
+        ExternalClients.paho2(),
+        "paho-mqtt 2 is not installed for " + ExternalClients.python() + " (pip: paho-mqtt)");
     Path script = dir.resolve("paho_session.py");
     try (InputStream in =
         MqttSessionClientsTest.class.getResourceAsStream("/mqtt/paho_session.py")) {
@@ -100,7 +73,13 @@ class MqttSessionClientsTest {
         MqttClients.Client pub = new MqttClients.Client(f.routers.get(2).mqttAddress(), "pub")) {
       Router r1 = f.routers.get(1);
       List<String> session =
-          List.of(python(), script.toString(), "127.0.0.1", port(f, 1), "py-keeper", "py/#");
+          List.of(
+              ExternalClients.python(),
+              script.toString(),
+              "127.0.0.1",
+              port(f, 1),
+              "py-keeper",
+              "py/#");
       List<String> first = new java.util.ArrayList<>(session);
       first.add("0");
       assertEquals("present 0\nsubscribed\n", run(first), "a new session, subscribed at QoS 2");
@@ -127,7 +106,8 @@ class MqttSessionClientsTest {
   @Test
   void mosquittoSubWithoutACleanSessionGetsWhatWasPublishedWhileItWasAway() throws Exception {
     assumeTrue(
-        installed("mosquitto_sub"), "mosquitto_sub is not installed (Debian: mosquitto-clients)");
+        ExternalClients.installed("mosquitto_sub"),
+        "mosquitto_sub is not installed (Debian: mosquitto-clients)");
     try (Federation f = federation();
         MqttClients.Client pub = new MqttClients.Client(f.routers.get(2).mqttAddress(), "pub")) {
       Router r0 = f.routers.get(0);

@@ -10,7 +10,6 @@ import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.security.ClientAuth;
 import io.bdrp.topologies.Bundled;
 import java.io.DataInputStream;
-import java.io.File;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -362,18 +361,11 @@ class MqttSharedSubscriptionTest {
     }
   }
 
-  private static boolean installed(String command) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (new File(dir, command).canExecute()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   @Test
   void anMqtt311MosquittoSubAndAPahoClientShareAGroup() throws Exception {
-    assumeTrue(installed("mosquitto_sub"), "mosquitto_sub is not installed (mosquitto-clients)");
+    assumeTrue(
+        ExternalClients.installed("mosquitto_sub"),
+        "mosquitto_sub is not installed (mosquitto-clients)");
     try (Router r = lone();
         MqttClients.Client paho = new MqttClients.Client(r.mqttAddress(), "paho");
         MqttClients.Client pub = new MqttClients.Client(r.mqttAddress(), "pub")) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bdrp.router.security.ClientTls;
-import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -24,15 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 class MqttTlsTest {
   @TempDir Path dir;
 
-  private static boolean installed(String command) {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (new File(d, command).canExecute()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private static long predicateChanges(Router r) {
     Matcher m =
         Pattern.compile("(?m)^bdrp_set_predicate_total (\\d+)(?:\\.0)?$").matcher(r.metricsText());
@@ -42,7 +32,7 @@ class MqttTlsTest {
   @Test
   void mosquittoClientsSubscribeAndPublishOverTls() throws Exception {
     assumeTrue(
-        installed("mosquitto_sub") && installed("mosquitto_pub"),
+        ExternalClients.installed("mosquitto_sub") && ExternalClients.installed("mosquitto_pub"),
         "mosquitto_sub and mosquitto_pub are not installed (Debian: mosquitto-clients)");
     TestCerts ca = TestCerts.ca(dir, "mqtt-ca");
     Path[] leaf = ca.leaf("router-0", "IP:127.0.0.1");
