@@ -17,9 +17,9 @@ import java.util.List;
 /**
  * A PUBLISH as a bdrp message and back, through the mapping of {@code io.bdrp.encoding.mqtt}
  * (docs/mqtt.md, "The mapping"): the topic and its levels, the user properties, the QoS it was
- * published with, the MQTT 5 content type, response topic and correlation data, the payload as the
- * body. A message a bdrp client published leaves as a PUBLISH if it carries {@code mqtt.topic};
- * without {@code mqtt.qos} it counts as QoS 0.
+ * published with, the MQTT 5 payload format indicator, content type, response topic and correlation
+ * data, the payload as the body. A message a bdrp client published leaves as a PUBLISH if it
+ * carries {@code mqtt.topic}; without {@code mqtt.qos} it counts as QoS 0.
  *
  * <p>Stateless; called on the router's event loop.
  */
@@ -116,8 +116,9 @@ final class MqttPublishes {
 
   /**
    * The MQTT 5 properties that every delivery of {@code m} carries, in order: its user properties
-   * (duplicates kept), content type, response topic and correlation data; not the ones each session
-   * adds (Message Expiry Interval, Subscription Identifiers). Read only once made.
+   * (duplicates kept), payload format indicator, content type, response topic and correlation data;
+   * not the ones each session adds (Message Expiry Interval, Subscription Identifiers). Read only
+   * once made.
    */
   static MqttProperties properties(Message m) {
     MqttProperties props = new MqttProperties();
