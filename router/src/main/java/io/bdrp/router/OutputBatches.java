@@ -72,6 +72,15 @@ public final class OutputBatches {
    * rest of a frame whose start is in the batch) is written after the bytes gathered before it.
    */
   void writeAfterBatch(Channel c, ByteBuf large) {
+    write(c, large);
+  }
+
+  /**
+   * Writes {@code msg} (a buffer or a message the channel's encoders take, which it takes over) to
+   * {@code c} after what the batch already holds for it, flushed at the end of the batch: for a
+   * caller that mixes whole frames copied in with {@link #copy} and messages of its own, in order.
+   */
+  public void write(Channel c, Object msg) {
     ByteBuf batch = pending.get(c);
     if (batch != null && batch.isReadable()) {
       c.write(batch, c.voidPromise());
@@ -79,8 +88,17 @@ public final class OutputBatches {
     } else if (!pending.containsKey(c)) {
       pending.put(c, null);
     }
-    c.write(large, c.voidPromise());
+    c.write(msg, c.voidPromise());
     queueFlush();
+  }
+
+  /**
+   * Copies the readable bytes of {@code frame} (left unchanged, still the caller's) into {@code
+   * c}'s batch: many small frames for one channel become one buffer, one write and one system call.
+   */
+  public void copy(Channel c, ByteBuf frame) {
+    int n = frame.readableBytes();
+    room(c, n).writeBytes(frame, frame.readerIndex(), n);
   }
 
   /** Marks {@code c} for a flush at the end of the batch (after writes made directly to it). */

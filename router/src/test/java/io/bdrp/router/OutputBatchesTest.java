@@ -176,6 +176,27 @@ class OutputBatchesTest {
   }
 
   @Test
+  void copiedFramesAndMessagesWrittenInOrderLeaveInTheOrderMadeWithOneFlush() {
+    Out a = out();
+    ByteBuf shared = Unpooled.wrappedBuffer(frame(1, 40));
+    ByteBuf own = Unpooled.wrappedBuffer(frame(2, 25));
+    input.writeInbound(
+        (Consumer<OutputBatches>)
+            b -> {
+              b.copy(a.ch, shared);
+              b.write(a.ch, own);
+              b.copy(a.ch, shared);
+            });
+    assertArrayEquals(concat(frame(1, 40), frame(2, 25), frame(1, 40)), a.sent());
+    assertEquals(3, a.writes, "the copies before and after the message are written around it");
+    assertEquals(1, a.flushes);
+    assertEquals(1, shared.refCnt(), "a copied frame stays the caller's");
+    assertEquals(40, shared.readableBytes(), "and is left unread");
+    assertEquals(0, own.refCnt(), "a written message is taken over and released once written");
+    shared.release();
+  }
+
+  @Test
   void writesMadeDirectlyAreFlushedAtTheBatchsEnd() {
     Out a = out();
     ByteBuf direct = Unpooled.wrappedBuffer(frame(5, 10));

@@ -99,9 +99,9 @@ final class MqttDeliveries {
    * The QoS 0 PUBLISH of {@code m} on {@code topic} as bytes, for a session of MQTT 5 ({@code v5})
    * or 3.1.1, with RETAIN {@code retain}, and without the properties a session adds (Message Expiry
    * Interval, Subscription Identifiers): made once per message and variant, so that every session
-   * that takes it so is written a duplicate of the same bytes. The caller writes {@code
-   * retainedDuplicate()} of it; this keeps its own reference until the loop has handled the batch
-   * of input it was made in.
+   * that takes it so is written the same bytes, copied into its connection's batch of output
+   * ({@code OutputBatches.copy}). This keeps the buffer until the loop has handled the batch of
+   * input it was made in.
    */
   ByteBuf publishQos0(Message m, String topic, boolean v5, boolean retain) {
     if (m != encodedOf) {

@@ -284,13 +284,10 @@ final class MqttHost extends AttachedHost {
       }
       if (ids.length == 0 && expiresAt == Long.MAX_VALUE) {
         // The same bytes as every other session of this protocol that takes it so.
-        channel.write(
-            deliveries.publishQos0(m, topic, v5, retain).retainedDuplicate(),
-            channel.voidPromise());
+        batches.copy(channel, deliveries.publishQos0(m, topic, v5, retain));
       } else {
         write(m, topic, 0, 0, ids, expiresAt, false, retain);
       }
-      batches.flushLater(channel);
       delivered.inc();
       return true;
     }
@@ -497,7 +494,7 @@ final class MqttHost extends AttachedHost {
               p.variableHeader(),
               p.payload());
     }
-    channel.write(p, channel.voidPromise());
+    batches.write(channel, p);
   }
 
   private boolean tooLarge(Message m, String topic, int[] ids) {
@@ -548,7 +545,7 @@ final class MqttHost extends AttachedHost {
       pubrel(packetId, 0);
     }
     if (channel != null) {
-      channel.flush();
+      batches.flushLater(channel);
     }
   }
 
@@ -572,12 +569,12 @@ final class MqttHost extends AttachedHost {
     if (channel == null) {
       return;
     }
-    channel.write(
+    batches.write(
+        channel,
         new MqttMessage(
             new MqttFixedHeader(MqttMessageType.PUBREL, false, MqttQoS.AT_LEAST_ONCE, false, 0),
             new MqttPubReplyMessageVariableHeader(
-                packetId, (byte) reasonCode, MqttProperties.NO_PROPERTIES)),
-        channel.voidPromise());
+                packetId, (byte) reasonCode, MqttProperties.NO_PROPERTIES)));
   }
 
   /** The connection ended: the session, if kept, holds its deliveries for its client's return. */
@@ -614,7 +611,7 @@ final class MqttHost extends AttachedHost {
       }
     }
     drain();
-    channel.flush();
+    batches.flushLater(channel);
   }
 
   /** Deliveries queued now. */

@@ -62,7 +62,9 @@ public final class BenchCommand {
       scope = ScopeType.INHERIT,
       split = ",",
       defaultValue = "bdrp,nats,activemq",
-      description = "Systems to run, in order (default: ${DEFAULT-VALUE}).")
+      description =
+          "Systems to run, in order (default: ${DEFAULT-VALUE}; bench mqtt:"
+              + " bdrp,mosquitto,nats,hivemq).")
   List<String> systems;
 
   @Option(
@@ -736,7 +738,7 @@ public final class BenchCommand {
       name = "mqtt",
       footerHeading = "%nExamples:%n",
       footer = {
-        "  ./bdrp bench mqtt --seconds 10 --warmup 3",
+        "  ./bdrp bench mqtt --seconds 10 --warmup 30",
         "  ./bdrp bench mqtt --systems bdrp,mosquitto --workloads line --qos 0"
       },
       mixinStandardHelpOptions = true,
