@@ -258,6 +258,11 @@ public final class DataPlane<M> {
     this.broadcasts = new BroadcastWindow(config.maxRouters(), ids.derive(1), ids.derive(2));
   }
 
+  /** A new message id of this router (for {@link Reliable}, which shares the generator). */
+  long newMessageId() {
+    return ids.next();
+  }
+
   /** Words of every destination set here: {@code ceil(maxRouters / 64)}. */
   public int words() {
     return words;

@@ -12,6 +12,7 @@ import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.Face;
 import io.bdrp.routing.MessageIds;
 import io.bdrp.routing.PredicateTable;
+import io.bdrp.routing.Reliable;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.topologies.Edge;
@@ -52,6 +53,21 @@ public final class Simulator {
     void afterEvent(Simulator sim);
   }
 
+  /** Called for every delivery to a host, by either service, in the order they happen. */
+  @FunctionalInterface
+  public interface DeliveryObserver {
+    void delivered(int host, int router, long messageId);
+  }
+
+  /** Told what becomes of each message published reliably. */
+  public interface ReliableObserver {
+    /** Every router of the message's D acknowledged it. */
+    void confirmed(int ingress, long messageId, long publisher, long publisherSeq);
+
+    /** Its retention ended before routers {@code unreached} (a bitmap) acknowledged it. */
+    void failed(int ingress, long messageId, long publisher, long publisherSeq, long[] unreached);
+  }
+
   /** Called for every control message a router sends, once it is counted. */
   @FunctionalInterface
   public interface ControlObserver {
@@ -72,6 +88,7 @@ public final class Simulator {
    * @param carrierLoss when a link goes down (or a router crashes) its ends are told at once, as a
    *     TCP reset would; otherwise they find out by the dead interval
    * @param cost the cost of each link
+   * @param reliable the reliable service's bounds and timers
    */
   public record Options(
       RoutingConfig routing,
@@ -79,30 +96,55 @@ public final class Simulator {
       double latencyMs,
       boolean fileDelays,
       boolean carrierLoss,
-      ToIntFunction<Edge> cost) {
-    /** Defaults: default routing timers, default Bloom parameters, 1 ms links, unit costs. */
+      ToIntFunction<Edge> cost,
+      Reliable.Config reliable) {
+    /**
+     * Defaults: default routing timers, default Bloom parameters, 1 ms links, unit costs, the
+     * reliable service's defaults.
+     */
     public static Options defaults() {
-      return new Options(RoutingConfig.DEFAULT, BloomParameters.DEFAULT, 1.0, true, true, e -> 1);
+      return new Options(
+          RoutingConfig.DEFAULT,
+          BloomParameters.DEFAULT,
+          1.0,
+          true,
+          true,
+          e -> 1,
+          Reliable.Config.DEFAULT);
+    }
+
+    public Options(
+        RoutingConfig routing,
+        BloomParameters bloom,
+        double latencyMs,
+        boolean fileDelays,
+        boolean carrierLoss,
+        ToIntFunction<Edge> cost) {
+      this(routing, bloom, latencyMs, fileDelays, carrierLoss, cost, Reliable.Config.DEFAULT);
+    }
+
+    public Options withReliable(Reliable.Config c) {
+      return new Options(routing, bloom, latencyMs, fileDelays, carrierLoss, cost, c);
     }
 
     public Options withRouting(RoutingConfig r) {
-      return new Options(r, bloom, latencyMs, fileDelays, carrierLoss, cost);
+      return new Options(r, bloom, latencyMs, fileDelays, carrierLoss, cost, reliable);
     }
 
     public Options withBloom(BloomParameters b) {
-      return new Options(routing, b, latencyMs, fileDelays, carrierLoss, cost);
+      return new Options(routing, b, latencyMs, fileDelays, carrierLoss, cost, reliable);
     }
 
     public Options withCarrierLoss(boolean c) {
-      return new Options(routing, bloom, latencyMs, fileDelays, c, cost);
+      return new Options(routing, bloom, latencyMs, fileDelays, c, cost, reliable);
     }
 
     public Options withCost(ToIntFunction<Edge> c) {
-      return new Options(routing, bloom, latencyMs, fileDelays, carrierLoss, c);
+      return new Options(routing, bloom, latencyMs, fileDelays, carrierLoss, c, reliable);
     }
 
     public Options withLatency(double ms, boolean useFileDelays) {
-      return new Options(routing, bloom, ms, useFileDelays, carrierLoss, cost);
+      return new Options(routing, bloom, ms, useFileDelays, carrierLoss, cost, reliable);
     }
   }
 
@@ -114,7 +156,12 @@ public final class Simulator {
    * @param destinations D, or null for a broadcast
    */
   private record SimPacket(
-      int hopLimit, int sourceRouter, long messageId, long[] destinations, Message message)
+      int hopLimit,
+      int sourceRouter,
+      long messageId,
+      long[] destinations,
+      Message message,
+      Reliable.Header header)
       implements DataPlane.Packet {
     @Override
     public boolean isBroadcast() {
@@ -168,6 +215,7 @@ public final class Simulator {
 
   private final RoutingNode[] nodes;
   private final DataPlane<Message>[] dataPlanes;
+  private final Reliable<Message>[] reliables;
   private final SimOutput[] outputs;
   private final long[] nextSequence; // of each router's next published message, across restarts
   private final long[] epochs;
@@ -188,9 +236,13 @@ public final class Simulator {
   private final long[] adWholeBytes;
   private final long[] dataBytes;
   private final long[] dataCopies;
+  private final long[] ackBytes;
+  private final long[] reliableHeaderBytes;
   private long events;
   private final List<Observer> observers = new ArrayList<>();
   private final List<ControlObserver> controlObservers = new ArrayList<>();
+  private final List<DeliveryObserver> deliveryObservers = new ArrayList<>();
+  private final List<ReliableObserver> reliableObservers = new ArrayList<>();
 
   // Hosts: global host number -> router and predicate.
   private final Map<Integer, Integer> hostRouter = new HashMap<>();
@@ -215,6 +267,9 @@ public final class Simulator {
     @SuppressWarnings("unchecked")
     DataPlane<Message>[] planes = (DataPlane<Message>[]) new DataPlane<?>[n];
     dataPlanes = planes;
+    @SuppressWarnings("unchecked")
+    Reliable<Message>[] rel = (Reliable<Message>[]) new Reliable<?>[n];
+    reliables = rel;
     outputs = new SimOutput[n];
     nextSequence = new long[n];
     epochs = new long[n];
@@ -230,6 +285,8 @@ public final class Simulator {
     adWholeBytes = new long[n];
     dataBytes = new long[n];
     dataCopies = new long[n];
+    ackBytes = new long[n];
+    reliableHeaderBytes = new long[n];
     neighbours = new int[n][];
     for (int r = 0; r < n; r++) {
       neighbours[r] = topology.neighbours(r);
@@ -439,6 +496,8 @@ public final class Simulator {
             outputs[r],
             () -> now * 1000,
             MessageIds.seeded(MESSAGE_ID_SEED, r, nextSequence[r]));
+    reliables[r] =
+        new Reliable<>(dataPlanes[r], node, epoch, clock, options.reliable(), outputs[r]);
     long inc = incarnation[r];
     for (int b : neighbours[r]) {
       node.addLink(new SimFace(r, b, inc), link(r, b).cost);
@@ -457,8 +516,11 @@ public final class Simulator {
       return;
     }
     nodes[r] = null;
-    nextSequence[r] += dataPlanes[r].published();
+    // Ids come from one generator per router for both services.
+    nextSequence[r] += dataPlanes[r].published() + reliables[r].published();
     dataPlanes[r] = null;
+    reliables[r].close();
+    reliables[r] = null;
     outputs[r] = null;
     incarnation[r]++;
     armed[r] = Long.MAX_VALUE;
@@ -531,7 +593,7 @@ public final class Simulator {
       seenPredicates[r] = pv;
       lastChange = now;
     }
-    long deadline = node.nextDeadlineMillis();
+    long deadline = Math.min(node.nextDeadlineMillis(), reliables[r].nextDeadlineMillis());
     if (deadline == Long.MAX_VALUE) {
       armed[r] = Long.MAX_VALUE;
       return;
@@ -557,6 +619,7 @@ public final class Simulator {
     firing = true;
     try {
       nodes[r].tick();
+      reliables[r].tick();
       touched(r);
     } finally {
       firing = false;
@@ -726,11 +789,38 @@ public final class Simulator {
     }
   }
 
+  /**
+   * Publishes {@code m} at router {@code router} now through its reliable service, as publisher
+   * {@code publisher}'s message number {@code publisherSeq} (publisher 0: none); returns the
+   * message's id in the log, or null if the router's retention is full.
+   */
+  public Long publishReliable(int router, Message m, long publisher, long publisherSeq) {
+    Reliable<Message> rel = reliables[router];
+    if (rel == null) {
+      throw new IllegalStateException("router " + router + " is down");
+    }
+    SimOutput out = outputs[router];
+    out.begin(m);
+    try {
+      return rel.hasRoom(MessageCodec.encodedLength(m))
+          ? rel.publish(m, m, publisher, publisherSeq)
+          : null;
+    } finally {
+      out.end();
+      touched(router);
+    }
+  }
+
   private void receiveData(int r, int from, SimPacket p) {
     log.received(p.messageId(), r);
     SimOutput out = outputs[r];
     out.begin(p.message());
     try {
+      if (p.header() != null) {
+        reliables[r].receive(from, p, p.header(), p.message());
+        touched(r);
+        return;
+      }
       DataPlane<Message> plane = dataPlanes[r];
       plane.receive(from, p, p.message());
       if (plane.lastLocal()) {
@@ -741,12 +831,43 @@ public final class Simulator {
     }
   }
 
+  /** The reliable service of router {@code r}, or null while it is crashed. */
+  public Reliable<Message> reliable(int r) {
+    return reliables[r];
+  }
+
+  /** Bytes of the acknowledgements router {@code r} has sent or passed on. */
+  public long ackBytes(int r) {
+    return ackBytes[r];
+  }
+
+  /** Bytes of the reliable headers in the DATA copies router {@code r} has sent. */
+  public long reliableHeaderBytes(int r) {
+    return reliableHeaderBytes[r];
+  }
+
+  /** Adds an observer of every delivery to a host. */
+  public void observeDeliveries(DeliveryObserver o) {
+    deliveryObservers.add(o);
+  }
+
+  /** Adds an observer of what becomes of reliable messages. */
+  public void observeReliable(ReliableObserver o) {
+    reliableObservers.add(o);
+  }
+
+  /**
+   * An acknowledgement frame as a router would send it: length (4), version and type (2), source
+   * (2), epoch (8), router (2), through (8).
+   */
+  static final int ACK_FRAME_BYTES = 26;
+
   /**
    * Router {@code self}'s links and hosts as its data plane sees them: copies go over the simulated
    * links, deliveries and drops into the log. Called only from inside {@link #publish} and {@link
    * #receiveData}, which say which message is under way.
    */
-  private final class SimOutput implements DataPlane.Output<Message> {
+  private final class SimOutput implements DataPlane.Output<Message>, Reliable.Output<Message> {
     private final int self;
     private Message current;
     private int messageBytes;
@@ -773,7 +894,7 @@ public final class Simulator {
         return false;
       }
       SimPacket p =
-          new SimPacket(hopLimit, source, messageId, d == null ? null : d.clone(), message);
+          new SimPacket(hopLimit, source, messageId, d == null ? null : d.clone(), message, null);
       dataBytes[self] +=
           DataHeader.frameLength(d == null ? 0 : DataHeader.usedWords(d), messageBytes);
       dataCopies[self]++;
@@ -785,7 +906,86 @@ public final class Simulator {
     @Override
     public boolean deliver(int host, long messageId, Message message) {
       log.delivered(messageId, host, self);
+      for (DeliveryObserver o : deliveryObservers) {
+        o.delivered(host, self, messageId);
+      }
       return true;
+    }
+
+    @Override
+    public boolean send(
+        int neighbour,
+        int hopLimit,
+        int source,
+        long messageId,
+        long[] d,
+        Reliable.Header h,
+        Message message) {
+      Link l = link(self, neighbour);
+      if (!l.up || nodes[neighbour] == null) {
+        return false;
+      }
+      long[] part = d.clone();
+      SimPacket p = new SimPacket(hopLimit, source, messageId, part, message, h);
+      int header = h.encodedLength(part);
+      dataBytes[self] +=
+          DataHeader.frameLength(DataHeader.usedWords(part), MessageCodec.encodedLength(message))
+              + header;
+      reliableHeaderBytes[self] += header;
+      dataCopies[self]++;
+      log.copy(messageId);
+      transmit(self, neighbour, () -> receiveData(neighbour, self, p));
+      return true;
+    }
+
+    @Override
+    public boolean sendAck(int neighbour, Reliable.Ack ack) {
+      Link l = link(self, neighbour);
+      if (!l.up || nodes[neighbour] == null) {
+        return false;
+      }
+      ackBytes[self] += ACK_FRAME_BYTES;
+      transmit(
+          self,
+          neighbour,
+          () -> {
+            reliables[neighbour].receiveAck(self, ack);
+            touched(neighbour);
+          });
+      return true;
+    }
+
+    @Override
+    public Message keep(Message message) {
+      return message;
+    }
+
+    @Override
+    public void release(Message message) {}
+
+    @Override
+    public int size(Message message) {
+      return MessageCodec.encodedLength(message);
+    }
+
+    @Override
+    public void published(long messageId, long[] d, int destinations) {
+      log.published(messageId, self, current, d, destinations, false);
+      log.localAt(messageId, self);
+    }
+
+    @Override
+    public void confirmed(long messageId, long publisher, long publisherSeq) {
+      for (ReliableObserver o : reliableObservers) {
+        o.confirmed(self, messageId, publisher, publisherSeq);
+      }
+    }
+
+    @Override
+    public void failed(long messageId, long publisher, long publisherSeq, long[] unreached) {
+      for (ReliableObserver o : reliableObservers) {
+        o.failed(self, messageId, publisher, publisherSeq, unreached);
+      }
     }
 
     @Override

@@ -1,0 +1,889 @@
+package io.bdrp.routing;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.encoding.bloom.Encoder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The reliable service of one router, beside the best-effort {@link DataPlane} and over the same
+ * tables: a message published reliably reaches every router of its destination set D exactly once,
+ * and each of them hands a publisher's reliable messages to its hosts in the order the publisher
+ * sent them, through lost copies, links that go down, routes that change and routers that restart,
+ * within a retention bounded in messages, bytes and time.
+ *
+ * <h2>How</h2>
+ *
+ * <ul>
+ *   <li><b>The ingress keeps what it sent</b> until every router of D has acknowledged it. D is
+ *       computed once, as for best effort; a reliable message is never broadcast: its copies follow
+ *       the partition of D by next hop, so that each router of D can be named and counted.
+ *   <li><b>A sequence per destination.</b> For each router r the ingress numbers the reliable
+ *       messages it sends to r 1, 2, 3... (per ingress epoch), and each copy carries, for each
+ *       router of its part of D, that number and the <em>floor</em>: the lowest number the ingress
+ *       still holds for r (everything below is acknowledged, or was given up on). A router that
+ *       receives number s delivers it when it has delivered everything before s, holds it (in a
+ *       bounded reorder buffer) while something before it is missing, and drops it as a duplicate
+ *       when it has delivered s already. A router with no record of the ingress (it started, or the
+ *       ingress restarted under a new epoch) starts from the floor.
+ *   <li><b>Acknowledgements</b> are cumulative per ingress ("delivered everything up to s"),
+ *       delayed by {@link Config#ackDelayMillis} so that one covers many messages, and routed hop
+ *       by hop towards the ingress along the unicast routes. A duplicate is acknowledged again (its
+ *       acknowledgement may have been what was lost).
+ *   <li><b>Resend to exactly the routers missing</b>: a message not acknowledged by every router of
+ *       D within {@link Config#resendMillis} (doubling per attempt up to {@link
+ *       Config#maxResendMillis}) is sent again to the routers that have not acknowledged it,
+ *       partitioned over the routes of that moment. A router of D without a route is waited for (a
+ *       partition holds messages until it heals), until the message's retention ends: then the
+ *       ingress gives up on the routers still missing, tells the publisher which they are ({@link
+ *       Output#failed}), and moves their floor past it.
+ *   <li><b>Exactly once per publisher</b>: a publisher (a host with a 64-bit id of its own, not 0)
+ *       numbers its messages; a destination router remembers the last number it delivered from each
+ *       publisher (for {@link Config#publishersKept} publishers, least recently used first out) and
+ *       drops a message numbered at or below it. So a publisher whose ingress died can send what
+ *       was not confirmed again through another router, and no host receives it twice.
+ *   <li><b>Confirmation</b>: once every router of D has acknowledged a message the ingress tells
+ *       its publisher ({@link Output#confirmed}); a message with an empty D is confirmed at once.
+ *   <li><b>Flow control</b>: {@link #hasRoom} says no while the retention is full; the publisher
+ *       waits for confirmations, and nothing is held beyond the bounds.
+ * </ul>
+ *
+ * <p>What is not covered: a destination router that crashes after it acknowledged a message and
+ * before its hosts read it (from its output buffers); an ingress that crashes with messages whose
+ * publisher does not send them again; a router of D that stays unreachable for longer than the
+ * retention (its publisher is told).
+ *
+ * <p>Acknowledgements and reliable copies travel over the same authenticated router links as
+ * everything else; a copy or acknowledgement naming a source that is this router, or that it has no
+ * route to, is refused and counted, as for best effort.
+ *
+ * <p><b>Threads.</b> Owned by the thread that owns the {@link RoutingNode}.
+ *
+ * @param <M> the message handle of the output, as in {@link DataPlane}
+ */
+public final class Reliable<M> {
+  /**
+   * Bounds and timers.
+   *
+   * @param resendMillis first wait for acknowledgements before sending again
+   * @param maxResendMillis the longest wait between attempts (the wait doubles each attempt)
+   * @param retentionMillis how long the ingress keeps trying a message before it gives up on the
+   *     routers still missing
+   * @param retentionMessages reliable messages the ingress holds at most (publish refuses beyond)
+   * @param retentionBytes bytes of reliable messages the ingress holds at most
+   * @param ackDelayMillis how long a destination waits to acknowledge, gathering more
+   * @param reorderMessages messages a destination holds per ingress while an earlier one is missing
+   * @param publishersKept publishers whose last delivered number a destination remembers
+   */
+  public record Config(
+      long resendMillis,
+      long maxResendMillis,
+      long retentionMillis,
+      int retentionMessages,
+      long retentionBytes,
+      long ackDelayMillis,
+      int reorderMessages,
+      int publishersKept) {
+    /** Defaults: resend after 200 ms up to 3.2 s, keep a message a minute, 10,000 or 64 MiB. */
+    public static final Config DEFAULT =
+        new Config(200, 3_200, 60_000, 10_000, 64L << 20, 5, 1_024, 65_536);
+
+    public Config {
+      if (resendMillis < 1
+          || maxResendMillis < resendMillis
+          || retentionMillis < 1
+          || retentionMessages < 1
+          || retentionBytes < 1
+          || ackDelayMillis < 0
+          || reorderMessages < 1
+          || publishersKept < 1) {
+        throw new IllegalArgumentException("reliable service: a bound is out of range: " + this);
+      }
+    }
+
+    /** This configuration with a different retention time. */
+    public Config withRetentionMillis(long ms) {
+      return new Config(
+          resendMillis,
+          maxResendMillis,
+          ms,
+          retentionMessages,
+          retentionBytes,
+          ackDelayMillis,
+          reorderMessages,
+          publishersKept);
+    }
+  }
+
+  /**
+   * The reliable part of a message's copies: the ingress's epoch, the publisher and its number for
+   * the message, and for each router of D (ascending) the message's number for that router and that
+   * router's floor. Immutable; a copy carries the entries of the routers of its part of D only
+   * ({@link #encodedLength}).
+   *
+   * @param epoch the ingress router's epoch: its numbers start again under each
+   * @param publisher the publisher's id, 0 for none (then nothing is deduplicated by publisher)
+   * @param publisherSeq the publisher's number for the message
+   * @param routers the routers of D, ascending
+   * @param seqs the message's number for each router of D
+   * @param floors the lowest number the ingress still holds for each router of D
+   */
+  public record Header(
+      long epoch, long publisher, long publisherSeq, int[] routers, long[] seqs, long[] floors) {
+    public Header {
+      if (seqs.length != routers.length || floors.length != routers.length) {
+        throw new IllegalArgumentException("reliable header: arrays of different lengths");
+      }
+    }
+
+    /** The index of {@code router} in {@link #routers}, or a negative number if absent. */
+    public int indexOf(int router) {
+      return Arrays.binarySearch(routers, router);
+    }
+
+    /**
+     * The bytes it takes on the wire in a copy whose part of D is {@code d}: epoch, publisher and
+     * its number (8 bytes each), a count (2 bytes), and per router of {@code d} its number (8) and
+     * the distance of its floor below that number (varint).
+     */
+    public int encodedLength(long[] d) {
+      int n = 26;
+      for (int i = 0; i < routers.length; i++) {
+        int r = routers[i];
+        if ((r >>> 6) < d.length && (d[r >>> 6] & (1L << r)) != 0) {
+          n += 8 + varintLength(seqs[i] - floors[i]);
+        }
+      }
+      return n;
+    }
+
+    private static int varintLength(long v) {
+      int n = 1;
+      while ((v >>>= 7) != 0) {
+        n++;
+      }
+      return n;
+    }
+  }
+
+  /**
+   * An acknowledgement: router {@code router} has delivered every reliable message of ingress
+   * {@code source} (under epoch {@code epoch}) numbered for it up to {@code through}.
+   */
+  public record Ack(int source, long epoch, int router, long through) {}
+
+  /**
+   * Where the reliable service sends and delivers. Calls must not block nor call back into it.
+   *
+   * @param <M> the message handle
+   */
+  public interface Output<M> {
+    /**
+     * Sends one reliable copy to neighbour {@code neighbour}; as {@link DataPlane.Output#send},
+     * with the header {@code h} whose entries for the routers of {@code d} go with it. False if it
+     * was not queued (it is sent again later).
+     */
+    boolean send(
+        int neighbour, int hopLimit, int source, long messageId, long[] d, Header h, M message);
+
+    /** Sends an acknowledgement to neighbour {@code neighbour}. False if it was not queued. */
+    boolean sendAck(int neighbour, Ack ack);
+
+    /** Delivers to a local host; as {@link DataPlane.Output#deliver}. */
+    boolean deliver(int host, long messageId, M message);
+
+    /** The message decoded for exact matching, or null if it does not decode. */
+    Message decode(M message);
+
+    /** Takes a reference to {@code message} that lasts until {@link #release}; returns it. */
+    M keep(M message);
+
+    /** Gives back a reference taken by {@link #keep}. */
+    void release(M message);
+
+    /** The bytes {@code message} holds while kept (what the retention counts). */
+    int size(M message);
+
+    /**
+     * Called once per message published reliably here, after the match and before any copy or
+     * delivery: its id and D ({@code destinations} routers, this router excluded; reused after the
+     * call).
+     */
+    default void published(long messageId, long[] d, int destinations) {}
+
+    /** Every router of D has the message: its publisher may forget it. */
+    void confirmed(long messageId, long publisher, long publisherSeq);
+
+    /**
+     * The retention ended before routers {@code unreached} (a bitmap) acknowledged the message: the
+     * ingress no longer tries them.
+     */
+    void failed(long messageId, long publisher, long publisherSeq, long[] unreached);
+
+    /** Counts {@code n} of {@code what} for message {@code messageId} (0 when there is none). */
+    default void counted(long messageId, Count what, int n) {}
+  }
+
+  /** What the service counts. */
+  public enum Count {
+    /** Copies sent again to routers that had not acknowledged in time (one per copy). */
+    RESENT,
+    /** A reliable message refused at the ingress: the retention is full ({@link #hasRoom}). */
+    REFUSED,
+    /** Routers given up on at the end of a message's retention (one per router). */
+    ABANDONED,
+    /** A copy of a message this router had delivered already (one per copy). */
+    DUPLICATE,
+    /** A message dropped because its publisher's later message was delivered already. */
+    PUBLISHER_DUPLICATE,
+    /** A message held because an earlier one from its ingress is still missing. */
+    HELD,
+    /** A message dropped because the reorder buffer of its ingress is full (sent again later). */
+    REORDER_FULL,
+    /** Numbers skipped because the ingress gave up on them (one per number). */
+    SKIPPED,
+    /** A copy whose ingress restarted since (an older epoch than the one known). */
+    STALE,
+    /** A copy or acknowledgement that could not be queued on a link (sent again later). */
+    LINK,
+    /** A router of a copy's D, or an acknowledgement's ingress, without a route (one each). */
+    NO_ROUTE,
+    /** A copy whose hop limit ran out with routers still to reach (one per copy). */
+    HOP_LIMIT,
+    /**
+     * A copy or acknowledgement refused: malformed, this router as its source, or no route to it.
+     */
+    REFUSED_INPUT,
+    /** A message that does not decode at a router of its D. */
+    BAD_MESSAGE
+  }
+
+  private static final Count[] COUNTS = Count.values();
+
+  /** A message held at its ingress until every router of D has it. */
+  private static final class Entry<M> {
+    final long id;
+    final M payload;
+    final int bytes;
+    final long firstSent;
+    Header header;
+    final long[] outstanding;
+    int missing;
+    long sentAt;
+    long wait;
+
+    Entry(long id, M payload, int bytes, Header header, long[] outstanding, int missing, long t) {
+      this.id = id;
+      this.payload = payload;
+      this.bytes = bytes;
+      this.header = header;
+      this.outstanding = outstanding;
+      this.missing = missing;
+      this.firstSent = t;
+      this.sentAt = t;
+    }
+
+    long seqFor(int router) {
+      return header.seqs[header.indexOf(router)];
+    }
+  }
+
+  /** A message held at a destination while an earlier one from its ingress is missing. */
+  private record Held<M>(long id, long publisher, long publisherSeq, M payload) {}
+
+  /** What a destination knows of one ingress's reliable messages for it. */
+  private static final class Stream<M> {
+    final int source;
+    final long epoch;
+    long expected;
+    final TreeMap<Long, Held<M>> held = new TreeMap<>();
+    long ackDue = -1; // when an acknowledgement is due, or -1 if none is
+    long progressAt; // when it last delivered (or began)
+
+    Stream(int source, long epoch, long expected, long now) {
+      this.source = source;
+      this.epoch = epoch;
+      this.expected = expected;
+      this.progressAt = now;
+    }
+  }
+
+  private final DataPlane<M> plane;
+  private final RoutingNode node;
+  private final int self;
+  private final long epoch;
+  private final Clock clock;
+  private final Config config;
+  private final Output<M> out;
+  private final int words;
+  private final int hopLimit;
+  private final Encoder encoder;
+  private final long[] messageFilter;
+  private final long[] d;
+  private final long[] transitD;
+  private final long lastWordMask;
+  private final Partition partition;
+
+  // Ingress.
+  private final long[] nextSeq;
+  private final ArrayDeque<Entry<M>>[] pending;
+  private final LinkedHashMap<Long, Entry<M>> retained = new LinkedHashMap<>();
+  private long retainedBytes;
+  private long nextScan = Long.MAX_VALUE;
+
+  // Destination.
+  private final Map<Integer, Stream<M>> streams = new HashMap<>();
+  private final ArrayDeque<Stream<M>> acksDue = new ArrayDeque<>();
+  private final LinkedHashMap<Long, Long> publishers;
+  private long nextHeldCheck = Long.MAX_VALUE;
+
+  private final long[] counts = new long[COUNTS.length];
+  private long published;
+  private long confirmed;
+  private long delivered;
+
+  /**
+   * The reliable service of the router whose best-effort data plane is {@code plane} (its message
+   * ids come from the same generator, so that a message id names one message of this router,
+   * whichever service carried it).
+   *
+   * @param epoch this router's epoch: its numbering starts again under each
+   * @param clock the routing clock (resends, acknowledgements, retention)
+   */
+  @SuppressWarnings("unchecked")
+  public Reliable(
+      DataPlane<M> plane, RoutingNode node, long epoch, Clock clock, Config config, Output<M> out) {
+    this.plane = plane;
+    this.node = node;
+    this.self = node.self();
+    this.epoch = epoch;
+    this.clock = clock;
+    this.config = config;
+    this.out = out;
+    RoutingConfig rc = node.config();
+    this.words = (rc.maxRouters() + 63) >>> 6;
+    this.hopLimit = rc.hopLimit();
+    this.lastWordMask = (rc.maxRouters() & 63) == 0 ? -1L : (1L << rc.maxRouters()) - 1;
+    this.encoder = new Encoder(node.local().parameters());
+    this.messageFilter = node.local().parameters().newFilter();
+    this.d = new long[words];
+    this.transitD = new long[words];
+    this.partition = new Partition(words, 8);
+    this.nextSeq = new long[rc.maxRouters()];
+    Arrays.fill(nextSeq, 1);
+    this.pending = (ArrayDeque<Entry<M>>[]) new ArrayDeque<?>[rc.maxRouters()];
+    int kept = config.publishersKept();
+    this.publishers =
+        new LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+            return size() > kept;
+          }
+        };
+  }
+
+  // ---- ingress ----
+
+  /**
+   * A local host published {@code m} reliably: it is delivered to the local hosts it matches, and
+   * kept and sent towards D until every router of D has acknowledged it.
+   *
+   * @param payload the message's handle for the output
+   * @param publisher the publisher's id (0: none, no deduplication by publisher)
+   * @param publisherSeq the publisher's number for it, increasing per publisher
+   * @return the message id
+   * @throws IllegalStateException if the retention has no room for it ({@link #hasRoom}, which the
+   *     caller asks first)
+   */
+  public long publish(Message m, M payload, long publisher, long publisherSeq) {
+    int bytes = out.size(payload);
+    if (!hasRoom(bytes)) {
+      throw new IllegalStateException("reliable retention full: ask hasRoom first");
+    }
+    published++;
+    long id = plane.newMessageId();
+    RouteSnapshot s = node.snapshot();
+    Arrays.fill(d, 0L);
+    if (s.predicates().routerCount() > 0) {
+      encoder.encodeInto(m, messageFilter);
+      s.predicates().match(messageFilter, d);
+    }
+    d[self >>> 6] &= ~(1L << self);
+    d[words - 1] &= lastWordMask;
+    int n = 0;
+    for (long w : d) {
+      n += Long.bitCount(w);
+    }
+    out.published(id, d, n);
+    // Local hosts take it at once, unless it is a publisher's message that reached them already
+    // (sent again through this router after its first ingress failed).
+    if (firstFrom(id, publisher, publisherSeq)) {
+      node.local().match(m, host -> deliverTo(host, id, payload));
+    }
+    if (n == 0) {
+      confirmed++;
+      out.confirmed(id, publisher, publisherSeq);
+      return id;
+    }
+    int[] routers = new int[n];
+    long[] seqs = new long[n];
+    long[] floors = new long[n];
+    int i = 0;
+    for (int w = 0; w < words; w++) {
+      for (long bits = d[w]; bits != 0; bits &= bits - 1) {
+        int r = (w << 6) + Long.numberOfTrailingZeros(bits);
+        routers[i] = r;
+        seqs[i] = nextSeq[r]++;
+        floors[i] = floor(r, seqs[i]);
+        i++;
+      }
+    }
+    long now = clock.nowMillis();
+    Entry<M> e =
+        new Entry<>(
+            id,
+            out.keep(payload),
+            bytes,
+            new Header(epoch, publisher, publisherSeq, routers, seqs, floors),
+            d.clone(),
+            n,
+            now);
+    e.wait = config.resendMillis();
+    for (int r : routers) {
+      ArrayDeque<Entry<M>> q = pending[r];
+      if (q == null) {
+        q = pending[r] = new ArrayDeque<>();
+      }
+      q.addLast(e);
+    }
+    retained.put(id, e);
+    retainedBytes += bytes;
+    if (nextScan == Long.MAX_VALUE) {
+      nextScan = now + scanInterval();
+    }
+    sendTowards(e, e.outstanding, e.header);
+    return id;
+  }
+
+  /**
+   * Whether the retention has room for a message of {@code bytes} ({@link Output#size}); if not,
+   * the refusal is counted ({@link Count#REFUSED}) and the publisher is to wait for confirmations
+   * before it sends again.
+   */
+  public boolean hasRoom(int bytes) {
+    if (retained.size() < config.retentionMessages()
+        && retainedBytes + bytes <= config.retentionBytes()) {
+      return true;
+    }
+    count(0, Count.REFUSED, 1);
+    return false;
+  }
+
+  /** The lowest number this router still holds for {@code r}, or {@code next} if none. */
+  private long floor(int r, long next) {
+    ArrayDeque<Entry<M>> q = pending[r];
+    return q == null || q.isEmpty() ? next : q.peekFirst().seqFor(r);
+  }
+
+  private long scanInterval() {
+    return Math.max(1, config.resendMillis() / 4);
+  }
+
+  /** Sends {@code e} to the routers of {@code set} over the routes of now. */
+  private void sendTowards(Entry<M> e, long[] set, Header h) {
+    node.routes().partition(set, Integer.MAX_VALUE, partition);
+    for (int i = 0; i < partition.count(); i++) {
+      if (!out.send(partition.hop(i), hopLimit, self, e.id, partition.set(i), h, e.payload)) {
+        count(e.id, Count.LINK, 1);
+      }
+    }
+    if (partition.unreachable() > 0) {
+      count(e.id, Count.NO_ROUTE, partition.unreachable());
+    }
+  }
+
+  /**
+   * An acknowledgement arrived from neighbour {@code from}: taken if it is for this router, else
+   * passed on towards its ingress.
+   */
+  public void receiveAck(int from, Ack a) {
+    if (a.source() != self) {
+      forward(a);
+      return;
+    }
+    if (a.epoch() != epoch) {
+      count(0, Count.STALE, 1);
+      return;
+    }
+    int r = a.router();
+    if (r < 0 || r >= pending.length || r == self) {
+      count(0, Count.REFUSED_INPUT, 1);
+      return;
+    }
+    ArrayDeque<Entry<M>> q = pending[r];
+    while (q != null && !q.isEmpty() && q.peekFirst().seqFor(r) <= a.through()) {
+      Entry<M> e = q.pollFirst();
+      if ((e.outstanding[r >>> 6] & (1L << r)) != 0) {
+        e.outstanding[r >>> 6] &= ~(1L << r);
+        if (--e.missing == 0) {
+          done(e);
+          confirmed++;
+          out.confirmed(e.id, e.header.publisher(), e.header.publisherSeq());
+        }
+      }
+    }
+  }
+
+  private void forward(Ack a) {
+    if (a.source() < 0 || a.source() >= pending.length || a.router() < 0) {
+      count(0, Count.REFUSED_INPUT, 1);
+      return;
+    }
+    int hop = node.routes().nextHop(a.source());
+    if (hop < 0) {
+      count(0, Count.NO_ROUTE, 1);
+    } else if (!out.sendAck(hop, a)) {
+      count(0, Count.LINK, 1);
+    }
+  }
+
+  private void done(Entry<M> e) {
+    retained.remove(e.id);
+    retainedBytes -= e.bytes;
+    out.release(e.payload);
+    if (retained.isEmpty()) {
+      nextScan = Long.MAX_VALUE;
+    }
+  }
+
+  /** Resends what is due and gives up on what outlived its retention. */
+  private void scan(long now) {
+    nextScan = now + scanInterval();
+    Iterator<Entry<M>> it = retained.values().iterator();
+    List<Entry<M>> expired = new ArrayList<>();
+    while (it.hasNext()) {
+      Entry<M> e = it.next();
+      if (now - e.firstSent >= config.retentionMillis()) {
+        expired.add(e);
+      } else if (now - e.sentAt >= e.wait) {
+        e.sentAt = now;
+        e.wait = Math.min(e.wait * 2, config.maxResendMillis());
+        e.header = refreshed(e.header);
+        count(e.id, Count.RESENT, Long.bitCount(e.outstanding[0]) + rest(e.outstanding));
+        sendTowards(e, e.outstanding, e.header);
+      }
+    }
+    for (Entry<M> e : expired) {
+      giveUp(e);
+    }
+    if (retained.isEmpty()) {
+      nextScan = Long.MAX_VALUE;
+    }
+  }
+
+  private static int rest(long[] set) {
+    int n = 0;
+    for (int i = 1; i < set.length; i++) {
+      n += Long.bitCount(set[i]);
+    }
+    return n;
+  }
+
+  /** {@code h} with the floors of now (higher once earlier messages are acknowledged). */
+  private Header refreshed(Header h) {
+    long[] floors = new long[h.routers().length];
+    for (int i = 0; i < floors.length; i++) {
+      floors[i] = floor(h.routers()[i], h.seqs()[i]);
+    }
+    return new Header(h.epoch(), h.publisher(), h.publisherSeq(), h.routers(), h.seqs(), floors);
+  }
+
+  private void giveUp(Entry<M> e) {
+    for (int r : e.header.routers()) {
+      if ((e.outstanding[r >>> 6] & (1L << r)) != 0) {
+        pending[r].remove(e); // the oldest held for r: at or near the head
+      }
+    }
+    count(e.id, Count.ABANDONED, e.missing);
+    done(e);
+    out.failed(e.id, e.header.publisher(), e.header.publisherSeq(), e.outstanding.clone());
+  }
+
+  // ---- transit and destination ----
+
+  /**
+   * A reliable copy arrived from neighbour {@code from}: copies go on towards the rest of its D,
+   * and if this router is in D the message is delivered in its publisher's order, held, or dropped
+   * as a duplicate, and acknowledged.
+   */
+  public void receive(int from, DataPlane.Packet p, Header h, M payload) {
+    long id = p.messageId();
+    int source = p.sourceRouter();
+    ForwardingTable routes = node.routes();
+    if (source == self || p.isBroadcast() || routes.nextHop(source) < 0) {
+      count(id, Count.REFUSED_INPUT, 1);
+      return;
+    }
+    int n = p.destinationWords();
+    int common = Math.min(n, words);
+    for (int i = 0; i < common; i++) {
+      transitD[i] = p.destinationWord(i);
+    }
+    Arrays.fill(transitD, common, words, 0L);
+    transitD[words - 1] &= lastWordMask;
+    routes.partition(transitD, p.hopLimit(), partition);
+    boolean local = partition.local();
+    for (int i = 0; i < partition.count(); i++) {
+      if (!out.send(partition.hop(i), p.hopLimit() - 1, source, id, partition.set(i), h, payload)) {
+        count(id, Count.LINK, 1);
+      }
+    }
+    if (partition.drop() == Partition.Drop.HOP_LIMIT) {
+      count(id, Count.HOP_LIMIT, 1);
+    }
+    if (partition.unreachable() > 0) {
+      count(id, Count.NO_ROUTE, partition.unreachable());
+    }
+    if (local) {
+      accept(source, id, h, payload);
+    }
+  }
+
+  private void accept(int source, long id, Header h, M payload) {
+    int i = h.indexOf(self);
+    if (i < 0 || h.seqs()[i] < 1 || h.floors()[i] < 1 || h.floors()[i] > h.seqs()[i]) {
+      count(id, Count.REFUSED_INPUT, 1);
+      return;
+    }
+    long seq = h.seqs()[i];
+    long floor = h.floors()[i];
+    Stream<M> st = streams.get(source);
+    if (st == null || h.epoch() > st.epoch) {
+      if (st != null) {
+        for (Held<M> x : st.held.values()) {
+          out.release(x.payload());
+        }
+        acksDue.remove(st);
+      }
+      st = new Stream<>(source, h.epoch(), floor, clock.nowMillis());
+      streams.put(source, st);
+    } else if (h.epoch() < st.epoch) {
+      count(id, Count.STALE, 1);
+      return;
+    }
+    if (floor > st.expected) {
+      // The ingress gave up on the numbers below the floor: what is held below it goes first.
+      while (!st.held.isEmpty() && st.held.firstKey() < floor) {
+        Map.Entry<Long, Held<M>> x = st.held.pollFirstEntry();
+        count(
+            x.getValue().id(),
+            Count.SKIPPED,
+            (int) Math.min(Integer.MAX_VALUE, x.getKey() - st.expected));
+        st.expected = x.getKey() + 1;
+        deliverHeld(x.getValue());
+      }
+      if (floor > st.expected) {
+        count(id, Count.SKIPPED, (int) Math.min(Integer.MAX_VALUE, floor - st.expected));
+        st.expected = floor;
+      }
+    }
+    if (seq < st.expected) {
+      count(id, Count.DUPLICATE, 1);
+      ackLater(st);
+      return;
+    }
+    if (seq > st.expected) {
+      if (st.held.containsKey(seq)) {
+        count(id, Count.DUPLICATE, 1);
+      } else if (st.held.size() >= config.reorderMessages()) {
+        count(id, Count.REORDER_FULL, 1);
+      } else {
+        st.held.put(seq, new Held<>(id, h.publisher(), h.publisherSeq(), out.keep(payload)));
+        count(id, Count.HELD, 1);
+        nextHeldCheck = Math.min(nextHeldCheck, st.progressAt + config.retentionMillis());
+      }
+      return;
+    }
+    deliverLocal(id, h.publisher(), h.publisherSeq(), payload);
+    st.expected++;
+    st.progressAt = clock.nowMillis();
+    while (!st.held.isEmpty() && st.held.firstKey() == st.expected) {
+      deliverHeld(st.held.pollFirstEntry().getValue());
+      st.expected++;
+    }
+    ackLater(st);
+  }
+
+  private void deliverHeld(Held<M> x) {
+    try {
+      deliverLocal(x.id(), x.publisher(), x.publisherSeq(), x.payload());
+    } finally {
+      out.release(x.payload());
+    }
+  }
+
+  /**
+   * Whether message {@code id} is the first that this router's hosts see of its publisher's number
+   * {@code publisherSeq} (and no later number was delivered before it); noted if so, counted if
+   * not.
+   */
+  private boolean firstFrom(long id, long publisher, long publisherSeq) {
+    if (publisher == 0) {
+      return true;
+    }
+    Long last = publishers.get(publisher);
+    if (last != null && publisherSeq <= last) {
+      count(id, Count.PUBLISHER_DUPLICATE, 1);
+      return false;
+    }
+    publishers.put(publisher, publisherSeq);
+    return true;
+  }
+
+  private void deliverLocal(long id, long publisher, long publisherSeq, M payload) {
+    if (!firstFrom(id, publisher, publisherSeq)) {
+      return;
+    }
+    Message m = out.decode(payload);
+    if (m == null) {
+      count(id, Count.BAD_MESSAGE, 1);
+      return;
+    }
+    node.local().match(m, host -> deliverTo(host, id, payload));
+  }
+
+  private void deliverTo(int host, long id, M payload) {
+    if (out.deliver(host, id, payload)) {
+      delivered++;
+    }
+  }
+
+  private void ackLater(Stream<M> st) {
+    if (st.ackDue < 0) {
+      st.ackDue = clock.nowMillis() + config.ackDelayMillis();
+      acksDue.addLast(st);
+    }
+  }
+
+  // ---- timers ----
+
+  /**
+   * When {@link #tick} next has work, in routing-clock milliseconds ({@code Long.MAX_VALUE}: none).
+   */
+  public long nextDeadlineMillis() {
+    Stream<M> first = acksDue.peekFirst();
+    return Math.min(
+        Math.min(first == null ? Long.MAX_VALUE : first.ackDue, nextScan), nextHeldCheck);
+  }
+
+  /** Sends the acknowledgements due and resends or gives up what is due. */
+  public void tick() {
+    long now = clock.nowMillis();
+    while (!acksDue.isEmpty() && acksDue.peekFirst().ackDue <= now) {
+      Stream<M> st = acksDue.pollFirst();
+      st.ackDue = -1;
+      if (streams.get(st.source) != st) {
+        continue; // replaced by a newer epoch of its ingress
+      }
+      forward(new Ack(st.source, st.epoch, self, st.expected - 1));
+    }
+    if (now >= nextScan) {
+      scan(now);
+    }
+    if (now >= nextHeldCheck) {
+      dropStale(now);
+    }
+  }
+
+  /**
+   * Drops what a destination holds for an ingress that has delivered nothing here for a retention:
+   * the ingress gave up on the missing message (its next copies say so) or is gone; if it is still
+   * trying, what was dropped comes again, as it was never acknowledged.
+   */
+  private void dropStale(long now) {
+    nextHeldCheck = Long.MAX_VALUE;
+    for (Stream<M> st : streams.values()) {
+      if (st.held.isEmpty()) {
+        continue;
+      }
+      if (now - st.progressAt >= config.retentionMillis()) {
+        for (Held<M> x : st.held.values()) {
+          count(x.id(), Count.STALE, 1);
+          out.release(x.payload());
+        }
+        st.held.clear();
+      } else {
+        nextHeldCheck = Math.min(nextHeldCheck, st.progressAt + config.retentionMillis());
+      }
+    }
+  }
+
+  // ---- counters ----
+
+  private void count(long id, Count what, int n) {
+    counts[what.ordinal()] += n;
+    out.counted(id, what, n);
+  }
+
+  /** Totals so far of {@code what}. */
+  public long count(Count what) {
+    return counts[what.ordinal()];
+  }
+
+  /** Messages published reliably here (refused ones not included). */
+  public long published() {
+    return published;
+  }
+
+  /** Messages published here that every router of their D acknowledged. */
+  public long confirmed() {
+    return confirmed;
+  }
+
+  /** Deliveries to local hosts queued by the output. */
+  public long delivered() {
+    return delivered;
+  }
+
+  /** Messages held here until their D acknowledges them. */
+  public int retainedMessages() {
+    return retained.size();
+  }
+
+  /** Bytes of the messages held here until their D acknowledges them. */
+  public long retainedBytes() {
+    return retainedBytes;
+  }
+
+  /** Messages held at this router, as a destination, while an earlier one is missing. */
+  public int heldMessages() {
+    int n = 0;
+    for (Stream<M> st : streams.values()) {
+      n += st.held.size();
+    }
+    return n;
+  }
+
+  /** Releases every message kept (the router stops). */
+  public void close() {
+    for (Entry<M> e : retained.values()) {
+      out.release(e.payload);
+    }
+    retained.clear();
+    retainedBytes = 0;
+    for (Stream<M> st : streams.values()) {
+      for (Held<M> x : st.held.values()) {
+        out.release(x.payload());
+      }
+      st.held.clear();
+    }
+    nextScan = Long.MAX_VALUE;
+  }
+}
