@@ -163,11 +163,12 @@ public final class MqttListener {
     return new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
-        // As on the client port: one read of at most 16 KiB per turn of the loop, and output
-        // bounded by the hosts' water marks.
+        // One read of at most 64 KiB per turn of the loop (MQTT packets are small: a larger read
+        // gathers more of a publisher's packets into one batch, whose deliveries then leave each
+        // subscriber's connection in one write), and output bounded by the hosts' water marks.
         ch.config()
             .setRecvByteBufAllocator(
-                new AdaptiveRecvByteBufAllocator(64, 2048, 16 * 1024).maxMessagesPerRead(1));
+                new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(1));
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.hostLowWaterBytes(), limits.hostHighWaterBytes()));
