@@ -2,7 +2,7 @@ package io.bdrp.transport;
 
 /**
  * The frame types and their wire numbers (the {@code type} byte of every frame), for both kinds of
- * link: client sessions use 0x01..0x0A, router links 0x20..0x26 plus the session frames ERROR,
+ * link: client sessions use 0x01..0x0D, router links 0x20..0x2B plus the session frames ERROR,
  * PING, PONG and BYE, which are valid on every link. Numbers are stable; unlisted ones are unknown
  * and end the session with {@link ErrorCode#UNKNOWN_TYPE}.
  */
@@ -46,7 +46,17 @@ public enum FrameType {
   /** Router to router: a change of an encoded predicate ({@code ControlMessage.PredicateDelta}). */
   PREDICATE_DELTA(0x28),
   /** Router to router: a router's certificate chain ({@code ControlMessage.RouterCert}). */
-  ROUTER_CERT(0x29);
+  ROUTER_CERT(0x29),
+  /** Router to router: a copy of a reliable message; see {@code ReliableFrames}. */
+  RELIABLE_DATA(0x2A),
+  /** Router to router: a reliable acknowledgement, routed towards its ingress. */
+  RELIABLE_ACK(0x2B),
+  /** Client to router: publish a message reliably, as a numbered message of a publisher. */
+  SEND_RELIABLE(0x0B),
+  /** Router to client: every router of a reliable message's D has it. */
+  CONFIRM(0x0C),
+  /** Router to client: a reliable message's retention ended before some routers of D had it. */
+  UNREACHED(0x0D);
 
   private static final FrameType[] BY_NUMBER = new FrameType[256];
 
