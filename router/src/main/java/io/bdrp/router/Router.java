@@ -23,6 +23,7 @@ import io.bdrp.router.security.RouterTls;
 import io.bdrp.router.security.TlsReloader;
 import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.MessageIds;
+import io.bdrp.routing.Reliable;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.transport.ProtocolErrorCounters;
 import io.netty.channel.Channel;
@@ -92,6 +93,8 @@ public final class Router implements AutoCloseable {
   private final ShmLinks shm;
   private final List<DataTransport> transports; // every transport of DATA besides TCP
   private final DataPlane<MessageBytes> dataPlane;
+  private final Reliable<MessageBytes> reliable;
+  private final RoutingTimer reliableTimer;
   private final KernelFastPath kernel;
   private final DataReceiver data;
   private final RoutingTimer timer;
@@ -158,14 +161,37 @@ public final class Router implements AutoCloseable {
             output,
             System::nanoTime,
             MessageIds.secure(config.router(), Math.min(config.epoch(), 1L << 41) << 6));
+    // The reliable service shares the data plane's tables and message ids; its numbering starts
+    // again under each epoch, which destinations see in its copies.
+    this.reliable =
+        new Reliable<>(
+            dataPlane,
+            node,
+            config.epoch(),
+            () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()),
+            Reliable.Config.DEFAULT,
+            output);
+    this.reliableTimer =
+        new RoutingTimer(
+            loop, reliable::nextDeadlineMillis, reliable::tick, () -> {}, () -> closed);
     this.clients =
-        new ClientSessions(core, hosts, batches, dataPlane, tls::clientTls, originKeys != null);
+        new ClientSessions(
+            core,
+            hosts,
+            batches,
+            dataPlane,
+            reliable,
+            reliableTimer::rearm,
+            tls::clientTls,
+            originKeys != null);
+    output.publishers(clients.publishers());
     this.mqtt =
         config.mqttListen() == null
             ? null
             : new MqttListener(
                 core, hosts, clients.predicates(), dataPlane, batches, tls::clientTls);
-    this.data = new DataReceiver(config.router(), metrics, dataPlane);
+    this.data = new DataReceiver(config.router(), metrics, dataPlane, reliable);
+    metrics.reliable(reliable);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
     this.kernel = new KernelFastPath(core, this::link, udp);
     this.timer = new RoutingTimer(loop, node, kernel::sync, () -> closed);
@@ -184,7 +210,17 @@ public final class Router implements AutoCloseable {
   }
 
   private void receiveData(Link from, io.netty.buffer.ByteBuf frame, String transport) {
-    data.receive(from, frame, transport);
+    int type =
+        frame.readableBytes() > io.bdrp.transport.Frames.TYPE_OFFSET
+            ? frame.getUnsignedByte(frame.readerIndex() + io.bdrp.transport.Frames.TYPE_OFFSET)
+            : -1;
+    if (type == io.bdrp.transport.FrameType.RELIABLE_DATA.number()
+        || type == io.bdrp.transport.FrameType.RELIABLE_ACK.number()) {
+      data.receiveReliable(from, frame, transport);
+      reliableTimer.rearm();
+    } else {
+      data.receive(from, frame, transport);
+    }
   }
 
   /** The link to neighbour {@code n}, or null (on the loop). */
@@ -393,6 +429,16 @@ public final class Router implements AutoCloseable {
     var closing = channels.close();
     if (!loop.inEventLoop()) {
       closing.awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+    // What the reliable service keeps is released on its loop, once nothing arrives any more.
+    if (loop.inEventLoop()) {
+      reliable.close();
+    } else {
+      try {
+        loop.submit(reliable::close).awaitUninterruptibly(5, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException stopped) {
+        // the loop has stopped: nothing runs on it any more
+      }
     }
     if (metricsGroup != null) {
       metricsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

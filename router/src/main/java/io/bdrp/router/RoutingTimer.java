@@ -5,6 +5,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The one timer of the routing state: armed for its next deadline (a paced advertisement, a route's
@@ -15,7 +16,8 @@ import java.util.function.BooleanSupplier;
  */
 final class RoutingTimer {
   private final EventLoop loop;
-  private final RoutingNode node;
+  private final LongSupplier deadlines;
+  private final Runnable tick;
   private final Runnable beforeArming;
   private final BooleanSupplier stopping;
   private ScheduledFuture<?> timer;
@@ -26,8 +28,22 @@ final class RoutingTimer {
    *     fast path's tables follow it)
    */
   RoutingTimer(EventLoop loop, RoutingNode node, Runnable beforeArming, BooleanSupplier stopping) {
+    this(loop, node::nextDeadlineMillis, node::tick, beforeArming, stopping);
+  }
+
+  /**
+   * A timer for any state machine of the loop with a next deadline ({@code deadlines}, on the
+   * monotonic clock in milliseconds, {@code Long.MAX_VALUE} for none) and a {@code tick}.
+   */
+  RoutingTimer(
+      EventLoop loop,
+      LongSupplier deadlines,
+      Runnable tick,
+      Runnable beforeArming,
+      BooleanSupplier stopping) {
     this.loop = loop;
-    this.node = node;
+    this.deadlines = deadlines;
+    this.tick = tick;
     this.beforeArming = beforeArming;
     this.stopping = stopping;
   }
@@ -35,7 +51,7 @@ final class RoutingTimer {
   /** Arms the timer for the routing state's next deadline (after anything that may move it). */
   void rearm() {
     beforeArming.run();
-    long deadline = node.nextDeadlineMillis();
+    long deadline = deadlines.getAsLong();
     if (deadline == Long.MAX_VALUE || stopping.getAsBoolean()) {
       return;
     }
@@ -51,7 +67,7 @@ final class RoutingTimer {
         loop.schedule(
             () -> {
               timerAt = Long.MAX_VALUE;
-              node.tick();
+              tick.run();
               rearm();
             },
             Math.max(0, deadline - now),

@@ -150,24 +150,15 @@ public final class Reliable<M> {
 
     /**
      * The bytes it takes on the wire in a copy whose part of D is {@code d}: epoch, publisher and
-     * its number (8 bytes each), a count (2 bytes), and per router of {@code d} its number (8) and
-     * the distance of its floor below that number (varint).
+     * its number (8 bytes each), a count (2 bytes), and per router of {@code d} its number, its
+     * floor (8 each) and the router (2): the layout of the router's RELIABLE_DATA frame.
      */
     public int encodedLength(long[] d) {
       int n = 26;
-      for (int i = 0; i < routers.length; i++) {
-        int r = routers[i];
+      for (int r : routers) {
         if ((r >>> 6) < d.length && (d[r >>> 6] & (1L << r)) != 0) {
-          n += 8 + varintLength(seqs[i] - floors[i]);
+          n += 18;
         }
-      }
-      return n;
-    }
-
-    private static int varintLength(long v) {
-      int n = 1;
-      while ((v >>>= 7) != 0) {
-        n++;
       }
       return n;
     }

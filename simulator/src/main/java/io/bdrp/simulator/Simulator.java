@@ -860,7 +860,7 @@ public final class Simulator {
    * An acknowledgement frame as a router would send it: length (4), version and type (2), source
    * (2), epoch (8), router (2), through (8).
    */
-  static final int ACK_FRAME_BYTES = 26;
+  static final int ACK_FRAME_BYTES = io.bdrp.transport.ReliableFrames.ACK_BYTES;
 
   /**
    * Router {@code self}'s links and hosts as its data plane sees them: copies go over the simulated

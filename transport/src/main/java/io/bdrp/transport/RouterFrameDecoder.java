@@ -33,11 +33,21 @@ public final class RouterFrameDecoder extends MessageToMessageDecoder<ByteBuf> {
     this.expected = expected;
   }
 
+  /**
+   * Whether frames of this type go on as they are, read where they lie by the data plane: DATA, and
+   * the reliable service's RELIABLE_DATA and RELIABLE_ACK ({@link ReliableFrames}).
+   */
+  public static boolean passedOn(int type) {
+    return type == FrameType.DATA.number()
+        || type == FrameType.RELIABLE_DATA.number()
+        || type == FrameType.RELIABLE_ACK.number();
+  }
+
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
     int start = frame.readerIndex();
     if (frame.readableBytes() > Frames.TYPE_OFFSET
-        && frame.getUnsignedByte(start + Frames.TYPE_OFFSET) == FrameType.DATA.number()) {
+        && passedOn(frame.getUnsignedByte(start + Frames.TYPE_OFFSET))) {
       out.add(frame.retain());
       return;
     }

@@ -8,12 +8,14 @@ import io.bdrp.router.RouterCore;
 import io.bdrp.router.config.HostLimits;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.links.LinkOutput;
 import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.router.security.ClientAuth;
 import io.bdrp.router.security.ClientTls;
 import io.bdrp.router.security.TlsFiles;
 import io.bdrp.routing.DataPlane;
+import io.bdrp.routing.Reliable;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
@@ -63,7 +65,18 @@ public final class ClientSessions {
   private final Metrics.Counter reserved;
 
   private final DataPlane<MessageBytes> dataPlane;
+  private final Reliable<MessageBytes> reliable;
+  private final Runnable reliableTimer;
   private final java.util.function.Supplier<ClientTls> clientTls;
+
+  /**
+   * The session of each reliable publisher, by publisher id: where its confirmations go, the latest
+   * session that sent a message under that id (an id is a random 64-bit number the client keeps to
+   * itself); forgotten when that session ends.
+   */
+  private final java.util.Map<Long, Channel> publishers = new java.util.HashMap<>();
+
+  private final Metrics.Counter retentionFull;
 
   /**
    * @param clientTls TLS on the client port as now loaded (null: none)
@@ -74,10 +87,14 @@ public final class ClientSessions {
       Hosts hosts,
       OutputBatches batches,
       DataPlane<MessageBytes> dataPlane,
+      Reliable<MessageBytes> reliable,
+      Runnable reliableTimer,
       java.util.function.Supplier<ClientTls> clientTls,
       boolean signed) {
     this.core = core;
     this.dataPlane = dataPlane;
+    this.reliable = reliable;
+    this.reliableTimer = reliableTimer;
     this.clientTls = clientTls;
     RouterMetrics metrics = core.metrics();
     this.hosts = hosts;
@@ -87,6 +104,7 @@ public final class ClientSessions {
     this.refused = metrics.connectionsClosed("clients", "not_authorized");
     this.forbidden = metrics.sendsRefused("publish_permission");
     this.reserved = metrics.sendsRefused("reserved_attribute");
+    this.retentionFull = metrics.sendsRefused("reliable_retention_full");
     this.keptAlive = metrics.connectionsClosed("clients", "keepalive");
     this.refusedSessions = metrics.requestsRefused("user_sessions");
     this.changes = new PredicateChanges(core, signed);
@@ -101,6 +119,42 @@ public final class ClientSessions {
    */
   public PredicateChanges predicates() {
     return changes;
+  }
+
+  /**
+   * Where the reliable service's answers go: to the session of the publisher, if it is still
+   * connected (else it sends its unconfirmed messages again when it comes back, and the answer
+   * comes then). Written in order with the session's other output, flushed at the batch's end.
+   */
+  public LinkOutput.Publishers publishers() {
+    return new LinkOutput.Publishers() {
+      @Override
+      public void confirmed(long publisher, long publisherSeq) {
+        Channel c = publishers.get(publisher);
+        if (c != null && c.isActive()) {
+          batches.write(c, new ClientFrame.Confirm(publisher, publisherSeq));
+        }
+      }
+
+      @Override
+      public void unreached(long publisher, long publisherSeq, long[] unreached) {
+        Channel c = publishers.get(publisher);
+        if (c != null && c.isActive()) {
+          int n = 0;
+          for (long w : unreached) {
+            n += Long.bitCount(w);
+          }
+          int[] routers = new int[n];
+          int i = 0;
+          for (int w = 0; w < unreached.length; w++) {
+            for (long bits = unreached[w]; bits != 0; bits &= bits - 1) {
+              routers[i++] = (w << 6) + Long.numberOfTrailingZeros(bits);
+            }
+          }
+          batches.write(c, new ClientFrame.Unreached(publisher, publisherSeq, routers));
+        }
+      }
+    };
   }
 
   /** Connections in their HELLO now. */
@@ -283,6 +337,7 @@ public final class ClientSessions {
             ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
           }
         }
+        case ClientFrame.SendReliable s -> sendReliable(ctx, s);
         case ClientFrame.Ping p -> {
           // Not queued above the session's high water mark: a client that sends PINGs and does
           // not read cannot make PONGs pile up (it is cut as a slow consumer meanwhile).
@@ -369,8 +424,66 @@ public final class ClientSessions {
       c.close();
     }
 
+    /**
+     * A SEND_RELIABLE: the checks of SEND, then room in the retention (without it, ERROR
+     * OVERLOADED: the client waits for confirmations and sends it again); its publisher's answers
+     * go to this session from now on.
+     */
+    private void sendReliable(ChannelHandlerContext ctx, ClientFrame.SendReliable s) {
+      if (sendBytes.buf == null) {
+        throw new ProtocolException(ErrorCode.INTERNAL, "SEND_RELIABLE without its bytes");
+      }
+      long id = s.correlationId();
+      if (io.bdrp.encoding.mqtt.MqttRetained.reserved(s.message())) {
+        refuse(
+            ctx,
+            id,
+            reserved,
+            ErrorCode.BAD_MESSAGE,
+            "the attributes of retained MQTT"
+                + " messages are set by routers only (docs/mqtt.md, \"Retained messages\")");
+        return;
+      }
+      if (!host.permissions.mayPublish(s.message())) {
+        refuse(
+            ctx,
+            id,
+            forbidden,
+            ErrorCode.NOT_AUTHORIZED,
+            "the message is outside user "
+                + host.permissions.user()
+                + "'s publish permission: "
+                + host.permissions.publish());
+        return;
+      }
+      if (!reliable.hasRoom(sendBytes.length)) {
+        refuse(
+            ctx,
+            id,
+            retentionFull,
+            ErrorCode.OVERLOADED,
+            "the reliable retention of router "
+                + core.config().router()
+                + " is full: send again once earlier messages are confirmed");
+        return;
+      }
+      // The latest session of a publisher takes its answers: a client that reconnects sends
+      // its unconfirmed messages again before its old connection may have been seen to end.
+      if (publishers.put(s.publisher(), ctx.channel()) != ctx.channel()) {
+        ownIds.add(s.publisher());
+      }
+      reliable.publish(s.message(), sendBytes, s.publisher(), s.publisherSeq());
+      reliableTimer.run();
+    }
+
+    /** The publisher ids this session holds. */
+    private final java.util.Set<Long> ownIds = new java.util.HashSet<>();
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+      for (Long p : ownIds) {
+        publishers.remove(p, ctx.channel());
+      }
       slowCheck.cancel();
       if (host != null) {
         hosts.detach(host);
@@ -381,6 +494,18 @@ public final class ClientSessions {
       }
       ctx.fireChannelInactive();
     }
+  }
+
+  /** A request refused: counted by {@code counter} and its code, and answered with an ERROR. */
+  private void refuse(
+      ChannelHandlerContext ctx,
+      long correlationId,
+      Metrics.Counter counter,
+      ErrorCode code,
+      String why) {
+    counter.inc();
+    core.errors().increment(code);
+    ctx.writeAndFlush(new ClientFrame.Error(correlationId, code.number(), why, 0));
   }
 
   /** A SEND refused: counted by {@code counter} and its code, and answered with an ERROR. */

@@ -18,20 +18,38 @@ final class SendBytes extends ChannelInboundHandlerAdapter {
   /** Where a SEND frame's message starts: after its prefix and correlation id. */
   private static final int MESSAGE_OFFSET = Frames.PREFIX_BYTES + 8;
 
+  /**
+   * Where a SEND_RELIABLE frame's message starts: after its prefix, correlation id, publisher and
+   * publisher's number.
+   */
+  private static final int RELIABLE_MESSAGE_OFFSET = Frames.PREFIX_BYTES + 24;
+
   private final MessageBytes bytes;
 
   SendBytes(MessageBytes bytes) {
     this.bytes = bytes;
   }
 
+  /** Where the message of frame {@code f} starts, if it is a SEND or SEND_RELIABLE; else -1. */
+  private static int offset(ByteBuf f) {
+    if (f.readableBytes() <= Frames.TYPE_OFFSET) {
+      return -1;
+    }
+    int type = f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET);
+    int offset =
+        type == FrameType.SEND.number()
+            ? MESSAGE_OFFSET
+            : type == FrameType.SEND_RELIABLE.number() ? RELIABLE_MESSAGE_OFFSET : -1;
+    return offset > 0 && f.readableBytes() > offset ? offset : -1;
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof ByteBuf f
-        && f.readableBytes() > MESSAGE_OFFSET
-        && f.getUnsignedByte(f.readerIndex() + Frames.TYPE_OFFSET) == FrameType.SEND.number()) {
+    int offset = msg instanceof ByteBuf f ? offset(f) : -1;
+    if (offset > 0 && msg instanceof ByteBuf f) {
       // Held: the decoder releases the frame before it passes the decoded SEND on.
       f.retain();
-      bytes.set(f, f.readerIndex() + MESSAGE_OFFSET, f.readableBytes() - MESSAGE_OFFSET);
+      bytes.set(f, f.readerIndex() + offset, f.readableBytes() - offset);
       try {
         ctx.fireChannelRead(msg); // decoded and published before this returns
       } finally {

@@ -55,7 +55,7 @@ final class ControlOffload extends ChannelInboundHandlerAdapter {
       handle(ctx, f);
       return;
     }
-    if (type(f) == FrameType.DATA.number()) {
+    if (io.bdrp.transport.RouterFrameDecoder.passedOn(type(f))) {
       ctx.fireChannelRead(f);
       return;
     }

@@ -3,8 +3,12 @@ package io.bdrp.router.links;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.DataPlane;
+import io.bdrp.routing.Reliable;
 import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.FrameType;
+import io.bdrp.transport.Frames;
 import io.bdrp.transport.ProtocolException;
+import io.bdrp.transport.ReliableFrames;
 import io.netty.buffer.ByteBuf;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,13 +27,59 @@ public final class DataReceiver implements DataTransport.Receiver {
   private final int router;
   private final RouterMetrics metrics;
   private final DataPlane<MessageBytes> dataPlane;
+  private final Reliable<MessageBytes> reliable;
   private final DataHeader header = new DataHeader();
   private final MessageBytes message = new MessageBytes();
 
-  public DataReceiver(int router, RouterMetrics metrics, DataPlane<MessageBytes> dataPlane) {
+  public DataReceiver(
+      int router,
+      RouterMetrics metrics,
+      DataPlane<MessageBytes> dataPlane,
+      Reliable<MessageBytes> reliable) {
     this.router = router;
     this.metrics = metrics;
     this.dataPlane = dataPlane;
+    this.reliable = reliable;
+  }
+
+  /**
+   * A frame of the reliable service (RELIABLE_DATA or RELIABLE_ACK) from neighbour {@code from},
+   * which the caller still owns; taken from a link's TCP session only. A malformed one is counted
+   * and dropped (the ingress sends again what was not acknowledged).
+   */
+  public void receiveReliable(Link from, ByteBuf frame, String transport) {
+    from.in.inc();
+    int type =
+        frame.readableBytes() > Frames.TYPE_OFFSET
+            ? frame.getUnsignedByte(frame.readerIndex() + Frames.TYPE_OFFSET)
+            : -1;
+    try {
+      if (!transport.equals("tcp")) {
+        throw new ProtocolException(
+            io.bdrp.transport.ErrorCode.MALFORMED_FRAME,
+            "reliable frames travel on the TCP session only");
+      }
+      if (type == FrameType.RELIABLE_ACK.number()) {
+        reliable.receiveAck(from.neighbour(), ReliableFrames.readAck(frame));
+        return;
+      }
+      ReliableFrames.Copy c = ReliableFrames.read(frame);
+      reliable.receive(
+          from.neighbour(),
+          c,
+          c.header(),
+          message.set(frame, frame.readerIndex() + c.messageOffset(), c.messageLength()));
+    } catch (ProtocolException e) {
+      metrics.malformedData(transport).inc();
+      log.debug(
+          "router {}: malformed reliable frame from {} over {}: {}",
+          router,
+          from.neighbour(),
+          transport,
+          e.getMessage());
+    } finally {
+      message.set(null, 0, 0);
+    }
   }
 
   /**

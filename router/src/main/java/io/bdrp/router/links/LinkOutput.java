@@ -8,7 +8,9 @@ import io.bdrp.router.OutputBatches;
 import io.bdrp.router.hosts.Hosts;
 import io.bdrp.router.metrics.Metrics;
 import io.bdrp.routing.DataPlane;
+import io.bdrp.routing.Reliable;
 import io.bdrp.transport.DataHeader;
+import io.bdrp.transport.ReliableFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.nio.ByteBuffer;
@@ -24,13 +26,24 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Owned by the router's event loop.
  */
-public final class LinkOutput implements DataPlane.Output<MessageBytes> {
+public final class LinkOutput
+    implements DataPlane.Output<MessageBytes>, Reliable.Output<MessageBytes> {
+  /** Where the ingress's answers to reliable publishers go (the client sessions). */
+  public interface Publishers {
+    /** Every router of D has message {@code publisherSeq} of {@code publisher}. */
+    void confirmed(long publisher, long publisherSeq);
+
+    /** The retention of {@code publisherSeq} ended before routers {@code unreached} had it. */
+    void unreached(long publisher, long publisherSeq, long[] unreached);
+  }
+
   private static final Logger log = LoggerFactory.getLogger(LinkOutput.class);
 
   private final Link[] links; // by router number
   private final Hosts hosts;
   private final OutputBatches batches;
   private final Metrics.Histogram matchSeconds;
+  private Publishers publishers;
 
   public LinkOutput(
       Link[] links, Hosts hosts, OutputBatches batches, Metrics.Histogram matchSeconds) {
@@ -76,6 +89,94 @@ public final class LinkOutput implements DataPlane.Output<MessageBytes> {
     batches.body(c, b, message);
     l.out.inc();
     return true;
+  }
+
+  /** Sets where the answers to reliable publishers go. */
+  public void publishers(Publishers publishers) {
+    this.publishers = publishers;
+  }
+
+  /**
+   * A reliable copy goes on the link's TCP session, whatever transport its DATA uses: the header,
+   * this copy's entries, then the message bytes.
+   */
+  @Override
+  public boolean send(
+      int neighbour,
+      int hopLimit,
+      int source,
+      long messageId,
+      long[] d,
+      Reliable.Header h,
+      MessageBytes message) {
+    Channel c = session(neighbour);
+    if (c == null) {
+      return false;
+    }
+    ByteBuf b = batches.room(c, ReliableFrames.frameLength(d, h, 0), message);
+    ReliableFrames.writeHeader(b, hopLimit, source, messageId, d, h, message.length);
+    batches.body(c, b, message);
+    links[neighbour].out.inc();
+    return true;
+  }
+
+  @Override
+  public boolean sendAck(int neighbour, Reliable.Ack ack) {
+    Channel c = session(neighbour);
+    if (c == null) {
+      return false;
+    }
+    ReliableFrames.writeAck(batches.room(c, ReliableFrames.ACK_BYTES), ack);
+    return true;
+  }
+
+  /** The TCP session to {@code neighbour} if it is up and below its high water mark. */
+  private Channel session(int neighbour) {
+    Link l = neighbour >= 0 && neighbour < links.length ? links[neighbour] : null;
+    if (l == null) {
+      return null;
+    }
+    Channel c = l.session;
+    if (c == null || !c.isActive() || !c.isWritable()) {
+      l.dropped.inc();
+      return null;
+    }
+    return c;
+  }
+
+  /**
+   * A copy of the message's bytes in a buffer of its own: a message kept until its destinations
+   * acknowledge it must not hold the whole read buffer it arrived in.
+   */
+  @Override
+  public MessageBytes keep(MessageBytes message) {
+    ByteBuf copy = message.buf.alloc().directBuffer(message.length, message.length);
+    message.writeTo(copy);
+    return new MessageBytes().set(copy, 0, message.length);
+  }
+
+  @Override
+  public void release(MessageBytes message) {
+    message.buf.release();
+  }
+
+  @Override
+  public int size(MessageBytes message) {
+    return message.length;
+  }
+
+  @Override
+  public void confirmed(long messageId, long publisher, long publisherSeq) {
+    if (publishers != null) {
+      publishers.confirmed(publisher, publisherSeq);
+    }
+  }
+
+  @Override
+  public void failed(long messageId, long publisher, long publisherSeq, long[] unreached) {
+    if (publishers != null) {
+      publishers.unreached(publisher, publisherSeq, unreached);
+    }
   }
 
   @Override

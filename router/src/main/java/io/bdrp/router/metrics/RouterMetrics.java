@@ -202,6 +202,44 @@ public final class RouterMetrics {
         udpOverflows);
   }
 
+  /** The reliable service's counters and gauges, read when rendered (on the router's loop). */
+  public void reliable(io.bdrp.routing.Reliable<?> r) {
+    registry.counter(
+        "bdrp_reliable_published_total", "Messages published reliably here.", r::published);
+    registry.counter(
+        "bdrp_reliable_confirmed_total",
+        "Messages published reliably here that every router of their D acknowledged.",
+        r::confirmed);
+    registry.counter(
+        "bdrp_reliable_deliveries_total",
+        "Deliveries of reliable messages queued to local hosts.",
+        r::delivered);
+    for (io.bdrp.routing.Reliable.Count c : io.bdrp.routing.Reliable.Count.values()) {
+      registry.counter(
+          "bdrp_reliable_events_total",
+          "Reliable service events (docs/reliability.md, \"The reliable service\"): resent copies,"
+              + " refused publishes (retention full), abandoned routers, duplicate and"
+              + " publisher_duplicate messages dropped, held (out of order) and reorder_full,"
+              + " skipped numbers, stale copies, link, no_route and hop_limit copies not sent,"
+              + " refused_input frames, bad_message.",
+          () -> r.count(c),
+          "event",
+          c.name().toLowerCase(Locale.ROOT));
+    }
+    registry.gauge(
+        "bdrp_reliable_retained_messages",
+        "Reliable messages held here until every router of their D acknowledges them.",
+        r::retainedMessages);
+    registry.gauge(
+        "bdrp_reliable_retained_bytes",
+        "Bytes of the reliable messages held here until their D acknowledges them.",
+        r::retainedBytes);
+    registry.gauge(
+        "bdrp_reliable_held_messages",
+        "Reliable messages held here, as a destination, while an earlier one is missing.",
+        r::heldMessages);
+  }
+
   public Metrics.Counter linkRefused(String parameter) {
     return byLabel(
         "bdrp_link_refused_total",
@@ -344,7 +382,8 @@ public final class RouterMetrics {
         "bdrp_client_sends_refused_total",
         "Messages from clients refused, by reason: publish_permission (the message is outside"
             + " the user's publish predicate), reserved_attribute (it carries mqtt.store.retained"
-            + " or mqtt.store.for, which only routers set).",
+            + " or mqtt.store.for, which only routers set), reliable_retention_full (a reliable"
+            + " message while this router holds as many as its retention allows).",
         "reason",
         reason);
   }

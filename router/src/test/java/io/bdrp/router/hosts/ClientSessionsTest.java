@@ -58,7 +58,22 @@ class ClientSessionsTest {
     LinkOutput output = new LinkOutput(new Link[8], hosts, batches, metrics.matchSeconds);
     DataPlane<MessageBytes> dataPlane =
         new DataPlane<>(node, output, System::nanoTime, MessageIds.secure(0, 64));
-    clients = new ClientSessions(core, hosts, batches, dataPlane, () -> null, false);
+    clients =
+        new ClientSessions(
+            core,
+            hosts,
+            batches,
+            dataPlane,
+            new io.bdrp.routing.Reliable<>(
+                dataPlane,
+                node,
+                1,
+                System::currentTimeMillis,
+                io.bdrp.routing.Reliable.Config.DEFAULT,
+                output),
+            () -> {},
+            () -> null,
+            false);
     first.pipeline().addLast(clients.initializer());
   }
 

@@ -74,7 +74,22 @@ final class EmbeddedMqtt implements AutoCloseable {
     LinkOutput output = new LinkOutput(new Link[8], hosts, batches, core.metrics().matchSeconds);
     DataPlane<MessageBytes> dataPlane =
         new DataPlane<>(core.node(), output, System::nanoTime, MessageIds.secure(0, 64));
-    ClientSessions clients = new ClientSessions(core, hosts, batches, dataPlane, () -> null, false);
+    ClientSessions clients =
+        new ClientSessions(
+            core,
+            hosts,
+            batches,
+            dataPlane,
+            new io.bdrp.routing.Reliable<>(
+                dataPlane,
+                core.node(),
+                1,
+                System::currentTimeMillis,
+                io.bdrp.routing.Reliable.Config.DEFAULT,
+                output),
+            () -> {},
+            () -> null,
+            false);
     listener = new MqttListener(core, hosts, clients.predicates(), dataPlane, batches, () -> null);
     warnings.start();
     sessionLog.addAppender(warnings);
