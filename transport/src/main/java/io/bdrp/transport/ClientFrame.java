@@ -19,6 +19,8 @@ import java.util.Optional;
  *    | SET_PREDICATE(id) ----------> |
  *    | &lt;------------ OK(id) | ERROR(id) |
  *    | SEND(id or 0) --------------> |   (OK(id) | ERROR(id) when id != 0)
+ *    | SEND_RELIABLE(id, p, n) ----> |   (ERROR(id) if refused, else later:)
+ *    | &lt;------ CONFIRM(p, n) | UNREACHED(p, n, routers) |
  *    | &lt;----------------------- DELIVER |
  *    | PING(n) / PONG(n) &lt;---------> |
  *    | BYE ------------------------> |   (either side)
@@ -31,6 +33,9 @@ public sealed interface ClientFrame
         ClientFrame.Ok,
         ClientFrame.Send,
         ClientFrame.Deliver,
+        ClientFrame.SendReliable,
+        ClientFrame.Confirm,
+        ClientFrame.Unreached,
         SessionFrame {
   /** The frame type this record is sent as. */
   FrameType type();
@@ -185,6 +190,103 @@ public sealed interface ClientFrame
     @Override
     public FrameType type() {
       return FrameType.DELIVER;
+    }
+  }
+
+  /**
+   * Publishes {@code message} reliably, as message number {@code publisherSeq} (1, 2, 3, ...) of
+   * the publisher {@code publisher} (a non-zero 64-bit id). The router answers {@link Confirm} once
+   * every router of the message's destination set has it, {@link Unreached} if it gave up on some,
+   * or, at once, {@link Error} with {@code correlationId} if it refused the message ({@link
+   * ErrorCode#OVERLOADED}: its retention is full, send it again later). Destination routers drop a
+   * publisher's message numbered at or below the last one they delivered from it, so a client may
+   * send unconfirmed messages again, in the same order, through the same or another router.
+   */
+  record SendReliable(long correlationId, long publisher, long publisherSeq, Message message)
+      implements ClientFrame {
+    public SendReliable {
+      checkPublisher(publisher, publisherSeq);
+      Objects.requireNonNull(message, "message");
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.SEND_RELIABLE;
+    }
+  }
+
+  /**
+   * Every router of the destination set of message {@code publisherSeq} of {@code publisher} has
+   * it: the publisher need not keep it any longer.
+   */
+  record Confirm(long publisher, long publisherSeq) implements ClientFrame {
+    public Confirm {
+      checkPublisher(publisher, publisherSeq);
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.CONFIRM;
+    }
+  }
+
+  /**
+   * The router gave up on message {@code publisherSeq} of {@code publisher} (its retention ended,
+   * e.g. a partition outlasted it): the routers numbered {@code routers} (each 0..65535, at most
+   * 65,535 of them) never acknowledged it. The others have it.
+   */
+  record Unreached(long publisher, long publisherSeq, int[] routers) implements ClientFrame {
+    public Unreached {
+      checkPublisher(publisher, publisherSeq);
+      routers = Objects.requireNonNull(routers, "routers").clone();
+      Frames.checkU16("router count", routers.length);
+      for (int router : routers) {
+        Frames.checkU16("router", router);
+      }
+    }
+
+    @Override
+    public int[] routers() {
+      return routers.clone();
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.UNREACHED;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Unreached u
+          && publisher == u.publisher
+          && publisherSeq == u.publisherSeq
+          && Arrays.equals(routers, u.routers);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(publisher, publisherSeq, Arrays.hashCode(routers));
+    }
+
+    @Override
+    public String toString() {
+      return "Unreached[publisher="
+          + publisher
+          + ", publisherSeq="
+          + publisherSeq
+          + ", routers="
+          + Arrays.toString(routers)
+          + "]";
+    }
+  }
+
+  /** Fails unless {@code publisher} is non-zero and {@code publisherSeq} at least 1. */
+  private static void checkPublisher(long publisher, long publisherSeq) {
+    if (publisher == 0) {
+      throw new IllegalArgumentException("publisher 0 is reserved");
+    }
+    if (publisherSeq < 1) {
+      throw new IllegalArgumentException("publisherSeq " + publisherSeq + " below 1");
     }
   }
 

@@ -28,6 +28,9 @@ public final class ClientFrameCodec {
           case ClientFrame.Error e -> 8 + 2 + 2 + Frames.utf8Length(e.message()) + 4;
           case ClientFrame.Send s -> 8 + MessageCodec.encodedLength(s.message());
           case ClientFrame.Deliver d -> MessageCodec.encodedLength(d.message());
+          case ClientFrame.SendReliable s -> 8 + 8 + 8 + MessageCodec.encodedLength(s.message());
+          case ClientFrame.Confirm c -> 8 + 8;
+          case ClientFrame.Unreached u -> 8 + 8 + 2 + 2 * u.routers().length;
           case ClientFrame.Ping p -> 8;
           case ClientFrame.Pong p -> 8;
           case ClientFrame.Bye b -> 0;
@@ -79,6 +82,26 @@ public final class ClientFrameCodec {
       case ClientFrame.Deliver d ->
           Frames.writeVia(
               out, d.message(), MessageCodec.encodedLength(d.message()), MessageCodec::encode);
+      case ClientFrame.SendReliable s -> {
+        out.writeLong(s.correlationId());
+        out.writeLong(s.publisher());
+        out.writeLong(s.publisherSeq());
+        Frames.writeVia(
+            out, s.message(), MessageCodec.encodedLength(s.message()), MessageCodec::encode);
+      }
+      case ClientFrame.Confirm c -> {
+        out.writeLong(c.publisher());
+        out.writeLong(c.publisherSeq());
+      }
+      case ClientFrame.Unreached u -> {
+        out.writeLong(u.publisher());
+        out.writeLong(u.publisherSeq());
+        int[] routers = u.routers();
+        out.writeShort(routers.length);
+        for (int router : routers) {
+          out.writeShort(router);
+        }
+      }
       case SessionFrame s -> encodeSessionBody(s, out);
     }
     Frames.endFrame(out, start);
@@ -163,10 +186,53 @@ public final class ClientFrameCodec {
           case DELIVER ->
               new ClientFrame.Deliver(
                   r.rest(MessageCodec::decode, ErrorCode.BAD_MESSAGE, "message", 0));
+          case SEND_RELIABLE -> {
+            long id = r.i64();
+            long publisher = publisher(r);
+            long seq = publisherSeq(r);
+            yield new ClientFrame.SendReliable(
+                id,
+                publisher,
+                seq,
+                r.rest(MessageCodec::decode, ErrorCode.BAD_MESSAGE, "message", id));
+          }
+          case CONFIRM -> new ClientFrame.Confirm(publisher(r), publisherSeq(r));
+          case UNREACHED -> {
+            long publisher = publisher(r);
+            long seq = publisherSeq(r);
+            int at = r.offset();
+            int count = r.u16();
+            r.requireItems(at, count, "routers", 2, 0);
+            int[] routers = new int[count];
+            for (int i = 0; i < count; i++) {
+              routers[i] = r.u16();
+            }
+            yield new ClientFrame.Unreached(publisher, seq, routers);
+          }
           default -> decodeSession(type, r);
         };
     r.requireEnd();
     return f;
+  }
+
+  /** A publisher id: an i64 other than 0. */
+  private static long publisher(FrameReader r) {
+    int at = r.offset();
+    long publisher = r.i64();
+    if (publisher == 0) {
+      throw r.malformed(at, "publisher 0");
+    }
+    return publisher;
+  }
+
+  /** A publisher's message number: an i64 of at least 1. */
+  private static long publisherSeq(FrameReader r) {
+    int at = r.offset();
+    long seq = r.i64();
+    if (seq < 1) {
+      throw r.malformed(at, "publisherSeq " + seq + " below 1");
+    }
+    return seq;
   }
 
   /**

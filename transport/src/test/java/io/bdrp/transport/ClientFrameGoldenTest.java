@@ -46,7 +46,17 @@ class ClientFrameGoldenTest {
             new ClientFrame.Ping(0x0102030405060708L), "0000000a 01 08 | 0102030405060708"),
         Arguments.of(
             new ClientFrame.Pong(0x0102030405060708L), "0000000a 01 09 | 0102030405060708"),
-        Arguments.of(new ClientFrame.Bye(), "00000002 01 0a"));
+        Arguments.of(new ClientFrame.Bye(), "00000002 01 0a"),
+        Arguments.of(
+            new ClientFrame.SendReliable(7, 0x0102030405060708L, 3, SMALL),
+            "00000024 01 0b | 0000000000000007 | 0102030405060708 | 0000000000000003"
+                + " | 0001 04 01 62 01 00000000"),
+        Arguments.of(
+            new ClientFrame.Confirm(0x0102030405060708L, 3),
+            "00000012 01 0c | 0102030405060708 | 0000000000000003"),
+        Arguments.of(
+            new ClientFrame.Unreached(-2, 3, new int[] {2, 513}),
+            "00000018 01 0d | fffffffffffffffe | 0000000000000003 | 0002 | 0002 0201"));
   }
 
   @ParameterizedTest

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -62,6 +63,7 @@ class ClientFrameMalformedTest {
           switch (f) {
             case ClientFrame.SetPredicate s when cut >= 8 -> ErrorCode.BAD_PREDICATE;
             case ClientFrame.Send s when cut >= 8 -> ErrorCode.BAD_MESSAGE;
+            case ClientFrame.SendReliable s when cut >= 24 -> ErrorCode.BAD_MESSAGE;
             case ClientFrame.Deliver d -> ErrorCode.BAD_MESSAGE;
             default -> ErrorCode.MALFORMED_FRAME;
           };
@@ -188,6 +190,80 @@ class ClientFrameMalformedTest {
   }
 
   @Test
+  void badMessageInSendReliableIsAnsweredWithItsIdAndPosition() {
+    // SEND_RELIABLE id 5, publisher 9, number 1: an attribute of unknown type tag 9.
+    EmbeddedChannel ch = clientPipeline(100, new ProtocolErrorCounters());
+    ch.writeInbound(
+        Wire.buf(
+            "00000024 01 0b | 0000000000000005 | 0000000000000009 | 0000000000000001"
+                + " | 0001 09 01 62 01 00000000"));
+    ClientFrame.Error e = Wire.onlyError(ch);
+    assertEquals(ErrorCode.BAD_MESSAGE.number(), e.code());
+    assertEquals(5, e.correlationId());
+    assertEquals(3, e.position());
+    assertTrue(ch.isOpen());
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void publisherZeroIsMalformed() {
+    ClientFrame.Error e =
+        expectFatal(
+            clientPipeline(100, new ProtocolErrorCounters()),
+            bytes(
+                "00000024 01 0b | 0000000000000005 | 0000000000000000 | 0000000000000001"
+                    + " | 0001 04 01 62 01 00000000"),
+            ErrorCode.MALFORMED_FRAME);
+    assertTrue(e.message().contains("offset 8: publisher 0"), e.message());
+    expectFatal(
+        clientPipeline(100, new ProtocolErrorCounters()),
+        bytes("00000012 01 0c | 0000000000000000 | 0000000000000001"),
+        ErrorCode.MALFORMED_FRAME);
+    expectFatal(
+        clientPipeline(100, new ProtocolErrorCounters()),
+        bytes("00000014 01 0d | 0000000000000000 | 0000000000000001 | 0000"),
+        ErrorCode.MALFORMED_FRAME);
+  }
+
+  @Test
+  void publisherSeqBelowOneIsMalformed() {
+    ClientFrame.Error e =
+        expectFatal(
+            clientPipeline(100, new ProtocolErrorCounters()),
+            bytes(
+                "00000024 01 0b | 0000000000000005 | 0000000000000009 | 0000000000000000"
+                    + " | 0001 04 01 62 01 00000000"),
+            ErrorCode.MALFORMED_FRAME);
+    assertTrue(e.message().contains("offset 16: publisherSeq 0"), e.message());
+    expectFatal(
+        clientPipeline(100, new ProtocolErrorCounters()),
+        bytes("00000012 01 0c | 0000000000000009 | ffffffffffffffff"),
+        ErrorCode.MALFORMED_FRAME);
+  }
+
+  @Test
+  void unreachedRouterCountBeyondTheBodyIsRefusedBeforeAllocating() {
+    // 65,535 routers announced, one there.
+    ProtocolException e =
+        assertThrows(
+            ProtocolException.class,
+            () ->
+                ClientFrameCodec.decode(
+                    Wire.buf(
+                        "00000016 01 0d | 0000000000000009 | 0000000000000001 | ffff | 0001")));
+    assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+    assertTrue(e.reason().contains("offset 16: truncated: 65535 routers"), e.reason());
+  }
+
+  @Test
+  void trailingBytesAfterUnreached() {
+    expectFatal(
+        clientPipeline(100, new ProtocolErrorCounters()),
+        bytes("00000017 01 0d | 0000000000000009 | 0000000000000001 | 0001 | 0002 | ff"),
+        ErrorCode.MALFORMED_FRAME);
+  }
+
+  @Test
   void badUtf8InAName() {
     // HELLO: client name c0 80, an overlong NUL.
     expectFatal(
@@ -292,5 +368,22 @@ class ClientFrameMalformedTest {
     assertThrows(IllegalArgumentException.class, () -> new ClientFrame.Error(0, 0, "x", 0));
     assertThrows(
         NullPointerException.class, () -> new ClientFrame.SetPredicate(1, (Predicate) null));
+    Message m = ClientFrameGoldenTest.SMALL;
+    assertThrows(IllegalArgumentException.class, () -> new ClientFrame.SendReliable(1, 0, 1, m));
+    assertThrows(IllegalArgumentException.class, () -> new ClientFrame.SendReliable(1, 9, 0, m));
+    assertThrows(IllegalArgumentException.class, () -> new ClientFrame.Confirm(9, -1));
+    assertThrows(
+        IllegalArgumentException.class, () -> new ClientFrame.Unreached(9, 1, new int[] {65536}));
+    assertThrows(
+        IllegalArgumentException.class, () -> new ClientFrame.Unreached(9, 1, new int[65536]));
+  }
+
+  @Test
+  void unreachedKeepsItsOwnCopyOfTheRouters() {
+    int[] routers = {1, 2};
+    ClientFrame.Unreached u = new ClientFrame.Unreached(9, 1, routers);
+    routers[0] = 7;
+    u.routers()[1] = 7;
+    assertEquals(new ClientFrame.Unreached(9, 1, new int[] {1, 2}), u);
   }
 }

@@ -56,6 +56,9 @@ class FuzzSeeds {
             new ClientFrame.Send(2, m),
             new ClientFrame.Deliver(m),
             new ClientFrame.Error(3, ErrorCode.BAD_PREDICATE.number(), "bad predicate", 4),
+            new ClientFrame.SendReliable(6, 0x5eed, 1, m),
+            new ClientFrame.Confirm(0x5eed, 1),
+            new ClientFrame.Unreached(0x5eed, 2, new int[] {3, 4}),
             new ClientFrame.Ping(5),
             new ClientFrame.Pong(5),
             new ClientFrame.Bye());

@@ -181,8 +181,14 @@ final class Wire {
     return Predicate.of(d);
   }
 
+  /** A random publisher id (never 0). */
+  static long nonZero(Random r) {
+    long v = r.nextLong();
+    return v == 0 ? 1 : v;
+  }
+
   static ClientFrame randomClientFrame(Random r) {
-    return switch (r.nextInt(10)) {
+    return switch (r.nextInt(13)) {
       case 0 -> {
         byte[] token = new byte[r.nextInt(40)];
         r.nextBytes(token);
@@ -198,6 +204,20 @@ final class Wire {
       case 6 -> new ClientFrame.Deliver(randomMessage(r));
       case 7 -> new ClientFrame.Ping(r.nextLong());
       case 8 -> new ClientFrame.Pong(r.nextLong());
+      case 9 ->
+          new ClientFrame.SendReliable(
+              r.nextLong(),
+              nonZero(r),
+              1 + (r.nextLong() >>> 1) % Long.MAX_VALUE,
+              randomMessage(r));
+      case 10 -> new ClientFrame.Confirm(nonZero(r), 1 + r.nextInt(1 << 20));
+      case 11 -> {
+        int[] routers = new int[r.nextInt(8)];
+        for (int i = 0; i < routers.length; i++) {
+          routers[i] = r.nextInt(65536);
+        }
+        yield new ClientFrame.Unreached(nonZero(r), 1 + r.nextInt(1 << 20), routers);
+      }
       default -> new ClientFrame.Bye();
     };
   }
