@@ -508,7 +508,9 @@ public final class BdrpClient implements AutoCloseable {
 
   /**
    * Completes when the router has answered a PING sent now: everything this client sent before has
-   * been taken by the router (it handles a session's frames in order).
+   * been taken by the router (it handles a session's frames in order). Reliable messages are
+   * answered by their own confirmations: those still waiting for room among {@link
+   * Builder#maxUnconfirmed} have not been sent yet.
    */
   public CompletableFuture<Void> flush() {
     return request(ClientFrame.Ping::new);

@@ -220,8 +220,8 @@ final class ReliableSender {
     long seq = correlationId & ~RELIABLE_BIT;
     if (error.code() == ErrorCode.OVERLOADED.number()) {
       synchronized (this) {
-        if (channel != c || !unconfirmed.containsKey(seq)) {
-          return;
+        if (channel != c || !unconfirmed.containsKey(seq) || seq >= nextToSend) {
+          return; // answered, or refused as sent before a resend that has not reached it yet
         }
         boolean timerRunning = heldFrom != 0;
         if (heldFrom == 0 || seq < heldFrom) {
