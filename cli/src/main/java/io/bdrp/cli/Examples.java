@@ -36,7 +36,8 @@ final class Examples {
               List.of(
                   "echo '{\"stock\":\"XYZ\",\"price\":21.5}' | ./bdrp pub -r 127.0.0.1:7400",
                   "./bdrp pub --attr stock=XYZ --attr price=21",
-                  "./bdrp pub --topic sensors/k1/temp --attr mqtt.user.value=26.5 --body 26.5")),
+                  "./bdrp pub --topic sensors/k1/temp --attr mqtt.user.value=26.5 --body 26.5",
+                  "./bdrp pub --confirm --attr stock=XYZ --attr price=21")),
           Map.entry(
               "bdrp sim",
               List.of("./bdrp sim --routers 1000", "./bdrp sim --routers 200 --messages 5000")),

@@ -7,9 +7,15 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -22,6 +28,9 @@ import picocli.CommandLine.Spec;
       "Publishes messages through a router. Without --attr, reads one JSON object per line from"
           + " stdin (the format bdrp sub prints); a bad line is reported on stderr with its number"
           + " and skipped, and the exit status is 1. With --attr, publishes one message.",
+      "With --confirm, publishes reliably and waits until the router confirms every message (every"
+          + " router whose hosts want it has it); prints how many were confirmed and which routers"
+          + " were not reached, and the exit status is 1 unless every message was confirmed.",
     })
 final class PubCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -52,6 +61,24 @@ final class PubCommand implements Callable<Integer> {
   String body;
 
   @Option(
+      names = "--confirm",
+      description =
+          "Publish reliably (docs/client.md, \"Reliable publishing\") and wait for the router's"
+              + " confirmation of every message; a broken session is dialled again and what was not"
+              + " confirmed is sent again. Needs a router that offers the reliable service.")
+  boolean confirm;
+
+  @Option(
+      names = "--confirm-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "60s",
+      description =
+          "With --confirm: give up once no confirmation has come for this long, such as 30s or"
+              + " 500ms; the messages still waiting count as not confirmed (default:"
+              + " ${DEFAULT-VALUE}).")
+  String confirmTimeout;
+
+  @Option(
       names = "--name",
       defaultValue = "bdrp-pub",
       description = "Client name shown by the router (default: ${DEFAULT-VALUE}).")
@@ -60,9 +87,15 @@ final class PubCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
+    Confirmations confirmations =
+        confirm
+            ? new Confirmations(RouterAddressOption.duration("--confirm-timeout", confirmTimeout))
+            : null;
     try (BdrpClient c =
         router.connect(
-            credentials.apply(BdrpClient.builder()).name(name).reconnect(false), err, "bdrp pub")) {
+            credentials.apply(BdrpClient.builder()).name(name).reconnect(confirm),
+            err,
+            "bdrp pub")) {
       if (topic != null) {
         try {
           MqttTopic.checkName(topic);
@@ -72,7 +105,12 @@ final class PubCommand implements Callable<Integer> {
         }
       }
       if ((attrs != null && !attrs.isEmpty()) || body != null) {
-        c.sendAcknowledged(withTopic(fromFlags())).get(10, TimeUnit.SECONDS);
+        Message m = withTopic(fromFlags());
+        if (confirmations != null) {
+          confirmations.add(c.sendReliable(m));
+          return confirmations.finish(err) ? 0 : 1;
+        }
+        c.sendAcknowledged(m).get(10, TimeUnit.SECONDS);
         return 0;
       }
       long lineNo = 0;
@@ -94,10 +132,16 @@ final class PubCommand implements Callable<Integer> {
           err.flush();
           continue;
         }
-        c.send(withTopic(m)).get(10, TimeUnit.SECONDS);
+        if (confirmations != null) {
+          confirmations.add(c.sendReliable(withTopic(m)));
+        } else {
+          c.send(withTopic(m)).get(10, TimeUnit.SECONDS);
+        }
         sent++;
       }
-      c.flush().get(10, TimeUnit.SECONDS); // the router has taken everything sent
+      if (confirmations == null) {
+        c.flush().get(10, TimeUnit.SECONDS); // the router has taken everything sent
+      }
 
       err.println(
           "bdrp pub: "
@@ -105,7 +149,107 @@ final class PubCommand implements Callable<Integer> {
               + " messages published"
               + (bad > 0 ? ", " + bad + " bad lines skipped" : ""));
       err.flush();
-      return bad > 0 ? 1 : 0;
+      boolean allConfirmed = confirmations == null || confirmations.finish(err);
+      return bad > 0 || !allConfirmed ? 1 : 0;
+    }
+  }
+
+  /**
+   * The futures of {@code --confirm}'s reliable messages, settled oldest first: at most {@link
+   * #WINDOW} wait at a time (reading stdin pauses beyond), so that a long input is not held in
+   * memory whole. Counts what was confirmed, not reached (with the routers), refused or lost. Used
+   * by the command's thread only.
+   */
+  static final class Confirmations {
+    /** Reliable messages published and not yet settled here, at most. */
+    static final int WINDOW = 1_000;
+
+    private final Duration timeout;
+    private final ArrayDeque<CompletableFuture<Void>> waiting = new ArrayDeque<>();
+    private final TreeSet<Integer> unreachedRouters = new TreeSet<>();
+    private long confirmed;
+    private long unreached;
+    private long refused;
+    private long failed;
+    private long timedOut;
+    private String firstProblem;
+
+    Confirmations(Duration timeout) {
+      this.timeout = timeout;
+    }
+
+    /** A message published; waits for the oldest if {@link #WINDOW} are waiting. */
+    void add(CompletableFuture<Void> f) throws InterruptedException {
+      waiting.add(f);
+      while (waiting.size() > WINDOW) {
+        settle(waiting.poll());
+      }
+    }
+
+    /**
+     * Waits for every message still waiting and prints the outcome on {@code err}; true if every
+     * message was confirmed.
+     */
+    boolean finish(PrintWriter err) throws InterruptedException {
+      while (!waiting.isEmpty()) {
+        settle(waiting.poll());
+      }
+      StringBuilder line = new StringBuilder("bdrp pub: ").append(confirmed).append(" confirmed");
+      if (unreached > 0) {
+        line.append(", ")
+            .append(unreached)
+            .append(" not reaching every router (not reached: routers ")
+            .append(String.join(", ", unreachedRouters.stream().map(String::valueOf).toList()))
+            .append(")");
+      }
+      if (refused > 0) {
+        line.append(", ").append(refused).append(" refused");
+      }
+      if (failed > 0) {
+        line.append(", ").append(failed).append(" lost with the session");
+      }
+      if (timedOut > 0) {
+        line.append(", ")
+            .append(timedOut)
+            .append(" not confirmed within ")
+            .append(timeout.toMillis())
+            .append(" ms (--confirm-timeout)");
+      }
+      err.println(line);
+      if (firstProblem != null) {
+        err.println("bdrp pub: first problem: " + firstProblem);
+      }
+      err.flush();
+      return unreached + refused + failed + timedOut == 0;
+    }
+
+    /** Waits for {@code f}, unless the timeout already passed once, and counts its outcome. */
+    private void settle(CompletableFuture<Void> f) throws InterruptedException {
+      try {
+        if (timedOut > 0 && !f.isDone()) {
+          timedOut++; // gave up already: what has not come counts as not confirmed
+          return;
+        }
+        f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        confirmed++;
+      } catch (TimeoutException e) {
+        timedOut++;
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof BdrpClient.UnreachedException u) {
+          unreached++;
+          for (int r : u.routers()) {
+            unreachedRouters.add(r);
+          }
+        } else if (cause instanceof BdrpClient.RouterException) {
+          refused++;
+        } else {
+          failed++;
+        }
+        if (firstProblem == null) {
+          firstProblem = cause.getMessage();
+        }
+      }
     }
   }
 

@@ -39,7 +39,15 @@ final class RouterAddressOption {
 
   /** {@code --wait} as a duration, or an error naming the option. */
   Duration waitFor() {
-    String w = wait.strip();
+    return duration("--wait", wait);
+  }
+
+  /**
+   * A duration given to {@code option}: 0, or a number followed by ms, s or m (500ms, 30s, 2m); an
+   * error naming the option otherwise.
+   */
+  static Duration duration(String option, String text) {
+    String w = text.strip();
     try {
       if (w.equals("0")) {
         return Duration.ZERO;
@@ -57,7 +65,7 @@ final class RouterAddressOption {
       // below
     }
     throw new IllegalArgumentException(
-        "--wait: expected a duration such as 30s, 500ms or 2m, got '" + wait + "'");
+        option + ": expected a duration such as 30s, 500ms or 2m, got '" + text + "'");
   }
 
   /**

@@ -8,6 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +54,12 @@ import java.util.function.LongFunction;
  *
  * <p><b>Reconnection.</b> When the session breaks, the client (unless {@linkplain Builder#reconnect
  * disabled}) dials again with growing back-off, up to a few seconds, and re-registers its
- * predicate. Messages sent while disconnected fail their future.
+ * predicate. Messages sent while disconnected fail their future, except reliable ones.
+ *
+ * <p><b>Reliable messages.</b> {@link #sendReliable} numbers each message as one of this client's
+ * {@linkplain #publisherId() publisher}, keeps it until the router confirms that every router whose
+ * hosts want it has it, and sends it again, in order, after every reconnect; destination routers
+ * drop what they delivered already, so no host receives a message twice.
  */
 public final class BdrpClient implements AutoCloseable {
   /** Told about the session's state, on the callback thread. */
@@ -111,6 +117,38 @@ public final class BdrpClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Thrown into the future of a reliable message when the router gave up on it: some routers whose
+   * hosts wanted it did not acknowledge it before the router's retention ended (a partition that
+   * lasted longer than a minute). The other routers of its destination set have it.
+   */
+  public static final class UnreachedException extends IOException {
+    private static final long serialVersionUID = 1L;
+    private final long publisherSeq;
+    private final int[] routers;
+
+    UnreachedException(long publisherSeq, int[] routers) {
+      super(
+          "reliable message "
+              + publisherSeq
+              + " did not reach router"
+              + (routers.length == 1 ? " " : "s ")
+              + java.util.Arrays.toString(routers));
+      this.publisherSeq = publisherSeq;
+      this.routers = routers.clone();
+    }
+
+    /** The message's number (the publisher's sequence number it was sent with). */
+    public long publisherSeq() {
+      return publisherSeq;
+    }
+
+    /** The numbers of the routers that never acknowledged the message. */
+    public int[] routers() {
+      return routers.clone();
+    }
+  }
+
   // The parts of a client (docs/client.md, "Inside the client"); each says which thread owns it.
   private final ClientOptions options;
   private final ClientThreads threads;
@@ -118,13 +156,20 @@ public final class BdrpClient implements AutoCloseable {
   private final Subscriptions subscriptions;
   private final Connection connection;
   private final Outbox outbox;
+  private final ReliableSender reliable;
 
   private BdrpClient(ClientOptions options) {
     this.options = options;
     this.threads = new ClientThreads(options.group(), options.callbackExecutor());
     this.requests = new Requests(threads::settle);
     this.subscriptions = new Subscriptions(options.onMessage(), threads::callback);
-    this.connection = new Connection(this, options, threads, requests, subscriptions);
+    this.reliable =
+        new ReliableSender(
+            options.publisherId(),
+            options.publisherSeqStart(),
+            options.maxUnconfirmed(),
+            threads::settle);
+    this.connection = new Connection(this, options, threads, requests, subscriptions, reliable);
     this.outbox =
         new Outbox(
             connection::channel, threads.group(), requests, threads::settle, options.where());
@@ -148,8 +193,21 @@ public final class BdrpClient implements AutoCloseable {
     private ConnectionListener listener = new ConnectionListener() {};
     private java.util.concurrent.Executor callbackExecutor;
     private EventLoopGroup group;
+    private long publisherId;
+    private long publisherSeqStart = 1;
+    private int maxUnconfirmed = 1_000;
 
     private Builder() {}
+
+    /** A random publisher id for a new client: 64 bits from {@link SecureRandom}, never 0. */
+    private static long drawPublisherId() {
+      SecureRandom random = new SecureRandom();
+      long id;
+      do {
+        id = random.nextLong();
+      } while (id == 0);
+      return id;
+    }
 
     /** The options as they are now, for a client about to connect. */
     ClientOptions options() {
@@ -164,7 +222,10 @@ public final class BdrpClient implements AutoCloseable {
           onMessage,
           listener,
           callbackExecutor,
-          group);
+          group,
+          publisherId != 0 ? publisherId : drawPublisherId(),
+          publisherSeqStart,
+          maxUnconfirmed);
     }
 
     /**
@@ -270,6 +331,54 @@ public final class BdrpClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The publisher id of this client's reliable messages (default: a random one, drawn for each
+     * client). Destination routers drop a publisher's messages numbered at or below the last one
+     * they delivered from it, so an id set here that outlives the process must come with numbering
+     * that goes on above every number it used before: see {@link #publisherSeqStart}. A process
+     * that does not keep its numbering should leave the id random.
+     *
+     * @throws IllegalArgumentException if {@code id} is 0 (reserved)
+     */
+    public Builder publisherId(long id) {
+      if (id == 0) {
+        throw new IllegalArgumentException("publisherId: 0 is reserved");
+      }
+      this.publisherId = id;
+      return this;
+    }
+
+    /**
+     * The number of this client's first reliable message (default 1); the next ones follow one by
+     * one. With a {@link #publisherId} kept across restarts, start above the last number sent
+     * before, or destination routers drop the new messages as duplicates.
+     *
+     * @throws IllegalArgumentException if {@code first} is below 1
+     */
+    public Builder publisherSeqStart(long first) {
+      if (first < 1) {
+        throw new IllegalArgumentException("publisherSeqStart: " + first + " is below 1");
+      }
+      this.publisherSeqStart = first;
+      return this;
+    }
+
+    /**
+     * How many reliable messages may be sent to the router and unconfirmed at a time (default
+     * 1,000). {@link BdrpClient#sendReliable} never blocks: messages beyond this wait in the
+     * client, without bound, and are sent as confirmations arrive; an application that publishes
+     * faster than the network confirms bounds what waits itself, by waiting on the futures.
+     *
+     * @throws IllegalArgumentException if {@code n} is below 1
+     */
+    public Builder maxUnconfirmed(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxUnconfirmed: " + n + " is below 1");
+      }
+      this.maxUnconfirmed = n;
+      return this;
+    }
+
     /** Where handlers and listeners run (default: one thread of the client's own). */
     public Builder callbackExecutor(java.util.concurrent.Executor e) {
       this.callbackExecutor = e;
@@ -364,8 +473,44 @@ public final class BdrpClient implements AutoCloseable {
   }
 
   /**
+   * Publishes a message reliably: numbers it as the next message of this client's {@linkplain
+   * #publisherId() publisher}, keeps it, and sends it as soon as fewer than {@link
+   * Builder#maxUnconfirmed} messages wait for confirmation. Never blocks; may be called while
+   * disconnected. The future
+   *
+   * <ul>
+   *   <li>completes when the router confirms that every router whose hosts want the message has it;
+   *   <li>fails with {@link UnreachedException} when the router gave up on some of those routers;
+   *   <li>fails with {@link RouterException} when the router refuses the message (BAD_MESSAGE,
+   *       NOT_AUTHORIZED, ...), which is then forgotten; a router whose retention of reliable
+   *       messages is full (OVERLOADED) is not an answer: the message and every later one are sent
+   *       again, in order, after the next confirmation or a short wait;
+   *   <li>fails with an {@link IOException} when the client is closed, or when its session breaks
+   *       and it does not reconnect.
+   * </ul>
+   *
+   * <p>Across a broken session the future stays pending: the next session (with the same router or
+   * another) sends every unconfirmed message again, in order, before any new one, and routers drop
+   * those their hosts already have. Messages of one client reach each host in the order they were
+   * sent.
+   */
+  public CompletableFuture<Void> sendReliable(Message m) {
+    return reliable.send(Objects.requireNonNull(m, "m"));
+  }
+
+  /**
+   * The publisher id this client's reliable messages carry: the builder's {@link
+   * Builder#publisherId}, or one drawn at random for this client.
+   */
+  public long publisherId() {
+    return reliable.publisher();
+  }
+
+  /**
    * Completes when the router has answered a PING sent now: everything this client sent before has
-   * been taken by the router (it handles a session's frames in order).
+   * been taken by the router (it handles a session's frames in order). Reliable messages are
+   * answered by their own confirmations: those still waiting for room among {@link
+   * Builder#maxUnconfirmed} have not been sent yet.
    */
   public CompletableFuture<Void> flush() {
     return request(ClientFrame.Ping::new);

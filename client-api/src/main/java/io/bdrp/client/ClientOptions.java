@@ -16,6 +16,9 @@ import java.util.function.Consumer;
  * @param callbackExecutor where handlers and listeners run, or null for a thread of the client's
  *     own
  * @param group the event-loop group to do I/O on, or null for one of the client's own
+ * @param publisherId the publisher id of the client's reliable messages, not 0
+ * @param publisherSeqStart the number of the client's first reliable message, at least 1
+ * @param maxUnconfirmed how many reliable messages may be sent and unconfirmed at a time
  */
 record ClientOptions(
     InetSocketAddress router,
@@ -28,7 +31,10 @@ record ClientOptions(
     Consumer<Message> onMessage,
     BdrpClient.ConnectionListener listener,
     Executor callbackExecutor,
-    EventLoopGroup group) {
+    EventLoopGroup group,
+    long publisherId,
+    long publisherSeqStart,
+    int maxUnconfirmed) {
 
   /** The router's address as HOST:PORT, for messages. */
   String where() {

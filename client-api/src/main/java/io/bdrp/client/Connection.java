@@ -24,9 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A client's connection to its router, across reconnects: dials, builds each connection's pipeline
  * (TLS, frame codec, {@link SessionHandler}), keeps the channel of the open session, and when a
  * session breaks fails the requests still waiting and dials again after the {@link Backoff}'s wait;
- * re-registers the predicate on every new session. The first session that fails to open ends the
- * client instead. The session's fields are written on the I/O thread and read from any thread
- * (volatile); {@link #close()} may be called from any thread.
+ * re-registers the predicate on every new session, then has the {@link ReliableSender} send its
+ * unconfirmed messages again. Reliable messages outlive a broken session; they fail only when the
+ * client is closed or will not dial again. The first session that fails to open ends the client
+ * instead. The session's fields are written on the I/O thread and read from any thread (volatile);
+ * {@link #close()} may be called from any thread.
  */
 final class Connection implements SessionHandler.Session {
   private final BdrpClient client;
@@ -34,6 +36,7 @@ final class Connection implements SessionHandler.Session {
   private final ClientThreads threads;
   private final Requests requests;
   private final Subscriptions subscriptions;
+  private final ReliableSender reliable;
   private final Backoff backoff = new Backoff();
 
   /** Completes with the first session, or fails if it cannot be opened. */
@@ -57,12 +60,14 @@ final class Connection implements SessionHandler.Session {
       ClientOptions options,
       ClientThreads threads,
       Requests requests,
-      Subscriptions subscriptions) {
+      Subscriptions subscriptions,
+      ReliableSender reliable) {
     this.client = client;
     this.options = options;
     this.threads = threads;
     this.requests = requests;
     this.subscriptions = subscriptions;
+    this.reliable = reliable;
   }
 
   /** The channel of the open session, or null. */
@@ -147,6 +152,7 @@ final class Connection implements SessionHandler.Session {
     if (!p.equals(Predicate.NONE)) {
       ch.writeAndFlush(new ClientFrame.SetPredicate(0, p)); // re-registered after a reconnect
     }
+    reliable.opened(ch); // unconfirmed messages again, in order, before any new one
     firstConnect.complete(client);
     threads.callback(() -> options.listener().connected(number));
     return true;
@@ -170,10 +176,26 @@ final class Connection implements SessionHandler.Session {
   }
 
   @Override
+  public void confirmed(Channel ch, ClientFrame.Confirm confirm) {
+    reliable.confirmed(ch, confirm);
+  }
+
+  @Override
+  public void unreached(Channel ch, ClientFrame.Unreached unreached) {
+    reliable.unreached(ch, unreached);
+  }
+
+  @Override
+  public void reliableRefused(Channel ch, long correlationId, BdrpClient.RouterException error) {
+    reliable.refused(ch, correlationId, error);
+  }
+
+  @Override
   public void ended(Channel ch, Throwable cause) {
     if (channel == ch) {
       channel = null;
     }
+    reliable.closed(ch);
     broken(cause);
   }
 
@@ -196,6 +218,11 @@ final class Connection implements SessionHandler.Session {
       return;
     }
     boolean again = options.reconnect();
+    if (!again) {
+      reliable.end(
+          new IOException(
+              "session with " + options.where() + " lost before the message was confirmed", cause));
+    }
     threads.callback(() -> options.listener().disconnected(cause, again));
     if (again) {
       threads.group().schedule(this::dial, backoff.nextDelayMs(), TimeUnit.MILLISECONDS);
@@ -238,6 +265,7 @@ final class Connection implements SessionHandler.Session {
   void close() {
     closed = true;
     release(true);
+    reliable.end(new IOException("client closed before the message was confirmed"));
   }
 
   /**

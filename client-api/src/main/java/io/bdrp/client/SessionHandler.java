@@ -15,9 +15,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * One connection's session, the last handler of its pipeline: says HELLO when the connection is up
  * (and gives up if no answer comes within the connect timeout), matches OK, ERROR and PONG to the
- * {@link Requests} they answer, answers PING, gathers the messages of one read into a batch, and
- * tells its {@link Session} when the session opens, what it delivers and how it ends. A new handler
- * for every connection; owned by the connection's event loop.
+ * {@link Requests} they answer, hands CONFIRM, UNREACHED and the ERRORs that answer a SEND_RELIABLE
+ * (their correlation ids have the top bit set) to the {@link ReliableSender}, answers PING, gathers
+ * the messages of one read into a batch, and tells its {@link Session} when the session opens, what
+ * it delivers and how it ends. A new handler for every connection; owned by the connection's event
+ * loop.
  */
 final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
   /** What a session tells the client; called on the connection's event loop. */
@@ -36,6 +38,15 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
 
     /** The router reported an error that answers no waiting request. */
     void error(int code, String message);
+
+    /** CONFIRM of a reliable message. */
+    void confirmed(Channel channel, ClientFrame.Confirm confirm);
+
+    /** UNREACHED of a reliable message. */
+    void unreached(Channel channel, ClientFrame.Unreached unreached);
+
+    /** ERROR answering the SEND_RELIABLE with {@code correlationId}. */
+    void reliableRefused(Channel channel, long correlationId, BdrpClient.RouterException error);
 
     /** The connection is closed, for {@code cause}; called once, after {@link #opened} or not. */
     void ended(Channel channel, Throwable cause);
@@ -120,12 +131,26 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
         }
         BdrpClient.RouterException ex =
             new BdrpClient.RouterException(e.code(), e.message(), e.position());
+        if (ReliableSender.isReliable(e.correlationId())) {
+          session.reliableRefused(ctx.channel(), e.correlationId(), ex);
+          return;
+        }
         if (e.correlationId() != 0 && requests.complete(e.correlationId(), ex)) {
           return;
         }
         session.error(e.code(), e.message());
       }
       case ClientFrame.Deliver d -> delivered.add(d.message());
+      case ClientFrame.Confirm c -> {
+        if (helloDone) {
+          session.confirmed(ctx.channel(), c);
+        }
+      }
+      case ClientFrame.Unreached u -> {
+        if (helloDone) {
+          session.unreached(ctx.channel(), u);
+        }
+      }
       case ClientFrame.Ping p -> ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
       case ClientFrame.Pong p -> requests.complete(p.nonce(), null);
       case ClientFrame.Bye b -> ctx.close();

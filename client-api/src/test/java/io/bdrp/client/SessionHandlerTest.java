@@ -71,11 +71,21 @@ class SessionHandlerTest {
             received::add,
             listener,
             Runnable::run,
-            ch.eventLoop());
+            ch.eventLoop(),
+            1,
+            1,
+            1_000);
     ClientThreads threads = new ClientThreads(ch.eventLoop(), Runnable::run);
     requests = new Requests(threads::settle);
     subscriptions = new Subscriptions(options.onMessage(), threads::callback);
-    connection = new Connection(null, options, threads, requests, subscriptions);
+    connection =
+        new Connection(
+            null,
+            options,
+            threads,
+            requests,
+            subscriptions,
+            new ReliableSender(1, 1, 1_000, threads::settle));
     ch.pipeline().addLast(new SessionHandler(options, requests, connection));
     ch.pipeline().fireChannelActive(); // the connection is up: the handler says HELLO
   }

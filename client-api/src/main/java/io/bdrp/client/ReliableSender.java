@@ -1,0 +1,315 @@
+package io.bdrp.client;
+
+import io.bdrp.encoding.Message;
+import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameCodec;
+import io.bdrp.transport.ErrorCode;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The client's reliable messages that the router has not confirmed yet (docs/client.md, "Reliable
+ * publishing"). Each is numbered 1, 2, 3, ... (from the builder's start) as message of this
+ * client's publisher id and kept, in number order, until the router answers CONFIRM or UNREACHED
+ * for it, or refuses it with an ERROR other than OVERLOADED.
+ *
+ * <p>At most {@code maxUnconfirmed} of them are written and unanswered at a time; the rest wait
+ * here and go out, in order, as answers free room. OVERLOADED (the router's retention is full)
+ * holds back the refused message and everything after it: all of them go out again, in order, after
+ * the next CONFIRM or {@value #OVERLOADED_RETRY_MS} ms, whichever comes first, so that no later
+ * message overtakes a refused one. Every new session sends every unconfirmed message again, in
+ * order, before any new one: destination routers drop a publisher's messages numbered at or below
+ * the last one they delivered, so nothing reaches a host twice.
+ *
+ * <p>Any thread: the state is guarded by this object's lock, and no future is completed while it is
+ * held. Frames are written only on the event loop of the session's channel, by {@link #drain}, so
+ * that they leave in the order they were taken from the table.
+ */
+final class ReliableSender {
+  /** How long a message refused with OVERLOADED waits before it is sent again, at most. */
+  static final long OVERLOADED_RETRY_MS = 100;
+
+  /** Bit set in the correlation id of a SEND_RELIABLE, above its number; requests never set it. */
+  private static final long RELIABLE_BIT = Long.MIN_VALUE;
+
+  /** An unconfirmed message and the future its sender waits on. */
+  private record Pending(Message message, CompletableFuture<Void> confirmed) {}
+
+  private final long publisher;
+  private final int maxUnconfirmed;
+  private final Executor settle;
+
+  /** Unconfirmed messages by number, sent or not. */
+  private final TreeMap<Long, Pending> unconfirmed = new TreeMap<>();
+
+  private long nextSeq;
+
+  /** The channel of the open session, or null. */
+  private Channel channel;
+
+  /** Every message numbered below this one has been written on {@link #channel}. */
+  private long nextToSend;
+
+  /** Unconfirmed messages numbered below {@link #nextToSend}: written and not answered. */
+  private int inFlight;
+
+  /** The lowest number refused with OVERLOADED and not yet sent again, or 0 for none. */
+  private long heldFrom;
+
+  /** Whether a {@link #drain} task waits on the session's event loop. */
+  private boolean drainQueued;
+
+  /** Set when no session will come again (client closed, no reconnecting): sends fail with it. */
+  private IOException ended;
+
+  /**
+   * @param publisher this client's publisher id, not 0
+   * @param firstSeq the number of the first message, at least 1
+   * @param maxUnconfirmed how many messages may be written and unanswered at a time, at least 1
+   * @param settle where futures complete
+   */
+  ReliableSender(long publisher, long firstSeq, int maxUnconfirmed, Executor settle) {
+    this.publisher = publisher;
+    this.nextSeq = firstSeq;
+    this.maxUnconfirmed = maxUnconfirmed;
+    this.settle = settle;
+  }
+
+  /** This client's publisher id. */
+  long publisher() {
+    return publisher;
+  }
+
+  /** The correlation id a SEND_RELIABLE of message {@code seq} carries. */
+  static long correlationId(long seq) {
+    return seq | RELIABLE_BIT;
+  }
+
+  /** Whether {@code correlationId} is that of a SEND_RELIABLE. */
+  static boolean isReliable(long correlationId) {
+    return (correlationId & RELIABLE_BIT) != 0;
+  }
+
+  /** How many messages are unconfirmed, sent or waiting to be. */
+  synchronized int size() {
+    return unconfirmed.size();
+  }
+
+  /**
+   * Numbers {@code m}, keeps it, and has it written as soon as the window and the session allow.
+   * The future completes on CONFIRM and fails on UNREACHED, on a refusal, or when the client ends.
+   */
+  CompletableFuture<Void> send(Message m) {
+    CompletableFuture<Void> f = new CompletableFuture<>();
+    Channel c;
+    IOException refused;
+    synchronized (this) {
+      refused = ended;
+      if (refused == null) {
+        unconfirmed.put(nextSeq++, new Pending(m, f));
+      }
+      c = channel;
+      if (refused != null || c == null || drainQueued) {
+        c = null;
+      } else {
+        drainQueued = true;
+      }
+    }
+    if (refused != null) {
+      f.completeExceptionally(refused);
+    } else if (c != null) {
+      Channel session = c;
+      try {
+        session.eventLoop().execute(() -> drain(session));
+      } catch (RejectedExecutionException e) {
+        // the client is being closed: its end fails the message
+      }
+    }
+    return f;
+  }
+
+  /**
+   * A session opened on {@code c} (its event loop calls this, after the predicate is written):
+   * sends every unconfirmed message again, in order, then the ones that waited.
+   */
+  void opened(Channel c) {
+    synchronized (this) {
+      channel = c;
+      nextToSend = unconfirmed.isEmpty() ? nextSeq : unconfirmed.firstKey();
+      inFlight = 0;
+      heldFrom = 0;
+    }
+    drain(c);
+  }
+
+  /** The session on {@code c} ended: unconfirmed messages wait for the next one. */
+  synchronized void closed(Channel c) {
+    if (channel == c) {
+      channel = null;
+    }
+  }
+
+  /** No session will come again: fails every unconfirmed message, and every later send. */
+  void end(IOException cause) {
+    List<Pending> failed;
+    synchronized (this) {
+      if (ended == null) {
+        ended = cause;
+      }
+      channel = null;
+      failed = new ArrayList<>(unconfirmed.values());
+      unconfirmed.clear();
+    }
+    for (Pending p : failed) {
+      settle.execute(() -> p.confirmed.completeExceptionally(cause));
+    }
+  }
+
+  /** CONFIRM on {@code c}: completes the message's future, and sends what waited for room. */
+  void confirmed(Channel c, ClientFrame.Confirm confirm) {
+    if (confirm.publisher() != publisher) {
+      return;
+    }
+    Pending p;
+    boolean retry;
+    synchronized (this) {
+      p = answered(confirm.publisherSeq());
+      retry = heldFrom != 0 && channel == c;
+      if (retry) {
+        resendFromHeld();
+      }
+    }
+    if (p != null) {
+      settle.execute(() -> p.confirmed.complete(null));
+    }
+    drain(c);
+  }
+
+  /** UNREACHED on {@code c}: fails the message's future with the routers it names. */
+  void unreached(Channel c, ClientFrame.Unreached u) {
+    if (u.publisher() != publisher) {
+      return;
+    }
+    Pending p;
+    synchronized (this) {
+      p = answered(u.publisherSeq());
+    }
+    if (p != null) {
+      BdrpClient.UnreachedException e =
+          new BdrpClient.UnreachedException(u.publisherSeq(), u.routers());
+      settle.execute(() -> p.confirmed.completeExceptionally(e));
+    }
+    drain(c);
+  }
+
+  /**
+   * ERROR on {@code c} whose correlation id is that of a SEND_RELIABLE: OVERLOADED holds the
+   * message and all after it back until a CONFIRM or {@value #OVERLOADED_RETRY_MS} ms; any other
+   * code fails the message's future with {@code error} and forgets the message.
+   */
+  void refused(Channel c, long correlationId, BdrpClient.RouterException error) {
+    long seq = correlationId & ~RELIABLE_BIT;
+    if (error.code() == ErrorCode.OVERLOADED.number()) {
+      synchronized (this) {
+        if (channel != c || !unconfirmed.containsKey(seq) || seq >= nextToSend) {
+          return; // answered, or refused as sent before a resend that has not reached it yet
+        }
+        boolean timerRunning = heldFrom != 0;
+        if (heldFrom == 0 || seq < heldFrom) {
+          heldFrom = seq;
+        }
+        if (timerRunning) {
+          return;
+        }
+      }
+      c.eventLoop().schedule(() -> retry(c), OVERLOADED_RETRY_MS, TimeUnit.MILLISECONDS);
+      return;
+    }
+    Pending p;
+    synchronized (this) {
+      p = answered(seq);
+    }
+    if (p != null) {
+      settle.execute(() -> p.confirmed.completeExceptionally(error));
+    }
+    drain(c);
+  }
+
+  /** The wait after OVERLOADED is over: sends the held messages again, unless a CONFIRM did. */
+  private void retry(Channel c) {
+    synchronized (this) {
+      if (channel != c || heldFrom == 0) {
+        return;
+      }
+      resendFromHeld();
+    }
+    drain(c);
+  }
+
+  /** Under the lock: everything from the first held message on is to be written again. */
+  private void resendFromHeld() {
+    nextToSend = Math.min(nextToSend, heldFrom);
+    heldFrom = 0;
+    inFlight = unconfirmed.headMap(nextToSend).size();
+  }
+
+  /** Under the lock: forgets message {@code seq}, answered; null if it was not waiting. */
+  private Pending answered(long seq) {
+    Pending p = unconfirmed.remove(seq);
+    if (p != null && seq < nextToSend) {
+      inFlight--;
+    }
+    return p;
+  }
+
+  /**
+   * On the event loop of {@code c}: writes, in number order, every message that the window lets out
+   * and no OVERLOADED holds back, in batches of {@link Outbox#BATCH_BYTES}, with one flush.
+   */
+  void drain(Channel c) {
+    List<ClientFrame.SendReliable> frames = new ArrayList<>();
+    synchronized (this) {
+      drainQueued = false;
+      if (channel != c || heldFrom != 0) {
+        return;
+      }
+      while (inFlight < maxUnconfirmed) {
+        Map.Entry<Long, Pending> e = unconfirmed.ceilingEntry(nextToSend);
+        if (e == null) {
+          break;
+        }
+        long seq = e.getKey();
+        frames.add(
+            new ClientFrame.SendReliable(
+                correlationId(seq), publisher, seq, e.getValue().message()));
+        nextToSend = seq + 1;
+        inFlight++;
+      }
+    }
+    if (frames.isEmpty() || !c.isActive()) {
+      return; // an inactive channel's session ends, and the next one sends them again
+    }
+    ByteBuf out = null;
+    for (ClientFrame.SendReliable f : frames) {
+      int n = ClientFrameCodec.encodedLength(f);
+      if (out != null && out.writableBytes() < n) {
+        c.write(out);
+        out = null;
+      }
+      if (out == null) {
+        out = c.alloc().directBuffer(Math.max(n, Outbox.BATCH_BYTES));
+      }
+      ClientFrameCodec.encode(f, out);
+    }
+    c.writeAndFlush(out);
+  }
+}
