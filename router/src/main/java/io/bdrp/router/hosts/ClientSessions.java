@@ -456,7 +456,18 @@ public final class ClientSessions {
                 + host.permissions.publish());
         return;
       }
-      if (!reliable.hasRoom(sendBytes.length)) {
+      // After refusing a publisher's message n for want of room, its later messages on this
+      // session are refused too until n comes again: taking n+1 first would deliver it before n,
+      // and destinations would then drop n as older than what they delivered.
+      Long refusedFrom = waitingFor.get(s.publisher());
+      if (refusedFrom != null && s.publisherSeq() <= refusedFrom) {
+        waitingFor.remove(s.publisher());
+        refusedFrom = null;
+      }
+      if (refusedFrom != null || !reliable.hasRoom(sendBytes.length)) {
+        if (refusedFrom == null) {
+          waitingFor.put(s.publisher(), s.publisherSeq());
+        }
         refuse(
             ctx,
             id,
@@ -475,6 +486,9 @@ public final class ClientSessions {
       reliable.publish(s.message(), sendBytes, s.publisher(), s.publisherSeq());
       reliableTimer.run();
     }
+
+    /** Per publisher of this session, the first message refused for want of room, if any. */
+    private final java.util.Map<Long, Long> waitingFor = new java.util.HashMap<>();
 
     /** The publisher ids this session holds. */
     private final java.util.Set<Long> ownIds = new java.util.HashSet<>();
