@@ -169,7 +169,7 @@ public final class Router implements AutoCloseable {
             node,
             config.epoch(),
             () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()),
-            Reliable.Config.DEFAULT,
+            config.limits().hosts().reliable(Reliable.Config.DEFAULT),
             output);
     this.reliableTimer =
         new RoutingTimer(

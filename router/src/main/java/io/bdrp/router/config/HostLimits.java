@@ -31,6 +31,11 @@ package io.bdrp.router.config;
  *     together (each counted as its bdrp encoding); more are dropped and counted
  * @param mqttAbsentSessions MQTT sessions the router keeps whose client is away; a connection that
  *     ends beyond it ends its session too (counted)
+ * @param reliableRetentionMessages reliable messages the router holds at most as their ingress
+ *     until every router of their D has them; beyond, publishers are answered OVERLOADED and wait
+ * @param reliableRetentionBytes bytes of those messages held at most
+ * @param reliableRetentionMs how long the router keeps trying to reach a reliable message's D
+ *     before it gives up on the routers missing and tells the publisher (UNREACHED)
  */
 public record HostLimits(
     int maxFiltersPerHost,
@@ -41,10 +46,14 @@ public record HostLimits(
     int mqttSessionExpiryMaxSeconds,
     int mqttQueuedMessages,
     int mqttQueuedBytes,
-    int mqttAbsentSessions) {
+    int mqttAbsentSessions,
+    int reliableRetentionMessages,
+    int reliableRetentionBytes,
+    int reliableRetentionMs) {
   /** The defaults. */
   public static final HostLimits DEFAULT =
-      new HostLimits(4096, 16_384, 10, 1000, 60_000, 86_400, 1000, 1 << 20, 1000);
+      new HostLimits(
+          4096, 16_384, 10, 1000, 60_000, 86_400, 1000, 1 << 20, 1000, 10_000, 64 << 20, 60_000);
 
   /** These limits, with the MQTT sessions' limits at their defaults. */
   public HostLimits(
@@ -62,7 +71,10 @@ public record HostLimits(
         86_400,
         1000,
         1 << 20,
-        1000);
+        1000,
+        DEFAULT.reliableRetentionMessages,
+        DEFAULT.reliableRetentionBytes,
+        DEFAULT.reliableRetentionMs);
   }
 
   /** These limits with the MQTT sessions' limits in place of theirs. */
@@ -77,6 +89,22 @@ public record HostLimits(
         expiryMaxSeconds,
         queuedMessages,
         queuedBytes,
-        absentSessions);
+        absentSessions,
+        reliableRetentionMessages,
+        reliableRetentionBytes,
+        reliableRetentionMs);
+  }
+
+  /** The reliable service's bounds of these limits, over {@code base}'s timers. */
+  public io.bdrp.routing.Reliable.Config reliable(io.bdrp.routing.Reliable.Config base) {
+    return new io.bdrp.routing.Reliable.Config(
+        base.resendMillis(),
+        base.maxResendMillis(),
+        reliableRetentionMs,
+        reliableRetentionMessages,
+        reliableRetentionBytes,
+        base.ackDelayMillis(),
+        base.reorderMessages(),
+        base.publishersKept());
   }
 }

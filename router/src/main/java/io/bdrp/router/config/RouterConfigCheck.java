@@ -390,7 +390,25 @@ final class RouterConfigCheck {
                 "limits.mqttAbsentSessions",
                 h.mqttAbsentSessions(),
                 0,
-                1 << 24));
+                1 << 24),
+            integer(
+                l.reliableRetentionMessages(),
+                "limits.reliableRetentionMessages",
+                h.reliableRetentionMessages(),
+                1,
+                1 << 24),
+            integer(
+                l.reliableRetentionBytes(),
+                "limits.reliableRetentionBytes",
+                h.reliableRetentionBytes(),
+                1024,
+                1 << 30),
+            integer(
+                l.reliableRetentionMs(),
+                "limits.reliableRetentionMs",
+                h.reliableRetentionMs(),
+                1000,
+                86_400_000));
     return new RouterLimits(
         maxFrame,
         lh,

@@ -106,7 +106,10 @@ final class RouterConfigFile {
       BigInteger mqttSessionExpiryMaxSeconds,
       BigInteger mqttQueuedMessages,
       BigInteger mqttQueuedBytes,
-      BigInteger mqttAbsentSessions) {}
+      BigInteger mqttAbsentSessions,
+      BigInteger reliableRetentionMessages,
+      BigInteger reliableRetentionBytes,
+      BigInteger reliableRetentionMs) {}
 
   /** {@code auth}. */
   record Auth(String routerToken, Clients clients, MetricsUser metrics, String udp) {}

@@ -135,6 +135,26 @@ class RouterConfigTest {
   }
 
   @Test
+  void theReliableRetentionIsSetInTheLimitsAndCheckedThere() {
+    RouterConfig c =
+        RouterConfig.parse(
+            "router: 1\nlimits: {reliableRetentionMessages: 5, reliableRetentionBytes: 4096,"
+                + " reliableRetentionMs: 2000}",
+            "t");
+    io.bdrp.routing.Reliable.Config r =
+        c.limits().hosts().reliable(io.bdrp.routing.Reliable.Config.DEFAULT);
+    assertEquals(5, r.retentionMessages());
+    assertEquals(4096, r.retentionBytes());
+    assertEquals(2000, r.retentionMillis());
+    assertEquals(io.bdrp.routing.Reliable.Config.DEFAULT.resendMillis(), r.resendMillis());
+    RouterConfig.ConfigException e =
+        assertThrows(
+            RouterConfig.ConfigException.class,
+            () -> RouterConfig.parse("router: 1\nlimits: {reliableRetentionMs: 10}", "t.yaml"));
+    assertTrue(e.getMessage().contains("limits.reliableRetentionMs"), e.getMessage());
+  }
+
+  @Test
   void aTokenLongerThanAHelloCarriesIsRefused() {
     String yaml = "router: 1\nauth: {routerToken: \"" + "é".repeat(513) + "\"}";
     RouterConfig.ConfigException e =
