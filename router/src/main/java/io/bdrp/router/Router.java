@@ -184,12 +184,39 @@ public final class Router implements AutoCloseable {
             reliableTimer::rearm,
             tls::clientTls,
             originKeys != null);
-    output.publishers(clients.publishers());
     this.mqtt =
         config.mqttListen() == null
             ? null
             : new MqttListener(
-                core, hosts, clients.predicates(), dataPlane, batches, tls::clientTls);
+                core,
+                hosts,
+                clients.predicates(),
+                dataPlane,
+                reliable,
+                reliableTimer::rearm,
+                batches,
+                tls::clientTls);
+    // Publisher ids are random 64-bit numbers: each front end answers its own and ignores others.
+    LinkOutput.Publishers bdrp = clients.publishers();
+    LinkOutput.Publishers mqttPublishers = mqtt == null ? null : mqtt.publishers();
+    output.publishers(
+        new LinkOutput.Publishers() {
+          @Override
+          public void confirmed(long publisher, long publisherSeq) {
+            bdrp.confirmed(publisher, publisherSeq);
+            if (mqttPublishers != null) {
+              mqttPublishers.confirmed(publisher, publisherSeq);
+            }
+          }
+
+          @Override
+          public void unreached(long publisher, long publisherSeq, long[] unreached) {
+            bdrp.unreached(publisher, publisherSeq, unreached);
+            if (mqttPublishers != null) {
+              mqttPublishers.unreached(publisher, publisherSeq, unreached);
+            }
+          }
+        });
     this.data = new DataReceiver(config.router(), metrics, dataPlane, reliable);
     metrics.reliable(reliable);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);

@@ -11,10 +11,18 @@ import io.bdrp.encoding.Limits;
  *     router's event loop a parse of each such payload)
  * @param jsonMaxBytes the largest payload parsed for JSON fields, in bytes ({@code
  *     mqtt.jsonMaxBytes}); larger payloads give no fields
+ * @param confirmedAcks whether a QoS 1 or 2 PUBLISH is sent with the reliable service and answered
+ *     (PUBACK, PUBREC) once every router of its D has it ({@code mqtt.confirmedAcks}; off by
+ *     default: then the router answers once it has routed the message)
  */
-public record MqttOptions(boolean jsonFields, int jsonMaxBytes) {
-  /** JSON fields off; payloads up to 64 KiB parsed when they are turned on. */
-  public static final MqttOptions DEFAULT = new MqttOptions(false, 64 * 1024);
+public record MqttOptions(boolean jsonFields, int jsonMaxBytes, boolean confirmedAcks) {
+  /** JSON fields off; payloads up to 64 KiB parsed when they are turned on; acks on routing. */
+  public static final MqttOptions DEFAULT = new MqttOptions(false, 64 * 1024, false);
+
+  /** These JSON options, acknowledgements on routing. */
+  public MqttOptions(boolean jsonFields, int jsonMaxBytes) {
+    this(jsonFields, jsonMaxBytes, false);
+  }
 
   public MqttOptions {
     if (jsonMaxBytes < 1 || jsonMaxBytes > Limits.MAX_BODY_BYTES) {

@@ -140,7 +140,8 @@ final class RouterConfigCheck {
             "mqtt.jsonMaxBytes",
             d.jsonMaxBytes(),
             1,
-            io.bdrp.encoding.Limits.MAX_BODY_BYTES));
+            io.bdrp.encoding.Limits.MAX_BODY_BYTES),
+        m.confirmedAcks() != null ? m.confirmedAcks() : d.confirmedAcks());
   }
 
   List<Neighbour> neighbours(List<RouterConfigFile.Link> ns, int router, int maxRouters) {

@@ -50,7 +50,7 @@ final class RouterConfigFile {
       Mqtt mqtt) {}
 
   /** {@code mqtt}: the fields of {@link MqttOptions}. */
-  record Mqtt(Boolean jsonFields, BigInteger jsonMaxBytes) {}
+  record Mqtt(Boolean jsonFields, BigInteger jsonMaxBytes, Boolean confirmedAcks) {}
 
   /** {@code listen}: addresses as HOST:PORT. */
   record Listen(String clients, String routers, String metrics, String udp, String mqtt) {}

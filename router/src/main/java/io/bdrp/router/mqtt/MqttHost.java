@@ -161,6 +161,53 @@ final class MqttHost extends AttachedHost {
   private final Metrics.Counter retainedSent;
   private final Metrics.Counter retainedDropped;
 
+  /**
+   * With {@code mqtt.confirmedAcks}: the publisher id of this session's reliable PUBLISHes, random
+   * and its own, and their numbering.
+   */
+  final long reliablePublisher = MqttHost.newPublisherId();
+
+  long reliableSeq;
+
+  /**
+   * With {@code mqtt.confirmedAcks}: the QoS 1 and 2 PUBLISHes of the client sent reliably and not
+   * yet confirmed, by their number: {@code qos << 16 | packet identifier}, answered (PUBACK,
+   * PUBREC) when the federation confirms them.
+   */
+  final java.util.Map<Long, Integer> awaitingConfirm = new java.util.HashMap<>();
+
+  /** Packet identifiers of the client's PUBLISHes awaiting the federation's confirmation. */
+  final BitSet confirmPending = new BitSet(65_536);
+
+  /**
+   * Answers the client's PUBLISH {@code packetId} of QoS {@code qos} (PUBACK, or PUBREC for QoS 2)
+   * with reason {@code code}, if its connection is up; written in order with its output.
+   */
+  void acknowledge(int qos, int packetId, int code) {
+    if (channel == null || !channel.isActive()) {
+      return;
+    }
+    batches.write(
+        channel,
+        new io.netty.handler.codec.mqtt.MqttMessage(
+            new MqttFixedHeader(
+                qos == 1 ? MqttMessageType.PUBACK : MqttMessageType.PUBREC,
+                false,
+                MqttQoS.AT_MOST_ONCE,
+                false,
+                0),
+            new MqttPubReplyMessageVariableHeader(
+                packetId, (byte) code, MqttProperties.NO_PROPERTIES)));
+  }
+
+  private static long newPublisherId() {
+    long id;
+    do {
+      id = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+    } while (id == 0);
+    return id;
+  }
+
   private final LinkedHashMap<Integer, Delivery> inFlight = new LinkedHashMap<>();
   private final ArrayDeque<Delivery> queue = new ArrayDeque<>();
   private long heldBytes; // of the queue and of the deliveries in flight with their message

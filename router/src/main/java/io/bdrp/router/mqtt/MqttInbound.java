@@ -108,6 +108,10 @@ final class MqttInbound {
     } catch (IllegalArgumentException e) {
       throw new MqttFault(MqttFault.TOPIC_NAME_INVALID, e.getMessage());
     }
+    boolean confirmed = qos >= 1 && listener.core.config().mqtt().confirmedAcks();
+    if (confirmed && host.confirmPending.get(id)) {
+      return; // a DUP of a PUBLISH on its way: answered when the federation confirms it
+    }
     if (qos == 2) {
       if (host.inboundQos2.get(id)) {
         reply(MqttMessageType.PUBREC, id, 0); // a DUP of a message forwarded already
@@ -119,7 +123,10 @@ final class MqttInbound {
             "more than " + MqttConnect.RECEIVE_MAXIMUM + " QoS 2 PUBLISHes unanswered");
       }
     }
-    int code = forward(p, topic);
+    int code = forward(p, topic, confirmed ? qos : 0, id);
+    if (code == PENDING) {
+      return; // answered when the federation confirms it (MqttListener.publishers)
+    }
     if (qos == 1) {
       reply(MqttMessageType.PUBACK, id, code);
     } else if (qos == 2) {
@@ -166,8 +173,15 @@ final class MqttInbound {
     reply(MqttMessageType.PUBCOMP, id, held ? 0 : PACKET_ID_NOT_FOUND);
   }
 
-  /** Hands the PUBLISH to the data plane; returns its reason code (0: success). */
-  private int forward(MqttPublishMessage p, String topic) {
+  /** {@link #forward}'s answer for a PUBLISH handed to the reliable service, not answered yet. */
+  private static final int PENDING = -1;
+
+  /**
+   * Hands the PUBLISH to the data plane, or with {@code reliableQos} 1 or 2 to the reliable service
+   * as the session's next numbered message; returns its reason code (0: success), or {@link
+   * #PENDING} when it is answered on confirmation.
+   */
+  private int forward(MqttPublishMessage p, String topic, int reliableQos, int packetId) {
     Message m;
     try {
       m = MqttPublishes.toMessage(p, topic, System.currentTimeMillis(), listener.json);
@@ -193,6 +207,9 @@ final class MqttInbound {
       }
       m = stamped;
     }
+    if (reliableQos > 0) {
+      return toReliable(m, reliableQos, packetId);
+    }
     host.publishing = true;
     try {
       if (!toDataPlane(listener, m)) {
@@ -203,6 +220,47 @@ final class MqttInbound {
       host.publishing = false;
     }
     return 0;
+  }
+
+  /**
+   * Hands {@code m} to the reliable service as the session's next numbered message, to be answered
+   * once every router of its D has it; a QoS 2 identifier is held from now on (a DUP is not
+   * forwarded again). QUOTA_EXCEEDED while the router's reliable retention is full.
+   */
+  private int toReliable(Message m, int qos, int packetId) {
+    int length = MessageCodec.encodedLength(m);
+    if (length > listener.core.config().limits().maxFrameBytes() - Frames.PREFIX_BYTES - 24) {
+      unmappable.inc();
+      return IMPLEMENTATION_SPECIFIC;
+    }
+    if (!listener.reliable.hasRoom(length)) {
+      counters.publishRefused("retention_full").inc();
+      return QUOTA_EXCEEDED;
+    }
+    long seq = ++host.reliableSeq;
+    host.awaitingConfirm.put(seq, qos << 16 | packetId);
+    host.confirmPending.set(packetId);
+    if (qos == 2) {
+      host.inboundQos2.set(packetId);
+      host.inboundQos2Count++;
+    }
+    listener.reliablePublishers.put(host.reliablePublisher, host);
+    ByteBuf buf = io.netty.buffer.ByteBufAllocator.DEFAULT.heapBuffer(length, length);
+    host.publishing = true;
+    try {
+      MessageCodec.encode(m, buf.nioBuffer(0, length));
+      buf.writerIndex(length);
+      listener.publishBytes.set(buf, 0, length);
+      listener.deliveries.publishing(m, buf);
+      listener.reliable.publish(m, listener.publishBytes, host.reliablePublisher, seq);
+    } finally {
+      host.publishing = false;
+      listener.deliveries.publishing(null, null);
+      listener.publishBytes.set(null, 0, 0);
+      buf.release();
+    }
+    listener.reliableTimer.run();
+    return PENDING;
   }
 
   /** Hands {@code m} to the data plane; false if it is larger than a frame. On the loop. */

@@ -58,6 +58,15 @@ public final class MqttListener {
   /** The message of the PUBLISH being handed to the data plane (on the loop). */
   final MessageBytes publishBytes = new MessageBytes();
 
+  /** The reliable service, for {@code mqtt.confirmedAcks}. */
+  final io.bdrp.routing.Reliable<MessageBytes> reliable;
+
+  /** Re-arms the reliable service's timer after a message is handed to it. */
+  final Runnable reliableTimer;
+
+  /** The sessions that publish reliably, by publisher id (on the loop). */
+  final Map<Long, MqttHost> reliablePublishers = new HashMap<>();
+
   /** The session of each client identifier connected now (on the loop). */
   final Map<String, MqttSession> byClientId = new HashMap<>();
 
@@ -93,9 +102,13 @@ public final class MqttListener {
       Hosts hosts,
       PredicateChanges predicates,
       DataPlane<MessageBytes> dataPlane,
+      io.bdrp.routing.Reliable<MessageBytes> reliable,
+      Runnable reliableTimer,
       OutputBatches batches,
       Supplier<ClientTls> clientTls) {
     this.core = core;
+    this.reliable = reliable;
+    this.reliableTimer = reliableTimer;
     this.hosts = hosts;
     this.predicates = predicates;
     this.dataPlane = dataPlane;
@@ -155,6 +168,49 @@ public final class MqttListener {
           config.router(),
           bound);
     }
+  }
+
+  /**
+   * Where the reliable service's answers to this port's publishers go (with {@code
+   * mqtt.confirmedAcks}): the PUBACK or PUBREC of the PUBLISH, once every router of its D has it
+   * (reason 0), or once its retention ended without (0x80 for an MQTT 5 client; a 3.1.1 client,
+   * which has no reason codes, is answered as if it had been delivered, and the refusal counted). A
+   * session whose connection is gone is not answered: its client sends the PUBLISH again.
+   */
+  public io.bdrp.router.links.LinkOutput.Publishers publishers() {
+    return new io.bdrp.router.links.LinkOutput.Publishers() {
+      @Override
+      public void confirmed(long publisher, long publisherSeq) {
+        answer(publisher, publisherSeq, 0);
+      }
+
+      @Override
+      public void unreached(long publisher, long publisherSeq, long[] unreached) {
+        answer(publisher, publisherSeq, 0x80);
+      }
+    };
+  }
+
+  private void answer(long publisher, long publisherSeq, int code) {
+    MqttHost host = reliablePublishers.get(publisher);
+    if (host == null) {
+      return;
+    }
+    Integer pending = host.awaitingConfirm.remove(publisherSeq);
+    if (pending == null) {
+      return;
+    }
+    int qos = pending >>> 16;
+    int packetId = pending & 0xFFFF;
+    if (code != 0) {
+      host.counters.publishRefused("unreached").inc();
+    }
+    if (qos == 2 && code >= 0x80 && host.v5) {
+      host.inboundQos2.clear(packetId); // refused: no PUBREL follows
+      host.inboundQos2Count--;
+    }
+    host.confirmPending.clear(packetId);
+    host.acknowledge(qos, packetId, host.v5 ? code : 0);
   }
 
   /** The pipeline of each connection accepted on the MQTT port. */

@@ -104,6 +104,7 @@ final class MqttSessions {
       host.counters.deliveryDropped("session_ended").add(lost);
     }
     listener.hosts.detach(host);
+    listener.reliablePublishers.remove(host.reliablePublisher);
     listener.core.metrics().removeHost(host.id, host.name);
     listener.core.node().setHostMatch(host.id, Predicate.NONE);
     listener.predicates.left(host);

@@ -90,7 +90,22 @@ final class EmbeddedMqtt implements AutoCloseable {
             () -> {},
             () -> null,
             false);
-    listener = new MqttListener(core, hosts, clients.predicates(), dataPlane, batches, () -> null);
+    listener =
+        new MqttListener(
+            core,
+            hosts,
+            clients.predicates(),
+            dataPlane,
+            new io.bdrp.routing.Reliable<>(
+                dataPlane,
+                core.node(),
+                1,
+                System::currentTimeMillis,
+                io.bdrp.routing.Reliable.Config.DEFAULT,
+                output),
+            () -> {},
+            batches,
+            () -> null);
     warnings.start();
     sessionLog.addAppender(warnings);
     subscriber = connection();
