@@ -1,5 +1,6 @@
 package io.bdrp.router.hosts;
 
+import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.router.Handshakes;
 import io.bdrp.router.MessageBytes;
@@ -298,30 +299,7 @@ public final class ClientSessions {
           if (sendBytes.buf == null) {
             throw new ProtocolException(ErrorCode.INTERNAL, "SEND without its bytes");
           }
-          if (io.bdrp.encoding.mqtt.MqttRetained.reserved(s.message())) {
-            // The store of retained messages trusts these two: a client may not forge them.
-            refuseSend(
-                ctx,
-                s,
-                reserved,
-                ErrorCode.BAD_MESSAGE,
-                "the attributes "
-                    + io.bdrp.encoding.mqtt.MqttRetained.RETAINED
-                    + " and "
-                    + io.bdrp.encoding.mqtt.MqttRetained.FOR
-                    + " are set by routers only (docs/mqtt.md, \"Retained messages\")");
-            return;
-          }
-          if (!host.permissions.mayPublish(s.message())) {
-            refuseSend(
-                ctx,
-                s,
-                forbidden,
-                ErrorCode.NOT_AUTHORIZED,
-                "the message is outside user "
-                    + host.permissions.user()
-                    + "'s publish permission: "
-                    + host.permissions.publish());
+          if (refused(ctx, s.correlationId(), s.message())) {
             return;
           }
           if (log.isDebugEnabled()) {
@@ -425,6 +403,41 @@ public final class ClientSessions {
     }
 
     /**
+     * Whether a message a client publishes (SEND or SEND_RELIABLE with {@code correlationId}) is
+     * refused, answered and counted: it carries an attribute only routers set, or it is outside its
+     * user's publish permission.
+     */
+    private boolean refused(ChannelHandlerContext ctx, long correlationId, Message m) {
+      if (io.bdrp.encoding.mqtt.MqttRetained.reserved(m)) {
+        // The store of retained messages trusts these two: a client may not forge them.
+        refuse(
+            ctx,
+            correlationId,
+            reserved,
+            ErrorCode.BAD_MESSAGE,
+            "the attributes "
+                + io.bdrp.encoding.mqtt.MqttRetained.RETAINED
+                + " and "
+                + io.bdrp.encoding.mqtt.MqttRetained.FOR
+                + " are set by routers only (docs/mqtt.md, \"Retained messages\")");
+        return true;
+      }
+      if (!host.permissions.mayPublish(m)) {
+        refuse(
+            ctx,
+            correlationId,
+            forbidden,
+            ErrorCode.NOT_AUTHORIZED,
+            "the message is outside user "
+                + host.permissions.user()
+                + "'s publish permission: "
+                + host.permissions.publish());
+        return true;
+      }
+      return false;
+    }
+
+    /**
      * A SEND_RELIABLE: the checks of SEND, then room in the retention (without it, ERROR
      * OVERLOADED: the client waits for confirmations and sends it again); its publisher's answers
      * go to this session from now on.
@@ -434,26 +447,7 @@ public final class ClientSessions {
         throw new ProtocolException(ErrorCode.INTERNAL, "SEND_RELIABLE without its bytes");
       }
       long id = s.correlationId();
-      if (io.bdrp.encoding.mqtt.MqttRetained.reserved(s.message())) {
-        refuse(
-            ctx,
-            id,
-            reserved,
-            ErrorCode.BAD_MESSAGE,
-            "the attributes of retained MQTT"
-                + " messages are set by routers only (docs/mqtt.md, \"Retained messages\")");
-        return;
-      }
-      if (!host.permissions.mayPublish(s.message())) {
-        refuse(
-            ctx,
-            id,
-            forbidden,
-            ErrorCode.NOT_AUTHORIZED,
-            "the message is outside user "
-                + host.permissions.user()
-                + "'s publish permission: "
-                + host.permissions.publish());
+      if (refused(ctx, id, s.message())) {
         return;
       }
       // After refusing a publisher's message n for want of room, its later messages on this
@@ -520,17 +514,5 @@ public final class ClientSessions {
     counter.inc();
     core.errors().increment(code);
     ctx.writeAndFlush(new ClientFrame.Error(correlationId, code.number(), why, 0));
-  }
-
-  /** A SEND refused: counted by {@code counter} and its code, and answered with an ERROR. */
-  private void refuseSend(
-      ChannelHandlerContext ctx,
-      ClientFrame.Send s,
-      Metrics.Counter counter,
-      ErrorCode code,
-      String why) {
-    counter.inc();
-    core.errors().increment(code);
-    ctx.writeAndFlush(new ClientFrame.Error(s.correlationId(), code.number(), why, 0));
   }
 }

@@ -101,11 +101,14 @@ public final class BenchCommand {
     }
     return switch (name) {
       case "bdrp" -> new BdrpSystem(jvm, tls, "tcp", auth);
+      case "bdrp+reliable" -> new BdrpSystem(jvm, tls, "tcp", auth).reliable();
       case "nats" -> new NatsSystem(tls, auth);
       case "activemq" -> new ActiveMqSystem(jvm);
       default ->
           throw new IllegalArgumentException(
-              "--systems: unknown system '" + name + "' (known: bdrp, nats, activemq)");
+              "--systems: unknown system '"
+                  + name
+                  + "' (known: bdrp, bdrp+reliable, nats, activemq)");
     };
   }
 
@@ -134,14 +137,17 @@ public final class BenchCommand {
       footer = {
         "  ./bdrp bench fanout --seconds 10 --warmup 10",
         "  ./bdrp bench fanout --systems bdrp,nats --tls both",
-        "  ./bdrp bench fanout --systems bdrp,nats --auth both"
+        "  ./bdrp bench fanout --systems bdrp,nats --auth both",
+        "  ./bdrp bench fanout --systems bdrp,bdrp+reliable,nats"
       },
       mixinStandardHelpOptions = true,
       description = {
         "One server, one publisher, N subscribers, 200-byte bodies. 'fanout': every subscriber "
             + "takes every message; 'selective': each takes 1/N of them (a bdrp predicate, a NATS "
             + "subject, a JMS selector). Reports delivered messages per second, losses and CPU.",
-        "Needs nats-server on PATH (Debian package nats-server) for the nats column."
+        "Needs nats-server on PATH (Debian package nats-server) for the nats column. "
+            + "'bdrp+reliable' is bdrp with its publisher publishing reliably (sendReliable: "
+            + "kept until every router of D has each message, confirmed).",
       })
   static final class Fanout implements Callable<Integer> {
     @ParentCommand BenchCommand parent;

@@ -104,6 +104,7 @@ public final class BdrpSystem implements PubSubSystem {
   @Override
   public String name() {
     return "bdrp"
+        + (reliable ? "+reliable" : "")
         + (linkTransport.equals("tcp") ? "" : "+" + linkTransport)
         + (tls ? "+tls" : "")
         + (auth != null ? "+auth" : "");
@@ -263,18 +264,47 @@ public final class BdrpSystem implements PubSubSystem {
     return c;
   }
 
+  private boolean reliable;
+
+  /**
+   * This system with its publishers publishing reliably ({@code BdrpClient.sendReliable}: every
+   * message kept by its ingress router until every router of its D has it, and confirmed), named
+   * {@code bdrp+reliable}. Before {@link #start}.
+   */
+  public BdrpSystem reliable() {
+    this.reliable = true;
+    return this;
+  }
+
   @Override
   public Publisher publisher(int server, String name) throws Exception {
     BdrpClient c = connect(server, name, publisherToken, m -> {});
+    java.util.concurrent.ConcurrentLinkedQueue<java.util.concurrent.CompletableFuture<Void>>
+        unconfirmed = new java.util.concurrent.ConcurrentLinkedQueue<>();
     return new Publisher() {
       @Override
       public void publish(int bucket, byte[] body) {
-        c.send(Message.builder().put("bucket", bucket).body(body).build());
+        Message m = Message.builder().put("bucket", bucket).body(body).build();
+        if (!reliable) {
+          c.send(m);
+          return;
+        }
+        unconfirmed.add(c.sendReliable(m));
+        // Forget what is confirmed, oldest first, so that the queue holds what is in flight.
+        for (var f = unconfirmed.peek(); f != null && f.isDone(); f = unconfirmed.peek()) {
+          unconfirmed.poll();
+        }
       }
 
       @Override
       public void flush() throws Exception {
         c.flush().get(10, TimeUnit.SECONDS);
+        if (reliable) {
+          java.util.concurrent.CompletableFuture.allOf(
+                  unconfirmed.toArray(java.util.concurrent.CompletableFuture[]::new))
+              .get(60, TimeUnit.SECONDS);
+          unconfirmed.clear();
+        }
       }
 
       @Override
