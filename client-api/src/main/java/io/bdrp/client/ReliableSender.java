@@ -191,7 +191,26 @@ final class ReliableSender {
     if (p != null) {
       settle.execute(() -> p.confirmed.complete(null));
     }
-    drain(c);
+    drainLater(c);
+  }
+
+  /**
+   * Has {@link #drain} run on {@code c}'s loop once the frames being read are handled: the answers
+   * of one read free room together, and what they let out leaves in one write and one flush rather
+   * than one per answer.
+   */
+  private void drainLater(Channel c) {
+    synchronized (this) {
+      if (drainQueued) {
+        return;
+      }
+      drainQueued = true;
+    }
+    try {
+      c.eventLoop().execute(() -> drain(c));
+    } catch (RejectedExecutionException e) {
+      // the client is being closed: its end fails what waits
+    }
   }
 
   /** UNREACHED on {@code c}: fails the message's future with the routers it names. */
@@ -208,7 +227,7 @@ final class ReliableSender {
           new BdrpClient.UnreachedException(u.publisherSeq(), u.routers());
       settle.execute(() -> p.confirmed.completeExceptionally(e));
     }
-    drain(c);
+    drainLater(c);
   }
 
   /**
@@ -241,7 +260,7 @@ final class ReliableSender {
     if (p != null) {
       settle.execute(() -> p.confirmed.completeExceptionally(error));
     }
-    drain(c);
+    drainLater(c);
   }
 
   /** The wait after OVERLOADED is over: sends the held messages again, unless a CONFIRM did. */
