@@ -63,22 +63,15 @@ public final class OutputBatches {
     if (message.length < COPY_BELOW) {
       message.writeTo(batch);
     } else {
-      writeAfterBatch(c, message.retainedSlice());
+      write(c, message.retainedSlice());
     }
-  }
-
-  /**
-   * Writes what {@code c}'s batch holds, then {@code large}, which it takes over: the frame (or the
-   * rest of a frame whose start is in the batch) is written after the bytes gathered before it.
-   */
-  void writeAfterBatch(Channel c, ByteBuf large) {
-    write(c, large);
   }
 
   /**
    * Writes {@code msg} (a buffer or a message the channel's encoders take, which it takes over) to
    * {@code c} after what the batch already holds for it, flushed at the end of the batch: for a
-   * caller that mixes whole frames copied in with {@link #copy} and messages of its own, in order.
+   * caller that mixes whole frames copied in with {@link #copy} and messages of its own, in order,
+   * and for a large message after its header in the batch ({@link #body}).
    */
   public void write(Channel c, Object msg) {
     ByteBuf batch = pending.get(c);

@@ -35,19 +35,12 @@ class MqttConfirmedAcksTest {
             .withLimits(
                 c.limits()
                     .withHosts(
-                        new io.bdrp.router.config.HostLimits(
-                            c.limits().hosts().maxFiltersPerHost(),
-                            c.limits().hosts().maxFiltersPerUser(),
-                            c.limits().hosts().predicateChangesPerSecond(),
-                            c.limits().hosts().maxSessionsPerUser(),
-                            c.limits().hosts().keepAliveMs(),
-                            c.limits().hosts().mqttSessionExpiryMaxSeconds(),
-                            c.limits().hosts().mqttQueuedMessages(),
-                            c.limits().hosts().mqttQueuedBytes(),
-                            c.limits().hosts().mqttAbsentSessions(),
-                            c.limits().hosts().reliableRetentionMessages(),
-                            c.limits().hosts().reliableRetentionBytes(),
-                            retentionMs)));
+                        c.limits()
+                            .hosts()
+                            .withReliableRetention(
+                                c.limits().hosts().reliableRetentionMessages(),
+                                c.limits().hosts().reliableRetentionBytes(),
+                                retentionMs)));
   }
 
   @Test

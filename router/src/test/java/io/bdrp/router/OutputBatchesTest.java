@@ -167,7 +167,7 @@ class OutputBatchesTest {
         (Consumer<OutputBatches>)
             b -> {
               b.room(a.ch, header.length).writeBytes(header);
-              b.writeAfterBatch(a.ch, large);
+              b.write(a.ch, large);
             },
         small(a, after));
     assertArrayEquals(concat(before, header, frame(4, 8 * 1024), after), a.sent());

@@ -308,14 +308,7 @@ public final class DataPlane<M> {
       return 0;
     }
     destinationsClear = false;
-    encoder.encodeInto(m, messageFilter);
-    Arrays.fill(destinations, 0L);
-    s.predicates().match(messageFilter, destinations);
-    destinations[self >>> 6] &= ~(1L << self);
-    int n = 0;
-    for (long w : destinations) {
-      n += Long.bitCount(w);
-    }
+    int n = destinationsOf(s, m, destinations);
     // The threshold counts only the routers of D that can be reached: a router whose predicate is
     // still held after its route was lost would otherwise push messages into broadcasts.
     int reachable = n == 0 ? 0 : t.reachableIn(destinations);
@@ -328,6 +321,45 @@ public final class DataPlane<M> {
     }
     partition.clearLocal(); // local delivery at the ingress router is by exact match, done already
     return n;
+  }
+
+  /**
+   * D for {@code m} from {@code s}'s PREDICATES, this router excluded, into {@code into} ({@link
+   * #words} words); returns |D|. Shared with {@link Reliable}, on the same thread.
+   */
+  int destinationsOf(RouteSnapshot s, Message m, long[] into) {
+    encoder.encodeInto(m, messageFilter);
+    Arrays.fill(into, 0L);
+    s.predicates().match(messageFilter, into);
+    into[self >>> 6] &= ~(1L << self);
+    int n = 0;
+    for (long w : into) {
+      n += Long.bitCount(w);
+    }
+    return n;
+  }
+
+  /**
+   * The D of packet {@code p} into {@code into} ({@link #words} words), without the routers this
+   * network does not have (at or above {@code maxRouters}); returns how many of those it named.
+   * Shared with {@link Reliable}.
+   */
+  int destinationsOf(Packet p, long[] into) {
+    int n = p.destinationWords();
+    int common = Math.min(n, words);
+    for (int i = 0; i < common; i++) {
+      into[i] = p.destinationWord(i);
+    }
+    Arrays.fill(into, common, words, 0L);
+    int unknown = 0;
+    for (int i = common; i < n; i++) {
+      unknown += Long.bitCount(p.destinationWord(i));
+    }
+    if (common == words) {
+      unknown += Long.bitCount(into[words - 1] & ~lastWordMask);
+      into[words - 1] &= lastWordMask;
+    }
+    return unknown;
   }
 
   /**
@@ -356,20 +388,7 @@ public final class DataPlane<M> {
         return;
       }
     } else {
-      int n = p.destinationWords();
-      int common = Math.min(n, words);
-      for (int i = 0; i < common; i++) {
-        transitD[i] = p.destinationWord(i);
-      }
-      Arrays.fill(transitD, common, words, 0L);
-      int unknown = 0;
-      for (int i = common; i < n; i++) {
-        unknown += Long.bitCount(p.destinationWord(i));
-      }
-      if (common == words) {
-        unknown += Long.bitCount(transitD[words - 1] & ~lastWordMask);
-        transitD[words - 1] &= lastWordMask;
-      }
+      int unknown = destinationsOf(p, transitD);
       if (unknown > 0) {
         drop(id, Drop.UNKNOWN_ROUTER, unknown);
       }

@@ -1,7 +1,6 @@
 package io.bdrp.routing;
 
 import io.bdrp.encoding.Message;
-import io.bdrp.encoding.bloom.Encoder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -315,11 +314,8 @@ public final class Reliable<M> {
   private final Output<M> out;
   private final int words;
   private final int hopLimit;
-  private final Encoder encoder;
-  private final long[] messageFilter;
   private final long[] d;
   private final long[] transitD;
-  private final long lastWordMask;
   private final Partition partition;
 
   // Ingress.
@@ -361,9 +357,6 @@ public final class Reliable<M> {
     RoutingConfig rc = node.config();
     this.words = (rc.maxRouters() + 63) >>> 6;
     this.hopLimit = rc.hopLimit();
-    this.lastWordMask = (rc.maxRouters() & 63) == 0 ? -1L : (1L << rc.maxRouters()) - 1;
-    this.encoder = new Encoder(node.local().parameters());
-    this.messageFilter = node.local().parameters().newFilter();
     this.d = new long[words];
     this.transitD = new long[words];
     this.partition = new Partition(words, 8);
@@ -400,18 +393,7 @@ public final class Reliable<M> {
     }
     published++;
     long id = plane.newMessageId();
-    RouteSnapshot s = node.snapshot();
-    Arrays.fill(d, 0L);
-    if (s.predicates().routerCount() > 0) {
-      encoder.encodeInto(m, messageFilter);
-      s.predicates().match(messageFilter, d);
-    }
-    d[self >>> 6] &= ~(1L << self);
-    d[words - 1] &= lastWordMask;
-    int n = 0;
-    for (long w : d) {
-      n += Long.bitCount(w);
-    }
+    int n = plane.destinationsOf(node.snapshot(), m, d);
     out.published(id, d, n);
     // Local hosts take it at once, unless it is a publisher's message that reached them already
     // (sent again through this router after its first ingress failed).
@@ -567,7 +549,7 @@ public final class Reliable<M> {
         e.sentAt = now;
         e.wait = Math.min(e.wait * 2, config.maxResendMillis());
         e.header = refreshed(e.header);
-        count(e.id, Count.RESENT, Long.bitCount(e.outstanding[0]) + rest(e.outstanding));
+        count(e.id, Count.RESENT, e.missing);
         sendTowards(e, e.outstanding, e.header);
       }
     }
@@ -577,14 +559,6 @@ public final class Reliable<M> {
     if (retained.isEmpty()) {
       nextScan = Long.MAX_VALUE;
     }
-  }
-
-  private static int rest(long[] set) {
-    int n = 0;
-    for (int i = 1; i < set.length; i++) {
-      n += Long.bitCount(set[i]);
-    }
-    return n;
   }
 
   /** {@code h} with the floors of now (higher once earlier messages are acknowledged). */
@@ -622,13 +596,10 @@ public final class Reliable<M> {
       count(id, Count.REFUSED_INPUT, 1);
       return;
     }
-    int n = p.destinationWords();
-    int common = Math.min(n, words);
-    for (int i = 0; i < common; i++) {
-      transitD[i] = p.destinationWord(i);
+    int unknown = plane.destinationsOf(p, transitD);
+    if (unknown > 0) {
+      count(id, Count.NO_ROUTE, unknown); // routers this network does not have
     }
-    Arrays.fill(transitD, common, words, 0L);
-    transitD[words - 1] &= lastWordMask;
     routes.partition(transitD, p.hopLimit(), partition);
     boolean local = partition.local();
     for (int i = 0; i < partition.count(); i++) {

@@ -889,16 +889,21 @@ public final class Simulator {
     @Override
     public boolean send(
         int neighbour, int hopLimit, int source, long messageId, long[] d, Message message) {
+      return carry(
+          neighbour,
+          new SimPacket(hopLimit, source, messageId, d == null ? null : d.clone(), message, null),
+          DataHeader.frameLength(d == null ? 0 : DataHeader.usedWords(d), messageBytes));
+    }
+
+    /** Puts DATA copy {@code p} of {@code bytes} on the link to {@code neighbour}, if it is up. */
+    private boolean carry(int neighbour, SimPacket p, int bytes) {
       Link l = link(self, neighbour);
       if (!l.up || nodes[neighbour] == null) {
         return false;
       }
-      SimPacket p =
-          new SimPacket(hopLimit, source, messageId, d == null ? null : d.clone(), message, null);
-      dataBytes[self] +=
-          DataHeader.frameLength(d == null ? 0 : DataHeader.usedWords(d), messageBytes);
+      dataBytes[self] += bytes;
       dataCopies[self]++;
-      log.copy(messageId);
+      log.copy(p.messageId());
       transmit(self, neighbour, () -> receiveData(neighbour, self, p));
       return true;
     }
@@ -921,21 +926,19 @@ public final class Simulator {
         long[] d,
         Reliable.Header h,
         Message message) {
-      Link l = link(self, neighbour);
-      if (!l.up || nodes[neighbour] == null) {
-        return false;
-      }
       long[] part = d.clone();
-      SimPacket p = new SimPacket(hopLimit, source, messageId, part, message, h);
       int header = h.encodedLength(part);
-      dataBytes[self] +=
-          DataHeader.frameLength(DataHeader.usedWords(part), MessageCodec.encodedLength(message))
-              + header;
-      reliableHeaderBytes[self] += header;
-      dataCopies[self]++;
-      log.copy(messageId);
-      transmit(self, neighbour, () -> receiveData(neighbour, self, p));
-      return true;
+      boolean sent =
+          carry(
+              neighbour,
+              new SimPacket(hopLimit, source, messageId, part, message, h),
+              DataHeader.frameLength(
+                      DataHeader.usedWords(part), MessageCodec.encodedLength(message))
+                  + header);
+      if (sent) {
+        reliableHeaderBytes[self] += header;
+      }
+      return sent;
     }
 
     @Override

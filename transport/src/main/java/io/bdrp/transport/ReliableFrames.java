@@ -59,7 +59,7 @@ public final class ReliableFrames {
   }
 
   /** Bytes of a RELIABLE_DATA frame for a copy with {@code words} of D and {@code entries}. */
-  public static int frameLength(int words, int entries, int messageLength) {
+  private static int frameLength(int words, int entries, int messageLength) {
     return D_OFFSET + words * Long.BYTES + FIXED_AFTER_D + entries * ENTRY_BYTES + messageLength;
   }
 

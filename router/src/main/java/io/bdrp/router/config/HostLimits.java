@@ -95,6 +95,23 @@ public record HostLimits(
         reliableRetentionMs);
   }
 
+  /** These limits with the reliable retention's in place of theirs. */
+  public HostLimits withReliableRetention(int messages, int bytes, int ms) {
+    return new HostLimits(
+        maxFiltersPerHost,
+        maxFiltersPerUser,
+        predicateChangesPerSecond,
+        maxSessionsPerUser,
+        keepAliveMs,
+        mqttSessionExpiryMaxSeconds,
+        mqttQueuedMessages,
+        mqttQueuedBytes,
+        mqttAbsentSessions,
+        messages,
+        bytes,
+        ms);
+  }
+
   /** The reliable service's bounds of these limits, over {@code base}'s timers. */
   public io.bdrp.routing.Reliable.Config reliable(io.bdrp.routing.Reliable.Config base) {
     return new io.bdrp.routing.Reliable.Config(

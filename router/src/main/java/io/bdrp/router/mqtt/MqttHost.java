@@ -13,10 +13,7 @@ import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.security.ClientAuth;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
-import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
-import io.netty.handler.codec.mqtt.MqttProperties;
-import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -189,15 +186,8 @@ final class MqttHost extends AttachedHost {
     }
     batches.write(
         channel,
-        new io.netty.handler.codec.mqtt.MqttMessage(
-            new MqttFixedHeader(
-                qos == 1 ? MqttMessageType.PUBACK : MqttMessageType.PUBREC,
-                false,
-                MqttQoS.AT_MOST_ONCE,
-                false,
-                0),
-            new MqttPubReplyMessageVariableHeader(
-                packetId, (byte) code, MqttProperties.NO_PROPERTIES)));
+        MqttInbound.pubReply(
+            qos == 1 ? MqttMessageType.PUBACK : MqttMessageType.PUBREC, packetId, code));
   }
 
   private static long newPublisherId() {
@@ -616,12 +606,7 @@ final class MqttHost extends AttachedHost {
     if (channel == null) {
       return;
     }
-    batches.write(
-        channel,
-        new MqttMessage(
-            new MqttFixedHeader(MqttMessageType.PUBREL, false, MqttQoS.AT_LEAST_ONCE, false, 0),
-            new MqttPubReplyMessageVariableHeader(
-                packetId, (byte) reasonCode, MqttProperties.NO_PROPERTIES)));
+    batches.write(channel, MqttInbound.pubReply(MqttMessageType.PUBREL, packetId, reasonCode));
   }
 
   /** The connection ended: the session, if kept, holds its deliveries for its client's return. */

@@ -245,22 +245,43 @@ final class MqttInbound {
       host.inboundQos2Count++;
     }
     listener.reliablePublishers.put(host.reliablePublisher, host);
-    ByteBuf buf = io.netty.buffer.ByteBufAllocator.DEFAULT.heapBuffer(length, length);
     host.publishing = true;
+    ByteBuf buf = encoded(listener, m, length);
     try {
-      MessageCodec.encode(m, buf.nioBuffer(0, length));
-      buf.writerIndex(length);
-      listener.publishBytes.set(buf, 0, length);
-      listener.deliveries.publishing(m, buf);
       listener.reliable.publish(m, listener.publishBytes, host.reliablePublisher, seq);
     } finally {
       host.publishing = false;
-      listener.deliveries.publishing(null, null);
-      listener.publishBytes.set(null, 0, 0);
-      buf.release();
+      released(listener, buf);
     }
     listener.reliableTimer.run();
     return PENDING;
+  }
+
+  /**
+   * Encodes {@code m} ({@code length} bytes) into {@link MqttListener#publishBytes}, for the data
+   * plane or the reliable service, with the message known to the port's deliveries meanwhile
+   * (decoded once for its MQTT subscribers); the caller hands it over, then calls {@link #released}
+   * with the buffer returned.
+   */
+  private static ByteBuf encoded(MqttListener listener, Message m, int length) {
+    ByteBuf buf = io.netty.buffer.ByteBufAllocator.DEFAULT.heapBuffer(length, length);
+    try {
+      MessageCodec.encode(m, buf.nioBuffer(0, length));
+    } catch (RuntimeException e) {
+      buf.release();
+      throw e;
+    }
+    buf.writerIndex(length);
+    listener.publishBytes.set(buf, 0, length);
+    listener.deliveries.publishing(m, buf);
+    return buf;
+  }
+
+  /** After {@link #encoded}: the message is handed over, its buffer let go. */
+  private static void released(MqttListener listener, ByteBuf buf) {
+    listener.deliveries.publishing(null, null);
+    listener.publishBytes.set(null, 0, 0);
+    buf.release();
   }
 
   /** Hands {@code m} to the data plane; false if it is larger than a frame. On the loop. */
@@ -269,31 +290,32 @@ final class MqttInbound {
     if (length > listener.core.config().limits().maxFrameBytes() - Frames.PREFIX_BYTES - 8) {
       return false;
     }
-    ByteBuf buf = io.netty.buffer.ByteBufAllocator.DEFAULT.heapBuffer(length, length);
+    ByteBuf buf = encoded(listener, m, length);
     try {
-      MessageCodec.encode(m, buf.nioBuffer(0, length));
-      buf.writerIndex(length);
-      listener.publishBytes.set(buf, 0, length);
-      listener.deliveries.publishing(m, buf);
       listener.dataPlane.publish(m, listener.publishBytes);
     } finally {
-      listener.deliveries.publishing(null, null);
-      listener.publishBytes.set(null, 0, 0);
-      buf.release();
+      released(listener, buf);
     }
     return true;
   }
 
   private void reply(MqttMessageType type, int id, int code) {
-    ctx.writeAndFlush(
-        new MqttMessage(
-            new MqttFixedHeader(
-                type,
-                false,
-                type == MqttMessageType.PUBREL ? MqttQoS.AT_LEAST_ONCE : MqttQoS.AT_MOST_ONCE,
-                false,
-                0),
-            new MqttPubReplyMessageVariableHeader(id, (byte) code, MqttProperties.NO_PROPERTIES)));
+    ctx.writeAndFlush(pubReply(type, id, code));
+  }
+
+  /**
+   * A PUBACK, PUBREC, PUBREL or PUBCOMP for packet identifier {@code id} with reason {@code code}
+   * (PUBREL with the QoS 1 its fixed header must carry, MQTT-3.6.1-1).
+   */
+  static MqttMessage pubReply(MqttMessageType type, int id, int code) {
+    return new MqttMessage(
+        new MqttFixedHeader(
+            type,
+            false,
+            type == MqttMessageType.PUBREL ? MqttQoS.AT_LEAST_ONCE : MqttQoS.AT_MOST_ONCE,
+            false,
+            0),
+        new MqttPubReplyMessageVariableHeader(id, (byte) code, MqttProperties.NO_PROPERTIES));
   }
 
   /**

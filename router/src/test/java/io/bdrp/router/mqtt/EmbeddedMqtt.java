@@ -74,38 +74,20 @@ final class EmbeddedMqtt implements AutoCloseable {
     LinkOutput output = new LinkOutput(new Link[8], hosts, batches, core.metrics().matchSeconds);
     DataPlane<MessageBytes> dataPlane =
         new DataPlane<>(core.node(), output, System::nanoTime, MessageIds.secure(0, 64));
-    ClientSessions clients =
-        new ClientSessions(
-            core,
-            hosts,
-            batches,
+    // One reliable service per router, as in Router: both front ends hand messages to it.
+    io.bdrp.routing.Reliable<MessageBytes> reliable =
+        new io.bdrp.routing.Reliable<>(
             dataPlane,
-            new io.bdrp.routing.Reliable<>(
-                dataPlane,
-                core.node(),
-                1,
-                System::currentTimeMillis,
-                io.bdrp.routing.Reliable.Config.DEFAULT,
-                output),
-            () -> {},
-            () -> null,
-            false);
+            core.node(),
+            1,
+            System::currentTimeMillis,
+            io.bdrp.routing.Reliable.Config.DEFAULT,
+            output);
+    ClientSessions clients =
+        new ClientSessions(core, hosts, batches, dataPlane, reliable, () -> {}, () -> null, false);
     listener =
         new MqttListener(
-            core,
-            hosts,
-            clients.predicates(),
-            dataPlane,
-            new io.bdrp.routing.Reliable<>(
-                dataPlane,
-                core.node(),
-                1,
-                System::currentTimeMillis,
-                io.bdrp.routing.Reliable.Config.DEFAULT,
-                output),
-            () -> {},
-            batches,
-            () -> null);
+            core, hosts, clients.predicates(), dataPlane, reliable, () -> {}, batches, () -> null);
     warnings.start();
     sessionLog.addAppender(warnings);
     subscriber = connection();
