@@ -243,7 +243,10 @@ public final class Reliable<M> {
     STALE,
     /** A copy or acknowledgement that could not be queued on a link (sent again later). */
     LINK,
-    /** A router of a copy's D, or an acknowledgement's ingress, without a route (one each). */
+    /**
+     * A router of a copy's D, or an acknowledgement's ingress, without a route, or not below this
+     * network's {@code maxRouters} (one each).
+     */
     NO_ROUTE,
     /** A copy whose hop limit ran out with routers still to reach (one per copy). */
     HOP_LIMIT,
