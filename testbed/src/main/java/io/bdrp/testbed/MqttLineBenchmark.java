@@ -1,7 +1,9 @@
 package io.bdrp.testbed;
 
 import io.bdrp.testbed.peers.MqttSystem;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -155,7 +157,11 @@ public final class MqttLineBenchmark {
       String label = system.name() + " line qos " + system.qos();
       try (PubSubSystem.Publisher pub = system.publisher(0, "pub")) {
         Driver d = new Driver(pub, all, o, progress, label);
-        d.untilEverySubscriberHears(sinks, Duration.ofSeconds(60));
+        try {
+          d.untilEverySubscriberHears(sinks, Duration.ofSeconds(60));
+        } catch (IllegalStateException e) {
+          throw new IllegalStateException(e.getMessage() + logTails(system), e);
+        }
         d.loaded(o.warmup(), (byte) 0);
         d.drain(all, d.sentDeliveries, Duration.ofSeconds(10));
         double cpu0 = FanoutBenchmark.cpu(system);
@@ -205,6 +211,23 @@ public final class MqttLineBenchmark {
             system.disconnects());
       }
     }
+  }
+
+  /** The last lines of each server's log, for an error that says why the line did not form. */
+  private static String logTails(MqttSystem system) {
+    StringBuilder b = new StringBuilder();
+    for (ChildProcess p : system.processes()) {
+      b.append("\n--- ").append(p).append(", ").append(p.isAlive() ? "running" : "exited");
+      try {
+        List<String> lines = Files.readAllLines(p.log());
+        for (String l : lines.subList(Math.max(0, lines.size() - 40), lines.size())) {
+          b.append("\n  ").append(l);
+        }
+      } catch (IOException | RuntimeException e) {
+        b.append("\n  (log unreadable: ").append(e).append(')');
+      }
+    }
+    return b.toString();
   }
 
   private static double percentile(Histogram h, double p) {
