@@ -183,6 +183,7 @@ public final class BdrpClient implements AutoCloseable {
   /** Options of a client. */
   public static final class Builder {
     private InetSocketAddress router = InetSocketAddress.createUnresolved("127.0.0.1", 7400);
+    private final java.util.List<InetSocketAddress> failover = new java.util.ArrayList<>();
     private String name = "bdrp-client";
     private byte[] authToken = new byte[0];
     private io.netty.handler.ssl.SslContext tls;
@@ -213,6 +214,7 @@ public final class BdrpClient implements AutoCloseable {
     ClientOptions options() {
       return new ClientOptions(
           router,
+          java.util.List.copyOf(failover),
           name,
           authToken,
           tls,
@@ -246,6 +248,24 @@ public final class BdrpClient implements AutoCloseable {
     /** The router's client address. */
     public Builder router(InetSocketAddress address) {
       this.router = Objects.requireNonNull(address);
+      return this;
+    }
+
+    /**
+     * Another router to attach to when a connection to the one before it in the list (the {@link
+     * #router} first, then the failover routers in the order added) cannot be opened: a client
+     * whose router has died moves on to the next one, and back to the first after the last. A
+     * session that breaks is dialled again at the same router first. The client's predicate and its
+     * unconfirmed reliable messages go with it; destination routers drop what they delivered
+     * already. Each router must accept the client's credentials.
+     */
+    public Builder failover(String host, int port) {
+      return failover(InetSocketAddress.createUnresolved(host, port));
+    }
+
+    /** Another router to attach to, as {@link #failover(String, int)}. */
+    public Builder failover(InetSocketAddress address) {
+      failover.add(Objects.requireNonNull(address));
       return this;
     }
 

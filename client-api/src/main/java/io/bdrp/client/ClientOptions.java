@@ -12,6 +12,8 @@ import java.util.function.Consumer;
  * The options of one client, as its {@link BdrpClient.Builder} held them when it connected.
  * Immutable (the token's bytes are never written); read from any thread.
  *
+ * @param router the router dialled first
+ * @param failover routers dialled in turn when a connection to the one before cannot be opened
  * @param tls a TLS client context, or null for plain TCP
  * @param callbackExecutor where handlers and listeners run, or null for a thread of the client's
  *     own
@@ -22,6 +24,7 @@ import java.util.function.Consumer;
  */
 record ClientOptions(
     InetSocketAddress router,
+    java.util.List<InetSocketAddress> failover,
     String name,
     byte[] authToken,
     SslContext tls,
@@ -36,8 +39,29 @@ record ClientOptions(
     long publisherSeqStart,
     int maxUnconfirmed) {
 
-  /** The router's address as HOST:PORT, for messages. */
+  /** The router's address as HOST:PORT, with the failover routers' if any, for messages. */
   String where() {
-    return router.getHostString() + ":" + router.getPort();
+    if (failover.isEmpty()) {
+      return where(router);
+    }
+    StringBuilder b = new StringBuilder(where(router)).append(" (or");
+    for (InetSocketAddress a : failover) {
+      b.append(' ').append(where(a));
+    }
+    return b.append(')').toString();
+  }
+
+  /** Address {@code i} in dialling order: 0 is {@link #router}, then {@link #failover}'s. */
+  InetSocketAddress address(int i) {
+    return i == 0 ? router : failover.get(i - 1);
+  }
+
+  /** How many addresses there are to dial. */
+  int addresses() {
+    return 1 + failover.size();
+  }
+
+  static String where(InetSocketAddress a) {
+    return a.getHostString() + ":" + a.getPort();
   }
 }

@@ -53,6 +53,10 @@ final class Connection implements SessionHandler.Session {
 
   private volatile Channel channel;
   private volatile int routerNumber = -1;
+
+  /** Which of the options' addresses the next connection is opened to. */
+  private volatile int at;
+
   private volatile boolean closed;
 
   Connection(
@@ -92,7 +96,7 @@ final class Connection implements SessionHandler.Session {
       return;
     }
     try {
-      InetSocketAddress a = options.router();
+      InetSocketAddress a = options.address(at);
       InetSocketAddress target =
           a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a;
       ChannelFuture connecting = bootstrap().connect(target);
@@ -112,6 +116,7 @@ final class Connection implements SessionHandler.Session {
   }
 
   private Bootstrap bootstrap() {
+    InetSocketAddress dialled = options.address(at);
     return new Bootstrap()
         .group(threads.group())
         .channel(NioSocketChannel.class)
@@ -126,10 +131,7 @@ final class Connection implements SessionHandler.Session {
                       .addLast(
                           options
                               .tls()
-                              .newHandler(
-                                  ch.alloc(),
-                                  options.router().getHostString(),
-                                  options.router().getPort()));
+                              .newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort()));
                 }
                 ch.pipeline()
                     .addLast(new FrameDecoder(options.maxFrameBytes()))
@@ -201,11 +203,23 @@ final class Connection implements SessionHandler.Session {
 
   /** The attempt or the session failed: fail what waits, then end the client or dial again. */
   private void broken(Throwable cause) {
+    boolean wasOpen = routerNumber >= 0;
     routerNumber = -1;
     requests.failAll(
         cause instanceof IOException e
             ? e
             : new IOException("session with " + options.where() + " lost", cause));
+    if (!wasOpen && options.addresses() > 1) {
+      // This router could not be reached or would not open a session: the next one is tried.
+      if (!firstConnect.isDone()
+          && !(cause instanceof BdrpClient.RouterException)
+          && at + 1 < options.addresses()) {
+        at++;
+        threads.group().execute(this::dial); // the first connect tries each router once
+        return;
+      }
+      at = (at + 1) % options.addresses();
+    }
     if (!firstConnect.isDone()) {
       failFirst(
           cause instanceof BdrpClient.RouterException refused

@@ -62,6 +62,7 @@ class SessionHandlerTest {
     ClientOptions options =
         new ClientOptions(
             InetSocketAddress.createUnresolved("127.0.0.1", 7400),
+            java.util.List.of(),
             "unit",
             "secret".getBytes(StandardCharsets.UTF_8),
             null,

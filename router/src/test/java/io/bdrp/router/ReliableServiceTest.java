@@ -65,4 +65,50 @@ class ReliableServiceTest {
       assertTrue(metric(f.routers.get(3), "bdrp_reliable_deliveries_total") >= total);
     }
   }
+
+  @Test
+  void aPublisherWhoseIngressStopsMovesToItsFailoverRouterAndEachMessageArrivesOnceInOrder()
+      throws Exception {
+    try (Federation f = new Federation(Bundled.load("routers-4"))) {
+      f.awaitRoutes();
+      ConcurrentLinkedQueue<Long> got = new ConcurrentLinkedQueue<>();
+      BdrpClient sub = f.client(3, "subscriber");
+      sub.subscribe(Predicate.parse("exists(n)"), m -> got.add(m.get("n").asLong()))
+          .get(10, TimeUnit.SECONDS);
+      f.awaitPredicates();
+      List<Integer> sessions = new java.util.concurrent.CopyOnWriteArrayList<>();
+      try (BdrpClient pub =
+          BdrpClient.builder()
+              .router(f.routers.get(1).clientAddress())
+              .failover(f.routers.get(2).clientAddress())
+              .name("publisher")
+              .listener(
+                  new BdrpClient.ConnectionListener() {
+                    @Override
+                    public void connected(int routerNumber) {
+                      sessions.add(routerNumber);
+                    }
+                  })
+              .connect()) {
+        int total = 2_000;
+        List<CompletableFuture<Void>> confirmed = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+          confirmed.add(pub.sendReliable(Message.builder().put("n", (long) i).build()));
+          if (i == total / 4) {
+            f.routers.get(1).close();
+          }
+        }
+        CompletableFuture.allOf(confirmed.toArray(CompletableFuture[]::new))
+            .get(60, TimeUnit.SECONDS);
+        Federation.await("every message at the subscriber", () -> got.size() >= total);
+        List<Long> expected = new ArrayList<>();
+        for (long i = 0; i < total; i++) {
+          expected.add(i);
+        }
+        assertEquals(expected, new ArrayList<>(got), "each message once, in publisher order");
+        assertEquals(List.of(1, 2), sessions, "a session with router 1, then with router 2");
+        assertTrue(metric(f.routers.get(2), "bdrp_reliable_confirmed_total") > 0);
+      }
+    }
+  }
 }

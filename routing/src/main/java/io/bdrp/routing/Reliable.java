@@ -51,7 +51,9 @@ import java.util.TreeMap;
  *   <li><b>Confirmation</b>: once every router of D has acknowledged a message the ingress tells
  *       its publisher ({@link Output#confirmed}); a message with an empty D is confirmed at once.
  *   <li><b>Flow control</b>: {@link #hasRoom} says no while the retention is full; the publisher
- *       waits for confirmations, and nothing is held beyond the bounds.
+ *       waits for confirmations, and nothing is held beyond the bounds. It also says no until the
+ *       router is {@link #ready}: a router that has just started would compute a D that lacks
+ *       routers whose predicates it has not heard yet, and confirm messages they never had.
  * </ul>
  *
  * <p>What is not covered: a destination router that crashes after it acknowledged a message and
@@ -227,6 +229,11 @@ public final class Reliable<M> {
     RESENT,
     /** A reliable message refused at the ingress: the retention is full ({@link #hasRoom}). */
     REFUSED,
+    /**
+     * A reliable message refused at the ingress because the router, just started, does not know the
+     * network well enough yet to compute its D ({@link #ready}).
+     */
+    NOT_READY,
     /** Routers given up on at the end of a message's retention (one per router). */
     ABANDONED,
     /** A copy of a message this router had delivered already (one per copy). */
@@ -338,6 +345,9 @@ public final class Reliable<M> {
   private long published;
   private long confirmed;
   private long delivered;
+
+  /** Set once {@link #ready} has held. */
+  private boolean ready;
 
   /**
    * The reliable service of the router whose best-effort data plane is {@code plane} (its message
@@ -454,12 +464,48 @@ public final class Reliable<M> {
    * before it sends again.
    */
   public boolean hasRoom(int bytes) {
+    if (!ready()) {
+      count(0, Count.NOT_READY, 1);
+      return false;
+    }
     if (retained.size() < config.retentionMessages()
         && retainedBytes + bytes <= config.retentionBytes()) {
       return true;
     }
     count(0, Count.REFUSED, 1);
     return false;
+  }
+
+  /**
+   * Whether this router knows the network well enough to compute a message's D. A router that has
+   * just started knows no other router's predicate: a D computed then would lack routers, and the
+   * message would be confirmed without reaching them. So a router with links is ready once a hello
+   * interval has passed since its first adjacency came up (its neighbour's routes have arrived), it
+   * holds a predicate for every router it has a route to, and its index of D covers them. From then
+   * on it stays ready: later changes reach D as they reach best effort. A reliable message is
+   * refused meanwhile ({@link Count#NOT_READY}) and its publisher sends it again.
+   */
+  public boolean ready() {
+    if (ready) {
+      return true;
+    }
+    if (node.hasLinks()) {
+      long first = node.firstAdjacencyMillis();
+      if (first < 0 || clock.nowMillis() - first < node.config().helloIntervalMs()) {
+        return false;
+      }
+    }
+    PredicateTable predicates = node.predicates();
+    if (!predicates.indexReady()) {
+      return false;
+    }
+    for (int r : node.unicast().reachable()) {
+      if (r != self && predicates.get(r) == null) {
+        return false;
+      }
+    }
+    ready = true;
+    return true;
   }
 
   /** The lowest number this router still holds for {@code r}, or {@code next} if none. */

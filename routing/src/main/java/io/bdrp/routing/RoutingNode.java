@@ -50,6 +50,9 @@ public final class RoutingNode {
   /** Neighbours with an adjacency up, to which certificates are flooded. */
   private final java.util.TreeSet<Integer> up = new java.util.TreeSet<>();
 
+  /** When the first adjacency came up (routing clock), or -1. */
+  private long firstAdjacencyAt = -1;
+
   private long certificatesRefused;
 
   public RoutingNode(
@@ -74,6 +77,9 @@ public final class RoutingNode {
                 Face f = faces.get(neighbour);
                 if (f != null) {
                   up.add(neighbour);
+                  if (firstAdjacencyAt < 0) {
+                    firstAdjacencyAt = clock.nowMillis();
+                  }
                   // Certificates first: what follows is signed with them.
                   for (Map.Entry<Integer, byte[]> c :
                       new java.util.TreeMap<>(certificates).entrySet()) {
@@ -129,6 +135,16 @@ public final class RoutingNode {
   public void addLink(Face face, int cost) {
     faces.put(face.neighbour(), face);
     dv.addLink(face, cost);
+  }
+
+  /** Whether any link is configured. */
+  public boolean hasLinks() {
+    return !faces.isEmpty();
+  }
+
+  /** When this router's first adjacency came up, on the routing clock, or -1 if none has. */
+  public long firstAdjacencyMillis() {
+    return firstAdjacencyAt;
   }
 
   /** The link to {@code neighbour} is no longer configured. */

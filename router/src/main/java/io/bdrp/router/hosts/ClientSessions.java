@@ -78,6 +78,7 @@ public final class ClientSessions {
   private final java.util.Map<Long, Channel> publishers = new java.util.HashMap<>();
 
   private final Metrics.Counter retentionFull;
+  private final Metrics.Counter notReady;
 
   /**
    * @param clientTls TLS on the client port as now loaded (null: none)
@@ -106,6 +107,7 @@ public final class ClientSessions {
     this.forbidden = metrics.sendsRefused("publish_permission");
     this.reserved = metrics.sendsRefused("reserved_attribute");
     this.retentionFull = metrics.sendsRefused("reliable_retention_full");
+    this.notReady = metrics.sendsRefused("reliable_not_ready");
     this.keptAlive = metrics.connectionsClosed("clients", "keepalive");
     this.refusedSessions = metrics.requestsRefused("user_sessions");
     this.changes = new PredicateChanges(core, signed);
@@ -462,14 +464,20 @@ public final class ClientSessions {
         if (refusedFrom == null) {
           waitingFor.put(s.publisher(), s.publisherSeq());
         }
+        boolean ready = reliable.ready();
         refuse(
             ctx,
             id,
-            retentionFull,
+            ready ? retentionFull : notReady,
             ErrorCode.OVERLOADED,
-            "the reliable retention of router "
-                + core.config().router()
-                + " is full: send again once earlier messages are confirmed");
+            ready
+                ? "the reliable retention of router "
+                    + core.config().router()
+                    + " is full: send again once earlier messages are confirmed"
+                : "router "
+                    + core.config().router()
+                    + " has just started and cannot yet compute the destinations of reliable"
+                    + " messages: send again shortly");
         return;
       }
       // The latest session of a publisher takes its answers: a client that reconnects sends

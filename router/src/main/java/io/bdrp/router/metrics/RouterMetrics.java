@@ -383,7 +383,9 @@ public final class RouterMetrics {
         "Messages from clients refused, by reason: publish_permission (the message is outside"
             + " the user's publish predicate), reserved_attribute (it carries mqtt.store.retained"
             + " or mqtt.store.for, which only routers set), reliable_retention_full (a reliable"
-            + " message while this router holds as many as its retention allows).",
+            + " message while this router holds as many as its retention allows),"
+            + " reliable_not_ready (a reliable message while this router, just started, cannot yet"
+            + " compute its destinations).",
         "reason",
         reason);
   }

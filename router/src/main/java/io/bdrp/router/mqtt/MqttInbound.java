@@ -234,7 +234,7 @@ final class MqttInbound {
       return IMPLEMENTATION_SPECIFIC;
     }
     if (!listener.reliable.hasRoom(length)) {
-      counters.publishRefused("retention_full").inc();
+      counters.publishRefused(listener.reliable.ready() ? "retention_full" : "not_ready").inc();
       return QUOTA_EXCEEDED;
     }
     long seq = ++host.reliableSeq;

@@ -130,7 +130,9 @@ final class MqttMetrics {
           "PUBLISH packets not forwarded, by protocol and reason: publish_permission (outside the"
               + " user's publish predicate), unmappable (no bdrp message fits them: too many"
               + " attributes, a name or value beyond the limits), retained_full (a retained"
-              + " PUBLISH beyond the bounds of the store of retained messages).",
+              + " PUBLISH beyond the bounds of the store of retained messages), retention_full"
+              + " and not_ready (a PUBLISH for the reliable service while its retention is full"
+              + " or the router cannot yet compute destinations), unreached.",
           "protocol",
           name,
           "reason",

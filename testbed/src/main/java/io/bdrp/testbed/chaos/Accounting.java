@@ -16,8 +16,13 @@ package io.bdrp.testbed.chaos;
  *   <li>partition: messages sent from one half to the other while the cut was in place.
  * </ul>
  *
- * Everything else missing is loss, also a client's session that broke in another fault: that is the
- * network's doing. A loss counts as inside the target window if its message was sent from the
+ * For reliable messages only the first half of the first case is expected: messages for the killed
+ * router's hosts (sent from {@link #IN_FLIGHT_NANOS} before the kill) until their predicates are in
+ * force again. The publisher resends what its killed ingress did not confirm, and the ingress holds
+ * what a partition keeps from its destinations until the partition heals.
+ *
+ * <p>Everything else missing is loss, also a client's session that broke in another fault: that is
+ * the network's doing. A loss counts as inside the target window if its message was sent from the
  * fault's injection (less {@link #IN_FLIGHT_NANOS}: messages in flight when it struck) until one
  * dead interval and one hello interval later, or as long from the heal: a router notices a silent
  * neighbour within a dead interval, and a link that carries again as soon (a broken session is
@@ -40,9 +45,24 @@ public final class Accounting {
    * @param end the recovery's end
    * @param killed the killed router, or -1
    * @param side for a partition, each router's half; otherwise null
+   * @param reliable whether the messages were published with the reliable service, which changes
+   *     what is an expected loss (see {@link #expectedLoss})
    */
   public record Window(
-      Fault fault, long start, long inject, long heal, long end, int killed, boolean[] side) {}
+      Fault fault,
+      long start,
+      long inject,
+      long heal,
+      long end,
+      int killed,
+      boolean[] side,
+      boolean reliable) {
+    /** A window of best-effort messages. */
+    public Window(
+        Fault fault, long start, long inject, long heal, long end, int killed, boolean[] side) {
+      this(fault, start, inject, heal, end, killed, side, false);
+    }
+  }
 
   /**
    * The figures.
@@ -71,6 +91,12 @@ public final class Accounting {
    * @param late messages whose last delivery arrived more than a dead interval after they were sent
    * @param maxDelay the longest time from a message's send to its last delivery, seconds (NaN: none
    *     delivered)
+   * @param outOfOrder first deliveries that came after a later message of the same sender
+   * @param unconfirmed reliable messages whose publisher was told neither that they were confirmed
+   *     nor that routers were not reached (0 for best effort)
+   * @param unreached reliable messages whose publisher was told that routers were not reached
+   * @param maxConfirmDelay the longest time from a reliable message's send to its confirmation,
+   *     seconds (NaN: none confirmed, or best effort)
    * @param perSecond per second from the window's start: input, expected, delivered, missing,
    *     expected loss, duplicates, spurious
    */
@@ -94,6 +120,10 @@ public final class Accounting {
       boolean exactThroughout,
       long late,
       double maxDelay,
+      long outOfOrder,
+      long unconfirmed,
+      long unreached,
+      double maxConfirmDelay,
       long[][] perSecond) {
     /** Series names of {@link #perSecond}, in order. */
     public static final String[] SERIES = {
@@ -152,6 +182,10 @@ public final class Accounting {
     int lastBad = -1;
     long late = 0;
     long maxDelay = -1;
+    long outOfOrder = 0;
+    long unconfirmed = 0;
+    long unreached = 0;
+    long maxConfirm = -1;
     int words = l.words();
     for (int i = first; i < last; i++) {
       long t = l.sentAt(i);
@@ -202,7 +236,19 @@ public final class Accounting {
       int dup = l.duplicates(i);
       duplicates += dup;
       ps[5][sec] += dup;
-      bad |= dup > 0;
+      int disorder = l.outOfOrder(i);
+      outOfOrder += disorder;
+      bad |= dup > 0 || disorder > 0;
+      if (w.reliable()) {
+        long confirmed = l.confirmedAt(i);
+        if (confirmed > 0) {
+          maxConfirm = Math.max(maxConfirm, confirmed - t);
+        } else if (l.isUnreached(i)) {
+          unreached++;
+        } else {
+          unconfirmed++;
+        }
+      }
       if (bad && t >= w.inject()) {
         lastBad = i;
       }
@@ -240,6 +286,10 @@ public final class Accounting {
         lastBad < 0,
         late,
         maxDelay < 0 ? Double.NaN : maxDelay / 1e9,
+        outOfOrder,
+        unconfirmed,
+        unreached,
+        maxConfirm < 0 ? Double.NaN : maxConfirm / 1e9,
         ps);
   }
 
@@ -254,7 +304,11 @@ public final class Accounting {
     /** A delivery to a client whose predicate the message does not satisfy. */
     SPURIOUS,
     /** A message whose last delivery came more than a dead interval after it was sent. */
-    LATE
+    LATE,
+    /** A first delivery that came after a later message of the same sender. */
+    OUT_OF_ORDER,
+    /** A reliable message whose publisher was told neither of confirmation nor of failure. */
+    UNCONFIRMED
   }
 
   /**
@@ -324,6 +378,12 @@ public final class Accounting {
       if (arrived > 0 && arrived - t > deadNanos) {
         out.add(new Anomaly(Kind.LATE, i, t, from, -1, failed, arrived, l.firstDeliveryAt(i)));
       }
+      if (l.outOfOrder(i) > 0) {
+        out.add(new Anomaly(Kind.OUT_OF_ORDER, i, t, from, -1, failed, 0, l.firstDeliveryAt(i)));
+      }
+      if (w.reliable() && l.confirmedAt(i) == 0 && !l.isUnreached(i)) {
+        out.add(new Anomaly(Kind.UNCONFIRMED, i, t, from, -1, failed, 0, l.firstDeliveryAt(i)));
+      }
     }
     return out.size() > limit ? out.subList(0, limit) : out;
   }
@@ -360,6 +420,16 @@ public final class Accounting {
       Sessions s,
       int c,
       long helloNanos) {
+    if (w.reliable()) {
+      // The publisher resends what its dead ingress did not confirm, and the ingress holds what
+      // a partition keeps from its destinations until it heals: only a host's own session is
+      // beyond the service, so messages for the killed router's hosts until their predicates are
+      // in force again are all that may be missing.
+      return w.fault() == Fault.KILL_RESTART
+          && t >= w.inject() - IN_FLIGHT_NANOS
+          && receiverRouter == w.killed()
+          && t < inForce(s.firstUpAfter(c, w.inject()), helloNanos);
+    }
     return switch (w.fault()) {
       case KILL_RESTART ->
           t >= w.inject()

@@ -34,7 +34,20 @@ public final class ChaosReport {
     if (a.spurious() > 0) {
       out.add("spurious");
     }
-    if (a.lossOutsideWindow() > 0) {
+    if (f.window().reliable()) {
+      if (a.loss() > 0) {
+        out.add("loss");
+      }
+      if (a.outOfOrder() > 0) {
+        out.add("out of order");
+      }
+      if (a.unconfirmed() > 0) {
+        out.add("unconfirmed");
+      }
+      if (a.unreached() > 0) {
+        out.add("unreached");
+      }
+    } else if (a.lossOutsideWindow() > 0) {
       out.add("loss outside fault..+dead+hello");
     }
     if (!a.exactAgain()) {
@@ -97,7 +110,7 @@ public final class ChaosReport {
             Locale.ROOT,
             "- network: %s, %d routers, %d links at %s each way; DATA over %s%n"
                 + "- workload: %d clients (%d per router), %.1f msg/s each (Poisson), %d-byte"
-                + " bodies; the paper's predicates%n"
+                + " bodies; the paper's predicates; %s service%n"
                 + "- phases per fault: warm-up %d s, fault %d s, recovery %d s%n"
                 + "- routers: hello interval %d ms, dead interval %d ms; JVM %s; RSS bound %d"
                 + " MiB%n%n",
@@ -110,6 +123,7 @@ public final class ChaosReport {
             s.clientsPerRouter(),
             s.rate(),
             s.bodyBytes(),
+            r.service(),
             s.warmupSeconds(),
             s.faultSeconds(),
             s.recoverySeconds(),
@@ -120,10 +134,11 @@ public final class ChaosReport {
     b.append(
         "| # | fault | target | at (s) | messages | expected | missing | expected loss | loss |"
             + " loss outside fault..+dead+hello | loss window (s from fault) | duplicates | spurious |"
-            + " exact again (s after heal) | late (max delay s) | peak RSS (MiB) | RSS growth (MiB) |"
-            + " targets |\n");
+            + " out of order | exact again (s after heal) | late (max delay s) | unconfirmed (max"
+            + " confirmation s) | peak RSS (MiB) | RSS growth (MiB) | targets |\n");
     b.append(
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+            + "---:|---|\n");
     int k = 0;
     for (ChaosRun.FaultRun f : r.faults()) {
       k++;
@@ -131,7 +146,7 @@ public final class ChaosReport {
         b.append(
             String.format(
                 Locale.ROOT,
-                "| %d | %s | | | | | | | | | skipped: %s | | | | | | | |%n",
+                "| %d | %s | | | | | | | | | skipped: %s | | | | | | | | | |%n",
                 k,
                 f.fault().id(),
                 f.skipped()));
@@ -142,8 +157,8 @@ public final class ChaosReport {
       b.append(
           String.format(
               Locale.ROOT,
-              "| %d | %s | %s | %.1f | %,d | %,d | %,d | %,d | %,d | %,d | %s | %,d | %,d | %s |"
-                  + " %,d (%s) | %s | %s | %s |%n",
+              "| %d | %s | %s | %.1f | %,d | %,d | %,d | %,d | %,d | %,d | %s | %,d | %,d | %,d |"
+                  + " %s | %,d (%s) | %s | %s | %s | %s |%n",
               k,
               f.fault().id(),
               f.target(),
@@ -157,9 +172,14 @@ public final class ChaosReport {
               window(a.missingFrom(), a.missingTo()),
               a.duplicates(),
               a.spurious(),
+              a.outOfOrder(),
               exact(a),
               a.late(),
               num(a.maxDelay()),
+              f.window().reliable()
+                  ? String.format(
+                      Locale.ROOT, "%,d (%s)", a.unconfirmed(), num(a.maxConfirmDelay()))
+                  : "-",
               mib(f.maxPeakRssKiB()),
               mib(growth(f)),
               miss.isEmpty() ? "met" : "missed: " + String.join(", ", miss)));
@@ -238,19 +258,33 @@ public final class ChaosReport {
               "%,d deliveries arrived after the campaign's accounting closed (not counted).%n%n",
               r.late()));
     }
+    boolean reliable = "reliable".equals(r.service());
     b.append(
-        "Loss: expected deliveries that never arrived, less the expected loss (the killed"
-            + " router's hosts while their sessions were down; across the partition while it"
-            + " stood). Loss window: first and last send time of a missing delivery's message,"
+        reliable
+            ? "Loss: expected deliveries that never arrived, less the expected loss (the killed"
+                + " router's own hosts until they were attached again and their predicates in"
+                + " force: a host's session is beyond the reliable service; publishers resend what"
+                + " was not confirmed, partitions are held until they heal)."
+            : "Loss: expected deliveries that never arrived, less the expected loss (the killed"
+                + " router's hosts while their sessions were down; across the partition while it"
+                + " stood).");
+    b.append(
+        " Loss window: first and last send time of a missing delivery's message,"
             + " from the injection. Exact again: from the heal until the first message after"
             + " which every message was delivered exactly (negative: before the heal;"
             + " throughout: no message sent after the injection was delivered otherwise). Late:"
             + " messages whose last delivery came more than a dead interval after they were sent."
-            + " Targets:"
-            + " no duplicate, no spurious delivery, no loss outside [fault, fault + dead"
-            + " interval + hello interval] and the same after the heal, exact again by the end of"
-            + " the recovery, every router under the RSS"
-            + " bound, no finding.\n");
+            + " Out of order: first deliveries that came after a later message of the same"
+            + " sender.");
+    b.append(
+        reliable
+            ? " Unconfirmed: messages whose publisher heard neither a confirmation nor that"
+                + " routers were unreached. Targets: no loss, no duplicate, no spurious delivery,"
+                + " nothing out of order, every message confirmed, exact again by the end of the"
+                + " recovery, every router under the RSS bound, no finding.\n"
+            : " Targets: no duplicate, no spurious delivery, no loss outside [fault, fault + dead"
+                + " interval + hello interval] and the same after the heal, exact again by the end"
+                + " of the recovery, every router under the RSS bound, no finding.\n");
     return b.toString();
   }
 
@@ -360,6 +394,10 @@ public final class ChaosReport {
                 "exact_throughout",
                 "late",
                 "max_delay_s",
+                "out_of_order",
+                "unconfirmed",
+                "unreached",
+                "max_confirm_s",
                 "session_breaks",
                 "hello_ms",
                 "dead_ms",
@@ -407,6 +445,10 @@ public final class ChaosReport {
                 a.exactThroughout(),
                 a.late(),
                 csvNum(a.maxDelay()),
+                a.outOfOrder(),
+                a.unconfirmed(),
+                a.unreached(),
+                csvNum(a.maxConfirmDelay()),
                 f.sessionBreaks(),
                 r.spec().helloMillis(),
                 r.spec().deadMillis(),
@@ -468,6 +510,7 @@ public final class ChaosReport {
     b.append("  \"links\": ").append(r.network().links().size()).append(",\n");
     b.append("  \"link_rate_bits\": ").append(s.linkRateBits()).append(",\n");
     b.append("  \"link_transport\": ").append(jsonString(r.linkTransport())).append(",\n");
+    b.append("  \"service\": ").append(jsonString(r.service())).append(",\n");
     b.append("  \"clients\": ").append(r.routerOf().length).append(",\n");
     b.append("  \"rate_per_client\": ").append(s.rate()).append(",\n");
     b.append("  \"warmup_s\": ").append(s.warmupSeconds()).append(",\n");
@@ -509,7 +552,8 @@ public final class ChaosReport {
                   + " \"missing_to_s\": %s, \"loss_from_s\": %s, \"loss_to_s\": %s,"
                   + " \"duplicates\": %d, \"spurious\": %d, \"exact_after_heal_s\": %s,"
                   + " \"exact_after_inject_s\": %s, \"exact_throughout\": %b, \"late\": %d,"
-                  + " \"max_delay_s\": %s, \"session_breaks\": %d",
+                  + " \"max_delay_s\": %s, \"out_of_order\": %d, \"unconfirmed\": %d,"
+                  + " \"unreached\": %d, \"max_confirm_s\": %s, \"session_breaks\": %d",
               a.messages(),
               a.failedSends(),
               a.expected(),
@@ -529,6 +573,10 @@ public final class ChaosReport {
               a.exactThroughout(),
               a.late(),
               jsonNum(a.maxDelay()),
+              a.outOfOrder(),
+              a.unconfirmed(),
+              a.unreached(),
+              jsonNum(a.maxConfirmDelay()),
               f.sessionBreaks()));
       b.append(",\n      \"peak_rss_kib\": ").append(longs(f.peakRssKiB()));
       b.append(", \"warmup_peak_rss_kib\": ").append(longs(f.warmupPeakRssKiB()));

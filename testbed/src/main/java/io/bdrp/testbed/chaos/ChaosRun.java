@@ -50,18 +50,36 @@ public final class ChaosRun {
   /**
    * Where the faults strike; null fields are chosen from the topology ({@link Targets}). {@code
    * fastPath} is the routers' ({@code jvm} or {@code ebpf}) and {@code broadcastFraction} their
-   * routing.broadcastFraction (null: the default).
+   * routing.broadcastFraction (null: the default); {@code service} is how the clients publish:
+   * {@code best-effort} or {@code reliable} ({@code BdrpClient.sendReliable}, each message
+   * confirmed).
    */
   public record Choices(
       Targets.Link link,
       Integer router,
       List<Targets.Link> cut,
       String fastPath,
-      Double broadcastFraction) {
+      Double broadcastFraction,
+      String service) {
+    /** The services a campaign can publish with. */
+    public static final List<String> SERVICES = List.of("best-effort", "reliable");
+
     public static final Choices AUTO = new Choices(null, null, null);
 
+    public Choices {
+      if (!SERVICES.contains(service)) {
+        throw new IllegalArgumentException(
+            "unknown service '" + service + "' (services: " + String.join(", ", SERVICES) + ")");
+      }
+    }
+
     public Choices(Targets.Link link, Integer router, List<Targets.Link> cut) {
-      this(link, router, cut, "jvm", null);
+      this(link, router, cut, "jvm", null, "best-effort");
+    }
+
+    /** Whether the clients publish with the reliable service. */
+    public boolean reliable() {
+      return service.equals("reliable");
     }
 
     /** What the routers' YAML gets beside the campaign's routing timers. */
@@ -131,6 +149,7 @@ public final class ChaosRun {
       Emulator.Network network,
       int[] routerOf,
       String linkTransport,
+      String service,
       List<String> jvmOptions,
       List<FaultRun> faults,
       long[][] perSecond,
@@ -150,6 +169,13 @@ public final class ChaosRun {
     Ledger ledger;
     Sessions sessions;
     int[] routerOf;
+
+    /**
+     * The router each client has its session with now (-1: none); differs from {@link #routerOf}
+     * once a reliable campaign's client has moved to its failover router.
+     */
+    java.util.concurrent.atomic.AtomicIntegerArray attachedTo;
+
     Predicate[] predicates;
     final List<BdrpClient> clients = new ArrayList<>();
     EventLoopGroup io;
@@ -161,8 +187,12 @@ public final class ChaosRun {
     final AtomicLong expectedSoFar = new AtomicLong();
     final AtomicLong sent = new AtomicLong();
     final AtomicLong failedSends = new AtomicLong();
+    final AtomicLong confirmed = new AtomicLong();
+    final AtomicLong unreached = new AtomicLong();
+    final boolean reliable;
 
-    Campaign(ChaosSpec spec, Emulator.Network net, Path dir, PrintStream out) {
+    Campaign(ChaosSpec spec, Emulator.Network net, Path dir, PrintStream out, boolean reliable) {
+      this.reliable = reliable;
       this.spec = spec;
       this.net = net;
       this.dir = dir;
@@ -239,7 +269,7 @@ public final class ChaosRun {
               }
             });
     Runtime.getRuntime().addShutdownHook(cleanup);
-    Campaign c = new Campaign(spec, net, dir, out);
+    Campaign c = new Campaign(spec, net, dir, out, choices.reliable());
     try {
       c.log(
           "network %s up: %d routers, %d links at %s; hello %d ms, dead %d ms",
@@ -312,7 +342,8 @@ public final class ChaosRun {
         runs.add(p.finish(c));
       }
       int seconds = (int) (end / 1_000_000_000L) + 1;
-      Accounting.Window whole = new Accounting.Window(Fault.LINK_DOWN, 0, 0, 0, end, -1, null);
+      Accounting.Window whole =
+          new Accounting.Window(Fault.LINK_DOWN, 0, 0, 0, end, -1, null, c.reliable);
       long[][] perSecond =
           Accounting.account(
                   c.ledger,
@@ -328,6 +359,7 @@ public final class ChaosRun {
           net,
           c.routerOf.clone(),
           linkTransport,
+          choices.service(),
           List.copyOf(jvmOptions),
           List.copyOf(runs),
           perSecond,
@@ -377,14 +409,21 @@ public final class ChaosRun {
       c.routerOf[j] = j % n;
     }
     c.sessions = new Sessions(clients);
+    c.attachedTo = new java.util.concurrent.atomic.AtomicIntegerArray(c.routerOf);
     c.ledger = new Ledger(clients, c.origin);
     c.io = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     c.callbacks = Executors.newFixedThreadPool(2);
     for (int j = 0; j < clients; j++) {
       int client = j;
       boolean[] first = {true};
+      BdrpClient.Builder builder = BdrpClient.builder();
+      if (c.reliable) {
+        // A publisher whose router dies moves to the next router and sends again what that one
+        // did not confirm; the destinations drop what they delivered already.
+        builder.failover(c.federation.clientAddress((c.routerOf[j] + 1) % n));
+      }
       BdrpClient bc =
-          BdrpClient.builder()
+          builder
               .router(c.federation.clientAddress(c.routerOf[j]))
               .name("client-" + j)
               .eventLoopGroup(c.io)
@@ -394,6 +433,7 @@ public final class ChaosRun {
                   new BdrpClient.ConnectionListener() {
                     @Override
                     public void connected(int routerNumber) {
+                      c.attachedTo.set(client, routerNumber);
                       if (first[0]) {
                         first[0] = false; // sessions start connected
                       } else {
@@ -403,6 +443,7 @@ public final class ChaosRun {
 
                     @Override
                     public void disconnected(Throwable cause, boolean willReconnect) {
+                      c.attachedTo.set(client, -1);
                       c.sessions.down(client, c.now());
                     }
                   })
@@ -464,6 +505,22 @@ public final class ChaosRun {
       c.ledger.add(from, receivers, c.now());
       c.expectedSoFar.addAndGet(e);
       c.sent.incrementAndGet();
+      if (c.reliable) {
+        c.clients
+            .get(from)
+            .sendReliable(m)
+            .whenComplete(
+                (ok, error) -> {
+                  if (error == null) {
+                    c.ledger.confirmed(id, c.now());
+                    c.confirmed.incrementAndGet();
+                  } else {
+                    c.ledger.unreached(id);
+                    c.unreached.incrementAndGet();
+                  }
+                });
+        continue;
+      }
       c.clients
           .get(from)
           .send(m)
@@ -489,18 +546,39 @@ public final class ChaosRun {
         for (long p : peaks) {
           max = Math.max(max, p);
         }
+        String confirms =
+            c.reliable
+                ? String.format(
+                    Locale.ROOT,
+                    ", %,d confirmed, %,d unreached",
+                    c.confirmed.get(),
+                    c.unreached.get())
+                : "";
         c.log(
-            "sent %,d messages (%,d failed), %,d deliveries of %,d expected so far; largest"
+            "sent %,d messages (%,d failed%s), %,d deliveries of %,d expected so far; largest"
                 + " router RSS %,d MiB",
-            c.sent.get(), c.failedSends.get(), got, exp, max / 1024);
+            c.sent.get(), c.failedSends.get(), confirms, got, exp, max / 1024);
       }
     } catch (InterruptedException done) {
       // the campaign is over
     }
   }
 
-  /** After the traffic: until no delivery has arrived for 2 s, at most 15 s. */
+  /**
+   * After the traffic: until no delivery has arrived for 2 s, at most 15 s; with the reliable
+   * service, first until every message is confirmed or reported unreached, at most the routers'
+   * retention (one minute) and 10 s.
+   */
   private static void grace(Campaign c) throws InterruptedException {
+    if (c.reliable) {
+      long limit = c.now() + 70_000_000_000L;
+      while (c.confirmed.get() + c.unreached.get() < c.sent.get() && c.now() < limit) {
+        Thread.sleep(100);
+      }
+      c.log(
+          "%,d of %,d reliable messages confirmed, %,d unreached",
+          c.confirmed.get(), c.sent.get(), c.unreached.get());
+    }
     long until = c.now() + 15_000_000_000L;
     long last = -1;
     long quietSince = c.now();
@@ -584,7 +662,8 @@ public final class ChaosRun {
             List.of(),
             skipped);
       }
-      Accounting.Window w = new Accounting.Window(fault, start, inject, heal, end, killed, side);
+      Accounting.Window w =
+          new Accounting.Window(fault, start, inject, heal, end, killed, side, c.reliable);
       Accounting.Result a =
           Accounting.account(
               c.ledger,
@@ -678,7 +757,8 @@ public final class ChaosRun {
             c.ledger,
             c.routerOf,
             c.sessions,
-            new Accounting.Window(f, p.start, p.inject, p.heal, p.end, p.killed, p.side),
+            new Accounting.Window(
+                f, p.start, p.inject, p.heal, p.end, p.killed, p.side, c.reliable),
             spec.deadMillis() * 1_000_000L,
             spec.helloMillis() * 1_000_000L);
     c.log(
@@ -907,7 +987,10 @@ public final class ChaosRun {
         continue;
       }
       long sessions = value(m, "bdrp_clients ");
-      long expected = c.spec.clientsPerRouter();
+      long expected = 0;
+      for (int j = 0; j < c.attachedTo.length(); j++) {
+        expected += c.attachedTo.get(j) == r ? 1 : 0;
+      }
       if (sessions != expected) {
         p.findings.add(
             "router "

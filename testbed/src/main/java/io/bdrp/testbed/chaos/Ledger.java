@@ -33,6 +33,12 @@ public final class Ledger {
 
   private final long origin;
 
+  /**
+   * For each receiver and sender, the highest message number the receiver has had from that sender
+   * (-1: none): a lower number arriving later is out of its sender's order.
+   */
+  private final AtomicIntegerArray lastFrom;
+
   /** Every duplicate delivery: message, client, arrival (nanoseconds from the origin). */
   private final java.util.concurrent.ConcurrentLinkedQueue<long[]> duplicateLog =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -46,6 +52,9 @@ public final class Ledger {
     final AtomicIntegerArray failed = new AtomicIntegerArray(CHUNK);
     final AtomicLongArray lastAt = new AtomicLongArray(CHUNK);
     final AtomicLongArray firstAt = new AtomicLongArray(CHUNK);
+    final AtomicLongArray confirmedAt = new AtomicLongArray(CHUNK);
+    final AtomicIntegerArray unreached = new AtomicIntegerArray(CHUNK);
+    final AtomicIntegerArray outOfOrder = new AtomicIntegerArray(CHUNK);
 
     Chunk(int words) {
       expected = new long[CHUNK * words];
@@ -58,6 +67,10 @@ public final class Ledger {
     this.clients = clients;
     this.words = (clients + 63) >>> 6;
     this.origin = origin;
+    this.lastFrom = new AtomicIntegerArray(clients * clients);
+    for (int i = 0; i < clients * clients; i++) {
+      lastFrom.set(i, -1);
+    }
   }
 
   /** The number of clients. */
@@ -134,6 +147,44 @@ public final class Ledger {
         return;
       }
     } while (!k.got.compareAndSet(w, old, old | bit));
+    int pair = client * clients + k.from[i];
+    int before = lastFrom.getAndAccumulate(pair, (int) id, Math::max);
+    if (before > id) {
+      k.outOfOrder.incrementAndGet(i);
+    }
+  }
+
+  /**
+   * Message {@code id}'s publisher was told that every router of its destinations has it (any
+   * thread), at {@code atNanos} from the origin.
+   */
+  public void confirmed(int id, long atNanos) {
+    chunk(id).confirmedAt.compareAndSet(id & (CHUNK - 1), 0, Math.max(1, atNanos));
+  }
+
+  /**
+   * Message {@code id}'s publisher was told that some routers of its destinations were not reached.
+   */
+  public void unreached(int id) {
+    chunk(id).unreached.set(id & (CHUNK - 1), 1);
+  }
+
+  /** When message {@code i} was confirmed, nanoseconds from the origin (0: it was not). */
+  public long confirmedAt(int i) {
+    return chunk(i).confirmedAt.get(i & (CHUNK - 1));
+  }
+
+  /** Whether message {@code i}'s publisher was told that some destinations were not reached. */
+  public boolean isUnreached(int i) {
+    return chunk(i).unreached.get(i & (CHUNK - 1)) != 0;
+  }
+
+  /**
+   * Receivers that got message {@code i} after a later message of the same sender (first deliveries
+   * only; duplicates are counted apart).
+   */
+  public int outOfOrder(int i) {
+    return chunk(i).outOfOrder.get(i & (CHUNK - 1));
   }
 
   /** A client received a message that is not in the ledger: spurious, counted by second. */

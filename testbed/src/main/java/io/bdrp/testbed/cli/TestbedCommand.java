@@ -537,6 +537,15 @@ public final class TestbedCommand {
     Double broadcastFraction;
 
     @Option(
+        names = "--service",
+        defaultValue = "best-effort",
+        description =
+            "How the clients publish: best-effort, or reliable (every message confirmed; the"
+                + " targets become no loss beyond the killed router's own hosts, no duplicate,"
+                + " nothing out of order, everything confirmed) (default: ${DEFAULT-VALUE}).")
+    String service;
+
+    @Option(
         names = "--server-jvm-opts",
         defaultValue = "-Xms256m -Xmx256m",
         description = "JVM options of the routers (default: ${DEFAULT-VALUE}).")
@@ -587,13 +596,16 @@ public final class TestbedCommand {
               router,
               cut == null ? null : cut.stream().map(Targets.Link::parse).toList(),
               fastPath,
-              broadcastFraction);
+              broadcastFraction,
+              service);
       Path dir = runFolder(out, "chaos-" + campaign);
       List<String> jvm = java.util.Arrays.stream(serverJvmOptions.trim().split("\\s+")).toList();
       o.printf(
-          "== chaos %s on %s: faults %s; warm-up %d s, fault %d s, recovery %d s each%n",
+          "== chaos %s on %s (%s service): faults %s; warm-up %d s, fault %d s, recovery %d s"
+              + " each%n",
           sc.name(),
           sc.topology(),
+          service,
           String.join(",", sc.faults().stream().map(Fault::id).toList()),
           sc.warmupSeconds(),
           sc.faultSeconds(),

@@ -141,4 +141,49 @@ class AccountingTest {
     assertEquals(0, a.missing());
     assertTrue(a.exactThroughout());
   }
+
+  @Test
+  void reliableMessagesExcuseOnlyTheKilledRoutersOwnHostsAndCountDisorderAndConfirmation() {
+    Ledger l = new Ledger(4, System.nanoTime());
+    Sessions s = new Sessions(4);
+    // Router 1 is killed at 10 s; its clients 1 and 3 are attached again (elsewhere) at 12 s.
+    s.down(1, 10 * S + 5_000_000);
+    s.down(3, 10 * S + 5_000_000);
+    s.up(1, 12 * S);
+    s.up(3, 12 * S);
+    var w = new Accounting.Window(Fault.KILL_RESTART, 5 * S, 10 * S, 20 * S, 30 * S, 1, null, true);
+    int toDead = l.add(0, to(1), 10 * S + 500_000_000); // to a host of the killed router: excused
+    l.confirmed(toDead, 11 * S);
+    int fromDead = l.add(3, to(0), 10 * S + 600_000_000); // from one: resent, so a loss if missing
+    l.confirmed(fromDead, 13 * S);
+    int first = l.add(2, to(0), 14 * S);
+    int second = l.add(2, to(0), 14 * S + 1);
+    l.received(second, 0);
+    l.received(first, 0); // after the later message of the same sender: out of order
+    l.confirmed(first, 14 * S + 2_000_000);
+    l.confirmed(second, 14 * S + 3_000_000);
+    int given = l.add(0, to(2), 15 * S);
+    l.received(given, 2);
+    l.unreached(given);
+    int open = l.add(0, to(2), 16 * S); // neither confirmed nor reported: unconfirmed
+    l.received(open, 2);
+
+    Accounting.Result a = Accounting.account(l, ROUTER_OF, s, w, DEAD, HELLO);
+    assertEquals(2, a.missing());
+    assertEquals(1, a.expectedLoss(), "only the killed router's host, before it was back");
+    assertEquals(1, a.loss(), "the dead ingress's publisher sends again: nothing excused");
+    assertEquals(1, a.outOfOrder());
+    assertEquals(1, a.unreached());
+    assertEquals(1, a.unconfirmed());
+    assertEquals(2.4, a.maxConfirmDelay(), 1e-9, "the longest from send to confirmation");
+    assertTrue(
+        Accounting.anomalies(l, ROUTER_OF, s, w, DEAD, HELLO, 100).stream()
+            .anyMatch(x -> x.kind() == Accounting.Kind.OUT_OF_ORDER && x.message() == first));
+
+    var bestEffort =
+        new Accounting.Window(Fault.KILL_RESTART, 5 * S, 10 * S, 20 * S, 30 * S, 1, null);
+    Accounting.Result b = Accounting.account(l, ROUTER_OF, s, bestEffort, DEAD, HELLO);
+    assertEquals(2, b.expectedLoss(), "best effort excuses the killed router's senders too");
+    assertEquals(0, b.unconfirmed(), "confirmation is not counted for best effort");
+  }
 }

@@ -25,8 +25,10 @@ import picocli.CommandLine;
  * A short fault campaign on the namespace testbed: 4 routers on a square with a diagonal, the
  * paper's workload flowing, one link set down and up, then a transit router killed with SIGKILL and
  * restarted: with DATA over TCP, and with DATA over UDP forwarded by the kernel fast path (every
- * message by D, so that routes change under transit traffic the kernel splits). Needs root and
- * {@code ip netns} (CI runs as root); the network has a name of its own and is removed afterwards.
+ * message by D, so that routes change under transit traffic the kernel splits), and with every
+ * message published reliably (the killed router is the ingress of its clients, which move to
+ * another router and send again what it did not confirm). Needs root and {@code ip netns} (CI runs
+ * as root); the network has a name of its own and is removed afterwards.
  */
 class ChaosCommandTest {
   private static boolean ipNetnsWorks() {
@@ -40,7 +42,7 @@ class ChaosCommandTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"tcp", "udp with the kernel fast path"})
+  @ValueSource(strings = {"tcp", "udp with the kernel fast path", "tcp, reliable service"})
   @Timeout(240)
   void linkDownAndKillRestartMakeNoDuplicateOrSpuriousDeliveryAndDeliveryIsExactAgain(
       String links, @TempDir Path dir) throws Exception {
@@ -49,6 +51,7 @@ class ChaosCommandTest {
         "network namespaces need root; run as root to test the fault campaign");
     assumeTrue(ipNetnsWorks(), "'ip netns list' does not work here (iproute2 missing?)");
     boolean ebpf = links.startsWith("udp");
+    boolean reliable = links.endsWith("reliable service");
     if (ebpf) {
       TestbedTests.requireFastPath();
     }
@@ -81,6 +84,9 @@ class ChaosCommandTest {
       args.addAll(
           List.of("--link-transport", "udp", "--fast-path", "ebpf", "--broadcast-fraction", "1"));
     }
+    if (reliable) {
+      args.addAll(List.of("--service", "reliable"));
+    }
     cl.execute(args.toArray(String[]::new));
     assertEquals(List.of(), Emulator.namespaces(name), "network removed");
     Path csv = dir.resolve("faults.csv");
@@ -107,6 +113,13 @@ class ChaosCommandTest {
       assertFalse(
           row.get("exact_after_heal_s").isEmpty(),
           () -> fault + ": delivery not exact again by the end of the recovery\n" + out);
+      if (reliable) {
+        assertEquals("0", row.get("out_of_order"), () -> fault + ": out of order\n" + out);
+        // Nothing missing but what the killed router's own hosts could not take.
+        assertEquals("0", row.get("loss"), () -> fault + ": reliable messages lost\n" + out);
+        assertEquals("0", row.get("unconfirmed"), () -> fault + ": unconfirmed\n" + out);
+        assertEquals("0", row.get("unreached"), () -> fault + ": unreached\n" + out);
+      }
     }
     assertTrue(Files.size(dir.resolve("plot.png")) > 1000, "a plot was drawn");
     assertTrue(Files.readString(dir.resolve("summary.md")).contains("| kill-restart |"));
