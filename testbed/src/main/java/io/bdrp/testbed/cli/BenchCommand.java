@@ -236,6 +236,10 @@ public final class BenchCommand {
         throw new IllegalArgumentException(
             "--auth: runs bdrp and nats only (add --systems bdrp,nats)");
       }
+      if (auth != Mode.off && parent.systems.contains("nats+js")) {
+        throw new IllegalArgumentException(
+            "--auth: nats+js runs without client authentication (leave it out of --systems)");
+      }
       FanoutBenchmark.Options o =
           new FanoutBenchmark.Options(
               subscribers,

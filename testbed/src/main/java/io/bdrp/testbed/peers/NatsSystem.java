@@ -2,6 +2,7 @@ package io.bdrp.testbed.peers;
 
 import io.bdrp.testbed.ChildProcess;
 import io.bdrp.testbed.DevCa;
+import io.bdrp.testbed.FanoutBenchmark;
 import io.bdrp.testbed.Ports;
 import io.bdrp.testbed.PubSubSystem;
 import io.nats.client.Connection;
@@ -140,21 +141,21 @@ public final class NatsSystem implements PubSubSystem {
   static final Duration STREAM_MAX_AGE = Duration.ofMinutes(1);
 
   /**
-   * Publishes a {@code nats+js} publisher may have awaiting their PubAck: the benchmark's default
-   * window of outstanding deliveries, so that the acknowledgements hold the publisher back no more
-   * than the window does the other systems' publishers.
+   * Publishes a {@code nats+js} publisher may have awaiting their PubAck: the fan-out benchmark's
+   * default window of outstanding deliveries, so that the acknowledgements hold the publisher back
+   * no more than the window does the other systems' publishers.
    */
-  static final int MAX_UNACKED_PUBLISHES = 20_000;
+  static final int MAX_UNACKED_PUBLISHES = FanoutBenchmark.Options.DEFAULT.window();
 
   /**
    * Messages a {@code nats+js} consumer may have delivered and not yet acknowledged (its {@code
-   * max_ack_pending}). As large as the benchmark's default window, so that the consumer is held
-   * back by the window rather than by the server; and well below the client's limits of what may be
-   * pending on a subscription (512 Ki messages, 64 MiB), so that the client never drops a delivered
-   * message: every message the server sends reaches the subscriber, and one whose stream sequence
-   * is not above the highest the subscriber has taken is a redelivery.
+   * max_ack_pending}). As large as the fan-out benchmark's default window, so that the consumer is
+   * held back by the window rather than by the server; and well below the client's limits of what
+   * may be pending on a subscription (512 Ki messages, 64 MiB), so that the client never drops a
+   * delivered message: every message the server sends reaches the subscriber, and one whose stream
+   * sequence is not above the highest the subscriber has taken is a redelivery.
    */
-  static final int MAX_ACK_PENDING = 20_000;
+  static final int MAX_ACK_PENDING = FanoutBenchmark.Options.DEFAULT.window();
 
   /**
    * This system with JetStream: a stream over the benchmark's subjects, publishers awaiting the
@@ -164,7 +165,7 @@ public final class NatsSystem implements PubSubSystem {
    */
   public NatsSystem jetStream() {
     if (auth != null) {
-      throw new IllegalArgumentException("nats+js runs without --auth");
+      throw new IllegalArgumentException("nats+js runs without client authentication");
     }
     this.jetStream = true;
     return this;
@@ -213,6 +214,9 @@ public final class NatsSystem implements PubSubSystem {
 
   @Override
   public void start(int count, Path dir) throws Exception {
+    if (jetStream && count > 1) {
+      throw new IllegalArgumentException("nats+js runs one server only");
+    }
     Path bin = binary();
     ports = new int[count];
     int[] cluster = new int[count];
@@ -227,9 +231,6 @@ public final class NatsSystem implements PubSubSystem {
       }
       ca = DevCa.create(count, dir.resolve("tls"));
       clientTls = ca.clientContext();
-    }
-    if (jetStream && count > 1) {
-      throw new IllegalArgumentException("nats+js runs one server only");
     }
     for (int i = 0; i < count; i++) {
       List<String> cmd = new ArrayList<>(List.of(bin.toString(), "-a", "127.0.0.1"));
@@ -386,10 +387,7 @@ public final class NatsSystem implements PubSubSystem {
     if (jetStream) {
       return jetStreamPublisher(c);
     }
-    String[] subjects = new String[1024];
-    for (int i = 0; i < subjects.length; i++) {
-      subjects[i] = "bench." + i;
-    }
+    String[] subjects = subjects();
     return new Publisher() {
       @Override
       public void publish(int bucket, byte[] body) {
@@ -415,6 +413,7 @@ public final class NatsSystem implements PubSubSystem {
    */
   private Publisher jetStreamPublisher(Connection c) throws IOException {
     JetStream js = c.jetStream();
+    String[] subjects = subjects();
     ArrayDeque<CompletableFuture<PublishAck>> unacked = new ArrayDeque<>();
     return new Publisher() {
       @Override
@@ -426,7 +425,8 @@ public final class NatsSystem implements PubSubSystem {
         }
         // The client queues the array itself until its writer thread sends it, and the harness
         // stamps the next message into the same array: send a copy.
-        unacked.add(js.publishAsync("bench." + bucket, body.clone()));
+        String subject = bucket < subjects.length ? subjects[bucket] : "bench." + bucket;
+        unacked.add(js.publishAsync(subject, body.clone()));
       }
 
       @Override
@@ -442,6 +442,15 @@ public final class NatsSystem implements PubSubSystem {
         closeQuietly(c);
       }
     };
+  }
+
+  /** The subjects of buckets 0 to 1023, made once per publisher rather than once per message. */
+  private static String[] subjects() {
+    String[] subjects = new String[1024];
+    for (int i = 0; i < subjects.length; i++) {
+      subjects[i] = "bench." + i;
+    }
+    return subjects;
   }
 
   private static void closeQuietly(Connection c) {

@@ -160,7 +160,7 @@ class BenchCommandTest {
 
   @Test
   @Timeout(300)
-  void fanoutWithJetStreamDeliversEveryAcknowledgedMessageOnceAndReportsARate(@TempDir Path dir)
+  void fanoutWithJetStreamDeliversEveryMessageOnceReportsARateAndRefusesAuth(@TempDir Path dir)
       throws Exception {
     int code =
         run(
@@ -187,6 +187,20 @@ class BenchCommandTest {
     assertTrue(Files.readString(dir.resolve("summary.md")).contains("| fanout | nats+js |"));
     // The server ran JetStream with its store in the run folder.
     assertTrue(Files.isDirectory(dir.resolve("nats+js-fanout/jetstream/jetstream")));
+
+    out.getBuffer().setLength(0);
+    assertEquals(
+        2,
+        run(
+            "bench",
+            "fanout",
+            "--systems",
+            "nats+js",
+            "--auth",
+            "on",
+            "--out",
+            dir.resolve("refused").toString()));
+    assertTrue(out.toString().contains("--auth: nats+js runs without"), out::toString);
   }
 
   @Test
