@@ -58,6 +58,8 @@ public final class FanoutBenchmark {
    * @param clientCpuSeconds CPU time of the harness (all clients) over that interval
    * @param refused requests the server refused and reported to the clients over the whole run
    *     (warm-up included): a message or subscription outside a client's permissions
+   * @param duplicates deliveries that reached a subscriber a second time over the whole run
+   *     (warm-up included), not counted in {@code delivered}
    */
   public record Result(
       String system,
@@ -69,7 +71,8 @@ public final class FanoutBenchmark {
       double seconds,
       double serverCpuSeconds,
       double clientCpuSeconds,
-      long refused) {
+      long refused,
+      long duplicates) {
     /** Deliveries per second. */
     public double deliveredPerSecond() {
       return delivered / seconds;
@@ -147,7 +150,8 @@ public final class FanoutBenchmark {
             seconds,
             cpu(system) - cpu0,
             clientCpu() - client0,
-            system.refused());
+            system.refused(),
+            system.duplicates());
       }
     }
   }

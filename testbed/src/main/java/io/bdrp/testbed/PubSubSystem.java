@@ -88,6 +88,15 @@ public interface PubSubSystem extends AutoCloseable {
     return 0;
   }
 
+  /**
+   * Deliveries that reached a subscribing client a second time (redelivered by an at-least-once
+   * system), since it started. The system does not pass them to the {@link Receiver}, so that no
+   * benchmark counts one message twice; it counts them here instead.
+   */
+  default long duplicates() {
+    return 0;
+  }
+
   /** A short lower-case name for tables ("bdrp", "nats", "activemq"). */
   String name();
 

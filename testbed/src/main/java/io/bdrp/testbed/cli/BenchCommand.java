@@ -103,12 +103,13 @@ public final class BenchCommand {
       case "bdrp" -> new BdrpSystem(jvm, tls, "tcp", auth);
       case "bdrp+reliable" -> new BdrpSystem(jvm, tls, "tcp", auth).reliable();
       case "nats" -> new NatsSystem(tls, auth);
+      case "nats+js" -> new NatsSystem(tls, auth).jetStream();
       case "activemq" -> new ActiveMqSystem(jvm);
       default ->
           throw new IllegalArgumentException(
               "--systems: unknown system '"
                   + name
-                  + "' (known: bdrp, bdrp+reliable, nats, activemq)");
+                  + "' (known: bdrp, bdrp+reliable, nats, nats+js, activemq)");
     };
   }
 
@@ -138,7 +139,7 @@ public final class BenchCommand {
         "  ./bdrp bench fanout --seconds 10 --warmup 10",
         "  ./bdrp bench fanout --systems bdrp,nats --tls both",
         "  ./bdrp bench fanout --systems bdrp,nats --auth both",
-        "  ./bdrp bench fanout --systems bdrp,bdrp+reliable,nats"
+        "  ./bdrp bench fanout --systems bdrp,bdrp+reliable,nats,nats+js"
       },
       mixinStandardHelpOptions = true,
       description = {
@@ -147,7 +148,10 @@ public final class BenchCommand {
             + "subject, a JMS selector). Reports delivered messages per second, losses and CPU.",
         "Needs nats-server on PATH (Debian package nats-server) for the nats column. "
             + "'bdrp+reliable' is bdrp with its publisher publishing reliably (sendReliable: "
-            + "kept until every router of D has each message, confirmed).",
+            + "kept until every router of D has each message, confirmed). 'nats+js' is "
+            + "nats-server with JetStream: a memory stream over the subjects, publishes awaiting "
+            + "the server's acknowledgement, one push consumer with explicit acks per subscriber; "
+            + "redeliveries are reported as duplicates, not counted as deliveries.",
       })
   static final class Fanout implements Callable<Integer> {
     @ParentCommand BenchCommand parent;
@@ -232,6 +236,10 @@ public final class BenchCommand {
         throw new IllegalArgumentException(
             "--auth: runs bdrp and nats only (add --systems bdrp,nats)");
       }
+      if (auth != Mode.off && parent.systems.contains("nats+js")) {
+        throw new IllegalArgumentException(
+            "--auth: nats+js runs without client authentication (leave it out of --systems)");
+      }
       FanoutBenchmark.Options o =
           new FanoutBenchmark.Options(
               subscribers,
@@ -278,6 +286,7 @@ public final class BenchCommand {
               "expected",
               "delivered",
               "lost",
+              "duplicates",
               "seconds",
               "delivered_per_s",
               "server_cpu_s",
@@ -294,6 +303,7 @@ public final class BenchCommand {
               r.expected(),
               r.delivered(),
               r.lost(),
+              r.duplicates(),
               CsvFile.fixed(3, r.seconds()),
               CsvFile.fixed(0, r.deliveredPerSecond()),
               CsvFile.fixed(2, r.serverCpuSeconds()),
@@ -307,16 +317,19 @@ public final class BenchCommand {
       boolean tlsBoth = tls == Mode.both;
       boolean authBoth = auth == Mode.both;
       boolean withAuth = auth != Mode.off;
+      boolean redelivered = results.stream().anyMatch(r -> r.duplicates() > 0);
       md.append("| workload | system | delivered msg/s | vs bdrp |")
           .append(tlsBoth ? " TLS ÷ plain |" : "")
           .append(authBoth ? " auth ÷ open |" : "")
           .append(" published | lost |")
+          .append(redelivered ? " duplicates |" : "")
           .append(withAuth ? " refused |" : "")
           .append(" server CPU (cores) | harness CPU (cores) |\n");
       md.append("|---|---|---:|---:|")
           .append(tlsBoth ? "---:|" : "")
           .append(authBoth ? "---:|" : "")
           .append("---:|---:|")
+          .append(redelivered ? "---:|" : "")
           .append(withAuth ? "---:|" : "")
           .append("---:|---:|\n");
       for (FanoutBenchmark.Result r : results) {
@@ -326,7 +339,7 @@ public final class BenchCommand {
         md.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %s | %,.0f | %s |%s%s %,d | %,d |%s %.2f | %.2f |%n",
+                "| %s | %s | %,.0f | %s |%s%s %,d | %,d |%s%s %.2f | %.2f |%n",
                 r.workload().name().toLowerCase(Locale.ROOT),
                 r.system(),
                 r.deliveredPerSecond(),
@@ -335,6 +348,7 @@ public final class BenchCommand {
                 authBoth ? " " + costCell(results, r, AUTH) + " |" : "",
                 r.published(),
                 r.lost(),
+                redelivered ? String.format(Locale.ROOT, " %,d |", r.duplicates()) : "",
                 withAuth ? String.format(Locale.ROOT, " %,d |", r.refused()) : "",
                 r.serverCpuSeconds() / r.seconds(),
                 r.clientCpuSeconds() / r.seconds()));

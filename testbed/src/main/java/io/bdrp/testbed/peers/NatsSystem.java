@@ -2,21 +2,36 @@ package io.bdrp.testbed.peers;
 
 import io.bdrp.testbed.ChildProcess;
 import io.bdrp.testbed.DevCa;
+import io.bdrp.testbed.FanoutBenchmark;
 import io.bdrp.testbed.Ports;
 import io.bdrp.testbed.PubSubSystem;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.ErrorListener;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.nats.client.PushSubscribeOptions;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.DeliverPolicy;
+import io.nats.client.api.DiscardPolicy;
+import io.nats.client.api.PublishAck;
+import io.nats.client.api.RetentionPolicy;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLContext;
@@ -40,6 +55,17 @@ import javax.net.ssl.SSLContext;
  *
  * <p>A NATS cluster is a full mesh: a message crosses at most one server-to-server route whatever
  * the line the servers were started in.
+ *
+ * <p>With JetStream ({@link #jetStream()}, named {@code nats+js}), what a NATS user picks for
+ * confirmed, at-least-once delivery: the server runs with JetStream ({@code -js}, its store under
+ * the run folder) and holds the stream {@value #STREAM} over {@code bench.*}, made once the server
+ * is up (memory storage, one replica, limits retention bounded by {@link #STREAM_MAX_BYTES} and
+ * {@link #STREAM_MAX_AGE}, oldest discarded first). Publishers publish asynchronously and await
+ * every server acknowledgement (PubAck), with at most {@link #MAX_UNACKED_PUBLISHES} outstanding.
+ * Every subscriber has its own ephemeral push consumer filtered on its subject (as without
+ * JetStream), delivering new messages with explicit acks, which the subscriber sends as it takes
+ * each message. A message that reaches a subscriber a second time (a redelivery) is acked and
+ * counted in {@link #duplicates()}, not passed on.
  */
 public final class NatsSystem implements PubSubSystem {
   private final List<ChildProcess> servers = new ArrayList<>();
@@ -50,6 +76,8 @@ public final class NatsSystem implements PubSubSystem {
   private final List<String> subscriberPasswords = new ArrayList<>();
   private final AtomicInteger subscribers = new AtomicInteger();
   private final LongAdder refused = new LongAdder();
+  private final LongAdder duplicates = new LongAdder();
+  private boolean jetStream;
   private int[] ports = new int[0];
   private SSLContext clientTls;
 
@@ -96,7 +124,51 @@ public final class NatsSystem implements PubSubSystem {
 
   @Override
   public String name() {
-    return "nats" + (tls ? "+tls" : "") + (auth != null ? "+auth" : "");
+    return "nats" + (jetStream ? "+js" : "") + (tls ? "+tls" : "") + (auth != null ? "+auth" : "");
+  }
+
+  /** The JetStream stream of {@code nats+js}: every subject the benchmarks send to. */
+  static final String STREAM = "bench";
+
+  /**
+   * The memory the stream may hold, oldest messages discarded first: about a million 200-byte
+   * messages, many times what the benchmark's window leaves unacknowledged, so that nothing a
+   * consumer has yet to take is discarded, while a long run cannot exhaust the machine's memory.
+   */
+  static final long STREAM_MAX_BYTES = 256L << 20;
+
+  /** The age past which the stream discards a message, a second bound on its memory. */
+  static final Duration STREAM_MAX_AGE = Duration.ofMinutes(1);
+
+  /**
+   * Publishes a {@code nats+js} publisher may have awaiting their PubAck: the fan-out benchmark's
+   * default window of outstanding deliveries, so that the acknowledgements hold the publisher back
+   * no more than the window does the other systems' publishers.
+   */
+  static final int MAX_UNACKED_PUBLISHES = FanoutBenchmark.Options.DEFAULT.window();
+
+  /**
+   * Messages a {@code nats+js} consumer may have delivered and not yet acknowledged (its {@code
+   * max_ack_pending}). As large as the fan-out benchmark's default window, so that the consumer is
+   * held back by the window rather than by the server; and well below the client's limits of what
+   * may be pending on a subscription (512 Ki messages, 64 MiB), so that the client never drops a
+   * delivered message: every message the server sends reaches the subscriber, and one whose stream
+   * sequence is not above the highest the subscriber has taken is a redelivery.
+   */
+  static final int MAX_ACK_PENDING = FanoutBenchmark.Options.DEFAULT.window();
+
+  /**
+   * This system with JetStream: a stream over the benchmark's subjects, publishers awaiting the
+   * server's acknowledgement of every message, and one push consumer with explicit acks per
+   * subscriber; named {@code nats+js}. One server, without client authentication. Before {@link
+   * #start}.
+   */
+  public NatsSystem jetStream() {
+    if (auth != null) {
+      throw new IllegalArgumentException("nats+js runs without client authentication");
+    }
+    this.jetStream = true;
+    return this;
   }
 
   /** The config file's {@code authorization} block: the run's users and their permissions. */
@@ -142,6 +214,9 @@ public final class NatsSystem implements PubSubSystem {
 
   @Override
   public void start(int count, Path dir) throws Exception {
+    if (jetStream && count > 1) {
+      throw new IllegalArgumentException("nats+js runs one server only");
+    }
     Path bin = binary();
     ports = new int[count];
     int[] cluster = new int[count];
@@ -170,6 +245,11 @@ public final class NatsSystem implements PubSubSystem {
         cmd.addAll(List.of("--tls", "--tlscert", ca.cert(i).toString()));
         cmd.addAll(List.of("--tlskey", ca.key(i).toString()));
       }
+      if (jetStream) {
+        Path store = dir.resolve("jetstream");
+        Files.createDirectories(store);
+        cmd.addAll(List.of("-js", "-sd", store.toString()));
+      }
       if (count > 1) {
         cmd.addAll(List.of("--cluster_name", "bench"));
         cmd.addAll(List.of("--cluster", "nats://127.0.0.1:" + cluster[i]));
@@ -182,6 +262,32 @@ public final class NatsSystem implements PubSubSystem {
     }
     for (int i = 0; i < count; i++) {
       servers.get(i).awaitPort(ports[i], Duration.ofSeconds(30));
+    }
+    if (jetStream) {
+      addStream();
+    }
+  }
+
+  /** Makes the stream of {@code nats+js} on the (one) server, from a connection of its own. */
+  private void addStream() throws Exception {
+    Connection c = connect(0, "stream-setup", null, null);
+    try {
+      c.jetStreamManagement()
+          .addStream(
+              StreamConfiguration.builder()
+                  .name(STREAM)
+                  .subjects("bench.*")
+                  .storageType(StorageType.Memory)
+                  .replicas(1)
+                  .retentionPolicy(RetentionPolicy.Limits)
+                  .discardPolicy(DiscardPolicy.Old)
+                  .maxBytes(STREAM_MAX_BYTES)
+                  .maxAge(STREAM_MAX_AGE)
+                  .build());
+    } catch (JetStreamApiException e) {
+      throw new IOException("nats+js: the server refused the stream: " + e.getMessage(), e);
+    } finally {
+      closeQuietly(c);
     }
   }
 
@@ -226,19 +332,62 @@ public final class NatsSystem implements PubSubSystem {
     } else {
       c = connect(server, name, null, null);
     }
+    String subject = bucket == ALL ? "bench.*" : "bench." + bucket;
+    if (jetStream) {
+      subscribeJetStream(c, subject, receiver);
+      return c::close;
+    }
     Dispatcher d = c.createDispatcher(m -> receiver.received(m.getData()));
-    d.subscribe(bucket == ALL ? "bench.*" : "bench." + bucket);
+    d.subscribe(subject);
     c.flush(Duration.ofSeconds(10)); // the server has the subscription
     return c::close;
+  }
+
+  /**
+   * Gives connection {@code c} an ephemeral push consumer of the stream filtered on {@code
+   * subject}, whose messages go to {@code receiver} on the connection's dispatcher thread, each
+   * acked as it is taken; a redelivery is acked and counted as a duplicate.
+   */
+  private void subscribeJetStream(Connection c, String subject, Receiver receiver)
+      throws Exception {
+    ConsumerConfiguration consumer =
+        ConsumerConfiguration.builder()
+            .ackPolicy(AckPolicy.Explicit)
+            .deliverPolicy(DeliverPolicy.New)
+            .maxAckPending(MAX_ACK_PENDING)
+            .build();
+    PushSubscribeOptions options =
+        PushSubscribeOptions.builder().stream(STREAM).configuration(consumer).build();
+    // Owned by the dispatcher's one thread: the highest stream sequence taken. A consumer sends
+    // first deliveries in stream order, so a sequence at or below it was delivered before.
+    long[] highest = {0};
+    Dispatcher d = c.createDispatcher();
+    c.jetStream()
+        .subscribe(
+            subject,
+            d,
+            m -> {
+              long seq = m.metaData().streamSequence();
+              if (seq > highest[0]) {
+                highest[0] = seq;
+                receiver.received(m.getData());
+              } else {
+                duplicates.increment();
+              }
+              m.ack();
+            },
+            false,
+            options);
+    c.flush(Duration.ofSeconds(10)); // the consumer exists (created by a request) and is pushing
   }
 
   @Override
   public Publisher publisher(int server, String name) throws Exception {
     Connection c = connect(server, name, auth == null ? null : Auth.PUBLISHER, publisherPassword);
-    String[] subjects = new String[1024];
-    for (int i = 0; i < subjects.length; i++) {
-      subjects[i] = "bench." + i;
+    if (jetStream) {
+      return jetStreamPublisher(c);
     }
+    String[] subjects = subjects();
     return new Publisher() {
       @Override
       public void publish(int bucket, byte[] body) {
@@ -257,6 +406,53 @@ public final class NatsSystem implements PubSubSystem {
     };
   }
 
+  /**
+   * A publisher on {@code c} publishing to the stream: each message published asynchronously, its
+   * PubAck awaited at the latest when {@link #MAX_UNACKED_PUBLISHES} others are outstanding or at
+   * {@code flush}. A message the server refuses fails the publish or the flush. Used by one thread.
+   */
+  private Publisher jetStreamPublisher(Connection c) throws IOException {
+    JetStream js = c.jetStream();
+    String[] subjects = subjects();
+    ArrayDeque<CompletableFuture<PublishAck>> unacked = new ArrayDeque<>();
+    return new Publisher() {
+      @Override
+      public void publish(int bucket, byte[] body) throws Exception {
+        // Forget what is acknowledged, oldest first; wait for the oldest if the bound is reached.
+        while (!unacked.isEmpty()
+            && (unacked.peek().isDone() || unacked.size() >= MAX_UNACKED_PUBLISHES)) {
+          unacked.poll().get(60, TimeUnit.SECONDS);
+        }
+        // The client queues the array itself until its writer thread sends it, and the harness
+        // stamps the next message into the same array: send a copy.
+        String subject = bucket < subjects.length ? subjects[bucket] : "bench." + bucket;
+        unacked.add(js.publishAsync(subject, body.clone()));
+      }
+
+      @Override
+      public void flush() throws Exception {
+        c.flush(Duration.ofSeconds(10));
+        for (CompletableFuture<PublishAck> f = unacked.poll(); f != null; f = unacked.poll()) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+      }
+
+      @Override
+      public void close() {
+        closeQuietly(c);
+      }
+    };
+  }
+
+  /** The subjects of buckets 0 to 1023, made once per publisher rather than once per message. */
+  private static String[] subjects() {
+    String[] subjects = new String[1024];
+    for (int i = 0; i < subjects.length; i++) {
+      subjects[i] = "bench." + i;
+    }
+    return subjects;
+  }
+
   private static void closeQuietly(Connection c) {
     try {
       c.close();
@@ -268,6 +464,11 @@ public final class NatsSystem implements PubSubSystem {
   @Override
   public long refused() {
     return refused.sum();
+  }
+
+  @Override
+  public long duplicates() {
+    return duplicates.sum();
   }
 
   @Override

@@ -134,11 +134,11 @@ class BenchCommandTest {
         measuredWithoutLoss(dir));
     // header: ...,refused,tls_over_plain,auth_over_open
     for (String[] r : rows(dir.resolve("fanout.csv"))) {
-      assertEquals("0", r[11], () -> String.join(",", r) + ": refused");
+      assertEquals("0", r[12], () -> String.join(",", r) + ": refused");
       boolean withAuth = r[0].endsWith("+auth");
       assertEquals(
           withAuth,
-          r.length > 13 && Double.parseDouble(r[13]) > 0,
+          r.length > 14 && Double.parseDouble(r[14]) > 0,
           () -> String.join(",", r) + ": auth ÷ open on the rows with auth only");
     }
     String summary = Files.readString(dir.resolve("summary.md"));
@@ -156,6 +156,51 @@ class BenchCommandTest {
     assertEquals(
         2, run("bench", "fanout", "--auth", "on", "--out", dir.resolve("refused").toString()));
     assertTrue(out.toString().contains("--auth: runs bdrp and nats only"), out::toString);
+  }
+
+  @Test
+  @Timeout(300)
+  void fanoutWithJetStreamDeliversEveryMessageOnceReportsARateAndRefusesAuth(@TempDir Path dir)
+      throws Exception {
+    int code =
+        run(
+            "bench",
+            "fanout",
+            "--systems",
+            "nats+js",
+            "--subscribers",
+            "3",
+            "--seconds",
+            "1",
+            "--warmup",
+            "1",
+            "--out",
+            dir.toString());
+    assertEquals(0, code, out::toString);
+    assertEquals(Set.of("nats+js/fanout", "nats+js/selective"), measuredWithoutLoss(dir, 3));
+    // header: system,workload,subscribers,published,expected,delivered,lost,duplicates,seconds,
+    // delivered_per_s,...
+    for (String[] r : rows(dir.resolve("fanout.csv"))) {
+      assertEquals("0", r[7], () -> String.join(",", r) + ": duplicates");
+      assertTrue(Double.parseDouble(r[9]) > 0, () -> String.join(",", r) + ": a rate");
+    }
+    assertTrue(Files.readString(dir.resolve("summary.md")).contains("| fanout | nats+js |"));
+    // The server ran JetStream with its store in the run folder.
+    assertTrue(Files.isDirectory(dir.resolve("nats+js-fanout/jetstream/jetstream")));
+
+    out.getBuffer().setLength(0);
+    assertEquals(
+        2,
+        run(
+            "bench",
+            "fanout",
+            "--systems",
+            "nats+js",
+            "--auth",
+            "on",
+            "--out",
+            dir.resolve("refused").toString()));
+    assertTrue(out.toString().contains("--auth: nats+js runs without"), out::toString);
   }
 
   @Test
@@ -196,6 +241,11 @@ class BenchCommandTest {
 
   /** The system/workload pairs of a run's fanout.csv, after checking every row lost nothing. */
   private static Set<String> measuredWithoutLoss(Path dir) throws Exception {
+    return measuredWithoutLoss(dir, 10);
+  }
+
+  /** As {@link #measuredWithoutLoss(Path)}, for a run with {@code subscribers} subscribers. */
+  private static Set<String> measuredWithoutLoss(Path dir, int subscribers) throws Exception {
     // header: system,workload,subscribers,published,expected,delivered,lost,...
     Set<String> measured = new TreeSet<>();
     for (String[] r : rows(dir.resolve("fanout.csv"))) {
@@ -204,7 +254,7 @@ class BenchCommandTest {
       long expected = Long.parseLong(r[4]);
       assertTrue(published > 0, () -> String.join(",", r) + ": nothing published");
       assertEquals(
-          r[1].equals("fanout") ? published * 10 : published,
+          r[1].equals("fanout") ? published * subscribers : published,
           expected,
           () -> String.join(",", r) + ": expected deliveries");
       assertEquals(expected, Long.parseLong(r[5]), () -> String.join(",", r) + ": delivered");
