@@ -90,6 +90,21 @@ final class SimCommand implements Callable<Integer> {
   int messages;
 
   @Option(
+      names = "--rate",
+      defaultValue = "100000",
+      description =
+          "Messages per second published, in simulated time, over all ingress routers (default:"
+              + " ${DEFAULT-VALUE}).")
+  double rate;
+
+  @Option(
+      names = "--ramp-to",
+      description =
+          "Raise the rate linearly from --rate to this many messages per second over the run, as"
+              + " the testbed's ramps do (default: a constant rate).")
+  Double rampTo;
+
+  @Option(
       names = "--latency-ms",
       description =
           "Latency of every link in milliseconds; without it each link has the delay of its"
@@ -128,6 +143,15 @@ final class SimCommand implements Callable<Integer> {
   Long updatePacingMs;
 
   @Option(
+      names = "--service",
+      defaultValue = "best-effort",
+      description =
+          "How the messages are published: best-effort, or reliable (numbered, acknowledged and"
+              + " confirmed; prints the bytes of acknowledgements and reliable headers against"
+              + " DATA's) (default: ${DEFAULT-VALUE}).")
+  String service;
+
+  @Option(
       names = "--seed",
       defaultValue = "1",
       description = "Seed of the generator and the workload (default: ${DEFAULT-VALUE}).")
@@ -154,8 +178,16 @@ final class SimCommand implements Callable<Integer> {
     if (updatePacingMs != null) {
       routing = routing.toBuilder().updatePacingMs(updatePacingMs).build();
     }
+    if (!service.equals("best-effort") && !service.equals("reliable")) {
+      throw new IllegalArgumentException(
+          "--service must be best-effort or reliable, got '" + service + "'");
+    }
+    boolean reliable = service.equals("reliable");
     Simulator.Options options =
         Simulator.Options.defaults().withRouting(routing).withBloom(bloom.parameters());
+    if (reliable) {
+      options = options.withReliable(io.bdrp.routing.Reliable.Config.DEFAULT);
+    }
     if (latencyMs != null) {
       if (!(latencyMs > 0)) {
         throw new IllegalArgumentException("--latency-ms must be positive, got " + latencyMs);
@@ -303,12 +335,36 @@ final class SimCommand implements Callable<Integer> {
       SplittableRandom rnd,
       int[] ingress,
       int n) {
+    boolean reliable = service.equals("reliable");
     long[] bytesBefore = new long[n];
     long[] copiesBefore = new long[n];
+    long acksBefore = 0;
+    long headersBefore = 0;
     for (int r = 0; r < n; r++) {
       bytesBefore[r] = sim.dataBytes(r);
       copiesBefore[r] = sim.dataCopies(r);
+      if (reliable) {
+        acksBefore += sim.ackBytes(r);
+        headersBefore += sim.reliableHeaderBytes(r);
+      }
     }
+    if (!(rate > 0)) {
+      throw new IllegalArgumentException("--rate must be positive, got " + rate);
+    }
+    double to = rampTo == null ? rate : rampTo;
+    if (!(to > 0)) {
+      throw new IllegalArgumentException("--ramp-to must be positive, got " + rampTo);
+    }
+    // Send times: the rate goes linearly from `rate` to `to` over the run's length.
+    double[] times = new double[messages];
+    double length = 2.0 * messages / (rate + to); // seconds
+    double t = 0;
+    for (int i = 0; i < messages; i++) {
+      times[i] = t * 1000;
+      t += 1 / (rate + (to - rate) * Math.min(1, t / length));
+    }
+    long[] nextSeq = new long[n];
+    long[] refused = {0};
     int logged = sim.log().entries().size();
     long floodBytes = 0;
     double start = sim.nowMillis();
@@ -317,9 +373,20 @@ final class SimCommand implements Callable<Integer> {
       Message msg = g.message();
       // Flooding: one copy over each link of a spanning tree, without a destination set.
       floodBytes += (long) (n - 1) * DataHeader.frameLength(0, MessageCodec.encodedLength(msg));
-      sim.at(start + i * 0.01, () -> sim.publish(at, msg));
+      if (reliable) {
+        // One publisher per ingress router, numbering its messages.
+        sim.at(
+            start + times[i],
+            () -> {
+              if (sim.publishReliable(at, msg, at + 1, ++nextSeq[at]) == null) {
+                refused[0]++;
+              }
+            });
+      } else {
+        sim.at(start + times[i], () -> sim.publish(at, msg));
+      }
     }
-    sim.run(start + messages * 0.01 + 10_000);
+    sim.run(start + (messages == 0 ? 0 : times[messages - 1]) + 10_000);
     long dataBytes = 0;
     long dataCopies = 0;
     for (int r = 0; r < n; r++) {
@@ -365,8 +432,24 @@ final class SimCommand implements Callable<Integer> {
         dataBytes / (double) Math.max(1, published),
         floodBytes,
         floodBytes / (double) Math.max(1, dataBytes));
+    if (reliable) {
+      long acks = -acksBefore;
+      long headers = -headersBefore;
+      for (int r = 0; r < n; r++) {
+        acks += sim.ackBytes(r);
+        headers += sim.reliableHeaderBytes(r);
+      }
+      o.printf(
+          "  reliable: %,d acknowledgement bytes (%.2f%% of DATA bytes), %,d bytes of reliable"
+              + " headers in DATA (%.2f%%); %,d refused at the ingress%n",
+          acks,
+          100.0 * acks / Math.max(1, dataBytes),
+          headers,
+          100.0 * headers / Math.max(1, dataBytes),
+          refused[0]);
+    }
     o.flush();
-    return undelivered == 0 && duplicates == 0 && spurious == 0;
+    return undelivered == 0 && duplicates == 0 && spurious == 0 && refused[0] == 0;
   }
 
   /**

@@ -94,7 +94,7 @@ public final class Reliable<M> {
       int publishersKept) {
     /** Defaults: resend after 200 ms up to 3.2 s, keep a message a minute, 10,000 or 64 MiB. */
     public static final Config DEFAULT =
-        new Config(200, 3_200, 60_000, 10_000, 64L << 20, 5, 1_024, 65_536);
+        new Config(200, 3_200, 60_000, 10_000, 64L << 20, 25, 1_024, 65_536);
 
     public Config {
       if (resendMillis < 1
@@ -495,6 +495,7 @@ public final class Reliable<M> {
         return false;
       }
     }
+    node.snapshot(); // builds the index here where it is built on demand (the simulator)
     PredicateTable predicates = node.predicates();
     if (!predicates.indexReady()) {
       return false;
