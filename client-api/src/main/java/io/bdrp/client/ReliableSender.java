@@ -134,7 +134,14 @@ final class ReliableSender {
         unconfirmed.put(nextSeq++, new Pending(m, f));
       }
       c = channel;
-      if (refused != null || c == null || drainQueued) {
+      // With the window full (or a refusal holding messages back) the message waits: the answer
+      // that frees room drains it, and a publisher ahead of its confirmations does not wake the
+      // I/O thread for nothing on every send.
+      if (refused != null
+          || c == null
+          || drainQueued
+          || inFlight >= maxUnconfirmed
+          || heldFrom != 0) {
         c = null;
       } else {
         drainQueued = true;
