@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -362,11 +363,11 @@ final class ReliableSender {
       if (channel != c || heldFrom != 0) {
         return;
       }
-      while (inFlight < maxUnconfirmed) {
-        Map.Entry<Long, Pending> e = unconfirmed.ceilingEntry(nextToSend);
-        if (e == null) {
-          break;
-        }
+      // One walk from the first message not yet sent, rather than a search per message.
+      Iterator<Map.Entry<Long, Pending>> next =
+          unconfirmed.tailMap(nextToSend, true).entrySet().iterator();
+      while (inFlight < maxUnconfirmed && next.hasNext()) {
+        Map.Entry<Long, Pending> e = next.next();
         long seq = e.getKey();
         frames.add(
             new ClientFrame.SendReliable(
