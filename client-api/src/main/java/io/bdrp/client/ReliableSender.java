@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -327,20 +328,22 @@ final class ReliableSender {
       Pending p = answered(first);
       return p == null ? null : new CompletableFuture<?>[] {p.confirmed};
     }
-    Map<Long, Pending> run = unconfirmed.subMap(first, true, last, true);
-    if (run.isEmpty()) {
-      return null;
-    }
-    CompletableFuture<?>[] done = new CompletableFuture<?>[run.size()];
-    int i = 0;
-    for (Map.Entry<Long, Pending> e : run.entrySet()) {
-      done[i++] = e.getValue().confirmed;
+    // One walk over the range, taking each message out as it goes (a sub-map's size would be a
+    // walk of its own).
+    Iterator<Map.Entry<Long, Pending>> run =
+        unconfirmed.subMap(first, true, last, true).entrySet().iterator();
+    CompletableFuture<?>[] done =
+        new CompletableFuture<?>[(int) Math.min(last - first + 1, unconfirmed.size())];
+    int n = 0;
+    while (run.hasNext()) {
+      Map.Entry<Long, Pending> e = run.next();
+      done[n++] = e.getValue().confirmed;
       if (e.getKey() < nextToSend) {
         inFlight--;
       }
+      run.remove();
     }
-    run.clear();
-    return done;
+    return n == 0 ? null : n == done.length ? done : Arrays.copyOf(done, n);
   }
 
   /** Under the lock: forgets message {@code seq}, answered; null if it was not waiting. */
