@@ -157,6 +157,8 @@ public final class BdrpClient implements AutoCloseable {
   private final Connection connection;
   private final Outbox outbox;
   private final ReliableSender reliable;
+  private final java.util.concurrent.atomic.AtomicLong refusedFrames =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private BdrpClient(ClientOptions options) {
     this.options = options;
@@ -168,8 +170,10 @@ public final class BdrpClient implements AutoCloseable {
             options.publisherId(),
             options.publisherSeqStart(),
             options.maxUnconfirmed(),
-            threads::settle);
-    this.connection = new Connection(this, options, threads, requests, subscriptions, reliable);
+            threads::settle,
+            refusedFrames);
+    this.connection =
+        new Connection(this, options, threads, requests, subscriptions, reliable, refusedFrames);
     this.outbox =
         new Outbox(
             connection::channel, threads.group(), requests, threads::settle, options.where());
@@ -524,6 +528,15 @@ public final class BdrpClient implements AutoCloseable {
    */
   public long publisherId() {
     return reliable.publisher();
+  }
+
+  /**
+   * How many frames from the router this client has refused: frames that do not decode (each ends
+   * its session; the {@linkplain Builder#listener listener} hears why, and the client dials again)
+   * and confirmations naming reliable messages it never sent (ignored). Zero with a working router.
+   */
+  public long refusedFrames() {
+    return refusedFrames.get();
   }
 
   /**

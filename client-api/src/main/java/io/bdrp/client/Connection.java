@@ -6,6 +6,7 @@ import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
 import io.bdrp.transport.FrameDecoder;
+import io.bdrp.transport.ProtocolException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A client's connection to its router, across reconnects: dials, builds each connection's pipeline
@@ -37,6 +39,7 @@ final class Connection implements SessionHandler.Session {
   private final Requests requests;
   private final Subscriptions subscriptions;
   private final ReliableSender reliable;
+  private final AtomicLong refusedFrames;
   private final Backoff backoff = new Backoff();
 
   /** Completes with the first session, or fails if it cannot be opened. */
@@ -65,8 +68,10 @@ final class Connection implements SessionHandler.Session {
       ClientThreads threads,
       Requests requests,
       Subscriptions subscriptions,
-      ReliableSender reliable) {
+      ReliableSender reliable,
+      AtomicLong refusedFrames) {
     this.client = client;
+    this.refusedFrames = refusedFrames;
     this.options = options;
     this.threads = threads;
     this.requests = requests;
@@ -178,8 +183,8 @@ final class Connection implements SessionHandler.Session {
   }
 
   @Override
-  public void confirmed(Channel ch, ClientFrame.Confirm confirm) {
-    reliable.confirmed(ch, confirm);
+  public void confirmed(Channel ch, long publisher, long firstSeq, long lastSeq) {
+    reliable.confirmed(ch, publisher, firstSeq, lastSeq);
   }
 
   @Override
@@ -194,6 +199,9 @@ final class Connection implements SessionHandler.Session {
 
   @Override
   public void ended(Channel ch, Throwable cause) {
+    if (cause instanceof ProtocolException) {
+      refusedFrames.incrementAndGet(); // the router sent a frame that does not decode
+    }
     if (channel == ch) {
       channel = null;
     }

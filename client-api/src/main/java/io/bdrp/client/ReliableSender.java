@@ -8,6 +8,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,12 +17,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The client's reliable messages that the router has not confirmed yet (docs/client.md, "Reliable
  * publishing"). Each is numbered 1, 2, 3, ... (from the builder's start) as message of this
- * client's publisher id and kept, in number order, until the router answers CONFIRM or UNREACHED
- * for it, or refuses it with an ERROR other than OVERLOADED.
+ * client's publisher id and kept, in number order, until the router answers CONFIRM (or a
+ * CONFIRM_RANGE that covers it) or UNREACHED for it, or refuses it with an ERROR other than
+ * OVERLOADED. The futures of the messages one confirmation covers complete in one task on the
+ * callback executor. A confirmation of numbers this client never sent is a router's fault: those
+ * numbers are ignored and counted.
  *
  * <p>At most {@code maxUnconfirmed} of them are written and unanswered at a time; the rest wait
  * here and go out, in order, as answers free room. OVERLOADED (the router's retention is full)
@@ -47,6 +53,7 @@ final class ReliableSender {
   private final long publisher;
   private final int maxUnconfirmed;
   private final Executor settle;
+  private final AtomicLong refusedFrames;
 
   /** Unconfirmed messages by number, sent or not. */
   private final TreeMap<Long, Pending> unconfirmed = new TreeMap<>();
@@ -58,6 +65,9 @@ final class ReliableSender {
 
   /** Every message numbered below this one has been written on {@link #channel}. */
   private long nextToSend;
+
+  /** Every message numbered below this one has been written, on this session or an earlier one. */
+  private long sentBelow;
 
   /** Unconfirmed messages numbered below {@link #nextToSend}: written and not answered. */
   private int inFlight;
@@ -76,12 +86,20 @@ final class ReliableSender {
    * @param firstSeq the number of the first message, at least 1
    * @param maxUnconfirmed how many messages may be written and unanswered at a time, at least 1
    * @param settle where futures complete
+   * @param refusedFrames counts the frames from the router this client refused
    */
-  ReliableSender(long publisher, long firstSeq, int maxUnconfirmed, Executor settle) {
+  ReliableSender(
+      long publisher,
+      long firstSeq,
+      int maxUnconfirmed,
+      Executor settle,
+      AtomicLong refusedFrames) {
     this.publisher = publisher;
     this.nextSeq = firstSeq;
+    this.sentBelow = firstSeq;
     this.maxUnconfirmed = maxUnconfirmed;
     this.settle = settle;
+    this.refusedFrames = refusedFrames;
   }
 
   /** This client's publisher id. */
@@ -118,7 +136,14 @@ final class ReliableSender {
         unconfirmed.put(nextSeq++, new Pending(m, f));
       }
       c = channel;
-      if (refused != null || c == null || drainQueued) {
+      // With the window full (or a refusal holding messages back) the message waits: the answer
+      // that frees room drains it, and a publisher ahead of its confirmations does not wake the
+      // I/O thread for nothing on every send.
+      if (refused != null
+          || c == null
+          || drainQueued
+          || inFlight >= maxUnconfirmed
+          || heldFrom != 0) {
         c = null;
       } else {
         drainQueued = true;
@@ -174,22 +199,35 @@ final class ReliableSender {
     }
   }
 
-  /** CONFIRM on {@code c}: completes the message's future, and sends what waited for room. */
-  void confirmed(Channel c, ClientFrame.Confirm confirm) {
-    if (confirm.publisher() != publisher) {
+  /**
+   * CONFIRM (a run of one) or CONFIRM_RANGE on {@code c} for messages {@code firstSeq} to {@code
+   * lastSeq} of {@code publisher}: completes the futures of those still unconfirmed, in one task,
+   * and sends what waited for room. Numbers at or above {@link #sentBelow} were never sent: they
+   * are ignored and the frame is counted as refused.
+   */
+  void confirmed(Channel c, long publisher, long firstSeq, long lastSeq) {
+    if (publisher != this.publisher) {
       return;
     }
-    Pending p;
-    boolean retry;
+    CompletableFuture<?>[] done;
     synchronized (this) {
-      p = answered(confirm.publisherSeq());
-      retry = heldFrom != 0 && channel == c;
-      if (retry) {
+      long last = lastSeq;
+      if (last >= sentBelow) {
+        refusedFrames.incrementAndGet();
+        last = sentBelow - 1;
+      }
+      done = firstSeq <= last ? answered(firstSeq, last) : null;
+      if (heldFrom != 0 && channel == c) {
         resendFromHeld();
       }
     }
-    if (p != null) {
-      settle.execute(() -> p.confirmed.complete(null));
+    if (done != null) {
+      settle.execute(
+          () -> {
+            for (CompletableFuture<?> f : done) {
+              f.complete(null);
+            }
+          });
     }
     drainLater(c);
   }
@@ -281,6 +319,33 @@ final class ReliableSender {
     inFlight = unconfirmed.headMap(nextToSend).size();
   }
 
+  /**
+   * Under the lock: forgets messages {@code first} to {@code last}, answered; the futures of those
+   * that were waiting, in number order, or null if none was.
+   */
+  private CompletableFuture<?>[] answered(long first, long last) {
+    if (first == last) {
+      Pending p = answered(first);
+      return p == null ? null : new CompletableFuture<?>[] {p.confirmed};
+    }
+    // One walk over the range, taking each message out as it goes (a sub-map's size would be a
+    // walk of its own).
+    Iterator<Map.Entry<Long, Pending>> run =
+        unconfirmed.subMap(first, true, last, true).entrySet().iterator();
+    CompletableFuture<?>[] done =
+        new CompletableFuture<?>[(int) Math.min(last - first + 1, unconfirmed.size())];
+    int n = 0;
+    while (run.hasNext()) {
+      Map.Entry<Long, Pending> e = run.next();
+      done[n++] = e.getValue().confirmed;
+      if (e.getKey() < nextToSend) {
+        inFlight--;
+      }
+      run.remove();
+    }
+    return n == 0 ? null : n == done.length ? done : Arrays.copyOf(done, n);
+  }
+
   /** Under the lock: forgets message {@code seq}, answered; null if it was not waiting. */
   private Pending answered(long seq) {
     Pending p = unconfirmed.remove(seq);
@@ -301,11 +366,11 @@ final class ReliableSender {
       if (channel != c || heldFrom != 0) {
         return;
       }
-      while (inFlight < maxUnconfirmed) {
-        Map.Entry<Long, Pending> e = unconfirmed.ceilingEntry(nextToSend);
-        if (e == null) {
-          break;
-        }
+      // One walk from the first message not yet sent, rather than a search per message.
+      Iterator<Map.Entry<Long, Pending>> next =
+          unconfirmed.tailMap(nextToSend, true).entrySet().iterator();
+      while (inFlight < maxUnconfirmed && next.hasNext()) {
+        Map.Entry<Long, Pending> e = next.next();
         long seq = e.getKey();
         frames.add(
             new ClientFrame.SendReliable(
@@ -313,6 +378,7 @@ final class ReliableSender {
         nextToSend = seq + 1;
         inFlight++;
       }
+      sentBelow = Math.max(sentBelow, nextToSend);
     }
     if (frames.isEmpty() || !c.isActive()) {
       return; // an inactive channel's session ends, and the next one sends them again

@@ -3,6 +3,7 @@ package io.bdrp.client;
 import io.bdrp.encoding.Message;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.Frames;
+import io.bdrp.transport.ProtocolException;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -15,11 +16,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * One connection's session, the last handler of its pipeline: says HELLO when the connection is up
  * (and gives up if no answer comes within the connect timeout), matches OK, ERROR and PONG to the
- * {@link Requests} they answer, hands CONFIRM, UNREACHED and the ERRORs that answer a SEND_RELIABLE
- * (their correlation ids have the top bit set) to the {@link ReliableSender}, answers PING, gathers
- * the messages of one read into a batch, and tells its {@link Session} when the session opens, what
- * it delivers and how it ends. A new handler for every connection; owned by the connection's event
- * loop.
+ * {@link Requests} they answer, hands CONFIRM, CONFIRM_RANGE, UNREACHED and the ERRORs that answer
+ * a SEND_RELIABLE (their correlation ids have the top bit set) to the {@link ReliableSender},
+ * answers PING, gathers the messages of one read into a batch, and tells its {@link Session} when
+ * the session opens, what it delivers and how it ends. A new handler for every connection; owned by
+ * the connection's event loop.
  */
 final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
   /** What a session tells the client; called on the connection's event loop. */
@@ -39,8 +40,11 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
     /** The router reported an error that answers no waiting request. */
     void error(int code, String message);
 
-    /** CONFIRM of a reliable message. */
-    void confirmed(Channel channel, ClientFrame.Confirm confirm);
+    /**
+     * CONFIRM ({@code firstSeq == lastSeq}) or CONFIRM_RANGE of reliable messages {@code firstSeq}
+     * to {@code lastSeq} of {@code publisher}.
+     */
+    void confirmed(Channel channel, long publisher, long firstSeq, long lastSeq);
 
     /** UNREACHED of a reliable message. */
     void unreached(Channel channel, ClientFrame.Unreached unreached);
@@ -100,7 +104,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
                 },
                 ms,
                 TimeUnit.MILLISECONDS);
-    ctx.writeAndFlush(new ClientFrame.Hello(Frames.VERSION, options.name(), options.authToken()));
+    ctx.writeAndFlush(
+        new ClientFrame.Hello(Frames.SESSION_VERSION, options.name(), options.authToken()));
   }
 
   @Override
@@ -143,7 +148,12 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
       case ClientFrame.Deliver d -> delivered.add(d.message());
       case ClientFrame.Confirm c -> {
         if (helloDone) {
-          session.confirmed(ctx.channel(), c);
+          session.confirmed(ctx.channel(), c.publisher(), c.publisherSeq(), c.publisherSeq());
+        }
+      }
+      case ClientFrame.ConfirmRange c -> {
+        if (helloDone) {
+          session.confirmed(ctx.channel(), c.publisher(), c.firstSeq(), c.lastSeq());
         }
       }
       case ClientFrame.Unreached u -> {
@@ -176,7 +186,9 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (!helloDone) {
+    if (!helloDone || cause instanceof ProtocolException) {
+      // A frame that does not decode names its fault: the session ends for it, and the listener
+      // hears it.
       abandon(ctx, cause);
     } else {
       ctx.close();

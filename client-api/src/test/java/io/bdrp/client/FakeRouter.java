@@ -138,6 +138,12 @@ final class FakeRouter implements AutoCloseable {
       }
     }
 
+    /** Sends {@code bytes} to the client as they are: a frame however malformed. */
+    synchronized void sendBytes(byte[] bytes) throws IOException {
+      out.write(bytes);
+      out.flush();
+    }
+
     @Override
     public void close() throws IOException {
       socket.close();

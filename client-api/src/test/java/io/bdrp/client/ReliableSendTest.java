@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ErrorCode;
+import io.bdrp.transport.Frames;
+import io.bdrp.transport.ProtocolException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -292,5 +295,128 @@ class ReliableSendTest {
     Throwable t = assertInstanceOf(IOException.class, failure(f));
     assertEquals("client closed before the message was confirmed", t.getMessage());
     assertInstanceOf(IOException.class, failure(client.sendReliable(msg(2))));
+  }
+
+  @Test
+  void helloOffersTheSessionVersionOfConfirmRanges() throws Exception {
+    router = new FakeRouter();
+    CompletableFuture<BdrpClient> connecting =
+        BdrpClient.builder().router("127.0.0.1", router.port()).connectAsync();
+    FakeRouter.Peer peer = router.accept();
+    assertEquals(Frames.SESSION_VERSION, peer.next(ClientFrame.Hello.class).maxVersion());
+    peer.send(new ClientFrame.HelloOk(Frames.SESSION_VERSION, 4, "fake"));
+    client = connecting.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aConfirmRangeCompletesExactlyTheFuturesItCovers() throws Exception {
+    FakeRouter.Peer peer = connect();
+    List<CompletableFuture<Void>> f = new ArrayList<>();
+    for (int i = 1; i <= 6; i++) {
+      f.add(client.sendReliable(msg(i)));
+    }
+    for (int i = 1; i <= 6; i++) {
+      assertEquals(expected(i, msg(i)), peer.next());
+    }
+    peer.send(new ClientFrame.ConfirmRange(client.publisherId() ^ 1, 1, 6)); // another's
+    peer.send(new ClientFrame.ConfirmRange(client.publisherId(), 2, 4));
+    await(f.get(3));
+    // The three complete in one task, and the futures of 2 to 4 only.
+    assertTrue(f.get(1).isDone() && f.get(2).isDone(), "the whole range at once");
+    for (int i : new int[] {0, 4, 5}) {
+      assertFalse(f.get(i).isDone(), "message " + (i + 1) + " is outside the range");
+    }
+    peer.send(new ClientFrame.ConfirmRange(client.publisherId(), 3, 5)); // 3 and 4 again: no harm
+    await(f.get(4));
+    assertFalse(f.get(0).isDone() || f.get(5).isDone());
+    peer.send(new ClientFrame.Confirm(client.publisherId(), 1));
+    peer.send(new ClientFrame.ConfirmRange(client.publisherId(), 6, 6));
+    for (CompletableFuture<Void> x : f) {
+      await(x);
+    }
+    assertEquals(0, client.refusedFrames());
+  }
+
+  @Test
+  void aConfirmRangeFreesRoomInTheWindowForAllItCovers() throws Exception {
+    FakeRouter.Peer peer = connect(BdrpClient.builder().maxUnconfirmed(3));
+    List<CompletableFuture<Void>> f = new ArrayList<>();
+    for (int i = 1; i <= 6; i++) {
+      f.add(client.sendReliable(msg(i)));
+    }
+    for (int i = 1; i <= 3; i++) {
+      assertEquals(expected(i, msg(i)), peer.next());
+    }
+    peer.send(new ClientFrame.ConfirmRange(client.publisherId(), 1, 3));
+    for (int i = 4; i <= 6; i++) {
+      assertEquals(expected(i, msg(i)), peer.next());
+    }
+    peer.send(new ClientFrame.ConfirmRange(client.publisherId(), 4, 6));
+    for (CompletableFuture<Void> x : f) {
+      await(x);
+    }
+  }
+
+  @Test
+  void confirmationsOfNumbersNeverSentAreIgnoredAndCounted() throws Exception {
+    FakeRouter.Peer peer = connect(BdrpClient.builder().maxUnconfirmed(2));
+    List<CompletableFuture<Void>> f = new ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      f.add(client.sendReliable(msg(i)));
+    }
+    assertEquals(expected(1, msg(1)), peer.next());
+    assertEquals(expected(2, msg(2)), peer.next());
+    // 3 and 4 wait for room: they were never sent, so this covers only 1 and 2.
+    peer.send(new ClientFrame.ConfirmRange(client.publisherId(), 1, 4));
+    await(f.get(1));
+    assertEquals(1, client.refusedFrames());
+    assertEquals(expected(3, msg(3)), peer.next());
+    assertEquals(expected(4, msg(4)), peer.next());
+    assertFalse(f.get(2).isDone() || f.get(3).isDone(), "not confirmed before they were sent");
+    peer.send(new ClientFrame.Confirm(client.publisherId(), 9)); // never sent either
+    peer.send(new ClientFrame.ConfirmRange(client.publisherId(), 3, 4));
+    await(f.get(2));
+    await(f.get(3));
+    assertEquals(2, client.refusedFrames());
+  }
+
+  @Test
+  void aMalformedConfirmRangeEndsTheSessionWithItsReasonAndIsCounted() throws Exception {
+    CompletableFuture<Throwable> disconnected = new CompletableFuture<>();
+    FakeRouter.Peer peer =
+        connect(
+            BdrpClient.builder()
+                .listener(
+                    new BdrpClient.ConnectionListener() {
+                      @Override
+                      public void disconnected(Throwable cause, boolean willReconnect) {
+                        disconnected.complete(cause);
+                      }
+                    }));
+    CompletableFuture<Void> f = client.sendReliable(msg(1));
+    assertEquals(expected(1, msg(1)), peer.next());
+    // CONFIRM_RANGE of messages 5 to 4.
+    peer.sendBytes(
+        java.util.HexFormat.of()
+            .parseHex(
+                "0000001a010e"
+                    + String.format("%016x", client.publisherId())
+                    + "0000000000000005"
+                    + "0000000000000004"));
+    Throwable cause = await(disconnected, WAIT_SECONDS);
+    ProtocolException e = assertInstanceOf(ProtocolException.class, cause);
+    assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+    assertTrue(e.getMessage().contains("lastSeq 4 below firstSeq 5"), e.getMessage());
+    assertEquals(1, client.refusedFrames());
+    assertFalse(f.isDone(), "a malformed frame confirms nothing");
+    // The next session sends the message again, and its confirmation completes it.
+    FakeRouter.Peer again = router.acceptSession(4);
+    assertEquals(expected(1, msg(1)), again.next());
+    again.send(new ClientFrame.ConfirmRange(client.publisherId(), 1, 1));
+    await(f);
+  }
+
+  private static <T> T await(CompletableFuture<T> f, long seconds) throws Exception {
+    return f.get(seconds, TimeUnit.SECONDS);
   }
 }

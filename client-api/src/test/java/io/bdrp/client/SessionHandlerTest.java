@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -86,7 +87,8 @@ class SessionHandlerTest {
             threads,
             requests,
             subscriptions,
-            new ReliableSender(1, 1, 1_000, threads::settle));
+            new ReliableSender(1, 1, 1_000, threads::settle, new AtomicLong()),
+            new AtomicLong());
     ch.pipeline().addLast(new SessionHandler(options, requests, connection));
     ch.pipeline().fireChannelActive(); // the connection is up: the handler says HELLO
   }
@@ -121,7 +123,7 @@ class SessionHandlerTest {
   void helloCarriesNameAndTokenAndItsAnswerOpensTheSession() throws Exception {
     start(false);
     ClientFrame.Hello hello = ch.readOutbound();
-    assertEquals(Frames.VERSION, hello.maxVersion());
+    assertEquals(Frames.SESSION_VERSION, hello.maxVersion());
     assertEquals("unit", hello.clientName());
     assertArrayEquals("secret".getBytes(StandardCharsets.UTF_8), hello.authToken());
     assertFalse(connection.isConnected());

@@ -25,6 +25,7 @@ public final class OutputBatches {
   private final EventLoop loop;
   private final Map<Channel, ByteBuf> pending = new IdentityHashMap<>();
   private final Runnable flushAll = this::flushAll;
+  private final java.util.List<Runnable> beforeFlush = new java.util.ArrayList<>();
   private boolean flushQueued;
 
   public OutputBatches(EventLoop loop) {
@@ -94,6 +95,17 @@ public final class OutputBatches {
     room(c, n).writeBytes(frame, frame.readerIndex(), n);
   }
 
+  /**
+   * Has {@code writer} run at the end of every batch, before the batch's output is written and
+   * flushed: for output gathered elsewhere during the batch (a session's confirmations, coalesced
+   * into ranges) that is to leave in the batch's write. What it writes through this object goes out
+   * with the rest; it marks the channels it has something for with {@link #flushLater} when that
+   * starts, so that the batch ends with a flush.
+   */
+  public void beforeFlush(Runnable writer) {
+    beforeFlush.add(writer);
+  }
+
   /** Marks {@code c} for a flush at the end of the batch (after writes made directly to it). */
   public void flushLater(Channel c) {
     if (!pending.containsKey(c)) {
@@ -110,6 +122,10 @@ public final class OutputBatches {
   }
 
   private void flushAll() {
+    // Still marked as queued: what these write joins this flush rather than queueing another.
+    for (Runnable writer : beforeFlush) {
+      writer.run();
+    }
     flushQueued = false;
     for (Map.Entry<Channel, ByteBuf> e : pending.entrySet()) {
       Channel c = e.getKey();

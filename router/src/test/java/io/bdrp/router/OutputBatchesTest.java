@@ -134,6 +134,32 @@ class OutputBatchesTest {
   }
 
   @Test
+  void whatABeforeFlushWriterGatheredLeavesAfterTheBatchsOtherOutputInItsOneFlush() {
+    Out a = out();
+    List<byte[]> gathered = new ArrayList<>();
+    batches.beforeFlush(
+        () -> {
+          for (byte[] g : gathered) {
+            batches.room(a.ch, g.length).writeBytes(g);
+          }
+          gathered.clear();
+        });
+    input.writeInbound(
+        small(a, frame(1, 10)),
+        (Consumer<OutputBatches>)
+            b -> {
+              gathered.add(frame(2, 20)); // held, like a run of confirmations that may grow
+              b.flushLater(a.ch);
+            },
+        small(a, frame(3, 10)));
+    assertArrayEquals(concat(frame(1, 10), frame(3, 10), frame(2, 20)), a.sent());
+    assertEquals(1, a.writes, "one buffer");
+    assertEquals(1, a.flushes, "one flush: the writer's output queued no second one");
+    input.runPendingTasks();
+    assertEquals(1, a.flushes, "nothing left for later");
+  }
+
+  @Test
   void aReadBatchIsFlushedWhenTheInputIsHandledAndTheNextStartsEmpty() {
     Out a = out();
     input.writeInbound(small(a, frame(1, 10)), small(a, frame(2, 10)));

@@ -21,6 +21,7 @@ import java.util.Optional;
  *    | SEND(id or 0) --------------> |   (OK(id) | ERROR(id) when id != 0)
  *    | SEND_RELIABLE(id, p, n) ----> |   (ERROR(id) if refused, else later:)
  *    | &lt;------ CONFIRM(p, n) | UNREACHED(p, n, routers) |
+ *    | &lt;------ CONFIRM_RANGE(p, first, last) |   (session version 2)
  *    | &lt;----------------------- DELIVER |
  *    | PING(n) / PONG(n) &lt;---------> |
  *    | BYE ------------------------> |   (either side)
@@ -36,6 +37,7 @@ public sealed interface ClientFrame
         ClientFrame.SendReliable,
         ClientFrame.Confirm,
         ClientFrame.Unreached,
+        ClientFrame.ConfirmRange,
         SessionFrame {
   /** The frame type this record is sent as. */
   FrameType type();
@@ -227,6 +229,27 @@ public sealed interface ClientFrame
     @Override
     public FrameType type() {
       return FrameType.CONFIRM;
+    }
+  }
+
+  /**
+   * Every router of the destination set of each of messages {@code firstSeq} to {@code lastSeq}
+   * (both included, {@code 1 <= firstSeq <= lastSeq}) of {@code publisher} has it: the {@link
+   * Confirm} of each of them in one frame. Sent only on sessions of version 2 ({@link
+   * Frames#SESSION_VERSION}), where the router gathers the confirmations of a session made in one
+   * batch of its work into runs of consecutive numbers.
+   */
+  record ConfirmRange(long publisher, long firstSeq, long lastSeq) implements ClientFrame {
+    public ConfirmRange {
+      checkPublisher(publisher, firstSeq);
+      if (lastSeq < firstSeq) {
+        throw new IllegalArgumentException("lastSeq " + lastSeq + " below firstSeq " + firstSeq);
+      }
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.CONFIRM_RANGE;
     }
   }
 

@@ -31,6 +31,7 @@ public final class ClientFrameCodec {
           case ClientFrame.SendReliable s -> 8 + 8 + 8 + MessageCodec.encodedLength(s.message());
           case ClientFrame.Confirm c -> 8 + 8;
           case ClientFrame.Unreached u -> 8 + 8 + 2 + 2 * u.routers().length;
+          case ClientFrame.ConfirmRange c -> 8 + 8 + 8;
           case ClientFrame.Ping p -> 8;
           case ClientFrame.Pong p -> 8;
           case ClientFrame.Bye b -> 0;
@@ -92,6 +93,11 @@ public final class ClientFrameCodec {
       case ClientFrame.Confirm c -> {
         out.writeLong(c.publisher());
         out.writeLong(c.publisherSeq());
+      }
+      case ClientFrame.ConfirmRange c -> {
+        out.writeLong(c.publisher());
+        out.writeLong(c.firstSeq());
+        out.writeLong(c.lastSeq());
       }
       case ClientFrame.Unreached u -> {
         out.writeLong(u.publisher());
@@ -197,6 +203,16 @@ public final class ClientFrameCodec {
                 r.rest(MessageCodec::decode, ErrorCode.BAD_MESSAGE, "message", id));
           }
           case CONFIRM -> new ClientFrame.Confirm(publisher(r), publisherSeq(r));
+          case CONFIRM_RANGE -> {
+            long publisher = publisher(r);
+            long first = publisherSeq(r);
+            int at = r.offset();
+            long last = r.i64();
+            if (last < first) {
+              throw r.malformed(at, "lastSeq " + last + " below firstSeq " + first);
+            }
+            yield new ClientFrame.ConfirmRange(publisher, first, last);
+          }
           case UNREACHED -> {
             long publisher = publisher(r);
             long seq = publisherSeq(r);

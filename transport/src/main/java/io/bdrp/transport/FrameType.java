@@ -2,7 +2,7 @@ package io.bdrp.transport;
 
 /**
  * The frame types and their wire numbers (the {@code type} byte of every frame), for both kinds of
- * link: client sessions use 0x01..0x0D, router links 0x20..0x2B plus the session frames ERROR,
+ * link: client sessions use 0x01..0x0E, router links 0x20..0x2B plus the session frames ERROR,
  * PING, PONG and BYE, which are valid on every link. Numbers are stable; unlisted ones are unknown
  * and end the session with {@link ErrorCode#UNKNOWN_TYPE}.
  */
@@ -56,7 +56,12 @@ public enum FrameType {
   /** Router to client: every router of a reliable message's D has it. */
   CONFIRM(0x0C),
   /** Router to client: a reliable message's retention ended before some routers of D had it. */
-  UNREACHED(0x0D);
+  UNREACHED(0x0D),
+  /**
+   * Router to client, on sessions of version 2: every router of D has each of a run of a
+   * publisher's consecutive reliable messages.
+   */
+  CONFIRM_RANGE(0x0E);
 
   private static final FrameType[] BY_NUMBER = new FrameType[256];
 

@@ -23,8 +23,16 @@ import java.util.function.BiConsumer;
  * {@code length} counts the version, type and body bytes (not itself), big-endian. Stateless.
  */
 public final class Frames {
-  /** The protocol version this code speaks. */
+  /** The protocol version this code speaks: the version byte of every frame. */
   public static final int VERSION = 1;
+
+  /**
+   * The highest client-session version this code speaks, offered as HELLO's {@code maxVersion} and
+   * answered in HELLO_OK's {@code version} (the lower of the two sides'): version 1 has the frames
+   * HELLO to UNREACHED, version 2 adds CONFIRM_RANGE. The frame layout is the same in both, so
+   * their frames carry the version byte {@link #VERSION}.
+   */
+  public static final int SESSION_VERSION = 2;
 
   /** Bytes of the length field. */
   public static final int LENGTH_BYTES = 4;

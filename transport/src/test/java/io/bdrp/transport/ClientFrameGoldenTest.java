@@ -56,7 +56,10 @@ class ClientFrameGoldenTest {
             "00000012 01 0c | 0102030405060708 | 0000000000000003"),
         Arguments.of(
             new ClientFrame.Unreached(-2, 3, new int[] {2, 513}),
-            "00000018 01 0d | fffffffffffffffe | 0000000000000003 | 0002 | 0002 0201"));
+            "00000018 01 0d | fffffffffffffffe | 0000000000000003 | 0002 | 0002 0201"),
+        Arguments.of(
+            new ClientFrame.ConfirmRange(0x0102030405060708L, 3, 258),
+            "0000001a 01 0e | 0102030405060708 | 0000000000000003 | 0000000000000102"));
   }
 
   @ParameterizedTest

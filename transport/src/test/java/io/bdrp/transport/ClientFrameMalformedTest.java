@@ -223,6 +223,45 @@ class ClientFrameMalformedTest {
         clientPipeline(100, new ProtocolErrorCounters()),
         bytes("00000014 01 0d | 0000000000000000 | 0000000000000001 | 0000"),
         ErrorCode.MALFORMED_FRAME);
+    expectFatal(
+        clientPipeline(100, new ProtocolErrorCounters()),
+        bytes("0000001a 01 0e | 0000000000000000 | 0000000000000001 | 0000000000000002"),
+        ErrorCode.MALFORMED_FRAME);
+  }
+
+  @Test
+  void aConfirmRangeThatEndsBeforeItStartsIsMalformed() {
+    ProtocolErrorCounters counters = new ProtocolErrorCounters();
+    ClientFrame.Error e =
+        expectFatal(
+            clientPipeline(100, counters),
+            bytes("0000001a 01 0e | 0000000000000009 | 0000000000000005 | 0000000000000004"),
+            ErrorCode.MALFORMED_FRAME);
+    assertTrue(e.message().contains("offset 16: lastSeq 4 below firstSeq 5"), e.message());
+    assertEquals(1, counters.count(ErrorCode.MALFORMED_FRAME));
+    ClientFrame.Error first =
+        expectFatal(
+            clientPipeline(100, new ProtocolErrorCounters()),
+            bytes("0000001a 01 0e | 0000000000000009 | 0000000000000000 | 0000000000000004"),
+            ErrorCode.MALFORMED_FRAME);
+    assertTrue(first.message().contains("offset 8: publisherSeq 0 below 1"), first.message());
+    // A range whose end does not fit an i64 of at least 1: lastSeq -1 is below any firstSeq.
+    expectFatal(
+        clientPipeline(100, new ProtocolErrorCounters()),
+        bytes("0000001a 01 0e | 0000000000000009 | 0000000000000001 | ffffffffffffffff"),
+        ErrorCode.MALFORMED_FRAME);
+  }
+
+  @Test
+  void aConfirmRangeCutShortOrWithTrailingBytesIsMalformed() {
+    expectFatal(
+        clientPipeline(100, new ProtocolErrorCounters()),
+        bytes("00000012 01 0e | 0000000000000009 | 0000000000000001"),
+        ErrorCode.MALFORMED_FRAME);
+    expectFatal(
+        clientPipeline(100, new ProtocolErrorCounters()),
+        bytes("0000001b 01 0e | 0000000000000009 | 0000000000000001 | 0000000000000002 | ff"),
+        ErrorCode.MALFORMED_FRAME);
   }
 
   @Test
@@ -372,6 +411,9 @@ class ClientFrameMalformedTest {
     assertThrows(IllegalArgumentException.class, () -> new ClientFrame.SendReliable(1, 0, 1, m));
     assertThrows(IllegalArgumentException.class, () -> new ClientFrame.SendReliable(1, 9, 0, m));
     assertThrows(IllegalArgumentException.class, () -> new ClientFrame.Confirm(9, -1));
+    assertThrows(IllegalArgumentException.class, () -> new ClientFrame.ConfirmRange(0, 1, 2));
+    assertThrows(IllegalArgumentException.class, () -> new ClientFrame.ConfirmRange(9, 0, 2));
+    assertThrows(IllegalArgumentException.class, () -> new ClientFrame.ConfirmRange(9, 3, 2));
     assertThrows(
         IllegalArgumentException.class, () -> new ClientFrame.Unreached(9, 1, new int[] {65536}));
     assertThrows(

@@ -59,6 +59,7 @@ class FuzzSeeds {
             new ClientFrame.SendReliable(6, 0x5eed, 1, m),
             new ClientFrame.Confirm(0x5eed, 1),
             new ClientFrame.Unreached(0x5eed, 2, new int[] {3, 4}),
+            new ClientFrame.ConfirmRange(0x5eed, 5, 9),
             new ClientFrame.Ping(5),
             new ClientFrame.Pong(5),
             new ClientFrame.Bye());

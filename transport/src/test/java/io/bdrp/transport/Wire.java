@@ -188,7 +188,7 @@ final class Wire {
   }
 
   static ClientFrame randomClientFrame(Random r) {
-    return switch (r.nextInt(13)) {
+    return switch (r.nextInt(14)) {
       case 0 -> {
         byte[] token = new byte[r.nextInt(40)];
         r.nextBytes(token);
@@ -217,6 +217,10 @@ final class Wire {
           routers[i] = r.nextInt(65536);
         }
         yield new ClientFrame.Unreached(nonZero(r), 1 + r.nextInt(1 << 20), routers);
+      }
+      case 12 -> {
+        long first = 1 + r.nextInt(1 << 20);
+        yield new ClientFrame.ConfirmRange(nonZero(r), first, first + r.nextInt(1 << 16));
       }
       default -> new ClientFrame.Bye();
     };

@@ -75,7 +75,15 @@ public final class ClientSessions {
    * session that sent a message under that id (an id is a random 64-bit number the client keeps to
    * itself); forgotten when that session ends.
    */
-  private final java.util.Map<Long, Channel> publishers = new java.util.HashMap<>();
+  private final java.util.Map<Long, ConfirmRuns> publishers = new java.util.HashMap<>();
+
+  /** The publisher looked up last and its session (null: none), so that a run skips the table. */
+  private long lastPublisher;
+
+  private ConfirmRuns lastRuns;
+
+  /** Sessions with confirmations gathered in this batch, written at its end. */
+  private final java.util.ArrayList<ConfirmRuns> confirming = new java.util.ArrayList<>();
 
   private final Metrics.Counter retentionFull;
   private final Metrics.Counter notReady;
@@ -111,6 +119,28 @@ public final class ClientSessions {
     this.keptAlive = metrics.connectionsClosed("clients", "keepalive");
     this.refusedSessions = metrics.requestsRefused("user_sessions");
     this.changes = new PredicateChanges(core, signed);
+    batches.beforeFlush(this::endConfirmations);
+  }
+
+  /** The end of a batch: each session's run of confirmations goes into its output. */
+  private void endConfirmations() {
+    for (int i = 0; i < confirming.size(); i++) {
+      confirming.get(i).end(batches);
+    }
+    confirming.clear();
+  }
+
+  /** The session that takes {@code publisher}'s answers, or null. */
+  private ConfirmRuns sessionOf(long publisher) {
+    if (lastRuns != null && lastPublisher == publisher) {
+      return lastRuns;
+    }
+    ConfirmRuns runs = publishers.get(publisher);
+    if (runs != null) {
+      lastPublisher = publisher;
+      lastRuns = runs;
+    }
+    return runs;
   }
 
   private final Metrics.Counter keptAlive;
@@ -127,22 +157,27 @@ public final class ClientSessions {
   /**
    * Where the reliable service's answers go: to the session of the publisher, if it is still
    * connected (else it sends its unconfirmed messages again when it comes back, and the answer
-   * comes then). Written in order with the session's other output, flushed at the batch's end.
+   * comes then). Written in order with the session's other output, flushed at the batch's end;
+   * confirmations gathered into runs ({@link ConfirmRuns}).
    */
   public LinkOutput.Publishers publishers() {
     return new LinkOutput.Publishers() {
       @Override
       public void confirmed(long publisher, long publisherSeq) {
-        Channel c = publishers.get(publisher);
-        if (c != null && c.isActive()) {
-          batches.write(c, new ClientFrame.Confirm(publisher, publisherSeq));
+        ConfirmRuns runs = sessionOf(publisher);
+        if (runs != null
+            && runs.channel.isActive()
+            && runs.confirmed(batches, publisher, publisherSeq)) {
+          confirming.add(runs);
         }
       }
 
       @Override
       public void unreached(long publisher, long publisherSeq, long[] unreached) {
-        Channel c = publishers.get(publisher);
-        if (c != null && c.isActive()) {
+        ConfirmRuns runs = sessionOf(publisher);
+        if (runs != null && runs.channel.isActive()) {
+          Channel c = runs.channel;
+          runs.write(batches); // the confirmations before it, first
           int n = 0;
           for (long w : unreached) {
             n += Long.bitCount(w);
@@ -224,6 +259,10 @@ public final class ClientSessions {
    */
   private final class ClientHandler extends SimpleChannelInboundHandler<ClientFrame> {
     private ClientHost host;
+
+    /** Where this session's confirmations gather, from its HELLO on. */
+    private ConfirmRuns confirms;
+
     private final SlowConsumerCheck slowCheck =
         new SlowConsumerCheck(core.config().limits().slowConsumerMs(), this::cutIfSlow);
 
@@ -290,7 +329,11 @@ public final class ClientSessions {
                 config.limits().hosts().predicateChangesPerSecond());
         hosts.attach(host);
         Handshakes.done(ctx);
-        ctx.writeAndFlush(new ClientFrame.HelloOk(Frames.VERSION, config.router(), "bdrp-router"));
+        // The session speaks the lower of the two sides' versions (a client of version 1 is never
+        // sent CONFIRM_RANGE).
+        int version = Math.clamp(h.maxVersion(), 1, Frames.SESSION_VERSION);
+        confirms = new ConfirmRuns(ctx.channel(), version);
+        ctx.writeAndFlush(new ClientFrame.HelloOk(version, config.router(), "bdrp-router"));
         return;
       }
       switch (f) {
@@ -455,7 +498,7 @@ public final class ClientSessions {
       // After refusing a publisher's message n for want of room, its later messages on this
       // session are refused too until n comes again: taking n+1 first would deliver it before n,
       // and destinations would then drop n as older than what they delivered.
-      Long refusedFrom = waitingFor.get(s.publisher());
+      Long refusedFrom = waitingFor.isEmpty() ? null : waitingFor.get(s.publisher());
       if (refusedFrom != null && s.publisherSeq() <= refusedFrom) {
         waitingFor.remove(s.publisher());
         refusedFrom = null;
@@ -482,8 +525,16 @@ public final class ClientSessions {
       }
       // The latest session of a publisher takes its answers: a client that reconnects sends
       // its unconfirmed messages again before its old connection may have been seen to end.
-      if (publishers.put(s.publisher(), ctx.channel()) != ctx.channel()) {
-        ownIds.add(s.publisher());
+      if (confirms.taken != s.publisher()) {
+        ConfirmRuns before = publishers.put(s.publisher(), confirms);
+        if (before != confirms) {
+          ownIds.add(s.publisher());
+          if (before != null && before.taken == s.publisher()) {
+            before.taken = 0; // it sends under this id again: it takes the answers back then
+          }
+        }
+        confirms.taken = s.publisher();
+        lastRuns = null;
       }
       reliable.publish(s.message(), sendBytes, s.publisher(), s.publisherSeq());
       reliableTimer.run();
@@ -498,8 +549,9 @@ public final class ClientSessions {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       for (Long p : ownIds) {
-        publishers.remove(p, ctx.channel());
+        publishers.remove(p, confirms);
       }
+      lastRuns = null;
       slowCheck.cancel();
       if (host != null) {
         hosts.detach(host);

@@ -44,13 +44,14 @@ class ClientSessionsTest {
   private EmbeddedChannel first;
   private ClientSessions clients;
   private RoutingNode node;
+  private RouterCore core;
 
   @BeforeEach
   void setUp() {
     first = new EmbeddedChannel();
     channels.add(first);
     RouterConfig config = Federation.loneRouter();
-    RouterCore core = EmbeddedCore.of(config, first);
+    core = EmbeddedCore.of(config, first);
     node = core.node();
     RouterMetrics metrics = core.metrics();
     Hosts hosts = new Hosts();
@@ -74,6 +75,7 @@ class ClientSessionsTest {
             () -> {},
             () -> null,
             false);
+    output.publishers(clients.publishers());
     first.pipeline().addLast(clients.initializer());
   }
 
@@ -176,5 +178,80 @@ class ClientSessionsTest {
     assertEquals(ErrorCode.BAD_PREDICATE.number(), e.code());
     assertTrue(first.isActive(), "the session goes on");
     assertNull(node.local().predicate(1), "no predicate was set");
+  }
+
+  /** One read of {@code frames}: a single buffer holding them all, handled in one turn. */
+  private static void sendInOneRead(EmbeddedChannel c, ClientFrame... frames) {
+    ByteBuf b = ByteBufAllocator.DEFAULT.buffer();
+    for (ClientFrame f : frames) {
+      ClientFrameCodec.encode(f, b);
+    }
+    c.writeInbound(b);
+    c.runPendingTasks();
+  }
+
+  private static ClientFrame.SendReliable reliable(long publisher, long seq) {
+    return new ClientFrame.SendReliable(
+        seq | Long.MIN_VALUE, publisher, seq, Message.builder().put("n", seq).build());
+  }
+
+  @Test
+  void aVersionTwoSessionIsConfirmedInRangesOfConsecutiveNumbersOfOnePublisher() {
+    // A client offering a later version than the router's gets the router's.
+    send(first, new ClientFrame.Hello(9, "publisher", new byte[0]));
+    ClientFrame.HelloOk ok = assertInstanceOf(ClientFrame.HelloOk.class, written(first).get(0));
+    assertEquals(Frames.SESSION_VERSION, ok.version());
+    long p = 0x51;
+    long q = -7;
+    // No router wants these (D is empty): each is confirmed as it is read.
+    sendInOneRead(first, reliable(p, 1), reliable(p, 2), reliable(p, 3), reliable(p, 4));
+    assertEquals(List.of(new ClientFrame.ConfirmRange(p, 1, 4)), written(first));
+
+    sendInOneRead(first, reliable(p, 6));
+    assertEquals(List.of(new ClientFrame.Confirm(p, 6)), written(first), "a run of one");
+
+    // A range holds only consecutive numbers of one publisher.
+    sendInOneRead(
+        first,
+        reliable(p, 7),
+        reliable(p, 8),
+        reliable(q, 1),
+        reliable(q, 2),
+        reliable(p, 9),
+        reliable(p, 11));
+    assertEquals(
+        List.of(
+            new ClientFrame.ConfirmRange(p, 7, 8),
+            new ClientFrame.ConfirmRange(q, 1, 2),
+            new ClientFrame.Confirm(p, 9),
+            new ClientFrame.Confirm(p, 11)),
+        written(first));
+  }
+
+  @Test
+  void aVersionOneSessionGetsAConfirmPerMessage() {
+    send(first, hello("old publisher"));
+    ClientFrame.HelloOk ok = assertInstanceOf(ClientFrame.HelloOk.class, written(first).get(0));
+    assertEquals(1, ok.version());
+    sendInOneRead(first, reliable(5, 1), reliable(5, 2), reliable(5, 3));
+    assertEquals(
+        List.of(
+            new ClientFrame.Confirm(5, 1),
+            new ClientFrame.Confirm(5, 2),
+            new ClientFrame.Confirm(5, 3)),
+        written(first));
+  }
+
+  @Test
+  void aConfirmRangeFromAClientIsAProtocolViolation() {
+    send(first, new ClientFrame.Hello(Frames.SESSION_VERSION, "confused", new byte[0]));
+    written(first);
+    long before = core.errors().count(ErrorCode.PROTOCOL_VIOLATION);
+    send(first, new ClientFrame.ConfirmRange(5, 1, 2));
+    ClientFrame.Error e = assertInstanceOf(ClientFrame.Error.class, written(first).get(0));
+    assertEquals(ErrorCode.PROTOCOL_VIOLATION.number(), e.code());
+    assertEquals("a client may not send CONFIRM_RANGE", e.message());
+    assertEquals(before + 1, core.errors().count(ErrorCode.PROTOCOL_VIOLATION));
+    assertFalse(first.isActive(), "closed after the error");
   }
 }
