@@ -208,7 +208,9 @@ class DistanceVectorTest {
     b.dv.addLink(b.face(2), 2);
     b.dv.receive(new Hello(1, 7, 5));
     b.dv.receive(new Hello(2, 8, 5));
-    b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, 3, false))));
+    // 1 has routes of its own to 3 and 5; 2 reaches 5 through us.
+    b.dv.receive(
+        new RouteUpdate(1, List.of(new Route(3, 9, 4, 3, false), new Route(5, 9, 4, 6, false))));
     b.dv.receive(new RouteUpdate(2, List.of(new Route(5, 9, 4, INF, true))));
     assertEquals(1, b.dv.nextHop(3));
     assertArrayEquals(new int[] {2}, b.dv.children(5));
@@ -273,7 +275,8 @@ class DistanceVectorTest {
     long version = b.dv.version();
     int changes = b.changes;
     b.dv.receive(new RouteUpdate(2, List.of(new Route(0, 5, 0, INF, true))));
-    assertArrayEquals(new int[] {2}, b.dv.children(0));
+    // 1's table did not mention 0 and was offered our route: a tentative child of ours.
+    assertArrayEquals(new int[] {1, 2}, b.dv.children(0));
     assertEquals(version + 1, b.dv.version(), "a children change bumps the version");
     assertEquals(changes + 1, b.changes, "and tells the listener once");
     b.dv.receive(new Hello(2, 8, 5));
