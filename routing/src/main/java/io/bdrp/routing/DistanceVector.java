@@ -111,24 +111,30 @@ import java.util.TreeMap;
  * ({@link #children}); q starts as soon as it hears. Copies that come twice meanwhile are the
  * receiver's duplicates ({@link DataPlane.Drop#DUPLICATE}), not deliveries.
  *
+ * <p>A router that changes again before its first former parent stops sending (p, then q, then r
+ * within the grace) takes copies from every former next hop still in its grace.
+ *
  * <p>A router n that had no route to d before (it just started, or d just became reachable: a
- * partition healed) has no former parent, so the sender makes before breaking: a neighbour whose
- * latest word about d is that it has no route (a retraction, or no mention in the whole table it
- * sent when the adjacency came up) and that holds a finite route to d offered by this router is a
- * <em>tentative child</em>, sent d's broadcasts from the offer (or from the retraction, if the
- * offer came first) until it says anything else about d or {@code deadIntervalMs + updatePacingMs +
- * 2 * helloIntervalMs} have passed. n takes those copies once the offering router is its next hop,
- * that is from the moment it selects the route: every broadcast its source sends after that moment
- * reaches n, since the copy can reach the offering router only after the offer went out. Copies
- * that come before n selects the route are counted ({@link DataPlane.Drop#UNKNOWN_SOURCE}), as are
- * those of an offer n does not take ({@link DataPlane.Drop#NOT_ON_TREE}: it chose another
- * neighbour, and says so in its next update). The grace covers a router that just started: it
- * selects nothing during its hold-down, which ends at most {@code deadIntervalMs + helloIntervalMs}
- * after it started, then its paced update crosses the link. A router is made a tentative child once
- * per offer and once per "no route" it says, not by every periodic update: a neighbour that cannot
- * take the offer (it is unfeasible there) costs one grace of copies, not a stream. A router that
- * <em>had</em> a route and moves to another parent because the former one lost its route (a link or
- * a router failed) is not covered: its new parent starts when it hears (see docs/reliability.md).
+ * partition healed) has no former parent, so the sender makes before breaking. A neighbour whose
+ * latest word about d is that it has no route (a retraction, or nothing yet since the adjacency
+ * came up: its table may be on its way) and that holds a finite route to d offered by this router
+ * is a <em>tentative child</em> of d: it is sent d's broadcasts from the offer (or from its "no
+ * route", if that came after the offer). That ends when it says anything else about d: "through
+ * you" makes it a child; a route through another neighbour keeps it a child for {@code
+ * updatePacingMs + 2 * helloIntervalMs} more, since that word may have crossed the offer, which n
+ * then took; and if it says nothing, after {@code deadIntervalMs + updatePacingMs + 2 *
+ * helloIntervalMs} (a router that just started selects no route during its hold-down, which ends at
+ * most {@code deadIntervalMs + helloIntervalMs} after it started, before the offer; then its paced
+ * update crosses the link). n takes the copies once the offering router is its next hop: every
+ * broadcast that its source sends after n selected the route reaches it, since a copy can reach the
+ * offering router only after the offer went out. Copies that come before n selects the route are
+ * counted ({@link DataPlane.Drop#UNKNOWN_SOURCE}), as are those of an offer n did not take ({@link
+ * DataPlane.Drop#NOT_ON_TREE}); after an adjacency comes up that is about a round trip plus a grace
+ * of every offered source's broadcasts. A neighbour is made a tentative child once per offer and
+ * once per "no route" it says, not by every periodic update: one that cannot take the offer
+ * (unfeasible there) costs one grace of copies, not a stream. Not covered: a router whose next hop
+ * loses its route and that moves straight to another neighbour, without saying "no route" first;
+ * that neighbour starts when it hears (see docs/reliability.md).
  *
  * <h2>Sequence-number requests</h2>
  *

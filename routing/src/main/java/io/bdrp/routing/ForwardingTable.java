@@ -17,10 +17,10 @@ import java.util.Map;
  *
  * <p><b>Broadcast</b> ({@link #broadcast}): a copy that carries no set follows the tree of shortest
  * paths from its source: a router accepts it only from its own next hop towards the source (or, for
- * a short grace after that next hop changed, from the former one: make before break, see {@link
- * DistanceVector}) and passes it to its children for that source. With converged routes every
- * router receives it exactly once; while routes change, the acceptance check and the receivers'
- * duplicate window keep a copy from looping or being delivered twice.
+ * a short grace after that next hop changed, from the former ones: make before break, see {@link
+ * DistanceVector}) and passes it to its children for that source, tentative children included. With
+ * converged routes every router receives it exactly once; while routes change, the acceptance check
+ * and the receivers' duplicate window keep a copy from looping or being delivered twice.
  */
 public final class ForwardingTable {
   private final int self;
