@@ -297,7 +297,8 @@ public final class DistanceVector {
 
   // Make-before-break of the broadcast trees (see "Broadcast trees while routes change"), only for
   // the destinations and entries in transition: by (destination << 16 | slot of a former next
-  // hop), until when its broadcasts are still taken from there (every former next hop within its
+  // hop; a router has fewer than 2^16 neighbours), until when its broadcasts are still taken from
+  // there (every former next hop within its
   // grace: a router may change twice before the first former one stops sending); by entry
   // (destination * slots + slot), until when a neighbour that stopped choosing this router is
   // still sent broadcasts.
@@ -1048,7 +1049,7 @@ public final class DistanceVector {
     fdSeqno[d] = 0;
     fdMetric[d] = 0;
     timers.remove(d);
-    formerParent.keySet().removeIf(k -> k >>> 16 == d);
+    forgetFormerParents(d);
     for (int s = 0, base = d * slots; s < slots; s++) {
       eFlags[base + s] = 0; // offers only: the destination has no entry left
     }
@@ -1166,6 +1167,13 @@ public final class DistanceVector {
    */
   private long childGraceMs() {
     return config.helloIntervalMs();
+  }
+
+  /** Forgets every former next hop towards {@code d} (it is unreachable, or forgotten). */
+  private void forgetFormerParents(int d) {
+    if (!formerParent.isEmpty()) {
+      formerParent.keySet().removeIf(k -> k >>> 16 == d);
+    }
   }
 
   /**
@@ -1348,7 +1356,7 @@ public final class DistanceVector {
         return;
       }
       selSlot[d] = -1;
-      formerParent.keySet().removeIf(k -> k >>> 16 == d);
+      forgetFormerParents(d);
       set(d, RETRACTING);
       Timers t = timers(d);
       t.retractUntil = now + config.routeExpiryMs();
