@@ -47,15 +47,19 @@ import java.util.function.LongSupplier;
  *       (an adjacency is up only once each side hears the other), so a router that has no route to
  *       the source either never heard of it or lost it: the copy is then as undeliverable in spirit
  *       as one towards a router without a route, and it is refused rather than passed on unchecked.
- *       (The one window where a correct copy may meet this is the short time a router has a route
- *       one way and not yet the other: a restarted router's hold-down, or a route being
- *       re-established by a sequence-number request; it is counted.)
+ *       (The windows where a correct copy may meet this are the short time a router has a route one
+ *       way and not yet the other: a restarted router's hold-down, or a route being re-established
+ *       by a sequence-number request; and a broadcast that a neighbour sends as soon as it offers a
+ *       route, before this router selected it (see "Broadcast trees while routes change" in {@link
+ *       DistanceVector}); it is counted.)
  *   <li><b>A broadcast off its source's tree</b> ({@link Drop#NOT_ON_TREE}): a broadcast is taken
  *       only from the next hop towards its source (and, for a short grace after that next hop
- *       changed, from the former one, which sends until it learns of the change: see "Broadcast
- *       trees while routes change" in {@link DistanceVector}). This check exists for loop freedom
- *       and also limits a neighbour to forging broadcasts of the sources whose tree reaches this
- *       router through it, which that neighbour can disrupt anyway by dropping their copies.
+ *       changed, from the former ones, which send until they learn of the change: see "Broadcast
+ *       trees while routes change" in {@link DistanceVector}). A neighbour that offered a route
+ *       this router did not take sends it broadcasts for a grace too; they are refused here. This
+ *       check exists for loop freedom and also limits a neighbour to forging broadcasts of the
+ *       sources whose tree reaches this router through it, which that neighbour can disrupt anyway
+ *       by dropping their copies.
  * </ul>
  *
  * <p><b>No plausibility check on the neighbour a copy of D comes from.</b> A check of the form "a
@@ -161,8 +165,10 @@ public final class DataPlane<M> {
     /** A packet whose hop limit ran out while it still had routers to reach (one per packet). */
     HOP_LIMIT,
     /**
-     * A broadcast that arrived from a neighbour other than the next hop towards its source: the
-     * tree does not carry it here, seen only while routes change (one per packet).
+     * A broadcast that arrived from a neighbour other than the next hop towards its source (or a
+     * former one within its grace): the tree does not carry it here, seen only while routes change,
+     * as when a neighbour that offered a route this router did not take sends for a grace (one per
+     * packet).
      */
     NOT_ON_TREE,
     /** A router of D that this router has no route to (one per router). */

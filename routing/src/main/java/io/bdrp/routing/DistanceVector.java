@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -110,9 +109,32 @@ import java.util.TreeMap;
  * p for {@code updatePacingMs + 2 * helloIntervalMs} after the change ({@link #formerParents}), and
  * p, once it hears that n no longer goes through it, still sends them to n for a hello interval
  * ({@link #children}); q starts as soon as it hears. Copies that come twice meanwhile are the
- * receiver's duplicates ({@link DataPlane.Drop#DUPLICATE}), not deliveries. A router that had no
- * route to d before has no former parent: its new parent starts with the update, and broadcasts of
- * that one window still miss it (its route was just learned).
+ * receiver's duplicates ({@link DataPlane.Drop#DUPLICATE}), not deliveries.
+ *
+ * <p>A router that changes again before its first former parent stops sending (p, then q, then r
+ * within the grace) takes copies from every former next hop still in its grace.
+ *
+ * <p>A router n that had no route to d before (it just started, or d just became reachable: a
+ * partition healed) has no former parent, so the sender makes before breaking. A neighbour whose
+ * latest word about d is that it has no route (a retraction, or nothing yet since the adjacency
+ * came up: its table may be on its way) and that holds a finite route to d offered by this router
+ * is a <em>tentative child</em> of d: it is sent d's broadcasts from the offer (or from its "no
+ * route", if that came after the offer). That ends when it says anything else about d: "through
+ * you" makes it a child; a route through another neighbour keeps it a child for {@code
+ * updatePacingMs + 2 * helloIntervalMs} more, since that word may have crossed the offer, which n
+ * then took; and if it says nothing, after {@code deadIntervalMs + updatePacingMs + 2 *
+ * helloIntervalMs} (a router that just started selects no route during its hold-down, which ends at
+ * most {@code deadIntervalMs + helloIntervalMs} after it started, before the offer; then its paced
+ * update crosses the link). n takes the copies once the offering router is its next hop: every
+ * broadcast that its source sends after n selected the route reaches it, since a copy can reach the
+ * offering router only after the offer went out. Copies that come before n selects the route are
+ * counted ({@link DataPlane.Drop#UNKNOWN_SOURCE}), as are those of an offer n did not take ({@link
+ * DataPlane.Drop#NOT_ON_TREE}); after an adjacency comes up that is about a round trip plus a grace
+ * of every offered source's broadcasts. A neighbour is made a tentative child once per offer and
+ * once per "no route" it says, not by every periodic update: one that cannot take the offer
+ * (unfeasible there) costs one grace of copies, not a stream. Not covered: a router whose next hop
+ * loses its route and that moves straight to another neighbour, without saying "no route" first;
+ * that neighbour starts when it hears (see docs/reliability.md).
  *
  * <h2>Sequence-number requests</h2>
  *
@@ -234,6 +256,12 @@ public final class DistanceVector {
   // Flags of an entry.
   private static final int PRESENT = 1;
   private static final int VIA = 2;
+  // This router's last update to the neighbour carried a finite route to the destination (since the
+  // adjacency came up): the neighbour knows a route through it.
+  private static final int OFFERED = 4;
+  // A tentative child (see "Broadcast trees while routes change"): the neighbour said it has no
+  // route, was offered one, and is sent the broadcasts until it answers or eTentativeSince + grace.
+  private static final int TENTATIVE = 8;
 
   private final int self;
   private final long epoch;
@@ -268,10 +296,13 @@ public final class DistanceVector {
   private HashMap<Integer, Timers> timers = new HashMap<>();
 
   // Make-before-break of the broadcast trees (see "Broadcast trees while routes change"), only for
-  // the destinations and entries in transition: by destination, {slot of the former next hop,
-  // until}; by entry (destination * slots + slot), until when a neighbour that stopped choosing
-  // this router is still sent broadcasts.
-  private final HashMap<Integer, long[]> formerParent = new HashMap<>();
+  // the destinations and entries in transition: by (destination << 16 | slot of a former next
+  // hop; a router has fewer than 2^16 neighbours), until when its broadcasts are still taken from
+  // there (every former next hop within its
+  // grace: a router may change twice before the first former one stops sending); by entry
+  // (destination * slots + slot), until when a neighbour that stopped choosing this router is
+  // still sent broadcasts.
+  private final HashMap<Integer, Long> formerParent = new HashMap<>();
   private final HashMap<Integer, Long> formerChild = new HashMap<>();
 
   private int timersPeak;
@@ -285,6 +316,7 @@ public final class DistanceVector {
   private int[] eSeqno = new int[0];
   private char[] eMetric = new char[0];
   private int[] eRefreshed = new int[0]; // low 32 bits of the clock: compared by difference
+  private int[] eTentativeSince = new int[0]; // the same, when TENTATIVE was set
 
   // Signed claims (see "Signed claims"): null unless an authority signs. Per destination, the
   // signature of the selected (or retracted) route's seq; per entry, that of the entry's seq.
@@ -462,6 +494,7 @@ public final class DistanceVector {
     int[] sq = new int[size];
     char[] me = new char[size];
     int[] rf = new int[size];
+    int[] ts = new int[size];
     OriginSignature[] sg = eSig == null ? null : new OriginSignature[size];
     for (int d = 0; d < maxRouters; d++) {
       if (sg != null) {
@@ -472,12 +505,14 @@ public final class DistanceVector {
       System.arraycopy(eSeqno, d * old, sq, d * grown, old);
       System.arraycopy(eMetric, d * old, me, d * grown, old);
       System.arraycopy(eRefreshed, d * old, rf, d * grown, old);
+      System.arraycopy(eTentativeSince, d * old, ts, d * grown, old);
     }
     eFlags = f;
     eEpoch = ep;
     eSeqno = sq;
     eMetric = me;
     eRefreshed = rf;
+    eTentativeSince = ts;
     eSig = sg;
     bySlot = Arrays.copyOf(bySlot, grown);
     slots = grown;
@@ -658,12 +693,13 @@ public final class DistanceVector {
       if (d == self && compareSeq(r.epoch(), r.seqno(), ownEpoch, seqno) > 0) {
         claim(r.epoch(), r.seqno(), now); // a newer route to us than we ever originated
       }
+      boolean hadNone = saysNoRoute(e);
       if ((eFlags[e] & PRESENT) == 0) {
         if (r.metric() >= INF && !r.viaReceiver()) {
           continue; // a retraction of a route we do not hold
         }
         flags[d] |= KNOWN;
-        eFlags[e] = PRESENT;
+        eFlags[e] |= PRESENT;
       } else if (!expired(e, now)
           && eEpoch[e] == r.epoch()
           && eSeqno[e] == r.seqno()
@@ -678,7 +714,7 @@ public final class DistanceVector {
       boolean via = (eFlags[e] & VIA) != 0;
       if (via != r.viaReceiver()) {
         changed = true; // the children of d
-        eFlags[e] = (byte) (r.viaReceiver() ? PRESENT | VIA : PRESENT);
+        eFlags[e] = (byte) (r.viaReceiver() ? eFlags[e] | VIA : eFlags[e] & ~VIA);
         if (via) {
           formerChild.put(e, now + childGraceMs()); // make before break: still sent to a while
         } else {
@@ -692,6 +728,7 @@ public final class DistanceVector {
       if (eSig != null) {
         eSig[e] = sig;
       }
+      wordChanged(e, hadNone, now);
       if (d != self) {
         select(d, now);
         if (r.metric() < INF && !feasible(d, e) && betterThanSelected(d, e)) {
@@ -700,6 +737,69 @@ public final class DistanceVector {
       }
     }
     return true;
+  }
+
+  /**
+   * Whether the latest word of the neighbour in entry {@code e} is that it has no route to the
+   * entry's destination: a retraction, or no word at all since the adjacency came up (its table may
+   * still be on its way: until it comes, the neighbour is taken to have none).
+   */
+  private boolean saysNoRoute(int e) {
+    int f = eFlags[e];
+    return (f & PRESENT) == 0 || ((f & VIA) == 0 && eMetric[e] >= INF);
+  }
+
+  /**
+   * The neighbour's word in entry {@code e} may have changed ({@code hadNone}: it said it had no
+   * route before): a neighbour that now says it has none while it holds a route offered by this
+   * router becomes a tentative child; one that now has a route is one no longer. Through this
+   * router, it is a child. Through another, the word may have crossed the offer: sent before the
+   * neighbour took the offer and moved here, and the update saying so still to come (paced, then
+   * the link); so it is still sent broadcasts for as long as a former parent is ({@link
+   * #parentGraceMs}).
+   */
+  private void wordChanged(int e, boolean hadNone, long now) {
+    boolean none = saysNoRoute(e);
+    if (none && !hadNone && (eFlags[e] & (OFFERED | TENTATIVE)) == OFFERED) {
+      startTentative(e, now);
+    } else if (!none && (eFlags[e] & TENTATIVE) != 0) {
+      endTentative(e);
+      if ((eFlags[e] & VIA) == 0) {
+        formerChild.put(e, now + parentGraceMs());
+      }
+    }
+  }
+
+  private void startTentative(int e, long now) {
+    eFlags[e] |= TENTATIVE;
+    eTentativeSince[e] = (int) now;
+    changed = true;
+  }
+
+  private void endTentative(int e) {
+    if ((eFlags[e] & TENTATIVE) != 0) {
+      eFlags[e] &= ~TENTATIVE;
+      changed = true;
+    }
+  }
+
+  /**
+   * This router sends neighbour {@code to} route {@code r}: a finite route is an offer, which makes
+   * a neighbour that said it has no route a tentative child (once per offer: a neighbour that
+   * already knew the route and let the grace pass is not made one again by each periodic update);
+   * an infinite one withdraws the offer.
+   */
+  private void offered(Nbr to, Route r, long now) {
+    int e = r.destination() * slots + to.slot;
+    if (r.metric() >= INF) {
+      eFlags[e] &= ~OFFERED;
+      endTentative(e);
+    } else if ((eFlags[e] & OFFERED) == 0) {
+      eFlags[e] |= OFFERED;
+      if (saysNoRoute(e)) {
+        startTentative(e, now);
+      }
+    }
   }
 
   /**
@@ -866,13 +966,18 @@ public final class DistanceVector {
       int count = 0;
       for (int s = 0; s < slots; s++) {
         int e = base + s;
+        if ((eFlags[e] & TENTATIVE) != 0 && (int) now - eTentativeSince[e] >= tentativeGraceMs()) {
+          endTentative(e); // the end of a tentative child's grace
+        }
         if ((eFlags[e] & PRESENT) == 0) {
           continue;
         }
         if (expired(e, now)) {
+          boolean hadNone = saysNoRoute(e);
           changed |= (eFlags[e] & VIA) != 0;
           changed |= formerChild.remove(e) != null;
-          eFlags[e] = 0;
+          eFlags[e] &= OFFERED | TENTATIVE;
+          wordChanged(e, hadNone, now);
           removed = true;
         } else {
           count++;
@@ -909,7 +1014,7 @@ public final class DistanceVector {
       }
     }
     // The ends of the make-before-break graces: the trees built from now on leave them out.
-    changed |= formerParent.values().removeIf(g -> now >= g[1]);
+    changed |= formerParent.values().removeIf(until -> now >= until);
     changed |= formerChild.values().removeIf(until -> now >= until);
     // Timers that no longer matter: the destination is reachable (or has no FD), is not
     // retracted, and its last request is more than a hello interval old.
@@ -944,7 +1049,10 @@ public final class DistanceVector {
     fdSeqno[d] = 0;
     fdMetric[d] = 0;
     timers.remove(d);
-    formerParent.remove(d);
+    forgetFormerParents(d);
+    for (int s = 0, base = d * slots; s < slots; s++) {
+      eFlags[base + s] = 0; // offers only: the destination has no entry left
+    }
   }
 
   // ---------------------------------------------------------------- queries
@@ -1018,8 +1126,10 @@ public final class DistanceVector {
     int k = 0;
     int base = source * slots;
     for (int s = 0; s < slots; s++) {
+      int f = eFlags[base + s];
       boolean child =
-          (eFlags[base + s] & (PRESENT | VIA)) == (PRESENT | VIA)
+          (f & (PRESENT | VIA)) == (PRESENT | VIA)
+              || ((f & TENTATIVE) != 0 && offers(source, s))
               || (!formerChild.isEmpty() && formerChild.containsKey(base + s));
       if (child && bySlot[s] != null && bySlot[s].up) {
         out[k++] = bySlot[s].id;
@@ -1031,18 +1141,20 @@ public final class DistanceVector {
   }
 
   /**
-   * The destinations whose next hop changed within the make-before-break grace, each with its
-   * former next hop (still up), as pairs {destination, neighbour}: broadcasts from such a
-   * destination are still taken from the former next hop (see "Broadcast trees while routes
-   * change").
+   * The destinations whose next hop changed within the make-before-break grace, with each former
+   * next hop (still up, and not the next hop again), as pairs {destination, neighbour}: broadcasts
+   * from such a destination are still taken from those neighbours (see "Broadcast trees while
+   * routes change").
    */
   public int[][] formerParents() {
     int[][] out = new int[formerParent.size()][];
     int k = 0;
-    for (Map.Entry<Integer, long[]> g : formerParent.entrySet()) {
-      Nbr nbr = bySlot[(int) g.getValue()[0]];
-      if (nbr != null && nbr.up && selSlot[g.getKey()] >= 0) {
-        out[k++] = new int[] {g.getKey(), nbr.id};
+    for (int g : formerParent.keySet()) {
+      int d = g >>> 16;
+      int slot = g & 0xFFFF;
+      Nbr nbr = bySlot[slot];
+      if (nbr != null && nbr.up && selSlot[d] >= 0 && selSlot[d] != slot) {
+        out[k++] = new int[] {d, nbr.id};
       }
     }
     return Arrays.copyOf(out, k);
@@ -1055,6 +1167,33 @@ public final class DistanceVector {
    */
   private long childGraceMs() {
     return config.helloIntervalMs();
+  }
+
+  /** Forgets every former next hop towards {@code d} (it is unreachable, or forgotten). */
+  private void forgetFormerParents(int d) {
+    if (!formerParent.isEmpty()) {
+      formerParent.keySet().removeIf(k -> k >>> 16 == d);
+    }
+  }
+
+  /**
+   * Whether this router has a route to {@code d} that it may offer the neighbour in slot {@code s}:
+   * it is d, or its route to d does not go through that neighbour.
+   */
+  private boolean offers(int d, int s) {
+    return d == self || (selSlot[d] >= 0 && selSlot[d] != s);
+  }
+
+  /**
+   * How long a neighbour that said it has no route to a destination, and was offered one by this
+   * router, is sent the destination's broadcasts while it says nothing else (see "Broadcast trees
+   * while routes change"): a neighbour that just started selects no route during its hold-down
+   * ({@code deadIntervalMs + helloIntervalMs} at most after it started, which was before the
+   * offer), then sends its paced update ({@code updatePacingMs}), which crosses the link (a hello
+   * interval, as for the other graces).
+   */
+  private long tentativeGraceMs() {
+    return config.deadIntervalMs() + config.updatePacingMs() + 2 * config.helloIntervalMs();
   }
 
   /**
@@ -1101,16 +1240,17 @@ public final class DistanceVector {
     nbr.needFull = false;
     for (int d = 0; d < maxRouters; d++) {
       int e = d * slots + nbr.slot;
-      if ((eFlags[e] & PRESENT) != 0) {
-        changed |= (eFlags[e] & VIA) != 0;
+      int f = eFlags[e];
+      if (f != 0) {
+        changed |= (f & (VIA | TENTATIVE)) != 0;
         changed |= formerChild.remove(e) != null;
         eFlags[e] = 0;
-        if (d != self) {
+        if ((f & PRESENT) != 0 && d != self) {
           select(d, now);
         }
       }
     }
-    changed |= formerParent.values().removeIf(g -> g[0] == nbr.slot);
+    changed |= formerParent.keySet().removeIf(g -> (g & 0xFFFF) == nbr.slot);
     listener.adjacencyDown(nbr.id);
   }
 
@@ -1216,7 +1356,7 @@ public final class DistanceVector {
         return;
       }
       selSlot[d] = -1;
-      formerParent.remove(d);
+      forgetFormerParents(d);
       set(d, RETRACTING);
       Timers t = timers(d);
       t.retractUntil = now + config.routeExpiryMs();
@@ -1243,10 +1383,9 @@ public final class DistanceVector {
     if (old >= 0 && old != best) {
       // Make before break: the former next hop still sends this router d's broadcasts until it
       // hears that it is no longer the parent, and the new one sends none until it hears that it
-      // is; copies from the former one are taken meanwhile.
-      formerParent.put(d, new long[] {old, now + parentGraceMs()});
-    } else if (old < 0) {
-      formerParent.remove(d);
+      // is; copies from the former one (and from any earlier one still in its grace) are taken
+      // meanwhile.
+      formerParent.put(d << 16 | old, now + parentGraceMs());
     }
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;
@@ -1360,6 +1499,10 @@ public final class DistanceVector {
   private void send(Nbr to, List<Route> routes) {
     if (routes.isEmpty()) {
       return;
+    }
+    long now = clock.nowMillis();
+    for (Route r : routes) {
+      offered(to, r, now);
     }
     if (selSig == null) {
       to.face.send(new RouteUpdate(self, routes));

@@ -17,10 +17,10 @@ import java.util.Map;
  *
  * <p><b>Broadcast</b> ({@link #broadcast}): a copy that carries no set follows the tree of shortest
  * paths from its source: a router accepts it only from its own next hop towards the source (or, for
- * a short grace after that next hop changed, from the former one: make before break, see {@link
- * DistanceVector}) and passes it to its children for that source. With converged routes every
- * router receives it exactly once; while routes change, the acceptance check and the receivers'
- * duplicate window keep a copy from looping or being delivered twice.
+ * a short grace after that next hop changed, from the former ones: make before break, see {@link
+ * DistanceVector}) and passes it to its children for that source, tentative children included. With
+ * converged routes every router receives it exactly once; while routes change, the acceptance check
+ * and the receivers' duplicate window keep a copy from looping or being delivered twice.
  */
 public final class ForwardingTable {
   private final int self;
@@ -31,8 +31,9 @@ public final class ForwardingTable {
   private final long[] reachable; // routers with a route, self excluded
   private final int[][] children; // by source router number, null: none
   private final int reachableCount;
-  // Sources whose next hop changed within the make-before-break grace, ascending, and for each
-  // the former next hop, from which broadcasts are still taken (empty in a settled network).
+  // Sources whose next hop changed within the make-before-break grace, ascending (a source once
+  // per former next hop), and for each the former next hop, from which broadcasts are still taken
+  // (empty in a settled network).
   private final int[] formerSources;
   private final int[] formerHops;
 
@@ -146,7 +147,8 @@ public final class ForwardingTable {
       }
     }
     int[][] former = formerParents.clone();
-    Arrays.sort(former, (a, b) -> Integer.compare(a[0], b[0]));
+    Arrays.sort(
+        former, (a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
     int[] formerSources = new int[former.length];
     int[] formerHops = new int[former.length];
     for (int i = 0; i < former.length; i++) {
@@ -157,10 +159,24 @@ public final class ForwardingTable {
         self, words, hops, neighbourOf, behind, reach, kids, formerSources, formerHops);
   }
 
-  /** The former next hop towards {@code source} still within its grace, or -1. */
-  public int formerHop(int source) {
-    int i = formerSources.length == 0 ? -1 : Arrays.binarySearch(formerSources, source);
-    return i >= 0 ? formerHops[i] : -1;
+  /** Whether {@code from} is a former next hop towards {@code source} still within its grace. */
+  public boolean isFormerHop(int source, int from) {
+    if (formerSources.length == 0) {
+      return false;
+    }
+    int i = Arrays.binarySearch(formerSources, source);
+    if (i < 0) {
+      return false;
+    }
+    while (i > 0 && formerSources[i - 1] == source) {
+      i--; // the first pair of this source
+    }
+    for (; i < formerSources.length && formerSources[i] == source; i++) {
+      if (formerHops[i] == from) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** This router's number. */
@@ -276,7 +292,7 @@ public final class ForwardingTable {
     boolean onTree =
         source == self
             ? from == -1
-            : from >= 0 && (from == nextHop(source) || from == formerHop(source));
+            : from >= 0 && (from == nextHop(source) || isFormerHop(source, from));
     if (!onTree) {
       out.reset(false, true);
       out.dropAll(Partition.Drop.NOT_ON_TREE);

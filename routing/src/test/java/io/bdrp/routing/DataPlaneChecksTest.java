@@ -100,6 +100,33 @@ class DataPlaneChecksTest {
   }
 
   /**
+   * A broadcast that comes from a neighbour that is neither the next hop towards its source nor a
+   * former one in its grace is off the tree: not delivered, not passed on, and counted. Guards
+   * against a copy the tree does not carry going anywhere, and against it vanishing uncounted.
+   */
+  @Test
+  void aBroadcastOffItsSourcesTreeIsCountedAndGoesNoFurther() {
+    int[] hosts = new int[2];
+    DataNet net = line(ALWAYS, hosts);
+    // Router 1 reaches 2 directly: a broadcast of 2 that comes from 0 is off 2's tree at 1.
+    net.inject(1, 0, new Header(9, 2, 83, null), Payload.of(message("a", 1)));
+
+    net.expectDelivered(hosts[0]);
+    net.expectDelivered(hosts[1]);
+    assertEquals(List.of(), net.copies(1, 0));
+    assertEquals(List.of(), net.copies(1, 2));
+    assertFalse(net.plane(1).lastLocal());
+    net.expectOnlyDrops(1, Map.of(Drop.NOT_ON_TREE, 1L));
+
+    // The same broadcast from the next hop towards 2 is delivered and passed on to 0.
+    net.inject(1, 2, new Header(9, 2, 84, null), Payload.of(message("a", 1)));
+    net.expectDelivered(hosts[0], 84L);
+    net.expectDelivered(hosts[1]);
+    assertEquals(1, net.copies(1, 0).size(), "passed on to 1's child for 2");
+    net.expectOnlyDrops(1, Map.of(Drop.NOT_ON_TREE, 1L));
+  }
+
+  /**
    * A forger on the link from 0 to 1 (the tree carries 0's broadcasts to 1 through it) that has
    * seen 0's broadcasts sends broadcasts of 0 with the ids it expects 0 to give next (the next 4096
    * after the last, as if ids were counted): 0's genuine broadcasts that follow are still delivered

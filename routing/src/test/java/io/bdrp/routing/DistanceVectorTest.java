@@ -208,7 +208,10 @@ class DistanceVectorTest {
     b.dv.addLink(b.face(2), 2);
     b.dv.receive(new Hello(1, 7, 5));
     b.dv.receive(new Hello(2, 8, 5));
-    b.dv.receive(new RouteUpdate(1, List.of(new Route(3, 9, 4, 3, false))));
+    // 1 has routes of its own to 3 and 5; 2 reaches 5 through us.
+    RouteUpdate fromOne =
+        new RouteUpdate(1, List.of(new Route(3, 9, 4, 3, false), new Route(5, 9, 4, 6, false)));
+    b.dv.receive(fromOne);
     b.dv.receive(new RouteUpdate(2, List.of(new Route(5, 9, 4, INF, true))));
     assertEquals(1, b.dv.nextHop(3));
     assertArrayEquals(new int[] {2}, b.dv.children(5));
@@ -232,6 +235,7 @@ class DistanceVectorTest {
     b.now = 1_000 + DvNetwork.testConfig(16).updatePacingMs() + 3 * 100 + 1;
     b.dv.receive(new Hello(1, 7, 5));
     b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(fromOne);
     b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 4, 1, false))));
     b.dv.tick();
     assertTrue(b.dv.isUp(1) && b.dv.isUp(2));
@@ -242,6 +246,72 @@ class DistanceVectorTest {
     t = ForwardingTable.of(0, 16, hops(b.dv), new int[16][], b.dv.formerParents());
     t.broadcast(3, 1, 8, p);
     assertEquals(Partition.Drop.NOT_ON_TREE, p.drop(), "the former next hop no longer");
+  }
+
+  /**
+   * A neighbour that says it has no route to a destination is sent its broadcasts from the moment
+   * it is offered one (a tentative child), until it says anything else or a grace passes; periodic
+   * updates do not make it one again, a new "no route" does, and a route through another neighbour
+   * keeps it one for a former parent's grace (that word may have crossed the offer).
+   */
+  @Test
+  void aNeighbourWithoutARouteIsSentBroadcastsFromTheOffer() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.addLink(b.face(2), 2);
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    RouteUpdate fromOne =
+        new RouteUpdate(
+            1,
+            List.of(
+                new Route(0, 5, 0, INF, true),
+                new Route(3, 9, 4, 2, false),
+                new Route(4, 9, 4, 2, false)));
+    b.dv.receive(fromOne);
+    assertArrayEquals(
+        new int[] {1, 2}, b.dv.children(0), "1 a child, 2 (nothing heard yet) a tentative one");
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(0, 5, 0, INF, true))));
+    assertArrayEquals(new int[] {1, 2}, b.dv.children(0));
+    assertArrayEquals(new int[] {2}, b.dv.children(3), "offered 3, and 2 has said nothing of it");
+    assertArrayEquals(new int[] {2}, b.dv.children(4));
+    RouteUpdate fromTwo =
+        new RouteUpdate(2, List.of(new Route(0, 5, 0, INF, true), new Route(3, 9, 4, INF, true)));
+    b.dv.receive(fromTwo);
+    assertArrayEquals(new int[] {2}, b.dv.children(3), "it took the offer: a child");
+
+    // 2 says nothing of 4: the grace (350 + 25 + 2 * 100 ms) ends, and the periodic full updates
+    // (every 400 ms less jitter) do not start it again.
+    for (long t = 100; t <= 1_200; t += 100) {
+      b.now = t;
+      b.dv.receive(new Hello(1, 7, 5));
+      b.dv.receive(new Hello(2, 8, 5));
+      b.dv.receive(fromOne);
+      b.dv.receive(fromTwo);
+      b.dv.tick();
+      assertArrayEquals(
+          t < 575 ? new int[] {2} : new int[0], b.dv.children(4), "children of 4 at " + t);
+    }
+    assertArrayEquals(new int[] {2}, b.dv.children(3));
+
+    // A route of its own, then "no route" again: a tentative child again.
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(4, 9, 4, 3, false))));
+    assertArrayEquals(new int[0], b.dv.children(4));
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(4, 9, 4, INF, false))));
+    assertArrayEquals(new int[] {2}, b.dv.children(4), "a retraction while it holds our offer");
+    // A route through another neighbour: still sent to for 25 + 2 * 100 ms.
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(4, 9, 4, 3, false))));
+    assertArrayEquals(new int[] {2}, b.dv.children(4), "that word may have crossed the offer");
+    b.now = 1_200 + 300;
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(fromOne);
+    b.dv.receive(fromTwo);
+    b.dv.tick();
+    assertArrayEquals(new int[0], b.dv.children(4));
+
+    b.dv.linkDown(2);
+    assertArrayEquals(new int[0], b.dv.children(3), "a neighbour that is down is no child");
   }
 
   private static int[] hops(DistanceVector dv) {
@@ -273,7 +343,8 @@ class DistanceVectorTest {
     long version = b.dv.version();
     int changes = b.changes;
     b.dv.receive(new RouteUpdate(2, List.of(new Route(0, 5, 0, INF, true))));
-    assertArrayEquals(new int[] {2}, b.dv.children(0));
+    // 1's table did not mention 0 and was offered our route: a tentative child of ours.
+    assertArrayEquals(new int[] {1, 2}, b.dv.children(0));
     assertEquals(version + 1, b.dv.version(), "a children change bumps the version");
     assertEquals(changes + 1, b.changes, "and tells the listener once");
     b.dv.receive(new Hello(2, 8, 5));

@@ -127,6 +127,39 @@ class ForwardingTableTest {
   }
 
   /**
+   * A source may have several former next hops within their grace (a router that changed twice
+   * before the first stopped sending): copies are taken from each of them, and from no other
+   * neighbour.
+   */
+  @Test
+  void broadcastsAreTakenFromEveryFormerNextHop() {
+    int[] next = new int[16];
+    java.util.Arrays.fill(next, -1);
+    next[1] = 1;
+    next[2] = 2;
+    next[4] = 4;
+    next[5] = 5;
+    next[9] = 4;
+    next[7] = 5;
+    ForwardingTable t =
+        ForwardingTable.of(
+            0, 16, next, new int[16][], new int[][] {{9, 2}, {7, 1}, {9, 1}, {7, 2}, {7, 4}});
+    Partition p = t.newPartition();
+    for (int from : new int[] {4, 2, 1}) {
+      t.broadcast(9, from, 10, p);
+      assertEquals(Partition.Drop.NONE, p.drop(), "source 9 from " + from);
+    }
+    t.broadcast(9, 5, 10, p);
+    assertEquals(Partition.Drop.NOT_ON_TREE, p.drop(), "5 was never the next hop towards 9");
+    for (int from : new int[] {5, 1, 2, 4}) {
+      t.broadcast(7, from, 10, p);
+      assertEquals(Partition.Drop.NONE, p.drop(), "source 7 from " + from);
+    }
+    t.broadcast(5, 4, 10, p);
+    assertEquals(Partition.Drop.NOT_ON_TREE, p.drop(), "no former next hop towards 5");
+  }
+
+  /**
    * A broadcast of this router itself that comes from a neighbour, and one of a source without a
    * route that comes from nowhere (-1), are off the tree. Guards against the old check, which
    * skipped the tree for this router's own broadcasts whoever sent them and took -1 for the next
