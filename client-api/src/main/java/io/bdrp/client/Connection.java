@@ -198,6 +198,11 @@ final class Connection implements SessionHandler.Session {
   }
 
   @Override
+  public void reliableBarrier(Channel ch) {
+    reliable.barrierPassed(ch);
+  }
+
+  @Override
   public void ended(Channel ch, Throwable cause) {
     if (cause instanceof ProtocolException) {
       refusedFrames.incrementAndGet(); // the router sent a frame that does not decode

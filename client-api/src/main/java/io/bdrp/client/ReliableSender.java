@@ -32,9 +32,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * here and go out, in order, as answers free room. OVERLOADED (the router's retention is full)
  * holds back the refused message and everything after it: all of them go out again, in order, after
  * the next CONFIRM or {@value #OVERLOADED_RETRY_MS} ms, whichever comes first, so that no later
- * message overtakes a refused one. Every new session sends every unconfirmed message again, in
- * order, before any new one: destination routers drop a publisher's messages numbered at or below
- * the last one they delivered, so nothing reaches a host twice.
+ * message overtakes a refused one. Before they go, a PING ({@link #BARRIER}) and its PONG make sure
+ * every refusal of what was written before has arrived: the router refuses a publisher's later
+ * messages until the refused one comes again, and a refusal that arrived only after the resend
+ * would make the client send the same messages twice. Every new session sends every unconfirmed
+ * message again, in order, before any new one: destination routers drop a publisher's messages
+ * numbered at or below the last one they delivered, so nothing reaches a host twice.
  *
  * <p>Any thread: the state is guarded by this object's lock, and no future is completed while it is
  * held. Frames are written only on the event loop of the session's channel, by {@link #drain}, so
@@ -46,6 +49,9 @@ final class ReliableSender {
 
   /** Bit set in the correlation id of a SEND_RELIABLE, above its number; requests never set it. */
   private static final long RELIABLE_BIT = Long.MIN_VALUE;
+
+  /** The nonce of the sender's PING before it sends held messages again (no number is 0). */
+  static final long BARRIER = RELIABLE_BIT;
 
   /** An unconfirmed message and the future its sender waits on. */
   private record Pending(Message message, CompletableFuture<Void> confirmed) {}
@@ -74,6 +80,9 @@ final class ReliableSender {
 
   /** The lowest number refused with OVERLOADED and not yet sent again, or 0 for none. */
   private long heldFrom;
+
+  /** Whether the sender's PING is out and its PONG not yet back. */
+  private boolean barrierOut;
 
   /** Whether a {@link #drain} task waits on the session's event loop. */
   private boolean drainQueued;
@@ -172,6 +181,7 @@ final class ReliableSender {
       nextToSend = unconfirmed.isEmpty() ? nextSeq : unconfirmed.firstKey();
       inFlight = 0;
       heldFrom = 0;
+      barrierOut = false;
     }
     drain(c);
   }
@@ -217,10 +227,8 @@ final class ReliableSender {
         last = sentBelow - 1;
       }
       done = firstSeq <= last ? answered(firstSeq, last) : null;
-      if (heldFrom != 0 && channel == c) {
-        resendFromHeld();
-      }
     }
+    retry(c); // a confirmation frees room: the held messages may go at once
     if (done != null) {
       settle.execute(
           () -> {
@@ -301,10 +309,28 @@ final class ReliableSender {
     drainLater(c);
   }
 
-  /** The wait after OVERLOADED is over: sends the held messages again, unless a CONFIRM did. */
+  /**
+   * The wait after OVERLOADED is over, or a confirmation came: asks for the PONG after which the
+   * held messages go again (on {@code c}'s event loop, where every caller runs).
+   */
   private void retry(Channel c) {
     synchronized (this) {
-      if (channel != c || heldFrom == 0) {
+      if (channel != c || heldFrom == 0 || barrierOut) {
+        return;
+      }
+      barrierOut = true;
+    }
+    c.writeAndFlush(new ClientFrame.Ping(BARRIER));
+  }
+
+  /** The PONG of {@link #BARRIER} on {@code c}: the held messages go again, in order. */
+  void barrierPassed(Channel c) {
+    synchronized (this) {
+      if (channel != c) {
+        return;
+      }
+      barrierOut = false;
+      if (heldFrom == 0) {
         return;
       }
       resendFromHeld();

@@ -52,6 +52,12 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
     /** ERROR answering the SEND_RELIABLE with {@code correlationId}. */
     void reliableRefused(Channel channel, long correlationId, BdrpClient.RouterException error);
 
+    /**
+     * The PONG of the reliable sender's PING ({@link ReliableSender#BARRIER}): every answer to what
+     * it wrote before the PING has arrived.
+     */
+    void reliableBarrier(Channel channel);
+
     /** The connection is closed, for {@code cause}; called once, after {@link #opened} or not. */
     void ended(Channel channel, Throwable cause);
   }
@@ -162,7 +168,13 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
         }
       }
       case ClientFrame.Ping p -> ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
-      case ClientFrame.Pong p -> requests.complete(p.nonce(), null);
+      case ClientFrame.Pong p -> {
+        if (p.nonce() == ReliableSender.BARRIER) {
+          session.reliableBarrier(ctx.channel());
+        } else {
+          requests.complete(p.nonce(), null);
+        }
+      }
       case ClientFrame.Bye b -> ctx.close();
       default -> {}
     }

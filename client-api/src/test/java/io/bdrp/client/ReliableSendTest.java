@@ -164,7 +164,10 @@ class ReliableSendTest {
     f.add(client.sendReliable(msg(4))); // must not overtake 2
     peer.send(new ClientFrame.Confirm(client.publisherId(), 1));
     await(f.get(0));
-    // 2 and everything after it again, in order, once: after the CONFIRM or the retry's wait.
+    // After the CONFIRM (or the retry's wait), a PING whose PONG (the fake router answers every
+    // PING) says every refusal is in.
+    assertEquals(new ClientFrame.Ping(ReliableSender.BARRIER), peer.next());
+    // 2 and everything after it again, in order, once.
     for (int i = 2; i <= 4; i++) {
       assertEquals(expected(i, msg(i)), peer.next());
     }
@@ -190,12 +193,50 @@ class ReliableSendTest {
     peer.send(
         new ClientFrame.Error(
             ReliableSender.correlationId(1), ErrorCode.OVERLOADED, "retention full", 0));
+    assertEquals(new ClientFrame.Ping(ReliableSender.BARRIER), peer.next());
     assertEquals(expected(1, msg(1)), peer.next());
     assertEquals(expected(2, msg(2)), peer.next());
     peer.send(new ClientFrame.Confirm(client.publisherId(), 1));
     peer.send(new ClientFrame.Confirm(client.publisherId(), 2));
     await(f1);
     await(f2);
+  }
+
+  @Test
+  void refusalsOfWhatWasWrittenBeforeTheResendDoNotMakeItGoTwice() throws Exception {
+    FakeRouter.Peer peer = connect();
+    List<CompletableFuture<Void>> f = new ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      f.add(client.sendReliable(msg(i)));
+      assertEquals(expected(i, msg(i)), peer.next());
+    }
+    // The router refuses 2, and so 3 and 4 after it (it refuses a publisher's later messages
+    // until the refused one comes again); the confirmation of 1 comes between those refusals.
+    peer.send(
+        new ClientFrame.Error(
+            ReliableSender.correlationId(2), ErrorCode.OVERLOADED, "retention full", 0));
+    peer.send(new ClientFrame.Confirm(client.publisherId(), 1));
+    for (int i = 3; i <= 4; i++) {
+      peer.send(
+          new ClientFrame.Error(
+              ReliableSender.correlationId(i), ErrorCode.OVERLOADED, "retention full", 0));
+    }
+    await(f.get(0));
+    // The PONG of the PING comes after the refusals of 3 and 4: 2, 3 and 4 go again once.
+    assertEquals(new ClientFrame.Ping(ReliableSender.BARRIER), peer.next());
+    for (int i = 2; i <= 4; i++) {
+      assertEquals(expected(i, msg(i)), peer.next());
+    }
+    for (int i = 2; i <= 4; i++) {
+      peer.send(new ClientFrame.Confirm(client.publisherId(), i));
+    }
+    for (CompletableFuture<Void> x : f) {
+      await(x);
+    }
+    CompletableFuture<Void> last = client.flush();
+    ClientFrame extra = peer.next();
+    assertInstanceOf(ClientFrame.Ping.class, extra, () -> "each message sent again once: " + extra);
+    await(last);
   }
 
   @Test
