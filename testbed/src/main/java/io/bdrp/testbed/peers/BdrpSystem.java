@@ -231,6 +231,9 @@ public final class BdrpSystem implements PubSubSystem {
     if (token != null) {
       b.authToken(token);
     }
+    if (reliable) {
+      b.maxUnconfirmed(UNCONFIRMED);
+    }
     BdrpClient c = b.connect();
     synchronized (clients) {
       clients.add(c);
@@ -265,6 +268,12 @@ public final class BdrpSystem implements PubSubSystem {
   }
 
   private boolean reliable;
+
+  /**
+   * How many reliable messages a publisher may have unconfirmed: the harness's default window of
+   * deliveries outstanding, as many as {@code nats+js} may have unacknowledged.
+   */
+  static final int UNCONFIRMED = io.bdrp.testbed.FanoutBenchmark.Options.DEFAULT.window();
 
   /**
    * This system with its publishers publishing reliably ({@code BdrpClient.sendReliable}: every
