@@ -29,6 +29,40 @@ class ReliableServiceTest {
     return m.find() ? Long.parseLong(m.group(1)) : -1;
   }
 
+  private static final int TOTAL = 2_000;
+
+  /** A subscriber to every message at router {@code r}, once predicates agree everywhere. */
+  private static ConcurrentLinkedQueue<Long> subscriber(Federation f, int r) throws Exception {
+    ConcurrentLinkedQueue<Long> got = new ConcurrentLinkedQueue<>();
+    f.client(r, "subscriber")
+        .subscribe(Predicate.parse("exists(n)"), m -> got.add(m.get("n").asLong()))
+        .get(10, TimeUnit.SECONDS);
+    f.awaitPredicates();
+    return got;
+  }
+
+  /**
+   * Publishes {@link #TOTAL} messages reliably, stops router {@code stopped} a quarter of the way
+   * through, and checks that all are confirmed and reach the subscriber once each, in order.
+   */
+  private static void publishStoppingAndCheck(
+      Federation f, BdrpClient pub, int stopped, ConcurrentLinkedQueue<Long> got) throws Exception {
+    List<CompletableFuture<Void>> confirmed = new ArrayList<>();
+    for (int i = 0; i < TOTAL; i++) {
+      confirmed.add(pub.sendReliable(Message.builder().put("n", (long) i).build()));
+      if (i == TOTAL / 4) {
+        f.routers.get(stopped).close();
+      }
+    }
+    CompletableFuture.allOf(confirmed.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    Federation.await("every message at the subscriber", () -> got.size() >= TOTAL);
+    List<Long> expected = new ArrayList<>();
+    for (long i = 0; i < TOTAL; i++) {
+      expected.add(i);
+    }
+    assertEquals(expected, new ArrayList<>(got), "each message once, in publisher order");
+  }
+
   @Test
   void reliableMessagesAreConfirmedAndDeliveredOnceInOrderWhileTheirTransitRouterStops()
       throws Exception {
@@ -36,33 +70,13 @@ class ReliableServiceTest {
     // and the tie goes to the lower router number: through 0, which stops mid-stream.
     try (Federation f = new Federation(Bundled.load("routers-4"))) {
       f.awaitRoutes();
-      ConcurrentLinkedQueue<Long> got = new ConcurrentLinkedQueue<>();
-      BdrpClient sub = f.client(3, "subscriber");
-      sub.subscribe(Predicate.parse("exists(n)"), m -> got.add(m.get("n").asLong()))
-          .get(10, TimeUnit.SECONDS);
-      f.awaitPredicates();
-      BdrpClient pub = f.client(1, "publisher");
-      int total = 2_000;
-      List<CompletableFuture<Void>> confirmed = new ArrayList<>();
-      for (int i = 0; i < total; i++) {
-        confirmed.add(pub.sendReliable(Message.builder().put("n", (long) i).build()));
-        if (i == total / 4) {
-          f.routers.get(0).close();
-        }
-      }
-      CompletableFuture.allOf(confirmed.toArray(CompletableFuture[]::new))
-          .get(60, TimeUnit.SECONDS);
-      Federation.await("every message at the subscriber", () -> got.size() >= total);
-      List<Long> expected = new ArrayList<>();
-      for (long i = 0; i < total; i++) {
-        expected.add(i);
-      }
-      assertEquals(expected, new ArrayList<>(got), "each message once, in publisher order");
+      ConcurrentLinkedQueue<Long> got = subscriber(f, 3);
+      publishStoppingAndCheck(f, f.client(1, "publisher"), 0, got);
       Router ingress = f.routers.get(1);
-      assertEquals(total, metric(ingress, "bdrp_reliable_confirmed_total"));
+      assertEquals(TOTAL, metric(ingress, "bdrp_reliable_confirmed_total"));
       assertEquals(0, metric(ingress, "bdrp_reliable_retained_messages"));
       assertEquals(0, metric(f.routers.get(3), "bdrp_reliable_held_messages"));
-      assertTrue(metric(f.routers.get(3), "bdrp_reliable_deliveries_total") >= total);
+      assertTrue(metric(f.routers.get(3), "bdrp_reliable_deliveries_total") >= TOTAL);
     }
   }
 
@@ -71,11 +85,7 @@ class ReliableServiceTest {
       throws Exception {
     try (Federation f = new Federation(Bundled.load("routers-4"))) {
       f.awaitRoutes();
-      ConcurrentLinkedQueue<Long> got = new ConcurrentLinkedQueue<>();
-      BdrpClient sub = f.client(3, "subscriber");
-      sub.subscribe(Predicate.parse("exists(n)"), m -> got.add(m.get("n").asLong()))
-          .get(10, TimeUnit.SECONDS);
-      f.awaitPredicates();
+      ConcurrentLinkedQueue<Long> got = subscriber(f, 3);
       List<Integer> sessions = new java.util.concurrent.CopyOnWriteArrayList<>();
       try (BdrpClient pub =
           BdrpClient.builder()
@@ -90,22 +100,7 @@ class ReliableServiceTest {
                     }
                   })
               .connect()) {
-        int total = 2_000;
-        List<CompletableFuture<Void>> confirmed = new ArrayList<>();
-        for (int i = 0; i < total; i++) {
-          confirmed.add(pub.sendReliable(Message.builder().put("n", (long) i).build()));
-          if (i == total / 4) {
-            f.routers.get(1).close();
-          }
-        }
-        CompletableFuture.allOf(confirmed.toArray(CompletableFuture[]::new))
-            .get(60, TimeUnit.SECONDS);
-        Federation.await("every message at the subscriber", () -> got.size() >= total);
-        List<Long> expected = new ArrayList<>();
-        for (long i = 0; i < total; i++) {
-          expected.add(i);
-        }
-        assertEquals(expected, new ArrayList<>(got), "each message once, in publisher order");
+        publishStoppingAndCheck(f, pub, 1, got);
         assertEquals(List.of(1, 2), sessions, "a session with router 1, then with router 2");
         assertTrue(metric(f.routers.get(2), "bdrp_reliable_confirmed_total") > 0);
       }
