@@ -1,5 +1,6 @@
 package io.bdrp.router;
 
+import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.EncodedPredicate;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.fastpath.KernelFastPath;
@@ -257,7 +258,8 @@ final class RouterAdmin implements AdminApi {
       m.put("name", h.name);
       m.put("user", h.user);
       m.put("remoteAddress", text(h.remoteAddress()));
-      m.put("filters", node.local().predicate(h.id).size());
+      Predicate p = node.local().predicate(h.id);
+      m.put("filters", p == null ? 0 : p.size()); // null: none set yet
       m.put("delivered", h.delivered());
       m.put("dropped", h.dropped());
       out.add(m);
