@@ -52,7 +52,11 @@ public abstract class AttachedHost implements Hosts.Output {
     return false;
   }
 
-  /** The front end's protocol as the admin API names it ({@code bdrp}, {@code mqtt3}, ...). */
+  /**
+   * The front end's protocol as the admin API names it ({@code bdrp}, {@code mqtt3}, {@code
+   * mqtt5}). The admin API lists sessions only ({@link Hosts#attach}); the router's own hosts keep
+   * these defaults.
+   */
   public String protocol() {
     return "internal";
   }
