@@ -263,6 +263,45 @@ class AdminApiTest {
     }
   }
 
+  /** The host named {@code name} in the first page of {@code r}'s hosts, or null. */
+  private static JsonNode host(Router r, String name) throws Exception {
+    for (JsonNode h : get(r, "/admin/v1/hosts?limit=1000").get("hosts")) {
+      if (h.get("name").asText().equals(name)) {
+        return h;
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void anMqttSessionIsAHostWithItsProtocolFiltersAndDeliveries() throws Exception {
+    try (Router r =
+            Router.start(Federation.loneRouter().withMqttListen(ANY).withMetrics(ANY, null));
+        MqttClients.Client m = new MqttClients.Client(r.mqttAddress(), "m0").connect(null, null)) {
+      m.subscribe("a/#", 0);
+      Federation.await("the subscription set", () -> filters(r, "m0") == 1);
+      m.publish("a/b", "x", 0);
+      m.next();
+      JsonNode h = host(r, "m0");
+      assertEquals("mqtt5", h.get("protocol").asText());
+      assertTrue(h.get("remoteAddress").asText().startsWith("127.0.0.1:"));
+      assertTrue(h.get("user").isNull(), "an open router's clients have no user");
+      String series = "bdrp_host_delivered_total{host=\"" + h.get("id").asInt() + "\",name=\"m0\"}";
+      assertEquals(1, h.get("delivered").asLong());
+      assertEquals(metric(r, series), h.get("delivered").asLong());
+      assertEquals(0, h.get("dropped").asLong());
+    }
+  }
+
+  private static int filters(Router r, String name) {
+    try {
+      JsonNode h = host(r, name);
+      return h == null ? -1 : h.get("filters").asInt();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
   @Test
   void theAdminApiNeedsTheMetricsUserAndTellsTheNeighboursAdminAddresses() throws Exception {
     String password = ClientAuth.newToken();
