@@ -324,7 +324,12 @@ public final class Router implements AutoCloseable {
               "listen.metrics",
               config.metricsListen(),
               MetricsHttp.initializer(
-                  metrics, this::readMetricFiles, loop, config.metricsAccess(), tls::clientTls),
+                  metrics,
+                  this::readMetricFiles,
+                  loop,
+                  config.metricsAccess(),
+                  tls::clientTls,
+                  new RouterAdmin(config, loop, node, links, hosts, kernel, this::listening)),
               metricsGroup = RouterCore.group(epoll));
     }
     loop.execute(
@@ -395,6 +400,21 @@ public final class Router implements AutoCloseable {
   /** The bound metrics address, or null. */
   public InetSocketAddress metricsAddress() {
     return metricsServer == null ? null : (InetSocketAddress) metricsServer.localAddress();
+  }
+
+  /** The bound addresses by port name (null: not listening), for the admin API. */
+  private java.util.Map<String, Object> listening() {
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("clients", text(clientAddress()));
+    m.put("routers", text(routerAddress()));
+    m.put("mqtt", text(mqttAddress()));
+    m.put("udp", text(udpAddress()));
+    m.put("metrics", text(metricsAddress()));
+    return m;
+  }
+
+  private static String text(InetSocketAddress a) {
+    return a == null ? null : a.getHostString() + ":" + a.getPort();
   }
 
   /** This router's number. */

@@ -54,6 +54,15 @@ public final class RouterView {
     return onLoop(() -> node.predicates().size());
   }
 
+  /** Whether the session with neighbour {@code neighbour} is up now (its hellos exchanged). */
+  public boolean linkUp(int neighbour) {
+    return onLoop(
+        () -> {
+          Link l = links.get(neighbour);
+          return l != null && l.session != null && l.session.isActive();
+        });
+  }
+
   /** Whether DATA to {@code neighbour} goes by UDP now. */
   public boolean dataOverUdp(int neighbour) {
     return onLoop(

@@ -40,8 +40,8 @@ import reactor.blockhound.BlockHound;
 /**
  * The forwarding loop makes no blocking call (file or {@code /proc} reads, sleeps, waits):
  * BlockHound watches the event-loop threads of real routers in this JVM while they serve clients,
- * link up over TCP and UDP, lose and regain a neighbour, answer a metrics scrape and reload rotated
- * TLS files.
+ * link up over TCP and UDP, lose and regain a neighbour, answer a metrics scrape and the admin API,
+ * and reload rotated TLS files.
  *
  * <p>Tagged {@code loop-blocking}: it runs in a JVM of its own with the flags BlockHound needs (see
  * router/pom.xml).
@@ -179,6 +179,21 @@ class LoopBlockingTest {
                 HttpResponse.BodyHandlers.ofString());
     assertEquals(200, scrape.statusCode());
     assertTrue(scrape.body().contains("bdrp_udp_receive_overflows_total"), scrape.body());
+    // Every endpoint of the admin API, read on the loop.
+    for (String e : List.of("router", "links", "hosts", "routes", "predicates", "neighbours")) {
+      HttpResponse<String> admin =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create(
+                              "http://127.0.0.1:"
+                                  + routers.get(1).metricsAddress().getPort()
+                                  + "/admin/v1/"
+                                  + e))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, admin.statusCode(), e + ": " + admin.body());
+    }
 
     // Router 2 goes down, and comes back on new ports (under a later epoch).
     routers.get(2).close();

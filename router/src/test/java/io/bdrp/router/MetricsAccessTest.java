@@ -26,7 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The metrics endpoint with basic authentication and TLS: real HTTP requests on loopback. */
+/**
+ * The metrics endpoint, and the admin API beside it, with basic authentication and TLS: real HTTP
+ * requests on loopback.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MetricsAccessTest {
   private static final String PASSWORD = ClientAuth.newToken();
@@ -81,6 +84,12 @@ class MetricsAccessTest {
     HttpResponse<String> ok = get(trusting, url, basic("prom", PASSWORD));
     assertEquals(200, ok.statusCode());
     assertTrue(ok.body().contains("bdrp_"), ok.body());
+    // The admin API on the same port: the same user, over the same TLS.
+    String admin = url.replace("/metrics", "/admin/v1/router");
+    assertEquals(401, get(trusting, admin, null).statusCode());
+    HttpResponse<String> router7 = get(trusting, admin, basic("prom", PASSWORD));
+    assertEquals(200, router7.statusCode());
+    assertTrue(router7.body().startsWith("{\"router\":7,"), router7.body());
     // Plain HTTP gets nothing from a TLS endpoint.
     HttpClient plain = HttpClient.newHttpClient();
     assertThrows(

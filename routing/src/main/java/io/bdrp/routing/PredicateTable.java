@@ -618,6 +618,15 @@ public final class PredicateTable {
     return e == null ? -1 : e.epoch;
   }
 
+  /**
+   * The sequence number, within its {@link #epoch}, of the version held for {@code router}, or -1
+   * if none is held: it grows with every change that router advertises.
+   */
+  public long seq(int router) {
+    Entry e = held(router);
+    return e == null ? -1 : e.seq;
+  }
+
   /** The number of origins held, this router included. */
   public int size() {
     return entryCount;

@@ -154,11 +154,19 @@ public record RouterConfig(
    * @param address where to connect to it, or null to wait for it to connect
    * @param cost the link cost (1 to 65534)
    * @param transport how this router sends DATA to the neighbour
+   * @param admin the base URL of the neighbour's admin API ({@code http://HOST:PORT} or {@code
+   *     https://HOST:PORT}, its metrics listener), or null when not configured: told to operators
+   *     by {@code /admin/v1/neighbours}, so that a federation can be walked from any router
    */
   public record Neighbour(
-      int router, InetSocketAddress address, int cost, LinkTransport transport) {
+      int router, InetSocketAddress address, int cost, LinkTransport transport, String admin) {
     public Neighbour {
       java.util.Objects.requireNonNull(transport, "transport");
+    }
+
+    /** A neighbour whose admin address is not configured. */
+    public Neighbour(int router, InetSocketAddress address, int cost, LinkTransport transport) {
+      this(router, address, cost, transport, null);
     }
 
     /** A neighbour whose DATA travels over TCP. */
@@ -339,6 +347,32 @@ public record RouterConfig(
         metricsAccess,
         udpProtection,
         address,
+        mqtt);
+  }
+
+  /**
+   * This configuration with a metrics port at {@code address} (null: none) open to {@code access}.
+   */
+  public RouterConfig withMetrics(InetSocketAddress address, MetricsAccess access) {
+    return new RouterConfig(
+        router,
+        epoch,
+        clientListen,
+        routerListen,
+        address,
+        udpListen,
+        neighbours,
+        routing,
+        bloom,
+        limits,
+        routerToken,
+        fastPath,
+        clientAuth,
+        clientTls,
+        routerTls,
+        access,
+        udpProtection,
+        mqttListen,
         mqtt);
   }
 

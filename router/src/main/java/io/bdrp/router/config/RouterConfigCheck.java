@@ -171,9 +171,43 @@ final class RouterConfigCheck {
               LinkTransport.TCP,
               LinkTransport.class,
               "tcp, udp, shm or rdma");
-      neighbours.add(new Neighbour(nr, address(n.address(), p + ".address"), cost, transport));
+      neighbours.add(
+          new Neighbour(
+              nr,
+              address(n.address(), p + ".address"),
+              cost,
+              transport,
+              adminUrl(n.admin(), p + ".admin")));
     }
     return neighbours;
+  }
+
+  /**
+   * A neighbour's admin address: null, or {@code http://HOST:PORT} / {@code https://HOST:PORT}
+   * without a path (the API's paths are appended to it).
+   */
+  String adminUrl(String s, String field) {
+    if (s == null) {
+      return null;
+    }
+    java.net.URI u;
+    try {
+      u = new java.net.URI(s);
+    } catch (java.net.URISyntaxException e) {
+      throw error(field, "expected http://HOST:PORT or https://HOST:PORT, got \"" + s + "\"");
+    }
+    boolean ok =
+        ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))
+            && u.getHost() != null
+            && u.getPort() > 0
+            && (u.getRawPath() == null || u.getRawPath().isEmpty())
+            && u.getRawQuery() == null
+            && u.getRawFragment() == null
+            && u.getRawUserInfo() == null;
+    if (!ok) {
+      throw error(field, "expected http://HOST:PORT or https://HOST:PORT, got \"" + s + "\"");
+    }
+    return s;
   }
 
   BloomParameters bloom(RouterConfigFile.Bloom b) {

@@ -56,7 +56,7 @@ final class RouterConfigFile {
   record Listen(String clients, String routers, String metrics, String udp, String mqtt) {}
 
   /** An entry of {@code neighbours}. */
-  record Link(BigInteger router, String address, BigInteger cost, String transport) {}
+  record Link(BigInteger router, String address, BigInteger cost, String transport, String admin) {}
 
   /** {@code routing}: the fields of {@link io.bdrp.routing.RoutingConfig}. */
   record Routing(

@@ -64,6 +64,11 @@ public final class KernelFastPath {
     this.tables = new FastPathTables(config);
   }
 
+  /** Whether the kernel fast path is loaded and forwarding transit DATA of UDP links now. */
+  public boolean active() {
+    return fp != null;
+  }
+
   /** Loads the program if the configuration asks for it and it can run; logs why not otherwise. */
   public void start() {
     if (config.fastPath() != RouterConfig.FastPath.EBPF) {

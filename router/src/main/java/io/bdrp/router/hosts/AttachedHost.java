@@ -52,6 +52,30 @@ public abstract class AttachedHost implements Hosts.Output {
     return false;
   }
 
+  /**
+   * The front end's protocol as the admin API names it ({@code bdrp}, {@code mqtt3}, {@code
+   * mqtt5}). The admin API lists sessions only ({@link Hosts#attach}); the router's own hosts keep
+   * these defaults.
+   */
+  public String protocol() {
+    return "internal";
+  }
+
+  /** Where the host's connection comes from, or null while it has none. */
+  public java.net.SocketAddress remoteAddress() {
+    return null;
+  }
+
+  /** Messages delivered to the host ({@code bdrp_host_delivered_total}). */
+  public long delivered() {
+    return 0;
+  }
+
+  /** Deliveries to the host dropped ({@code bdrp_host_dropped_total}). */
+  public long dropped() {
+    return 0;
+  }
+
   /** The user whose sessions and filters are counted together, or null for an open router's. */
   public static String userOf(ClientAuth.Permissions permissions) {
     return permissions == ClientAuth.Permissions.ALL ? null : permissions.user();

@@ -53,6 +53,26 @@ final class ClientHost extends AttachedHost {
   }
 
   @Override
+  public String protocol() {
+    return "bdrp";
+  }
+
+  @Override
+  public java.net.SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  @Override
+  public long delivered() {
+    return delivered.get();
+  }
+
+  @Override
+  public long dropped() {
+    return dropped.get();
+  }
+
+  @Override
   public String toString() {
     return "client " + id + " (" + name + ") at " + channel.remoteAddress();
   }

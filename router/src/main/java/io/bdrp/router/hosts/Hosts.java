@@ -2,6 +2,10 @@ package io.bdrp.router.hosts;
 
 import io.bdrp.router.MessageBytes;
 import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * The hosts attached to this router, whatever front end they came through (the bdrp client protocol
@@ -24,6 +28,7 @@ public final class Hosts {
   }
 
   private final IntObjectHashMap<Output> byNumber = new IntObjectHashMap<>();
+  private final IntObjectHashMap<AttachedHost> sessions = new IntObjectHashMap<>(); // attach()ed
   private final java.util.Map<String, long[]> users = new java.util.HashMap<>();
   private int next = 1;
   private int attached;
@@ -58,6 +63,7 @@ public final class Hosts {
       users.computeIfAbsent(host.user, k -> new long[1])[0]++;
     }
     byNumber.put(host.id, host);
+    sessions.put(host.id, host);
     attached++;
   }
 
@@ -66,6 +72,7 @@ public final class Hosts {
     if (byNumber.remove(host.id) != null) {
       attached--;
     }
+    sessions.remove(host.id);
     long[] u = host.user == null ? null : users.get(host.user);
     if (u != null && --u[0] == 0) {
       users.remove(host.user);
@@ -75,6 +82,27 @@ public final class Hosts {
   /** The host of that number, or null. */
   public Output get(int number) {
     return byNumber.get(number);
+  }
+
+  /**
+   * At most {@code limit} of the sessions attached now, those with the lowest numbers above {@code
+   * after}, in order of number: a page of the admin API's list of hosts. One pass over the sessions
+   * and a sort of the numbers above {@code after}.
+   */
+  public List<AttachedHost> sessionsAfter(int after, int limit) {
+    int[] ids = new int[sessions.size()];
+    int n = 0;
+    for (IntObjectMap.PrimitiveEntry<AttachedHost> e : sessions.entries()) {
+      if (e.key() > after) {
+        ids[n++] = e.key();
+      }
+    }
+    Arrays.sort(ids, 0, n);
+    List<AttachedHost> page = new ArrayList<>(Math.min(n, limit));
+    for (int i = 0; i < n && i < limit; i++) {
+      page.add(sessions.get(ids[i]));
+    }
+    return page;
   }
 
   /** Sessions attached now ({@link #attach}), the limit {@code limits.maxClients} bounds. */

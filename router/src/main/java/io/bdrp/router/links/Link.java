@@ -163,6 +163,36 @@ public final class Link implements Face {
     return config.router();
   }
 
+  /** Where the router dials the neighbour (configured or given later), or null to wait for it. */
+  public InetSocketAddress dialAddress() {
+    return address;
+  }
+
+  /** DATA frames received from the neighbour ({@code bdrp_link_data_in_total}). */
+  public long dataIn() {
+    return in.get();
+  }
+
+  /** DATA frames sent to the neighbour ({@code bdrp_link_data_out_total}). */
+  public long dataOut() {
+    return out.get();
+  }
+
+  /** DATA frames to the neighbour dropped ({@code bdrp_link_data_dropped_total}). */
+  public long dataDropped() {
+    return dropped.get();
+  }
+
+  /** Control messages received from the neighbour ({@code bdrp_link_control_received_total}). */
+  public long controlReceived() {
+    return controlIn.get();
+  }
+
+  /** Control messages sent to the neighbour ({@code bdrp_link_control_sent_total}). */
+  public long controlSent() {
+    return controlOut.get();
+  }
+
   /** Whether DATA to the neighbour goes by {@code t} now. */
   public boolean dataBy(RouterConfig.LinkTransport t) {
     return path != null && path.transport() == t;

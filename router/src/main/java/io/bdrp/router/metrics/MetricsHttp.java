@@ -1,5 +1,7 @@
 package io.bdrp.router.metrics;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bdrp.router.security.ClientTls;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -17,6 +19,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +31,8 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The metrics endpoint: {@code GET /metrics} answers the Prometheus text; anything else 404.
+ * The metrics endpoint: {@code GET /metrics} answers the Prometheus text, {@code /admin/...} the
+ * {@linkplain AdminApi admin API} (JSON) when the router serves one; anything else 404.
  *
  * <p>Its connections live on a thread of their own, not on the router's event loop: accepting, TLS
  * handshakes and HTTP parsing never delay forwarding. At most {@link #MAX_CONNECTIONS} are open at
@@ -36,7 +40,9 @@ import java.util.function.Supplier;
  * closed, both counted ({@code bdrp_connections_closed_total{port="metrics"}}). What a series needs
  * from files (under {@code /proc}) is read first on the connection's thread, then the series are
  * read on {@code scrapeOn} (the router's loop, which owns the state the gauges read: numbers only,
- * no file read, nothing formatted), then formatted and written back on the connection's thread.
+ * no file read, nothing formatted), then formatted and written back on the connection's thread. The
+ * admin API's answers are read likewise by the {@link AdminApi} and written as JSON here. Both are
+ * behind the same authentication and TLS.
  */
 public final class MetricsHttp {
   /** Most connections open at once on the metrics port. */
@@ -44,6 +50,9 @@ public final class MetricsHttp {
 
   /** A metrics connection that sends nothing this long is closed. */
   static final int IDLE_MS = 10_000;
+
+  /** Writes the admin API's answers (used on the port's threads; thread-safe once configured). */
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private MetricsHttp() {}
 
@@ -56,7 +65,8 @@ public final class MetricsHttp {
       Runnable read,
       Executor loop,
       MetricsAccess access,
-      Supplier<ClientTls> tls) {
+      Supplier<ClientTls> tls,
+      AdminApi admin) {
     return initializer(
         read,
         metrics.registry()::scrape,
@@ -64,6 +74,7 @@ public final class MetricsHttp {
         Metrics::format,
         access,
         tls,
+        admin,
         metrics.connectionsClosed("metrics", "connections"),
         metrics.connectionsClosed("metrics", "idle"));
   }
@@ -75,6 +86,7 @@ public final class MetricsHttp {
    * @param read reads what the series need from files; run on the connection's thread
    * @param scrape reads the series; run on {@code scrapeOn}
    * @param format makes the text of what {@code scrape} read; run on the connection's thread
+   * @param admin answers {@code /admin/...}, or null: 404 there
    * @param full counted when a connection beyond {@link #MAX_CONNECTIONS} is closed
    * @param idle counted when a connection is closed for {@link #IDLE_MS} of silence
    */
@@ -85,6 +97,7 @@ public final class MetricsHttp {
       Function<S, String> format,
       MetricsAccess access,
       Supplier<ClientTls> tls,
+      AdminApi admin,
       Metrics.Counter full,
       Metrics.Counter idle) {
     AtomicInteger open = new AtomicInteger();
@@ -129,6 +142,13 @@ public final class MetricsHttp {
                       ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
                       return;
                     }
+                    QueryStringDecoder uri = new QueryStringDecoder(req.uri());
+                    if (admin != null
+                        && (uri.path().equals(AdminApi.PREFIX)
+                            || uri.path().startsWith(AdminApi.PREFIX + "/"))) {
+                      admin(ctx, req.method(), uri);
+                      return;
+                    }
                     boolean ok =
                         req.method().equals(HttpMethod.GET)
                             && (req.uri().equals("/metrics") || req.uri().startsWith("/metrics?"));
@@ -150,6 +170,56 @@ public final class MetricsHttp {
                                             respond(ctx, true, text);
                                           }
                                         }));
+                  }
+
+                  private void admin(
+                      ChannelHandlerContext ctx, HttpMethod method, QueryStringDecoder uri) {
+                    if (!method.equals(HttpMethod.GET)) {
+                      json(
+                          ctx,
+                          AdminApi.Reply.error(
+                              HttpResponseStatus.METHOD_NOT_ALLOWED,
+                              "method " + method + " not allowed; the admin API answers GET only"));
+                      return;
+                    }
+                    CompletableFuture<AdminApi.Reply> reply;
+                    try {
+                      reply = admin.get(uri.path(), uri.parameters());
+                    } catch (RuntimeException e) {
+                      reply = CompletableFuture.failedFuture(e);
+                    }
+                    reply.whenComplete(
+                        (r, failed) ->
+                            ctx.executor()
+                                .execute(
+                                    () ->
+                                        json(
+                                            ctx,
+                                            failed != null
+                                                ? AdminApi.Reply.error(
+                                                    HttpResponseStatus.SERVICE_UNAVAILABLE,
+                                                    "the router could not answer: " + failed)
+                                                : r)));
+                  }
+
+                  private void json(ChannelHandlerContext ctx, AdminApi.Reply r) {
+                    byte[] bytes;
+                    try {
+                      bytes = JSON.writeValueAsBytes(r.body());
+                    } catch (JsonProcessingException e) {
+                      ctx.close();
+                      return;
+                    }
+                    ByteBuf body = Unpooled.wrappedBuffer(bytes);
+                    FullHttpResponse res =
+                        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, r.status(), body);
+                    res.headers()
+                        .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+                    if (r.status().equals(HttpResponseStatus.METHOD_NOT_ALLOWED)) {
+                      res.headers().set(HttpHeaderNames.ALLOW, "GET");
+                    }
+                    ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
                   }
 
                   private void respond(ChannelHandlerContext ctx, boolean ok, String text) {

@@ -239,6 +239,26 @@ final class MqttHost extends AttachedHost {
     this.retainedSent = counters.retainedSent;
   }
 
+  @Override
+  public String protocol() {
+    return v5 ? "mqtt5" : "mqtt3";
+  }
+
+  @Override
+  public java.net.SocketAddress remoteAddress() {
+    return channel == null ? null : channel.remoteAddress();
+  }
+
+  @Override
+  public long delivered() {
+    return delivered.get();
+  }
+
+  @Override
+  public long dropped() {
+    return dropped.get();
+  }
+
   /** Whether the session outlives its connection. */
   boolean kept() {
     return expirySeconds > 0;

@@ -174,7 +174,7 @@ class RouterConfigTest {
         "'router: 1\nlimits: {maxFrameBytes: 12}' | t.yaml: limits.maxFrameBytes: must be in 1024..67108864, got 12",
         "'router: 1\nlimits: {maxFrameBytes: \"12\"}' | t.yaml: limits.maxFrameBytes: expected an integer, got \"12\"",
         "'router: 1\nneighbours: [{router: 2}, {router: 3, cost: null}]' | t.yaml: neighbours[1].cost: expected an integer, got null",
-        "'router: 1\nneighbours: [{router: 2, weight: 1}]' | t.yaml: neighbours[0].weight: unknown field (known: address, cost, router, transport)",
+        "'router: 1\nneighbours: [{router: 2, weight: 1}]' | t.yaml: neighbours[0].weight: unknown field (known: address, admin, cost, router, transport)",
         "'router: 1\nauth: {clients: {users: [{name: a, subscribe: 5}]}}' | t.yaml: auth.clients.users[0].subscribe: expected a string, got 5",
         "'router: 1\nauth: {clients: {anonymous: {publish: x, mode: 1}}}' | t.yaml: auth.clients.anonymous.mode: unknown field (known: publish, subscribe)",
         "'router: 1\nrouting: {acceptMatchAll: 1}' | t.yaml: routing.acceptMatchAll: expected true or false, got 1",
