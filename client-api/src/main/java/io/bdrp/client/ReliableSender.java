@@ -9,10 +9,7 @@ import io.netty.channel.Channel;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -62,7 +59,7 @@ final class ReliableSender {
   private final AtomicLong refusedFrames;
 
   /** Unconfirmed messages by number, sent or not. */
-  private final TreeMap<Long, Pending> unconfirmed = new TreeMap<>();
+  private final SeqTable<Pending> unconfirmed;
 
   private long nextSeq;
 
@@ -105,6 +102,7 @@ final class ReliableSender {
       AtomicLong refusedFrames) {
     this.publisher = publisher;
     this.nextSeq = firstSeq;
+    this.unconfirmed = new SeqTable<>(firstSeq);
     this.sentBelow = firstSeq;
     this.maxUnconfirmed = maxUnconfirmed;
     this.settle = settle;
@@ -142,7 +140,8 @@ final class ReliableSender {
     synchronized (this) {
       refused = ended;
       if (refused == null) {
-        unconfirmed.put(nextSeq++, new Pending(m, f));
+        unconfirmed.add(new Pending(m, f));
+        nextSeq++;
       }
       c = channel;
       // With the window full (or a refusal holding messages back) the message waits: the answer
@@ -178,7 +177,7 @@ final class ReliableSender {
   void opened(Channel c) {
     synchronized (this) {
       channel = c;
-      nextToSend = unconfirmed.isEmpty() ? nextSeq : unconfirmed.firstKey();
+      nextToSend = unconfirmed.isEmpty() ? nextSeq : unconfirmed.first();
       inFlight = 0;
       heldFrom = 0;
       barrierOut = false;
@@ -201,8 +200,8 @@ final class ReliableSender {
         ended = cause;
       }
       channel = null;
-      failed = new ArrayList<>(unconfirmed.values());
-      unconfirmed.clear();
+      failed = new ArrayList<>(unconfirmed.size());
+      unconfirmed.drainAll(failed::add);
     }
     for (Pending p : failed) {
       settle.execute(() -> p.confirmed.completeExceptionally(cause));
@@ -285,7 +284,7 @@ final class ReliableSender {
     long seq = correlationId & ~RELIABLE_BIT;
     if (error.code() == ErrorCode.OVERLOADED.number()) {
       synchronized (this) {
-        if (channel != c || !unconfirmed.containsKey(seq) || seq >= nextToSend) {
+        if (channel != c || unconfirmed.get(seq) == null || seq >= nextToSend) {
           return; // answered, or refused as sent before a resend that has not reached it yet
         }
         boolean timerRunning = heldFrom != 0;
@@ -342,7 +341,7 @@ final class ReliableSender {
   private void resendFromHeld() {
     nextToSend = Math.min(nextToSend, heldFrom);
     heldFrom = 0;
-    inFlight = unconfirmed.headMap(nextToSend).size();
+    inFlight = unconfirmed.countBelow(nextToSend);
   }
 
   /**
@@ -354,20 +353,19 @@ final class ReliableSender {
       Pending p = answered(first);
       return p == null ? null : new CompletableFuture<?>[] {p.confirmed};
     }
-    // One walk over the range, taking each message out as it goes (a sub-map's size would be a
-    // walk of its own).
-    Iterator<Map.Entry<Long, Pending>> run =
-        unconfirmed.subMap(first, true, last, true).entrySet().iterator();
+    if (unconfirmed.isEmpty()) {
+      return null;
+    }
+    // Numbers below the lowest held were answered before.
+    long from = Math.max(first, unconfirmed.first());
     CompletableFuture<?>[] done =
-        new CompletableFuture<?>[(int) Math.min(last - first + 1, unconfirmed.size())];
+        new CompletableFuture<?>[(int) Math.max(0, Math.min(last - from + 1, unconfirmed.size()))];
     int n = 0;
-    while (run.hasNext()) {
-      Map.Entry<Long, Pending> e = run.next();
-      done[n++] = e.getValue().confirmed;
-      if (e.getKey() < nextToSend) {
-        inFlight--;
+    for (long seq = from; seq <= last && n < done.length; seq++) {
+      Pending p = answered(seq);
+      if (p != null) {
+        done[n++] = p.confirmed;
       }
-      run.remove();
     }
     return n == 0 ? null : n == done.length ? done : Arrays.copyOf(done, n);
   }
@@ -392,18 +390,18 @@ final class ReliableSender {
       if (channel != c || heldFrom != 0) {
         return;
       }
-      // One walk from the first message not yet sent, rather than a search per message.
-      Iterator<Map.Entry<Long, Pending>> next =
-          unconfirmed.tailMap(nextToSend, true).entrySet().iterator();
-      while (inFlight < maxUnconfirmed && next.hasNext()) {
-        Map.Entry<Long, Pending> e = next.next();
-        long seq = e.getKey();
-        frames.add(
-            new ClientFrame.SendReliable(
-                correlationId(seq), publisher, seq, e.getValue().message()));
-        nextToSend = seq + 1;
-        inFlight++;
-      }
+      unconfirmed.forEachFrom(
+          nextToSend,
+          (seq, p) -> {
+            if (inFlight >= maxUnconfirmed) {
+              return false;
+            }
+            frames.add(
+                new ClientFrame.SendReliable(correlationId(seq), publisher, seq, p.message()));
+            nextToSend = seq + 1;
+            inFlight++;
+            return true;
+          });
       sentBelow = Math.max(sentBelow, nextToSend);
     }
     if (frames.isEmpty() || !c.isActive()) {

@@ -309,10 +309,10 @@ public final class BdrpSystem implements PubSubSystem {
       public void flush() throws Exception {
         c.flush().get(10, TimeUnit.SECONDS);
         if (reliable) {
-          java.util.concurrent.CompletableFuture.allOf(
-                  unconfirmed.toArray(java.util.concurrent.CompletableFuture[]::new))
-              .get(60, TimeUnit.SECONDS);
-          unconfirmed.clear();
+          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+          for (var f = unconfirmed.poll(); f != null; f = unconfirmed.poll()) {
+            f.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+          }
         }
       }
 
