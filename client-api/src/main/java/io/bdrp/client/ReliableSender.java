@@ -58,10 +58,8 @@ final class ReliableSender {
   private final Executor settle;
   private final AtomicLong refusedFrames;
 
-  /** Unconfirmed messages by number, sent or not. */
+  /** Unconfirmed messages by number, sent or not; its {@code next()} numbers the next message. */
   private final SeqTable<Pending> unconfirmed;
-
-  private long nextSeq;
 
   /** The channel of the open session, or null. */
   private Channel channel;
@@ -101,7 +99,6 @@ final class ReliableSender {
       Executor settle,
       AtomicLong refusedFrames) {
     this.publisher = publisher;
-    this.nextSeq = firstSeq;
     this.unconfirmed = new SeqTable<>(firstSeq);
     this.sentBelow = firstSeq;
     this.maxUnconfirmed = maxUnconfirmed;
@@ -141,7 +138,6 @@ final class ReliableSender {
       refused = ended;
       if (refused == null) {
         unconfirmed.add(new Pending(m, f));
-        nextSeq++;
       }
       c = channel;
       // With the window full (or a refusal holding messages back) the message waits: the answer
@@ -177,7 +173,7 @@ final class ReliableSender {
   void opened(Channel c) {
     synchronized (this) {
       channel = c;
-      nextToSend = unconfirmed.isEmpty() ? nextSeq : unconfirmed.first();
+      nextToSend = unconfirmed.isEmpty() ? unconfirmed.next() : unconfirmed.first();
       inFlight = 0;
       heldFrom = 0;
       barrierOut = false;
@@ -219,6 +215,8 @@ final class ReliableSender {
       return;
     }
     CompletableFuture<?>[] done;
+    boolean ping;
+    boolean drain;
     synchronized (this) {
       long last = lastSeq;
       if (last >= sentBelow) {
@@ -226,8 +224,12 @@ final class ReliableSender {
         last = sentBelow - 1;
       }
       done = firstSeq <= last ? answered(firstSeq, last) : null;
+      ping = barrierDue(c); // a confirmation frees room: the held messages may go at once
+      drain = drainDue();
     }
-    retry(c); // a confirmation frees room: the held messages may go at once
+    if (ping) {
+      c.writeAndFlush(new ClientFrame.Ping(BARRIER));
+    }
     if (done != null) {
       settle.execute(
           () -> {
@@ -236,7 +238,9 @@ final class ReliableSender {
             }
           });
     }
-    drainLater(c);
+    if (drain) {
+      queueDrain(c);
+    }
   }
 
   /**
@@ -245,12 +249,25 @@ final class ReliableSender {
    * than one per answer.
    */
   private void drainLater(Channel c) {
+    boolean due;
     synchronized (this) {
-      if (drainQueued) {
-        return;
-      }
-      drainQueued = true;
+      due = drainDue();
     }
+    if (due) {
+      queueDrain(c);
+    }
+  }
+
+  /** Under the lock: whether a {@link #drain} is to be queued (marks it queued). */
+  private boolean drainDue() {
+    if (drainQueued) {
+      return false;
+    }
+    drainQueued = true;
+    return true;
+  }
+
+  private void queueDrain(Channel c) {
     try {
       c.eventLoop().execute(() -> drain(c));
     } catch (RejectedExecutionException e) {
@@ -313,13 +330,24 @@ final class ReliableSender {
    * held messages go again (on {@code c}'s event loop, where every caller runs).
    */
   private void retry(Channel c) {
+    boolean ping;
     synchronized (this) {
-      if (channel != c || heldFrom == 0 || barrierOut) {
-        return;
-      }
-      barrierOut = true;
+      ping = barrierDue(c);
     }
-    c.writeAndFlush(new ClientFrame.Ping(BARRIER));
+    if (ping) {
+      c.writeAndFlush(new ClientFrame.Ping(BARRIER));
+    }
+  }
+
+  /**
+   * Under the lock: whether the PING before a resend is to be written on {@code c} (marks it out).
+   */
+  private boolean barrierDue(Channel c) {
+    if (channel != c || heldFrom == 0 || barrierOut) {
+      return false;
+    }
+    barrierOut = true;
+    return true;
   }
 
   /** The PONG of {@link #BARRIER} on {@code c}: the held messages go again, in order. */

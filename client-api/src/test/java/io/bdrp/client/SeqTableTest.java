@@ -45,7 +45,7 @@ class SeqTableTest {
     SeqTable<String> t = new SeqTable<>(1);
     TreeMap<Long, String> model = new TreeMap<>();
     long next = 1;
-    for (int step = 0; step < 200_000; step++) {
+    for (int step = 0; step < 20_000; step++) {
       int op = rnd.nextInt(10);
       if (op < 5) {
         String v = "m" + next;
