@@ -163,13 +163,8 @@ public final class ReliableFrames {
     }
 
     @Override
-    public int destinationWords() {
-      return d.length;
-    }
-
-    @Override
-    public long destinationWord(int i) {
-      return d[i];
+    public int destinations(long[] into) {
+      return DataPlane.Packet.copyBitmap(d, into);
     }
 
     /** The reliable header, with this copy's entries. */

@@ -57,10 +57,9 @@ class ReliableFramesTest {
     assertEquals(12, c.sourceRouter());
     assertEquals(-77L, c.messageId());
     assertFalse(c.isBroadcast());
-    assertEquals(3, c.destinationWords());
-    for (int i = 0; i < 3; i++) {
-      assertEquals(D[i], c.destinationWord(i));
-    }
+    long[] d = new long[3];
+    assertEquals(0, c.destinations(d));
+    assertArrayEquals(D, d);
     Reliable.Header h = c.header();
     assertEquals(42L, h.epoch());
     assertEquals(0x1234_5678_9ABCL, h.publisher());
