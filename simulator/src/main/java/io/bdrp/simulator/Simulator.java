@@ -927,8 +927,7 @@ public final class Simulator {
           carry(
               neighbour,
               new SimPacket(hopLimit, source, messageId, part, message, h),
-              DataHeader.frameLength(
-                      DataHeader.usedWords(part), MessageCodec.encodedLength(message))
+              DataHeader.frameLength(DataHeader.layoutOf(part), MessageCodec.encodedLength(message))
                   + header);
       if (sent) {
         reliableHeaderBytes[self] += header;
