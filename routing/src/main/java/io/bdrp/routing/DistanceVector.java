@@ -305,8 +305,10 @@ public final class DistanceVector {
   // grace: a router may change twice before the first former one stops sending); by entry
   // (destination * slots + slot), until when a neighbour that stopped choosing this router is
   // still sent broadcasts.
-  private final HashMap<Integer, Long> formerParent = new HashMap<>();
-  private final HashMap<Integer, Long> formerChild = new HashMap<>();
+  // (Replaced by small ones when the graces of a cold start's changes have all passed: a map keeps
+  // the table its peak needed.)
+  private HashMap<Integer, Long> formerParent = new HashMap<>();
+  private HashMap<Integer, Long> formerChild = new HashMap<>();
 
   private int timersPeak;
 
@@ -1084,8 +1086,18 @@ public final class DistanceVector {
       }
     }
     // The ends of the make-before-break graces: the trees built from now on leave them out.
-    changed |= formerParent.values().removeIf(until -> now >= until);
-    changed |= formerChild.values().removeIf(until -> now >= until);
+    if (formerParent.values().removeIf(until -> now >= until)) {
+      changed = true;
+      if (formerParent.isEmpty()) {
+        formerParent = new HashMap<>();
+      }
+    }
+    if (formerChild.values().removeIf(until -> now >= until)) {
+      changed = true;
+      if (formerChild.isEmpty()) {
+        formerChild = new HashMap<>();
+      }
+    }
     // Timers that no longer matter: the destination is reachable (or has no FD), is not
     // retracted, and its last request is more than a hello interval old.
     timers

@@ -328,9 +328,12 @@ public final class Reliable<M> {
   private final long[] transitD;
   private final Partition partition;
 
-  // Ingress.
-  private final long[] nextSeq;
-  private final ArrayDeque<Entry<M>>[] pending;
+  // Ingress: by router, allocated by the first reliable message this router publishes (a router
+  // that only forwards or delivers them, as most routers of a large network, has neither; at
+  // 10,000 routers they would be 120 kB a router).
+  private final int maxRouters;
+  private long[] nextSeq;
+  private ArrayDeque<Entry<M>>[] pending;
   private final LinkedHashMap<Long, Entry<M>> retained = new LinkedHashMap<>();
   private long retainedBytes;
   private long nextScan = Long.MAX_VALUE;
@@ -357,7 +360,6 @@ public final class Reliable<M> {
    * @param epoch this router's epoch: its numbering starts again under each
    * @param clock the routing clock (resends, acknowledgements, retention)
    */
-  @SuppressWarnings("unchecked")
   public Reliable(
       DataPlane<M> plane, RoutingNode node, long epoch, Clock clock, Config config, Output<M> out) {
     this.plane = plane;
@@ -373,9 +375,7 @@ public final class Reliable<M> {
     this.d = new long[words];
     this.transitD = new long[words];
     this.partition = new Partition(words, 8);
-    this.nextSeq = new long[rc.maxRouters()];
-    Arrays.fill(nextSeq, 1);
-    this.pending = (ArrayDeque<Entry<M>>[]) new ArrayDeque<?>[rc.maxRouters()];
+    this.maxRouters = rc.maxRouters();
     int kept = config.publishersKept();
     this.publishers =
         new LinkedHashMap<>(16, 0.75f, true) {
@@ -417,6 +417,13 @@ public final class Reliable<M> {
       confirmed++;
       out.confirmed(id, publisher, publisherSeq);
       return id;
+    }
+    if (nextSeq == null) {
+      @SuppressWarnings("unchecked")
+      ArrayDeque<Entry<M>>[] queues = (ArrayDeque<Entry<M>>[]) new ArrayDeque<?>[maxRouters];
+      pending = queues;
+      nextSeq = new long[maxRouters];
+      Arrays.fill(nextSeq, 1);
     }
     int[] routers = new int[n];
     long[] seqs = new long[n];
@@ -546,11 +553,11 @@ public final class Reliable<M> {
       return;
     }
     int r = a.router();
-    if (r < 0 || r >= pending.length || r == self) {
+    if (r < 0 || r >= maxRouters || r == self) {
       count(0, Count.REFUSED_INPUT, 1);
       return;
     }
-    ArrayDeque<Entry<M>> q = pending[r];
+    ArrayDeque<Entry<M>> q = pending == null ? null : pending[r];
     while (q != null && !q.isEmpty() && q.peekFirst().seqFor(r) <= a.through()) {
       Entry<M> e = q.pollFirst();
       if ((e.outstanding[r >>> 6] & (1L << r)) != 0) {
@@ -565,7 +572,7 @@ public final class Reliable<M> {
   }
 
   private void forward(Ack a) {
-    if (a.source() < 0 || a.source() >= pending.length || a.router() < 0) {
+    if (a.source() < 0 || a.source() >= maxRouters || a.router() < 0) {
       count(0, Count.REFUSED_INPUT, 1);
       return;
     }
