@@ -14,7 +14,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -85,15 +84,12 @@ public final class ConsoleCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--user and --password-file go together");
     }
     InetSocketAddress at = Addresses.parse("--listen", listen, 0);
-    HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
-    if (cacert != null) {
-      http.sslContext(trusting(cacert));
-    }
+    HttpClient http = Federation.httpClient(cacert == null ? null : trusting(cacert));
     List<String> seeds = new ArrayList<>();
     for (String r : routers) {
       seeds.add(baseUrl(r, cacert != null));
     }
-    Federation federation = new Federation(seeds, http.build(), authorization());
+    Federation federation = new Federation(seeds, http, authorization());
     try (ConsoleServer server = new ConsoleServer(federation, at)) {
       PrintWriter o = spec.commandLine().getOut();
       o.printf("bdrp console: %s (reading %s; Ctrl-C stops)%n", server.url(), seeds);

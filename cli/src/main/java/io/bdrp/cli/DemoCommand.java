@@ -353,7 +353,8 @@ public final class DemoCommand implements Callable<Integer> {
       seeds.add("http://127.0.0.1:" + r.metricsAddress().getPort());
     }
     io.bdrp.cli.console.Federation federation =
-        new io.bdrp.cli.console.Federation(seeds, java.net.http.HttpClient.newHttpClient(), null);
+        new io.bdrp.cli.console.Federation(
+            seeds, io.bdrp.cli.console.Federation.httpClient(null), null);
     try (io.bdrp.cli.console.ConsoleServer server =
         new io.bdrp.cli.console.ConsoleServer(
             federation, Addresses.parse("--console-listen", consoleListen, 0))) {

@@ -67,6 +67,22 @@ public final class Federation {
     this.snapshot = picture();
   }
 
+  /**
+   * The HTTP client the console reads routers with: HTTP/1.1, which the routers' metrics port
+   * speaks (no h2c upgrade is tried), a connect timeout of {@link #REQUEST_TIMEOUT}, and {@code
+   * tls} (or the JDK's default trust when null) for https routers.
+   */
+  public static HttpClient httpClient(javax.net.ssl.SSLContext tls) {
+    HttpClient.Builder b =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(REQUEST_TIMEOUT);
+    if (tls != null) {
+      b.sslContext(tls);
+    }
+    return b.build();
+  }
+
   private void add(String admin) {
     String base = admin.endsWith("/") ? admin.substring(0, admin.length() - 1) : admin;
     known.computeIfAbsent(base, Known::new);

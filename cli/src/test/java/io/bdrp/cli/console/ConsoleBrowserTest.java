@@ -15,7 +15,6 @@ import io.bdrp.topologies.Bundled;
 import io.bdrp.topologies.Topology;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -184,7 +183,7 @@ class ConsoleBrowserTest {
         new ConsoleServer(
             new Federation(
                 List.of("http://127.0.0.1:" + routers.get(0).metricsAddress().getPort()),
-                HttpClient.newHttpClient(),
+                Federation.httpClient(null),
                 null),
             new InetSocketAddress("127.0.0.1", 0));
     browser = browser();

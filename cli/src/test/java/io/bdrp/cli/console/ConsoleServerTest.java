@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The console server without a browser, on a line of three live routers each configured with its
- * neighbours' admin addresses: from router 0 alone it finds all three, serves their picture, its
- * page and the graph library, and marks a router that stops as not answering.
+ * neighbours' admin addresses, started after the console: from router 0 alone it finds all three,
+ * serves their picture, its page and the graph library, and marks a router that stops as not
+ * answering.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ConsoleServerTest {
@@ -92,6 +93,12 @@ class ConsoleServerTest {
         ServerSocket c = new ServerSocket(0)) {
       metrics = new int[] {a.getLocalPort(), b.getLocalPort(), c.getLocalPort()};
     }
+    // The console first: its first polls find nothing, and it keeps trying.
+    console =
+        new ConsoleServer(
+            new Federation(
+                List.of("http://127.0.0.1:" + metrics[0] + "/"), Federation.httpClient(null), null),
+            new InetSocketAddress("127.0.0.1", 0));
     RoutingConfig routing =
         RoutingConfig.builder().helloIntervalMs(250).deadIntervalMs(3_000).maxRouters(64).build();
     InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
@@ -121,10 +128,6 @@ class ConsoleServerTest {
     }
     routers.get(0).connect(1, routers.get(1).routerAddress());
     routers.get(1).connect(2, routers.get(2).routerAddress());
-    console =
-        new ConsoleServer(
-            new Federation(List.of("http://127.0.0.1:" + metrics[0] + "/"), HTTP, null),
-            new InetSocketAddress("127.0.0.1", 0));
 
     JsonNode p =
         awaitPicture(
