@@ -203,16 +203,19 @@ class ConsoleBrowserTest {
                   && ls.size() == t.edgeCount()
                   && ls.stream().allMatch(l -> "up".equals(l.get("state")));
             });
-    // Messages of 2,000 bytes from router 0 to router 5's subscriber: 400 kB on their path, more
-    // than hellos and updates carry, shown in the rates of the second they fall in.
-    for (int i = 0; i < 200; i++) {
-      clients.get(0).send(Message.builder().put("t", (long) i).body(new byte[2000]).build());
-    }
+    // Messages of 2,000 bytes from router 0 for router 5's subscriber, 20 at each look (about
+    // 200 kB/s), until their bytes show in a link's rate: once the subscriber's predicate has
+    // reached router 0, far more than hellos and updates carry.
+    byte[] body = new byte[2000];
     wait.withMessage("the messages' bytes in a link's rate")
         .until(
-            d ->
-                list(summary(), "links").stream()
-                    .anyMatch(l -> ((Number) l.get("bytesPerSecond")).longValue() > 100_000));
+            d -> {
+              for (int i = 0; i < 20; i++) {
+                clients.get(0).send(Message.builder().put("t", (long) i).body(body).build());
+              }
+              return list(summary(), "links").stream()
+                  .anyMatch(l -> ((Number) l.get("bytesPerSecond")).longValue() > 50_000);
+            });
     shot("federation.png");
 
     // Router 0's panel: its hosts by name.

@@ -244,11 +244,12 @@ public final class Link implements Face {
     return droppedPathFull;
   }
 
-  /** Where in {@link #rates()} each rate is. */
-  public static final int RATE_DATA_IN = 0,
-      RATE_DATA_OUT = 1,
-      RATE_BYTES_IN = 2,
-      RATE_BYTES_OUT = 3;
+  /** Where in {@link #rates()} each rate is: DATA frames in, out, bytes in, out. */
+  public static final int RATE_DATA_IN = 0;
+
+  public static final int RATE_DATA_OUT = 1;
+  public static final int RATE_BYTES_IN = 2;
+  public static final int RATE_BYTES_OUT = 3;
 
   /**
    * The rates per second of DATA frames and bytes each way ({@link #RATE_DATA_IN}, ...) over the
