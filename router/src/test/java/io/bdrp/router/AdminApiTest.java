@@ -385,6 +385,7 @@ class AdminApiTest {
       assertTrue(h.get("user").isNull(), "an open router's clients have no user");
       String series = "bdrp_host_delivered_total{host=\"" + h.get("id").asInt() + "\",name=\"m0\"}";
       assertEquals(1, h.get("delivered").asLong());
+      assertEquals(1, h.get("published").asLong(), "its PUBLISH counted");
       assertEquals(metric(r, series), h.get("delivered").asLong());
       assertEquals(0, h.get("dropped").asLong());
     }

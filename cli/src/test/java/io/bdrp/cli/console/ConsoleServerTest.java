@@ -85,6 +85,43 @@ class ConsoleServerTest {
   }
 
   @Test
+  void readsARouterBehindTheMetricsUserWithItsPassword() throws Exception {
+    String password = io.bdrp.router.security.ClientAuth.newToken();
+    RouterConfig config =
+        RouterConfig.parse(
+            "router: 4\nlisten: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\","
+                + " metrics: \"127.0.0.1:0\"}\nauth: {metrics: {user: prom, password: \""
+                + io.bdrp.router.security.ClientAuth.hashLine(password)
+                + "\"}}\n",
+            "r4.yaml");
+    Router r = Router.start(config);
+    routers.add(r);
+    String admin = "http://127.0.0.1:" + r.metricsAddress().getPort();
+    String basic =
+        "Basic "
+            + java.util.Base64.getEncoder()
+                .encodeToString(
+                    ("prom:" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    console =
+        new ConsoleServer(
+            new Federation(List.of(admin), Federation.httpClient(null), basic),
+            new InetSocketAddress("127.0.0.1", 0));
+    JsonNode p = awaitPicture("router 4 answering", pic -> router(pic, 4) != null);
+    assertTrue(router(p, 4).get("answering").asBoolean());
+    console.close();
+
+    console =
+        new ConsoleServer(
+            new Federation(List.of(admin), Federation.httpClient(null), null),
+            new InetSocketAddress("127.0.0.1", 0));
+    JsonNode refused =
+        awaitPicture("the refusal", pic -> pic.get("routers").get(0).hasNonNull("error"));
+    assertTrue(
+        refused.get("routers").get(0).get("error").asText().contains("401"),
+        "without the password: " + refused);
+  }
+
+  @Test
   void findsTheFederationFromOneRouterAndServesItsPicturePageAndLibrary() throws Exception {
     // A line 0 - 1 - 2, each router told its neighbours' admin addresses.
     int[] metrics;
