@@ -38,8 +38,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The web console in a real browser (headless Chromium driven by Selenium) on a running federation
  * of 8 routers: the console, given router 0's admin address only, finds and draws every router and
- * link; a router's panel lists its hosts; a router that stops turns its links red and itself grey.
- * Screenshots of each view go to {@code target/console/} (docs/console.md shows them).
+ * link, marked by its DATA transport (one link goes by UDP); a router's panel lists its hosts; a
+ * router that stops turns its links red and itself grey. Screenshots of each view go to {@code
+ * target/console/} (docs/console.md shows them).
  *
  * <p>Skipped, with the reason, where Chromium or its driver is not installed (CI installs both).
  */
@@ -84,6 +85,11 @@ class ConsoleBrowserTest {
     return ports;
   }
 
+  /** The link whose DATA goes by UDP datagrams, drawn dotted: router 0's to router 5. */
+  private static boolean isUdpLink(int a, int b) {
+    return Math.min(a, b) == 0 && Math.max(a, b) == 5;
+  }
+
   private void startFederation(Topology t) throws Exception {
     int n = t.nodeCount();
     int[] metrics = freePorts(n);
@@ -101,7 +107,11 @@ class ConsoleBrowserTest {
       for (int x : t.neighbours(r)) {
         ns.add(
             new RouterConfig.Neighbour(
-                x, null, 1, RouterConfig.LinkTransport.TCP, "http://127.0.0.1:" + metrics[x]));
+                x,
+                null,
+                1,
+                isUdpLink(r, x) ? RouterConfig.LinkTransport.UDP : RouterConfig.LinkTransport.TCP,
+                "http://127.0.0.1:" + metrics[x]));
       }
       RouterConfig c =
           new RouterConfig(
@@ -203,6 +213,14 @@ class ConsoleBrowserTest {
                   && ls.size() == t.edgeCount()
                   && ls.stream().allMatch(l -> "up".equals(l.get("state")));
             });
+    assertEquals(
+        "udp",
+        list(summary(), "links").stream()
+            .filter(l -> "0-5".equals(l.get("id")))
+            .findFirst()
+            .orElseThrow()
+            .get("transport"),
+        "the link's DATA transport");
     // Messages of 2,000 bytes from router 0 for router 5's subscriber, 20 at each look (about
     // 200 kB/s), until their bytes show in a link's rate: once the subscriber's predicate has
     // reached router 0, far more than hellos and updates carry.
