@@ -744,6 +744,8 @@ int bdrp_ingress(struct __sk_buff *skb)
 	__u8 flags = hdr[FP_OFF_FLAGS];
 	if (flags == FP_FLAG_BROADCAST)
 		return up(FP_UP_BROADCAST);
+	if (flags == FP_FLAG_D_LIST)
+		return up(FP_UP_D_LIST);
 	if (flags != 0)
 		return up(FP_UP_MALFORMED);
 	__u32 n = ((__u32)hdr[FP_OFF_WORDS] << 8) | hdr[FP_OFF_WORDS + 1];

@@ -25,6 +25,7 @@
 #define FP_VERSION 1
 #define FP_TYPE_DATA 0x26
 #define FP_FLAG_BROADCAST 1
+#define FP_FLAG_D_LIST 4
 /* The smallest message (MessageCodec): a frame has at least this many bytes after D. */
 #define FP_MIN_MESSAGE 6
 
@@ -111,6 +112,7 @@ enum fp_counter {
 	FP_DROP_MAC,           /* auth: the tag does not verify under the sender's key_in, dropped */
 	FP_DROP_REPLAY,        /* auth: seq seen already or below the window (or 0, 2^63), dropped */
 	FP_UP_LARGE,           /* auth: longer than FP_MAX_AUTH_BYTES, up unverified */
+	FP_UP_D_LIST,          /* D as a list of routers (large networks): the router splits it */
 	FP_COUNTERS
 };
 

@@ -38,6 +38,13 @@ public final class Federation implements AutoCloseable {
           .build();
 
   final Topology topology;
+
+  /**
+   * Router numbers are node numbers times this: 1 numbers them 0..n-1; a larger stride spreads
+   * them, so that D spans many words while naming few routers.
+   */
+  final int stride;
+
   final List<Router> routers = new ArrayList<>();
   final List<BdrpClient> clients = new ArrayList<>();
   private final TestCerts ca;
@@ -75,29 +82,51 @@ public final class Federation implements AutoCloseable {
       TestCerts ca,
       java.util.function.UnaryOperator<RouterConfig> adjust)
       throws InterruptedException {
+    this(t, transport, ca, adjust, 1);
+  }
+
+  /**
+   * As {@link #Federation(Topology, RouterConfig.LinkTransport)}, node i of {@code t} numbered
+   * {@code i * stride} ({@code maxRouters} raised to fit); {@link #routers} is still by node.
+   */
+  static Federation spread(Topology t, RouterConfig.LinkTransport transport, int stride)
+      throws InterruptedException {
+    return new Federation(t, transport, null, c -> c, stride);
+  }
+
+  private Federation(
+      Topology t,
+      RouterConfig.LinkTransport transport,
+      TestCerts ca,
+      java.util.function.UnaryOperator<RouterConfig> adjust,
+      int stride)
+      throws InterruptedException {
     this.topology = t;
+    this.stride = stride;
+    int maxRouters = Math.max(FAST.maxRouters(), (t.nodeCount() - 1) * stride + 1);
+    RoutingConfig routing = FAST.toBuilder().maxRouters(maxRouters).build();
     this.ca = ca;
     try {
       for (int r = 0; r < t.nodeCount(); r++) {
         List<RouterConfig.Neighbour> ns = new ArrayList<>();
         for (int n : t.neighbours(r)) {
-          ns.add(new RouterConfig.Neighbour(n, null, 1, transport));
+          ns.add(new RouterConfig.Neighbour(n * stride, null, 1, transport));
         }
         InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
         RouterConfig config =
             new RouterConfig(
-                r,
+                r * stride,
                 1_000 + r,
                 any,
                 any,
                 null,
                 ns,
-                FAST,
+                routing,
                 BloomParameters.DEFAULT,
                 RouterLimits.DEFAULT,
                 "secret");
         if (ca != null) {
-          Path[] leaf = certificate(ca, r);
+          Path[] leaf = certificate(ca, r * stride);
           config =
               config
                   .withRouterTls(RouterTls.load(r, leaf[0], leaf[1], ca.cert()))
@@ -108,7 +137,7 @@ public final class Federation implements AutoCloseable {
       for (int a = 0; a < t.nodeCount(); a++) {
         for (int b : t.neighbours(a)) {
           if (a < b) {
-            routers.get(a).connect(b, routers.get(b).routerAddress());
+            routers.get(a).connect(b * stride, routers.get(b).routerAddress());
           }
         }
       }
@@ -134,7 +163,7 @@ public final class Federation implements AutoCloseable {
         () -> {
           for (int r = 0; r < routers.size(); r++) {
             for (int n : topology.neighbours(r)) {
-              if (!routers.get(r).view().dataOverUdp(n)) {
+              if (!routers.get(r).view().dataOverUdp(n * stride)) {
                 return false;
               }
             }
@@ -151,7 +180,7 @@ public final class Federation implements AutoCloseable {
         () -> {
           for (int r = 0; r < routers.size(); r++) {
             for (int n : topology.neighbours(r)) {
-              if (routers.get(r).view().ringTo(n) == null) {
+              if (routers.get(r).view().ringTo(n * stride) == null) {
                 return false;
               }
             }
@@ -168,7 +197,7 @@ public final class Federation implements AutoCloseable {
         () -> {
           for (int r = 0; r < routers.size(); r++) {
             for (int n : topology.neighbours(r)) {
-              if (routers.get(r).view().dataBy(n) != transport) {
+              if (routers.get(r).view().dataBy(n * stride) != transport) {
                 return false;
               }
             }
@@ -204,7 +233,7 @@ public final class Federation implements AutoCloseable {
     long sum = 0;
     for (int r = 0; r < routers.size(); r++) {
       for (int n : topology.neighbours(r)) {
-        var c = routers.get(r).view().ringTo(n);
+        var c = routers.get(r).view().ringTo(n * stride);
         sum += c == null ? 0 : c.frames();
       }
     }

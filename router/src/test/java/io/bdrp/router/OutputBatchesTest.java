@@ -172,9 +172,10 @@ class OutputBatchesTest {
   @Test
   void aFullBatchIsWrittenFirstAndTheOrderIsKept() {
     Out a = out();
-    byte[] f1 = frame(1, 40_000);
-    byte[] f2 = frame(2, 40_000); // does not fit after f1 in a 64 KiB batch
-    byte[] f3 = frame(3, 100_000); // larger than a batch: a batch of its own size
+    int half = OutputBatches.BATCH_BYTES * 5 / 8;
+    byte[] f1 = frame(1, half);
+    byte[] f2 = frame(2, half); // does not fit after f1 in one batch buffer
+    byte[] f3 = frame(3, OutputBatches.BATCH_BYTES * 3); // larger than a batch: one of its own size
     input.writeInbound(small(a, f1), small(a, f2), small(a, f3));
     assertArrayEquals(concat(f1, f2, f3), a.sent());
     assertEquals(3, a.writes);

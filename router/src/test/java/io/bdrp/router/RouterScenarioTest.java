@@ -68,6 +68,20 @@ class RouterScenarioTest {
     }
   }
 
+  /**
+   * Routers numbered 0, 97, ..., 679: D spans eleven words while a copy's part of it names a few
+   * routers, so copies carry D as a list of routers (DataHeader.layoutOf), over TCP and through the
+   * UDP datagrams (and the kernel fast path's refusal to split them, when it is loaded).
+   */
+  @ParameterizedTest(name = "routers-8 numbered 97 apart, over {0}")
+  @org.junit.jupiter.params.provider.EnumSource(names = {"TCP", "UDP"})
+  void routersNumberedFarApartDeliverAsTheOracleSays(RouterConfig.LinkTransport transport)
+      throws Exception {
+    try (Federation f = Federation.spread(Bundled.load("routers-8"), transport, 97)) {
+      run(f, "routers-8", transport);
+    }
+  }
+
   private static void run(Federation f, String topology, RouterConfig.LinkTransport transport)
       throws Exception {
     {

@@ -153,11 +153,27 @@ public final class DataPlane<M> {
     /** The message id, unique per source router. */
     long messageId();
 
-    /** Words of D (0 for a broadcast). */
-    int destinationWords();
+    /**
+     * Writes D as a bitmap into {@code into} (bit j of word i: router 64i + j), every word of it,
+     * zero where D names no router; returns how many routers D names past its end. Not called for a
+     * broadcast.
+     */
+    int destinations(long[] into);
 
-    /** Word {@code i} of D: routers 64i..64i+63. */
-    long destinationWord(int i);
+    /**
+     * {@link #destinations} for a packet that holds D as the bitmap {@code d}: its words copied
+     * into {@code into}, the routers of those beyond counted.
+     */
+    static int copyBitmap(long[] d, long[] into) {
+      int common = Math.min(d.length, into.length);
+      System.arraycopy(d, 0, into, 0, common);
+      Arrays.fill(into, common, into.length, 0L);
+      int beyond = 0;
+      for (int i = common; i < d.length; i++) {
+        beyond += Long.bitCount(d[i]);
+      }
+      return beyond;
+    }
   }
 
   /** Why a copy, a delivery or a router of D went nowhere. */
@@ -351,20 +367,9 @@ public final class DataPlane<M> {
    * Shared with {@link Reliable}.
    */
   int destinationsOf(Packet p, long[] into) {
-    int n = p.destinationWords();
-    int common = Math.min(n, words);
-    for (int i = 0; i < common; i++) {
-      into[i] = p.destinationWord(i);
-    }
-    Arrays.fill(into, common, words, 0L);
-    int unknown = 0;
-    for (int i = common; i < n; i++) {
-      unknown += Long.bitCount(p.destinationWord(i));
-    }
-    if (common == words) {
-      unknown += Long.bitCount(into[words - 1] & ~lastWordMask);
-      into[words - 1] &= lastWordMask;
-    }
+    int unknown = p.destinations(into);
+    unknown += Long.bitCount(into[words - 1] & ~lastWordMask);
+    into[words - 1] &= lastWordMask;
     return unknown;
   }
 

@@ -260,8 +260,11 @@ public final class DistanceVector {
   // adjacency came up): the neighbour knows a route through it.
   private static final int OFFERED = 4;
   // A tentative child (see "Broadcast trees while routes change"): the neighbour said it has no
-  // route, was offered one, and is sent the broadcasts until it answers or eTentativeSince + grace.
+  // route, was offered one, and is sent the broadcasts until it answers or its tentativeSince +
+  // grace.
   private static final int TENTATIVE = 8;
+  // The entry's epoch is its own, in entryEpochs, not the destination's common one (dEpoch).
+  private static final int OWN_EPOCH = 16;
 
   private final int self;
   private final long epoch;
@@ -312,11 +315,20 @@ public final class DistanceVector {
   private int slots;
   private Nbr[] bySlot = new Nbr[0];
   private byte[] eFlags = new byte[0];
-  private long[] eEpoch = new long[0];
   private int[] eSeqno = new int[0];
   private char[] eMetric = new char[0];
   private int[] eRefreshed = new int[0]; // low 32 bits of the clock: compared by difference
-  private int[] eTentativeSince = new int[0]; // the same, when TENTATIVE was set
+
+  // An entry's epoch: almost every route to a destination carries the epoch of the destination's
+  // latest incarnation, so it is kept once per destination (dEpoch) and an entry that carries
+  // another (OWN_EPOCH: heard from a neighbour still behind a restart, or ahead of the others) has
+  // it in a map. Entries are 19 bytes rather than 27, which is most of a router's heap in a large
+  // network (an entry per destination and neighbour).
+  private long[] dEpoch;
+  private final HashMap<Integer, Long> entryEpochs = new HashMap<>();
+
+  // By entry: when TENTATIVE was set (low 32 bits of the clock), for the entries that have it.
+  private final HashMap<Integer, Integer> tentativeSince = new HashMap<>();
 
   // Signed claims (see "Signed claims"): null unless an authority signs. Per destination, the
   // signature of the selected (or retracted) route's seq; per entry, that of the entry's seq.
@@ -379,6 +391,7 @@ public final class DistanceVector {
     this.selSeqno = new int[n];
     this.fdEpoch = new long[n];
     this.fdSeqno = new int[n];
+    this.dEpoch = new long[n];
     this.fdMetric = new char[n];
     this.pacer = new Pacer(config.updatePacingMs());
     this.jitter = new SplittableRandom(epoch * 31 + self);
@@ -479,6 +492,60 @@ public final class DistanceVector {
     }
   }
 
+  private static <V> void renumberEntries(HashMap<Integer, V> byEntry, int old, int grown) {
+    if (byEntry.isEmpty()) {
+      return;
+    }
+    HashMap<Integer, V> moved = new HashMap<>();
+    byEntry.forEach((e, v) -> moved.put(e / old * grown + e % old, v));
+    byEntry.clear();
+    byEntry.putAll(moved);
+  }
+
+  /** Entry {@code e}'s epoch (meaningful while it is PRESENT). */
+  private long epochOf(int e) {
+    return (eFlags[e] & OWN_EPOCH) != 0 ? entryEpochs.get(e) : dEpoch[e / slots];
+  }
+
+  /**
+   * Sets entry {@code e}'s epoch. A newer epoch of the destination than its common one becomes the
+   * common one; the destination's other entries keep theirs, in the map.
+   */
+  private void setEpoch(int e, long epoch) {
+    int d = e / slots;
+    long common = dEpoch[d];
+    if (epoch > common) {
+      for (int s = 0, base = d * slots; s < slots; s++) {
+        int x = base + s;
+        if (x != e && (eFlags[x] & (PRESENT | OWN_EPOCH)) == PRESENT) {
+          eFlags[x] |= OWN_EPOCH;
+          entryEpochs.put(x, common);
+        }
+      }
+      dEpoch[d] = epoch;
+      common = epoch;
+    }
+    if (epoch == common) {
+      if ((eFlags[e] & OWN_EPOCH) != 0) {
+        eFlags[e] &= ~OWN_EPOCH;
+        entryEpochs.remove(e);
+      }
+    } else {
+      eFlags[e] |= OWN_EPOCH;
+      entryEpochs.put(e, epoch);
+    }
+  }
+
+  /** Forgets what the maps by entry hold for entry {@code e}, whose flags are being cleared. */
+  private void dropEntryMaps(int e) {
+    if ((eFlags[e] & OWN_EPOCH) != 0) {
+      entryEpochs.remove(e);
+    }
+    if ((eFlags[e] & TENTATIVE) != 0) {
+      tentativeSince.remove(e);
+    }
+  }
+
   /** A free slot for a new neighbour, adding one to every destination's entries if none is. */
   private int takeSlot() {
     for (int s = 0; s < slots; s++) {
@@ -490,30 +557,28 @@ public final class DistanceVector {
     int grown = old + 1;
     int size = Math.multiplyExact(maxRouters, grown);
     byte[] f = new byte[size];
-    long[] ep = new long[size];
     int[] sq = new int[size];
     char[] me = new char[size];
     int[] rf = new int[size];
-    int[] ts = new int[size];
     OriginSignature[] sg = eSig == null ? null : new OriginSignature[size];
     for (int d = 0; d < maxRouters; d++) {
       if (sg != null) {
         System.arraycopy(eSig, d * old, sg, d * grown, old);
       }
       System.arraycopy(eFlags, d * old, f, d * grown, old);
-      System.arraycopy(eEpoch, d * old, ep, d * grown, old);
       System.arraycopy(eSeqno, d * old, sq, d * grown, old);
       System.arraycopy(eMetric, d * old, me, d * grown, old);
       System.arraycopy(eRefreshed, d * old, rf, d * grown, old);
-      System.arraycopy(eTentativeSince, d * old, ts, d * grown, old);
     }
     eFlags = f;
-    eEpoch = ep;
     eSeqno = sq;
     eMetric = me;
     eRefreshed = rf;
-    eTentativeSince = ts;
     eSig = sg;
+    // The maps by entry follow their entries to the wider layout.
+    renumberEntries(entryEpochs, old, grown);
+    renumberEntries(tentativeSince, old, grown);
+    renumberEntries(formerChild, old, grown);
     bySlot = Arrays.copyOf(bySlot, grown);
     slots = grown;
     return old;
@@ -597,7 +662,7 @@ public final class DistanceVector {
     int d = r.destination();
     boolean present = (eFlags[e] & PRESENT) != 0;
     if (present
-        && eEpoch[e] == r.epoch()
+        && epochOf(e) == r.epoch()
         && eSeqno[e] == r.seqno()
         && r.signature() != null
         && r.signature().equals(eSig[e])) {
@@ -615,7 +680,7 @@ public final class DistanceVector {
       if (!present) {
         return r.viaReceiver() ? new Route(d, 0, 0, INF, true, null) : null;
       }
-      return new Route(d, eEpoch[e], eSeqno[e], INF, r.viaReceiver(), eSig[e]);
+      return new Route(d, epochOf(e), eSeqno[e], INF, r.viaReceiver(), eSig[e]);
     }
     claimsRefused++;
     authority.refused(OriginAuthority.ClaimKind.ROUTE, d, nbr.id, v);
@@ -701,7 +766,7 @@ public final class DistanceVector {
         flags[d] |= KNOWN;
         eFlags[e] |= PRESENT;
       } else if (!expired(e, now)
-          && eEpoch[e] == r.epoch()
+          && epochOf(e) == r.epoch()
           && eSeqno[e] == r.seqno()
           && eMetric[e] == r.metric()
           && ((eFlags[e] & VIA) != 0) == r.viaReceiver()
@@ -721,7 +786,7 @@ public final class DistanceVector {
           formerChild.remove(e);
         }
       }
-      eEpoch[e] = r.epoch();
+      setEpoch(e, r.epoch());
       eSeqno[e] = r.seqno();
       eMetric[e] = (char) r.metric();
       eRefreshed[e] = (int) now;
@@ -772,13 +837,14 @@ public final class DistanceVector {
 
   private void startTentative(int e, long now) {
     eFlags[e] |= TENTATIVE;
-    eTentativeSince[e] = (int) now;
+    tentativeSince.put(e, (int) now);
     changed = true;
   }
 
   private void endTentative(int e) {
     if ((eFlags[e] & TENTATIVE) != 0) {
       eFlags[e] &= ~TENTATIVE;
+      tentativeSince.remove(e);
       changed = true;
     }
   }
@@ -966,7 +1032,8 @@ public final class DistanceVector {
       int count = 0;
       for (int s = 0; s < slots; s++) {
         int e = base + s;
-        if ((eFlags[e] & TENTATIVE) != 0 && (int) now - eTentativeSince[e] >= tentativeGraceMs()) {
+        if ((eFlags[e] & TENTATIVE) != 0
+            && (int) now - tentativeSince.get(e) >= tentativeGraceMs()) {
           endTentative(e); // the end of a tentative child's grace
         }
         if ((eFlags[e] & PRESENT) == 0) {
@@ -976,6 +1043,9 @@ public final class DistanceVector {
           boolean hadNone = saysNoRoute(e);
           changed |= (eFlags[e] & VIA) != 0;
           changed |= formerChild.remove(e) != null;
+          if ((eFlags[e] & OWN_EPOCH) != 0) {
+            entryEpochs.remove(e);
+          }
           eFlags[e] &= OFFERED | TENTATIVE;
           wordChanged(e, hadNone, now);
           removed = true;
@@ -1051,8 +1121,10 @@ public final class DistanceVector {
     timers.remove(d);
     forgetFormerParents(d);
     for (int s = 0, base = d * slots; s < slots; s++) {
+      dropEntryMaps(base + s);
       eFlags[base + s] = 0; // offers only: the destination has no entry left
     }
+    dEpoch[d] = 0;
   }
 
   // ---------------------------------------------------------------- queries
@@ -1244,6 +1316,7 @@ public final class DistanceVector {
       if (f != 0) {
         changed |= (f & (VIA | TENTATIVE)) != 0;
         changed |= formerChild.remove(e) != null;
+        dropEntryMaps(e);
         eFlags[e] = 0;
         if ((f & PRESENT) != 0 && d != self) {
           select(d, now);
@@ -1321,7 +1394,7 @@ public final class DistanceVector {
     if (!has(d, HAS_FD)) {
       return true;
     }
-    int c = compareSeq(eEpoch[e], eSeqno[e], fdEpoch[d], fdSeqno[d]);
+    int c = compareSeq(epochOf(e), eSeqno[e], fdEpoch[d], fdSeqno[d]);
     return c > 0 || (c == 0 && eMetric[e] < fdMetric[d]);
   }
 
@@ -1368,16 +1441,16 @@ public final class DistanceVector {
     }
     int e = base + best;
     // FD moves to the selected route before anything is advertised.
-    int c = has(d, HAS_FD) ? compareSeq(eEpoch[e], eSeqno[e], fdEpoch[d], fdSeqno[d]) : 1;
+    int c = has(d, HAS_FD) ? compareSeq(epochOf(e), eSeqno[e], fdEpoch[d], fdSeqno[d]) : 1;
     if (c > 0 || (c == 0 && bestCand < fdMetric[d])) {
       set(d, HAS_FD);
-      fdEpoch[d] = eEpoch[e];
+      fdEpoch[d] = epochOf(e);
       fdSeqno[d] = eSeqno[e];
       fdMetric[d] = (char) bestCand;
     }
     boolean routeChanged = old != best || selMetric[d] != bestCand;
-    boolean seqChanged = selEpoch[d] != eEpoch[e] || selSeqno[d] != eSeqno[e];
-    if (has(d, ADVERTISED) && compareSeq(eEpoch[e], eSeqno[e], selEpoch[d], selSeqno[d]) > 0) {
+    boolean seqChanged = selEpoch[d] != epochOf(e) || selSeqno[d] != eSeqno[e];
+    if (has(d, ADVERTISED) && compareSeq(epochOf(e), eSeqno[e], selEpoch[d], selSeqno[d]) > 0) {
       set(d, SEQ_UNSENT);
     }
     if (old >= 0 && old != best) {
@@ -1389,7 +1462,7 @@ public final class DistanceVector {
     }
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;
-    selEpoch[d] = eEpoch[e];
+    selEpoch[d] = epochOf(e);
     selSeqno[d] = eSeqno[e];
     if (selSig != null) {
       selSig[d] = eSig[e];

@@ -80,13 +80,8 @@ final class DataNet {
     }
 
     @Override
-    public int destinationWords() {
-      return d == null ? 0 : d.length;
-    }
-
-    @Override
-    public long destinationWord(int i) {
-      return d[i];
+    public int destinations(long[] into) {
+      return DataPlane.Packet.copyBitmap(d, into);
     }
 
     /** The routers of D, ascending. */

@@ -237,6 +237,35 @@ class DistanceVectorHandTest {
   }
 
   @Test
+  void routesOfTwoIncarnationsOfADestinationKeepTheirOwnEpochsAcrossANewNeighbourSlot() {
+    Net net = new Net();
+    DistanceVector a = net.start(0, 10, 1, 2);
+    a.receive(new Hello(1, 20, 10));
+    a.receive(new Hello(2, 30, 10));
+    a.receive(new RouteUpdate(2, List.of(new Route(5, 50, 3, 1, false))));
+    assertEquals(2, a.nextHop(5));
+    // Destination 5 restarted (epoch 60): neighbour 1 has heard of it, neighbour 2 not yet. Both
+    // routes are feasible; 2's is shorter.
+    a.receive(new RouteUpdate(1, List.of(new Route(5, 60, 1, 10, false))));
+    assertEquals(2, a.nextHop(5));
+    assertEquals(2, a.metric(5));
+    // A third neighbour widens every destination's entries; each keeps its epoch.
+    a.addLink(net.face(0, 3), 1);
+    a.receive(new Hello(3, 40, 10));
+    // 2's route at its sequence (50, 3) gets worse: no longer feasible; 1's (60, 1) is.
+    a.receive(new RouteUpdate(2, List.of(new Route(5, 50, 3, 7, false))));
+    assertEquals(1, a.nextHop(5), "the route of the new incarnation");
+    assertEquals(11, a.metric(5));
+    assertEquals(1, a.selectedSeqno(5));
+    // A late route of the old incarnation, however short, is older than the one selected.
+    a.receive(new RouteUpdate(3, List.of(new Route(5, 50, 9, 1, false))));
+    assertEquals(1, a.nextHop(5));
+    a.receive(new RouteUpdate(2, List.of(new Route(5, 60, 2, 1, false))));
+    assertEquals(2, a.nextHop(5), "2 has heard of the new incarnation: its newer sequence");
+    assertEquals(2, a.metric(5));
+  }
+
+  @Test
   void aWorseRouteAtTheSameSequenceIsRefusedUntilTheDestinationAnswersARequest() {
     Net net = new Net();
     DistanceVector a = net.start(0, 10, 1);

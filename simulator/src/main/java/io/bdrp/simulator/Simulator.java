@@ -169,13 +169,8 @@ public final class Simulator {
     }
 
     @Override
-    public int destinationWords() {
-      return destinations == null ? 0 : destinations.length;
-    }
-
-    @Override
-    public long destinationWord(int i) {
-      return destinations[i];
+    public int destinations(long[] into) {
+      return DataPlane.Packet.copyBitmap(destinations, into);
     }
   }
 
@@ -892,7 +887,7 @@ public final class Simulator {
       return carry(
           neighbour,
           new SimPacket(hopLimit, source, messageId, d == null ? null : d.clone(), message, null),
-          DataHeader.frameLength(d == null ? 0 : DataHeader.usedWords(d), messageBytes));
+          DataHeader.frameLength(DataHeader.layoutOf(d), messageBytes));
     }
 
     /** Puts DATA copy {@code p} of {@code bytes} on the link to {@code neighbour}, if it is up. */
@@ -932,8 +927,7 @@ public final class Simulator {
           carry(
               neighbour,
               new SimPacket(hopLimit, source, messageId, part, message, h),
-              DataHeader.frameLength(
-                      DataHeader.usedWords(part), MessageCodec.encodedLength(message))
+              DataHeader.frameLength(DataHeader.layoutOf(part), MessageCodec.encodedLength(message))
                   + header);
       if (sent) {
         reliableHeaderBytes[self] += header;

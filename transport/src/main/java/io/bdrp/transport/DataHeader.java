@@ -14,7 +14,7 @@ import io.netty.buffer.ByteBufAllocator;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                   length (u32) = 16 + 8*n + m                 |  0
+ *  |             length (u32) = 16 + D's bytes + m                 |  0
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *  |  version = 1  |  type = 0x26  |   hop limit   |     flags     |  4
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
@@ -22,21 +22,29 @@ import io.netty.buffer.ByteBufAllocator;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+                               +
  *  |                      message id (u64)                         |
  *  +                               +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                               |   n = D length in words (u16) |  16
+ *  |                               |     n = D's length (u16)      |  16
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |         D word 0 (u64): routers 0..63, bit j = router j       |  20
- *  +                                                               +
- *  |                                                               |
+ *  |  D: a bitmap of n words, or a list of n router numbers ...    |  20
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |   ... D word i: routers 64i..64i+63, bit j = router 64i+j ... |
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |   message: m bytes in MessageCodec form, to the end ...       |  20 + 8n
+ *  |   message: m bytes in MessageCodec form, to the end ...       |  20 + D's bytes
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *
- *  flags: bit 0 (0x01) broadcast; bits 1..7 reserved, must be 0
- *  n:     0 when broadcast (no D: every router gets it), else 1..1024
- *  bit j of a word is (word &gt;&gt;&gt; j) &amp; 1, j = 0 the least significant bit
+ *  flags: bit 0 (0x01) broadcast; bit 2 (0x04) D is a list; the others reserved, must be 0
+ *  bitmap (bit 2 clear): n words u64, 8n bytes; bit j of word i = router 64i + j, that is
+ *          (word &gt;&gt;&gt; j) &amp; 1 with j = 0 the least significant bit; n = 0 exactly when
+ *          broadcast (no D: every router gets it), else 1..1024
+ *  list (bit 2 set):     n router numbers u16, strictly increasing, 2n bytes; n = 1..4096;
+ *          never with the broadcast bit
  * </pre>
+ *
+ * <p><b>Which encoding.</b> D is written per copy, and each copy carries only its own part of D
+ * (the routers its next hop leads to), in the shorter of the two encodings: the bitmap up to its
+ * last non-zero word ({@link #usedWords}), or the list when that saves more than one word (2n + 8
+ * &lt; 8 &times; words). A D of one word is therefore always a bitmap: in a network numbered below
+ * 64 every copy has the layout the kernel fast path reads in place, which takes bitmaps only. In a
+ * large network a copy's part of D names a few routers spread over thousands of numbers, and the
+ * list is a few bytes where the bitmap would be a kilobyte. {@link #layoutOf} makes the choice;
+ * {@link #frameLength} and {@link #writeHeader} take it.
  *
  * <p>Fields are not aligned (the words start at offset 20); readers use unaligned loads.
  *
@@ -78,14 +86,24 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   /** Flag bit: the frame is a broadcast along the reverse shortest-path tree of the source. */
   public static final int FLAG_BROADCAST = 0x01;
 
+  /** Flag bit: D is a list of router numbers rather than a bitmap. */
+  public static final int FLAG_D_LIST = 0x04;
+
   /** Most words of D: enough for router numbers 0..65535. */
   public static final int MAX_D_WORDS = 1024;
+
+  /**
+   * Most routers in a list D: a list is written only when it is shorter than the bitmap, which is
+   * at most {@link #MAX_D_WORDS} words, so it names fewer than this.
+   */
+  public static final int MAX_D_LIST = MAX_D_WORDS * Long.BYTES / Short.BYTES;
 
   /** Fewest message bytes: an empty message is six bytes. */
   private static final int MIN_MESSAGE_BYTES = 6;
 
   private ByteBuf buf;
   private int base;
+  private boolean list;
 
   /** A flyweight wrapping nothing; call {@link #wrap} before use. */
   public DataHeader() {}
@@ -113,29 +131,53 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       throw malformed("header truncated: " + length + " bytes, need " + D_OFFSET);
     }
     int flags = frame.getUnsignedByte(start + FLAGS_OFFSET);
-    if ((flags & ~FLAG_BROADCAST) != 0) {
+    if ((flags & ~(FLAG_BROADCAST | FLAG_D_LIST)) != 0) {
       throw malformed("reserved flag bits set: 0x" + Integer.toHexString(flags));
     }
-    int words = frame.getUnsignedShort(start + D_LENGTH_OFFSET);
+    int n = frame.getUnsignedShort(start + D_LENGTH_OFFSET);
     boolean broadcast = (flags & FLAG_BROADCAST) != 0;
-    if (broadcast != (words == 0)) {
-      throw malformed(
-          broadcast ? "broadcast with " + words + " D words" : "no D words and no broadcast flag");
+    boolean isList = (flags & FLAG_D_LIST) != 0;
+    int dBytes;
+    if (isList) {
+      if (broadcast) {
+        throw malformed("broadcast with a list D");
+      }
+      if (n < 1 || n > MAX_D_LIST) {
+        throw malformed("D list of " + n + " routers: must be 1.." + MAX_D_LIST);
+      }
+      dBytes = n * Short.BYTES;
+    } else {
+      if (broadcast != (n == 0)) {
+        throw malformed(
+            broadcast ? "broadcast with " + n + " D words" : "no D words and no broadcast flag");
+      }
+      if (n > MAX_D_WORDS) {
+        throw malformed("D length " + n + " exceeds the limit of " + MAX_D_WORDS + " words");
+      }
+      dBytes = n * Long.BYTES;
     }
-    if (words > MAX_D_WORDS) {
-      throw malformed("D length " + words + " exceeds the limit of " + MAX_D_WORDS + " words");
-    }
-    if (length < D_OFFSET + words * Long.BYTES + MIN_MESSAGE_BYTES) {
+    if (length < D_OFFSET + dBytes + MIN_MESSAGE_BYTES) {
       throw malformed(
-          "truncated: "
-              + words
-              + " D words and a message need at least "
-              + (D_OFFSET + words * Long.BYTES + MIN_MESSAGE_BYTES)
+          "truncated: D of "
+              + dBytes
+              + " bytes and a message need at least "
+              + (D_OFFSET + dBytes + MIN_MESSAGE_BYTES)
               + " bytes, the frame has "
               + length);
     }
+    if (isList) {
+      int previous = -1;
+      for (int i = 0, at = start + D_OFFSET; i < n; i++, at += Short.BYTES) {
+        int r = frame.getUnsignedShort(at);
+        if (r <= previous) {
+          throw malformed("D list not strictly increasing: router " + r + " after " + previous);
+        }
+        previous = r;
+      }
+    }
     this.buf = frame;
     this.base = start;
+    this.list = isList;
     return this;
   }
 
@@ -167,24 +209,47 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     return buf.getLong(base + MESSAGE_ID_OFFSET);
   }
 
-  /** Number of 64-bit words of D (0 for a broadcast). */
-  @Override
-  public int destinationWords() {
+  /** Whether D is a list of router numbers ({@link #FLAG_D_LIST}) rather than a bitmap. */
+  public boolean isList() {
+    return list;
+  }
+
+  /** D's length field: words of the bitmap, or routers of the list (0 for a broadcast). */
+  public int destinationLength() {
     return buf.getUnsignedShort(base + D_LENGTH_OFFSET);
   }
 
-  /** Word {@code i} of D: routers 64i..64i+63. */
   @Override
-  public long destinationWord(int i) {
-    if (i < 0 || i >= destinationWords()) {
-      throw new IndexOutOfBoundsException("D word " + i + " of " + destinationWords());
+  public int destinations(long[] into) {
+    int n = destinationLength();
+    int at = base + D_OFFSET;
+    java.util.Arrays.fill(into, 0L);
+    int beyond = 0;
+    if (list) {
+      for (int i = 0; i < n; i++, at += Short.BYTES) {
+        int r = buf.getUnsignedShort(at);
+        if ((r >>> 6) < into.length) {
+          into[r >>> 6] |= 1L << r;
+        } else {
+          beyond++;
+        }
+      }
+    } else {
+      for (int i = 0; i < n; i++, at += Long.BYTES) {
+        long w = buf.getLong(at);
+        if (i < into.length) {
+          into[i] = w;
+        } else {
+          beyond += Long.bitCount(w);
+        }
+      }
     }
-    return buf.getLong(base + D_OFFSET + i * Long.BYTES);
+    return beyond;
   }
 
   /** Offset of the message from the start of the frame. */
   public int messageOffset() {
-    return D_OFFSET + destinationWords() * Long.BYTES;
+    return D_OFFSET + destinationLength() * (list ? Short.BYTES : Long.BYTES);
   }
 
   /** Number of message bytes. */
@@ -205,11 +270,12 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       long messageId,
       long[] destinations,
       Message message) {
-    int words = checkFields(hopLimit, broadcast, sourceRouter, destinations);
+    checkFields(hopLimit, broadcast, sourceRouter, destinations);
+    int layout = broadcast ? 0 : layoutOf(destinations);
     int m = MessageCodec.encodedLength(message);
-    ByteBuf out = alloc.buffer(D_OFFSET + words * Long.BYTES + m);
+    ByteBuf out = alloc.buffer(frameLength(layout, m));
     try {
-      putHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, words, m);
+      putHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, layout, m);
       Frames.writeVia(out, message, m, MessageCodec::encode);
       return out;
     } catch (RuntimeException e) {
@@ -218,39 +284,17 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     }
   }
 
-  private static int checkFields(
+  private static void checkFields(
       int hopLimit, boolean broadcast, int sourceRouter, long[] destinations) {
-    return checkFields(
-        hopLimit,
-        broadcast,
-        sourceRouter,
-        destinations,
-        destinations == null ? 0 : destinations.length);
-  }
-
-  /** Checks the fields of a header with the first {@code words} words of D; returns its words. */
-  private static int checkFields(
-      int hopLimit, boolean broadcast, int sourceRouter, long[] destinations, int words) {
     Frames.checkU8("hopLimit", hopLimit);
     Frames.checkU16("sourceRouter", sourceRouter);
-    if (broadcast) {
-      return 0;
-    }
-    if (destinations == null || words < 1) {
+    if (!broadcast && destinations == null) {
       throw new IllegalArgumentException("a frame that is not a broadcast needs D");
     }
-    if (words > MAX_D_WORDS || words > destinations.length) {
-      throw new IllegalArgumentException(
-          "D of "
-              + words
-              + " words: more than "
-              + (words > MAX_D_WORDS ? MAX_D_WORDS : destinations.length));
-    }
-    return words;
   }
 
   /**
-   * Words of {@code d} that a DATA frame carries: up to its last non-zero word, at least one. A
+   * Words of {@code d} that a bitmap D carries: up to its last non-zero word, at least one. A
    * receiver reads missing words as zero, so a network numbered below 64 sends one word whatever
    * its {@code maxRouters}.
    */
@@ -263,10 +307,39 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   }
 
   /**
-   * Bytes of a DATA frame with {@code words} words of D and {@code messageLength} message bytes.
+   * How a copy whose D is {@code d} (null: a broadcast) is written, for {@link #frameLength} and
+   * {@link #writeHeader}: {@code w > 0}, a bitmap of {@code w} words; {@code -n < 0}, a list of
+   * {@code n} routers; 0, no D (a broadcast). The list when it saves more than one word.
    */
-  public static int frameLength(int words, int messageLength) {
-    return D_OFFSET + words * Long.BYTES + messageLength;
+  public static int layoutOf(long[] d) {
+    if (d == null) {
+      return 0;
+    }
+    int words = usedWords(d);
+    if (words == 1) {
+      return 1;
+    }
+    if (words > MAX_D_WORDS) {
+      throw new IllegalArgumentException("D of " + words + " words: more than " + MAX_D_WORDS);
+    }
+    int n = 0;
+    for (int i = 0; i < words; i++) {
+      n += Long.bitCount(d[i]);
+    }
+    return n > 0 && n * Short.BYTES + Long.BYTES < words * Long.BYTES ? -n : words;
+  }
+
+  /** Bytes of D in a header written with {@code layout} ({@link #layoutOf}). */
+  public static int destinationBytes(int layout) {
+    return layout >= 0 ? layout * Long.BYTES : -layout * Short.BYTES;
+  }
+
+  /**
+   * Bytes of a DATA frame with D written with {@code layout} ({@link #layoutOf}) and {@code
+   * messageLength} message bytes.
+   */
+  public static int frameLength(int layout, int messageLength) {
+    return D_OFFSET + destinationBytes(layout) + messageLength;
   }
 
   /**
@@ -274,8 +347,9 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
    * out}, whose message of {@code messageLength} bytes the caller writes next: a link writes each
    * copy's header straight into its output batch.
    *
-   * @param destinations D, of which the first {@code words} words are written (1..{@link
-   *     #MAX_D_WORDS}), or null when {@code broadcast}
+   * @param destinations D, or null when {@code broadcast}
+   * @param layout how D is written: {@link #layoutOf}{@code (destinations)}, which the caller has
+   *     already asked to size the frame
    */
   public static void writeHeader(
       ByteBuf out,
@@ -284,10 +358,17 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       int sourceRouter,
       long messageId,
       long[] destinations,
-      int words,
+      int layout,
       int messageLength) {
-    int n = checkFields(hopLimit, broadcast, sourceRouter, destinations, words);
-    putHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, n, messageLength);
+    checkFields(hopLimit, broadcast, sourceRouter, destinations);
+    if (broadcast != (layout == 0) || (layout > 0 && layout > destinations.length)) {
+      throw new IllegalArgumentException(
+          "layout "
+              + layout
+              + (broadcast ? " for a broadcast" : " for a D of " + destinations.length + " words"));
+    }
+    putHeader(
+        out, hopLimit, broadcast, sourceRouter, messageId, destinations, layout, messageLength);
   }
 
   private static void putHeader(
@@ -297,17 +378,38 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       int sourceRouter,
       long messageId,
       long[] destinations,
-      int words,
+      int layout,
       int messageLength) {
+    int start = out.writerIndex();
     Frames.writePrefix(
-        out, FrameType.DATA, D_OFFSET - Frames.PREFIX_BYTES + words * Long.BYTES + messageLength);
+        out,
+        FrameType.DATA,
+        D_OFFSET - Frames.PREFIX_BYTES + destinationBytes(layout) + messageLength);
     out.writeByte(hopLimit);
-    out.writeByte(broadcast ? FLAG_BROADCAST : 0);
+    out.writeByte(broadcast ? FLAG_BROADCAST : layout < 0 ? FLAG_D_LIST : 0);
     out.writeShort(sourceRouter);
     out.writeLong(messageId);
-    out.writeShort(words);
-    for (int i = 0; i < words; i++) {
-      out.writeLong(destinations[i]);
+    if (layout >= 0) {
+      out.writeShort(layout);
+      for (int i = 0; i < layout; i++) {
+        out.writeLong(destinations[i]);
+      }
+    } else {
+      out.writeShort(-layout);
+      int written = 0;
+      for (int i = 0; i < destinations.length; i++) {
+        long w = destinations[i];
+        while (w != 0) {
+          out.writeShort((i << 6) + Long.numberOfTrailingZeros(w));
+          w &= w - 1;
+          written++;
+        }
+      }
+      if (written != -layout) {
+        out.writerIndex(start);
+        throw new IllegalArgumentException(
+            "layout " + layout + " for a D of " + written + " routers");
+      }
     }
   }
 }

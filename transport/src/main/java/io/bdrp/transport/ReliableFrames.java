@@ -11,13 +11,15 @@ import io.netty.buffer.ByteBuf;
  * <pre>
  * RELIABLE_DATA (0x2A): a copy of a reliable message
  *   0   length u32                     4   version u8 = 1, type u8 = 0x2A
- *   6   hop limit u8, flags u8 = 0      8   source router u16
- *   10  message id u64                  18  n = D length in words u16 (1..1024)
- *   20  D: n words u64 (bit j of word i = router 64i+j)
- *   20+8n       ingress epoch u64, publisher u64, publisher's number u64
- *   44+8n       k u16: entries, one per router of this copy's D, ascending
- *   46+8n       k entries: router u16, number u64, floor u64 (18 bytes each)
- *   46+8n+18k   message: MessageCodec form, to the end (at least 6 bytes)
+ *   6   hop limit u8, flags u8          8   source router u16
+ *   10  message id u64                  18  n = D's length u16
+ *   20  D, b bytes: flags 0, a bitmap of n words u64 (bit j of word i = router 64i+j, n 1..1024,
+ *       b = 8n); flags 0x04, a list of n router numbers u16, strictly increasing (n 1..4096,
+ *       b = 2n); in the shorter, as DATA's D ({@link DataHeader#layoutOf})
+ *   20+b        ingress epoch u64, publisher u64, publisher's number u64
+ *   44+b        k u16: entries, one per router of this copy's D, ascending
+ *   46+b        k entries: router u16, number u64, floor u64 (18 bytes each)
+ *   46+b+18k    message: MessageCodec form, to the end (at least 6 bytes)
  *
  * RELIABLE_ACK (0x2B): router "router" has delivered every reliable message of ingress
  * "source" under "epoch" numbered for it up to "through"; routed towards the ingress
@@ -58,9 +60,16 @@ public final class ReliableFrames {
     return (r >>> 6) < d.length && (d[r >>> 6] & (1L << r)) != 0;
   }
 
-  /** Bytes of a RELIABLE_DATA frame for a copy with {@code words} of D and {@code entries}. */
-  private static int frameLength(int words, int entries, int messageLength) {
-    return D_OFFSET + words * Long.BYTES + FIXED_AFTER_D + entries * ENTRY_BYTES + messageLength;
+  /**
+   * Bytes of a RELIABLE_DATA frame for a copy with D written with {@code layout} ({@link
+   * DataHeader#layoutOf}) and {@code entries}.
+   */
+  private static int frameLength(int layout, int entries, int messageLength) {
+    return D_OFFSET
+        + DataHeader.destinationBytes(layout)
+        + FIXED_AFTER_D
+        + entries * ENTRY_BYTES
+        + messageLength;
   }
 
   /**
@@ -68,7 +77,7 @@ public final class ReliableFrames {
    * {@code d}, with header {@code h}.
    */
   public static int frameLength(long[] d, Reliable.Header h, int messageLength) {
-    return frameLength(DataHeader.usedWords(d), entries(h, d), messageLength);
+    return frameLength(DataHeader.layoutOf(d), entries(h, d), messageLength);
   }
 
   /**
@@ -84,20 +93,25 @@ public final class ReliableFrames {
       long[] d,
       Reliable.Header h,
       int messageLength) {
-    int words = DataHeader.usedWords(d);
-    if (words < 1) {
-      throw new IllegalArgumentException("a reliable copy needs a non-empty D");
-    }
+    int layout = DataHeader.layoutOf(d);
     int k = entries(h, d);
     Frames.writePrefix(
-        out, FrameType.RELIABLE_DATA, frameLength(words, k, messageLength) - Frames.PREFIX_BYTES);
+        out, FrameType.RELIABLE_DATA, frameLength(layout, k, messageLength) - Frames.PREFIX_BYTES);
     out.writeByte(Frames.checkU8("hop limit", hopLimit));
-    out.writeByte(0);
+    out.writeByte(layout < 0 ? DataHeader.FLAG_D_LIST : 0);
     out.writeShort(Frames.checkU16("source router", sourceRouter));
     out.writeLong(messageId);
-    out.writeShort(words);
-    for (int i = 0; i < words; i++) {
-      out.writeLong(d[i]);
+    out.writeShort(Math.abs(layout));
+    if (layout > 0) {
+      for (int i = 0; i < layout; i++) {
+        out.writeLong(d[i]);
+      }
+    } else {
+      for (int i = 0; i < d.length; i++) {
+        for (long w = d[i]; w != 0; w &= w - 1) {
+          out.writeShort((i << 6) + Long.numberOfTrailingZeros(w));
+        }
+      }
     }
     out.writeLong(h.epoch());
     out.writeLong(h.publisher());
@@ -163,13 +177,8 @@ public final class ReliableFrames {
     }
 
     @Override
-    public int destinationWords() {
-      return d.length;
-    }
-
-    @Override
-    public long destinationWord(int i) {
-      return d[i];
+    public int destinations(long[] into) {
+      return DataPlane.Packet.copyBitmap(d, into);
     }
 
     /** The reliable header, with this copy's entries. */
@@ -190,9 +199,10 @@ public final class ReliableFrames {
 
   /**
    * Reads the RELIABLE_DATA frame that fills {@code frame} (reader to writer index; left as it
-   * was), after checking it: complete, version 1, no flag, D of 1..1024 words, at most one entry
-   * per router of D, in ascending order, each with number at least 1 and floor between 1 and the
-   * number, and a message of at least six bytes. Allocation is bounded by the frame.
+   * was), after checking it: complete, version 1, no flag but the list's, D of 1..1024 words or a
+   * list of 1..4096 routers in increasing order, at most one entry per router of D, in ascending
+   * order, each with number at least 1 and floor between 1 and the number, and a message of at
+   * least six bytes. Allocation is bounded by the frame.
    *
    * @throws ProtocolException {@link ErrorCode#MALFORMED_FRAME} (or the framing codes of {@link
    *     Frames#openFrame}) if it is not
@@ -209,25 +219,45 @@ public final class ReliableFrames {
         throw malformed("header truncated: " + length + " bytes");
       }
       int hopLimit = frame.getUnsignedByte(start + DataHeader.HOP_LIMIT_OFFSET);
-      if (frame.getUnsignedByte(start + DataHeader.FLAGS_OFFSET) != 0) {
-        throw malformed("flags set on a reliable copy");
+      int flags = frame.getUnsignedByte(start + DataHeader.FLAGS_OFFSET);
+      if (flags != 0 && flags != DataHeader.FLAG_D_LIST) {
+        throw malformed("flags 0x" + Integer.toHexString(flags) + " on a reliable copy");
       }
+      boolean list = flags == DataHeader.FLAG_D_LIST;
       int source = frame.getUnsignedShort(start + DataHeader.SOURCE_OFFSET);
       long id = frame.getLong(start + DataHeader.MESSAGE_ID_OFFSET);
-      int words = frame.getUnsignedShort(start + DataHeader.D_LENGTH_OFFSET);
-      if (words < 1 || words > DataHeader.MAX_D_WORDS) {
-        throw malformed("D length " + words + " outside 1.." + DataHeader.MAX_D_WORDS);
+      int n = frame.getUnsignedShort(start + DataHeader.D_LENGTH_OFFSET);
+      int max = list ? DataHeader.MAX_D_LIST : DataHeader.MAX_D_WORDS;
+      if (n < 1 || n > max) {
+        throw malformed("D length " + n + " outside 1.." + max);
       }
       int at = start + D_OFFSET;
-      if (length < D_OFFSET + words * Long.BYTES + FIXED_AFTER_D + MIN_MESSAGE_BYTES) {
-        throw malformed("truncated: " + length + " bytes for " + words + " D words");
+      int dBytes = n * (list ? Short.BYTES : Long.BYTES);
+      if (length < D_OFFSET + dBytes + FIXED_AFTER_D + MIN_MESSAGE_BYTES) {
+        throw malformed("truncated: " + length + " bytes for " + dBytes + " bytes of D");
       }
-      long[] d = new long[words];
-      int members = 0;
-      for (int i = 0; i < words; i++) {
-        d[i] = frame.getLong(at);
-        members += Long.bitCount(d[i]);
-        at += Long.BYTES;
+      long[] d;
+      int members;
+      if (list) {
+        int last = frame.getUnsignedShort(at + dBytes - Short.BYTES);
+        d = new long[(last >>> 6) + 1];
+        int previous = -1;
+        for (int i = 0; i < n; i++, at += Short.BYTES) {
+          int r = frame.getUnsignedShort(at);
+          if (r <= previous) {
+            throw malformed("D list not strictly increasing: router " + r + " after " + previous);
+          }
+          d[r >>> 6] |= 1L << r;
+          previous = r;
+        }
+        members = n;
+      } else {
+        d = new long[n];
+        members = 0;
+        for (int i = 0; i < n; i++, at += Long.BYTES) {
+          d[i] = frame.getLong(at);
+          members += Long.bitCount(d[i]);
+        }
       }
       long epoch = frame.getLong(at);
       long publisher = frame.getLong(at + 8);

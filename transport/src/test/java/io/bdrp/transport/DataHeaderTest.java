@@ -21,10 +21,14 @@ import org.junit.jupiter.api.Test;
 class DataHeaderTest {
   static final Message EMPTY = Message.builder().build();
 
-  /** Routers 1, 2 and 127; hop limit 16; source 3. */
+  /** Routers 1 to 4 and 127, a bitmap (shorter than a list of five); hop limit 16; source 3. */
   static final String UNICAST =
-      "00000026 01 26 | 10 | 00 | 0003 | 1122334455667788 | 0002 | 0000000000000006 8000000000000000"
+      "00000026 01 26 | 10 | 00 | 0003 | 1122334455667788 | 0002 | 000000000000001E 8000000000000000"
           + " | 0000 00000000";
+
+  /** Routers 1, 2 and 127: a list (6 bytes) rather than a bitmap of two words (16). */
+  static final String LIST =
+      "0000001C 01 26 | 10 | 04 | 0003 | 1122334455667788 | 0003 | 0001 0002 007F | 0000 00000000";
 
   static final String UNICAST_HEX = Wire.hex(Wire.buf(UNICAST));
 
@@ -40,14 +44,25 @@ class DataHeaderTest {
             false,
             3,
             0x1122334455667788L,
+            new long[] {0x1E, 1L << 63},
+            EMPTY);
+    ByteBuf l =
+        DataHeader.encode(
+            UnpooledByteBufAllocator.DEFAULT,
+            16,
+            false,
+            3,
+            0x1122334455667788L,
             new long[] {6, 1L << 63},
             EMPTY);
     ByteBuf b = DataHeader.encode(UnpooledByteBufAllocator.DEFAULT, 8, true, 5, 1, null, EMPTY);
     try {
       assertArrayEquals(bytes(UNICAST), ByteBufUtil.getBytes(u));
+      assertArrayEquals(bytes(LIST), ByteBufUtil.getBytes(l));
       assertArrayEquals(bytes(BROADCAST), ByteBufUtil.getBytes(b));
     } finally {
       u.release();
+      l.release();
       b.release();
     }
   }
@@ -59,24 +74,73 @@ class DataHeaderTest {
     try {
       // The first two of three words of D: a link writes its network's words, not the array's.
       DataHeader.writeHeader(
-          batch, 16, false, 3, 0x1122334455667788L, new long[] {6, 1L << 63, 99}, 2, m.length);
+          batch, 16, false, 3, 0x1122334455667788L, new long[] {0x1E, 1L << 63, 99}, 2, m.length);
+      batch.writeBytes(m);
+      long[] d = {6, 1L << 63};
+      DataHeader.writeHeader(
+          batch, 16, false, 3, 0x1122334455667788L, d, DataHeader.layoutOf(d), m.length);
       batch.writeBytes(m);
       DataHeader.writeHeader(batch, 8, true, 5, 1, null, 0, m.length);
       batch.writeBytes(m);
-      byte[] both = new byte[bytes(UNICAST).length + bytes(BROADCAST).length];
-      System.arraycopy(bytes(UNICAST), 0, both, 0, bytes(UNICAST).length);
-      System.arraycopy(bytes(BROADCAST), 0, both, bytes(UNICAST).length, bytes(BROADCAST).length);
-      assertArrayEquals(both, ByteBufUtil.getBytes(batch));
+      byte[] all = concat(bytes(UNICAST), bytes(LIST), bytes(BROADCAST));
+      assertArrayEquals(all, ByteBufUtil.getBytes(batch));
       assertThrows(
           IllegalArgumentException.class,
           () -> DataHeader.writeHeader(batch, 1, false, 3, 1, new long[] {1}, 2, 6));
       assertThrows(
           IllegalArgumentException.class,
           () -> DataHeader.writeHeader(batch, 1, false, 3, 1, null, 1, 6));
-      assertEquals(both.length, batch.writerIndex(), "a refused header writes nothing");
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> DataHeader.writeHeader(batch, 1, false, 3, 1, new long[] {6, 1L << 63}, -2, 6),
+          "a list layout that does not count D's routers");
+      assertEquals(all.length, batch.writerIndex(), "a refused header writes nothing");
     } finally {
       batch.release();
     }
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (byte[] p : parts) {
+      out.writeBytes(p);
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void eachCopyTakesTheShorterEncodingOfItsD() {
+    assertEquals(0, DataHeader.layoutOf(null), "a broadcast has no D");
+    assertEquals(1, DataHeader.layoutOf(new long[] {1, 0}), "one word is always a bitmap");
+    assertEquals(1, DataHeader.layoutOf(new long[] {-1L}));
+    assertEquals(-3, DataHeader.layoutOf(new long[] {6, 1L << 63}), "3 routers: 6 bytes, not 16");
+    assertEquals(2, DataHeader.layoutOf(new long[] {0x1E, 1L << 63}), "5 routers: 16 bytes");
+    long[] wide = new long[157]; // 10,000 routers
+    wide[3] = 1;
+    wide[156] = 1L << 15;
+    assertEquals(-2, DataHeader.layoutOf(wide));
+    assertEquals(4, DataHeader.destinationBytes(-2));
+    assertEquals(DataHeader.D_OFFSET + 4 + 30, DataHeader.frameLength(-2, 30));
+    long[] dense = new long[157];
+    Arrays.fill(dense, -1L);
+    assertEquals(157, DataHeader.layoutOf(dense), "every router: the bitmap is shorter");
+  }
+
+  @Test
+  void readsAListD() {
+    ByteBuf l = buf(LIST);
+    DataHeader h = new DataHeader().wrap(l);
+    assertTrue(h.isList());
+    assertEquals(3, h.destinationLength());
+    long[] d = new long[2];
+    assertEquals(0, h.destinations(d));
+    assertArrayEquals(new long[] {6, 1L << 63}, d);
+    long[] narrow = {-1L};
+    assertEquals(1, h.destinations(narrow), "router 127 is past a one-word table");
+    assertArrayEquals(new long[] {6}, narrow, "and the words it has are overwritten");
+    assertEquals(26, h.messageOffset());
+    assertEquals(EMPTY, Wire.dataMessage(h, l));
+    l.release();
   }
 
   @Test
@@ -95,10 +159,11 @@ class DataHeaderTest {
     assertFalse(h.isBroadcast());
     assertEquals(3, h.sourceRouter());
     assertEquals(0x1122334455667788L, h.messageId());
-    assertEquals(2, h.destinationWords());
-    assertEquals(6, h.destinationWord(0));
-    assertEquals(1L << 63, h.destinationWord(1));
-    assertThrows(IndexOutOfBoundsException.class, () -> h.destinationWord(2));
+    assertFalse(h.isList());
+    assertEquals(2, h.destinationLength());
+    long[] d = new long[3];
+    assertEquals(0, h.destinations(d));
+    assertArrayEquals(new long[] {0x1E, 1L << 63, 0}, d);
     assertEquals(36, h.messageOffset());
     assertEquals(6, h.messageLength());
     assertEquals(EMPTY, Wire.dataMessage(h, u));
@@ -108,9 +173,8 @@ class DataHeaderTest {
     ByteBuf b = buf(BROADCAST);
     h.wrap(b);
     assertTrue(h.isBroadcast());
-    assertEquals(0, h.destinationWords());
+    assertEquals(0, h.destinationLength());
     assertEquals(5, h.sourceRouter());
-    assertThrows(IndexOutOfBoundsException.class, () -> h.destinationWord(0));
     b.release();
   }
 
@@ -128,7 +192,7 @@ class DataHeaderTest {
     long[][] parts = {{0b1010, 0, 0}, {0, 0, 1}};
     ByteBuf out = Unpooled.buffer();
     for (long[] part : parts) {
-      int n = DataHeader.usedWords(part);
+      int n = DataHeader.layoutOf(part);
       DataHeader.writeHeader(
           out,
           h.hopLimit() - 1,
@@ -164,6 +228,15 @@ class DataHeaderTest {
     String[] bad = {
       // reserved flag bit
       BROADCAST.replace("| 01 | 0005", "| 03 | 0005"),
+      // a list D on a broadcast
+      LIST.replace("| 04 | 0003", "| 05 | 0003"),
+      // an empty list
+      LIST.replace("| 0003 | 0001 0002 007F", "| 0000 | 0001 0002 007F"),
+      // a list out of order, or naming a router twice
+      LIST.replace("0001 0002 007F", "0002 0001 007F"),
+      LIST.replace("0001 0002 007F", "0001 0001 007F"),
+      // a list longer than the frame
+      LIST.replace("| 0003 |", "| 0009 |"),
       // broadcast flag with D words
       UNICAST.replace("| 00 | 0003", "| 01 | 0003"),
       // no D and no broadcast flag

@@ -23,8 +23,14 @@ class ReliableFramesTest {
     return b.array();
   }
 
-  /** D = {3, 70, 130}; the header also names router 9, which this copy does not go to. */
+  /**
+   * D = {3, 70, 130}, written as a list (6 bytes against three words); the header also names router
+   * 9, which this copy does not go to.
+   */
   private static final long[] D = {1L << 3, 1L << 6, 1L << 2};
+
+  /** D = {0..7, 70, 130}: ten routers, a bitmap of three words (24 bytes against a list's 20). */
+  private static final long[] DENSE = {0xFF, 1L << 6, 1L << 2};
 
   private static final Reliable.Header H =
       new Reliable.Header(
@@ -36,9 +42,13 @@ class ReliableFramesTest {
           new long[] {5, 1, 2, 8});
 
   private static ByteBuf copy() {
+    return copy(D);
+  }
+
+  private static ByteBuf copy(long[] d) {
     byte[] body = message();
     ByteBuf b = Unpooled.buffer();
-    ReliableFrames.writeHeader(b, 9, 12, -77L, D, H, body.length);
+    ReliableFrames.writeHeader(b, 9, 12, -77L, d, H, body.length);
     b.writeBytes(body);
     return b;
   }
@@ -47,8 +57,9 @@ class ReliableFramesTest {
   void aCopyCarriesItsPartOfDAndOnlyTheEntriesOfThoseRouters() {
     ByteBuf b = copy();
     assertEquals(ReliableFrames.frameLength(D, H, message().length), b.readableBytes());
+    assertEquals(DataHeader.FLAG_D_LIST, b.getByte(DataHeader.FLAGS_OFFSET));
     assertEquals(
-        DataHeader.frameLength(3, message().length) + H.encodedLength(D),
+        DataHeader.frameLength(-3, message().length) + H.encodedLength(D),
         b.readableBytes(),
         "the simulator's size of a copy is the frame's");
     ReliableFrames.Copy c = ReliableFrames.read(b);
@@ -57,10 +68,9 @@ class ReliableFramesTest {
     assertEquals(12, c.sourceRouter());
     assertEquals(-77L, c.messageId());
     assertFalse(c.isBroadcast());
-    assertEquals(3, c.destinationWords());
-    for (int i = 0; i < 3; i++) {
-      assertEquals(D[i], c.destinationWord(i));
-    }
+    long[] d = new long[3];
+    assertEquals(0, c.destinations(d));
+    assertArrayEquals(D, d);
     Reliable.Header h = c.header();
     assertEquals(42L, h.epoch());
     assertEquals(0x1234_5678_9ABCL, h.publisher());
@@ -70,6 +80,20 @@ class ReliableFramesTest {
     assertArrayEquals(new long[] {5, 2, 8}, h.floors());
     ByteBuffer m = b.nioBuffer(c.messageOffset(), c.messageLength());
     assertEquals(M, MessageCodec.decode(m));
+    b.release();
+  }
+
+  @Test
+  void aDenseDGoesAsABitmap() {
+    ByteBuf b = copy(DENSE);
+    assertEquals(0, b.getByte(DataHeader.FLAGS_OFFSET));
+    assertEquals(
+        DataHeader.frameLength(3, message().length) + H.encodedLength(DENSE), b.readableBytes());
+    ReliableFrames.Copy c = ReliableFrames.read(b);
+    long[] d = new long[3];
+    assertEquals(0, c.destinations(d));
+    assertArrayEquals(DENSE, d);
+    assertArrayEquals(new int[] {3, 70, 130}, c.header().routers());
     b.release();
   }
 
@@ -90,8 +114,8 @@ class ReliableFramesTest {
     b.release();
   }
 
-  /** Offset of the first entry of {@link #copy()} (three D words). */
-  private static final int ENTRIES = DataHeader.D_OFFSET + 3 * 8 + 26;
+  /** Offset of the first entry of {@link #copy()} (a list of three routers). */
+  private static final int ENTRIES = DataHeader.D_OFFSET + 3 * 2 + 26;
 
   @Test
   void malformedCopiesAreRefusedWithoutReadingPastTheFrame() {
@@ -122,6 +146,14 @@ class ReliableFramesTest {
     b = copy();
     b.setShort(DataHeader.D_LENGTH_OFFSET, 0);
     assertMalformed(b, "no D");
+
+    b = copy();
+    b.setShort(DataHeader.D_OFFSET + 2, 3); // list 3, 3, 130
+    assertMalformed(b, "a router twice in the list");
+
+    b = copy();
+    b.setByte(DataHeader.FLAGS_OFFSET, DataHeader.FLAG_D_LIST | 1);
+    assertMalformed(b, "a broadcast flag beside the list's");
 
     ByteBuf truncated = copy();
     ByteBuf cut = truncated.copy(0, ENTRIES + 10);

@@ -220,6 +220,20 @@ class RouterFrameAllocationTest {
         });
   }
 
+  /** A DATA frame whose D is the longest list, of routers 0 up, and an empty message. */
+  static byte[] dataMaxList() {
+    return frame(
+        FrameType.DATA,
+        o -> {
+          o.writeByte(64).writeByte(DataHeader.FLAG_D_LIST).writeShort(1).writeLong(1);
+          o.writeShort(DataHeader.MAX_D_LIST);
+          for (int r = 0; r < DataHeader.MAX_D_LIST; r++) {
+            o.writeShort(r);
+          }
+          o.writeShort(0).writeInt(0); // no attribute, no body
+        });
+  }
+
   /** A DATA frame of one D word and a message of 1,024 boolean attributes of short names. */
   static byte[] dataManyAttributes() {
     return frame(
@@ -276,6 +290,7 @@ class RouterFrameAllocationTest {
     m.put("predicate-batch-one-bit-changes", batch(max, true, oneBitFilters(1)));
     m.put("predicate-batch-max-count-no-ads", maxCountNoItems(FrameType.PREDICATE_BATCH));
     m.put("data-max-d-empty-message", dataMaxD(DataHeader.MAX_D_WORDS));
+    m.put("data-d-longest-list-empty-message", dataMaxList());
     m.put("data-d-length-0xffff-no-words", dataTruncated());
     m.put("data-many-attributes", dataManyAttributes());
     m.put("router-hello-longest-token", routerHello(true));

@@ -21,6 +21,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -306,7 +307,9 @@ class TransportJazzerTest {
     // Decoded as for local delivery: a message or null (any other exception is a finding).
     Message m = Wire.dataMessage(h, frame);
     // A copy written as a router writes one (header, then the message bytes), with the same
-    // fields and all of D's words, is the frame byte for byte.
+    // fields and D in the frame's own encoding (a bitmap of all its words, or its list), is the
+    // frame byte for byte.
+    int layout = h.isList() ? -h.destinationLength() : h.destinationLength();
     ByteBuf copy = alloc.heapBuffer(length);
     try {
       DataHeader.writeHeader(
@@ -315,8 +318,8 @@ class TransportJazzerTest {
           h.isBroadcast(),
           h.sourceRouter(),
           h.messageId(),
-          h.isBroadcast() ? null : d,
-          d.length,
+          h.isBroadcast() ? null : Arrays.copyOf(d, Math.max(d.length, layout)),
+          layout,
           h.messageLength());
       copy.writeBytes(Wire.messageBytes(h, frame));
       assertArrayEquals(before, ByteBufUtil.getBytes(copy));

@@ -35,13 +35,17 @@ final class Wire {
     return Unpooled.wrappedBuffer(bytes(hex));
   }
 
-  /** D of a DATA frame wrapped by {@code h}, as words (none for a broadcast). */
+  /**
+   * D of a DATA frame wrapped by {@code h}, as the words of a bitmap up to its last router (none
+   * for a broadcast), whichever encoding the frame has.
+   */
   static long[] destinations(DataHeader h) {
-    long[] d = new long[h.destinationWords()];
-    for (int i = 0; i < d.length; i++) {
-      d[i] = h.destinationWord(i);
+    if (h.isBroadcast()) {
+      return new long[0];
     }
-    return d;
+    long[] d = new long[DataHeader.MAX_D_WORDS];
+    h.destinations(d);
+    return java.util.Arrays.copyOf(d, DataHeader.usedWords(d));
   }
 
   /** The message bytes of the DATA frame {@code frame}, wrapped by {@code h} (not retained). */

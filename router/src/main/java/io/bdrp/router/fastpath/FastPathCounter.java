@@ -47,7 +47,12 @@ public enum FastPathCounter {
   /** Dropped (auth): the tag verified but its seq was seen already or is below the window. */
   DROP_REPLAY,
   /** Up (auth): longer than {@link FastPathTable#MAX_AUTH_BYTES}, for the router to verify. */
-  UP_LARGE;
+  UP_LARGE,
+  /**
+   * Up: D is a list of router numbers (a copy in a large network whose part of D is a few routers;
+   * see {@code DataHeader}), which the router splits.
+   */
+  UP_D_LIST;
 
   /** The label value in the metrics: the name in lower case. */
   public String label() {

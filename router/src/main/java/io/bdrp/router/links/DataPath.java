@@ -27,9 +27,10 @@ public interface DataPath {
    * then the message.
    *
    * @param d the destination routers' bitmap, or null for a broadcast
-   * @param words the words of {@code d} used ({@link io.bdrp.transport.DataHeader#usedWords})
+   * @param layout how D is written ({@link io.bdrp.transport.DataHeader#layoutOf})
    */
-  Outcome send(int hopLimit, int source, long messageId, long[] d, int words, MessageBytes message);
+  Outcome send(
+      int hopLimit, int source, long messageId, long[] d, int layout, MessageBytes message);
 
   /** The transport, as configured for the link. */
   RouterConfig.LinkTransport transport();

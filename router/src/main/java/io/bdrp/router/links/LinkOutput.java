@@ -66,10 +66,10 @@ public final class LinkOutput
       l.droppedDown++;
       return false;
     }
-    int n = d == null ? 0 : DataHeader.usedWords(d);
+    int layout = DataHeader.layoutOf(d);
     DataPath path = l.path;
     if (path != null) {
-      switch (path.send(hopLimit, source, messageId, d, n, message)) {
+      switch (path.send(hopLimit, source, messageId, d, layout, message)) {
         case SENT -> {
           l.out.inc();
           l.bytesOut += DataHeader.frameLength(n, message.length); // TCP bytes: LinkBytes
@@ -88,8 +88,8 @@ public final class LinkOutput
       l.droppedHighWater++;
       return false;
     }
-    ByteBuf b = batches.room(c, DataHeader.frameLength(n, 0), message);
-    DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, n, message.length);
+    ByteBuf b = batches.room(c, DataHeader.frameLength(layout, 0), message);
+    DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, layout, message.length);
     batches.body(c, b, message);
     l.out.inc();
     return true;

@@ -388,7 +388,10 @@ class TcProgramTest {
     truncated = Arrays.copyOf(truncated, truncated.length - 3);
     byte[] garbage = new byte[40];
     Arrays.fill(garbage, (byte) 0x5a);
-    byte[] wide = frame(5, false, new long[] {1L << 2, 1L});
+    // Five routers over two words: a bitmap (a list of them would be no shorter).
+    byte[] wide = frame(5, false, new long[] {0b11100L, 0b11L});
+    // Two routers over two words: a list, which the program leaves to the router.
+    byte[] list = frame(5, false, new long[] {1L << 2, 1L});
     byte[] badVersion = frame(5, false, set(2));
     badVersion[4] = 9;
     List<Case> cases =
@@ -405,6 +408,10 @@ class TcProgramTest {
                 "D longer than the table's words",
                 packet(wide, PEER_PORT, ROUTER_PORT),
                 FastPathCounter.UP_WIDE),
+            new Case(
+                "D as a list of routers",
+                packet(list, PEER_PORT, ROUTER_PORT),
+                FastPathCounter.UP_D_LIST),
             new Case(
                 "a truncated frame",
                 packet(truncated, PEER_PORT, ROUTER_PORT),

@@ -274,8 +274,8 @@ public final class RdmaLinks implements DataTransport {
 
     @Override
     public Outcome send(
-        int hopLimit, int source, long messageId, long[] d, int words, MessageBytes message) {
-      int length = DataHeader.frameLength(words, 0) + message.length;
+        int hopLimit, int source, long messageId, long[] d, int layout, MessageBytes message) {
+      int length = DataHeader.frameLength(layout, 0) + message.length;
       if (length > writer.maxFrame()) {
         return Outcome.TOO_LARGE;
       }
@@ -284,7 +284,7 @@ public final class RdmaLinks implements DataTransport {
       }
       ByteBuf b = staging.clear();
       b.writeIntLE(length);
-      DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, words, message.length);
+      DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, layout, message.length);
       message.writeTo(b);
       try {
         int written =

@@ -247,16 +247,16 @@ public final class ShmLinks implements DataTransport {
 
     @Override
     public Outcome send(
-        int hopLimit, int source, long messageId, long[] d, int words, MessageBytes message) {
+        int hopLimit, int source, long messageId, long[] d, int layout, MessageBytes message) {
       int max = ring.maxFrame();
-      if (DataHeader.frameLength(words, 0) + message.length > max) {
+      if (DataHeader.frameLength(layout, 0) + message.length > max) {
         return Outcome.TOO_LARGE;
       }
       if (staging == null || staging.capacity() < max) {
         staging = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(max));
       }
       ByteBuf b = staging.clear();
-      DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, words, message.length);
+      DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, layout, message.length);
       message.writeTo(b);
       boolean fit;
       if (b.hasMemoryAddress()) {

@@ -231,8 +231,8 @@ public final class UdpLinks implements DataTransport {
 
     @Override
     public Outcome send(
-        int hopLimit, int source, long messageId, long[] d, int words, MessageBytes message) {
-      int frame = DataHeader.frameLength(words, 0) + message.length;
+        int hopLimit, int source, long messageId, long[] d, int layout, MessageBytes message) {
+      int frame = DataHeader.frameLength(layout, 0) + message.length;
       int overhead = overhead();
       if (frame + overhead > maxDatagramBytes) {
         return Outcome.TOO_LARGE;
@@ -241,7 +241,7 @@ public final class UdpLinks implements DataTransport {
         return Outcome.FULL;
       }
       ByteBuf b = channel.alloc().directBuffer(frame + overhead);
-      DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, words, message.length);
+      DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, layout, message.length);
       message.writeTo(b);
       UdpLinks.this.send(link, b);
       return Outcome.SENT;
