@@ -72,7 +72,7 @@ public final class LinkOutput
       switch (path.send(hopLimit, source, messageId, d, layout, message)) {
         case SENT -> {
           l.out.inc();
-          l.bytesOut += DataHeader.frameLength(n, message.length); // TCP bytes: LinkBytes
+          l.bytesOut += DataHeader.frameLength(layout, message.length); // TCP bytes: LinkBytes
           return true;
         }
         case FULL -> {

@@ -107,7 +107,9 @@ class LinkOutputTest {
     assertNull(session.readOutbound(), "nothing on the TCP session");
     assertEquals(1, link.out.get());
     assertEquals(
-        DataHeader.frameLength(1, message.length), link.bytesOut(), "the path's frame bytes");
+        DataHeader.frameLength(DataHeader.layoutOf(new long[] {0b1010}), message.length),
+        link.bytesOut(),
+        "the path's frame bytes");
   }
 
   @Test
