@@ -15,9 +15,9 @@ command -v ldd >/dev/null || { echo "image-root: ldd not found (libc-bin)" >&2; 
 
 rm -rf "$out"
 mkdir -p "$out/opt" "$out/tmp"
-# The modules bdrp uses (jdeps --print-module-deps on bdrp.jar), jdk.crypto.ec where the JDK still
-# has it apart (TLS with EC keys on JDK 21).
-modules=java.base,java.desktop,java.naming,java.sql,jdk.jfr,jdk.management,jdk.unsupported
+# The modules bdrp uses (jdeps --print-module-deps on bdrp.jar; java.net.http and jdk.httpserver
+# for bdrp console), jdk.crypto.ec where the JDK still has it apart (TLS with EC keys on JDK 21).
+modules=java.base,java.desktop,java.naming,java.net.http,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.unsupported
 if "$java_home/bin/java" --list-modules | grep -q '^jdk\.crypto\.ec@'; then
   modules+=,jdk.crypto.ec
 fi

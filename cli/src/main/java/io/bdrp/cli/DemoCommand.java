@@ -105,6 +105,23 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Folder for the run's CSV (default: ${DEFAULT-VALUE}).")
   Path out;
 
+  @Option(
+      names = "--console",
+      description =
+          "After the summary, keep the federation running with light traffic and serve the web"
+              + " console (docs/console.md) on --console-listen, until Ctrl-C.")
+  boolean console;
+
+  @Option(
+      names = "--console-listen",
+      defaultValue = "127.0.0.1:8080",
+      paramLabel = "HOST:PORT",
+      description = "Where --console serves its page (default: ${DEFAULT-VALUE}).")
+  String consoleListen;
+
+  /** Messages per second each publisher sends while --console keeps the federation running. */
+  private static final int CONSOLE_RATE = 50;
+
   /** Messages a publisher may have unacknowledged; bounds what sits in the routers' queues. */
   private static final int WINDOW = 256;
 
@@ -159,19 +176,19 @@ public final class DemoCommand implements Callable<Integer> {
         for (int x : t.neighbours(r)) {
           ns.add(new RouterConfig.Neighbour(x, null, 1));
         }
-        routers.add(
-            Router.start(
-                new RouterConfig(
-                    r,
-                    System.currentTimeMillis(),
-                    any,
-                    any,
-                    null,
-                    ns,
-                    routing,
-                    bloom.parameters(),
-                    RouterLimits.DEFAULT,
-                    null)));
+        RouterConfig config =
+            new RouterConfig(
+                r,
+                System.currentTimeMillis(),
+                any,
+                any,
+                null,
+                ns,
+                routing,
+                bloom.parameters(),
+                RouterLimits.DEFAULT,
+                null);
+        routers.add(Router.start(console ? config.withMetrics(any, null) : config));
       }
       for (int a = 0; a < n; a++) {
         for (int b : t.neighbours(a)) {
@@ -201,8 +218,11 @@ public final class DemoCommand implements Callable<Integer> {
         c.subscribe(
                 predicateOf[h],
                 m -> {
-                  got[hh].incrementAndGet((int) m.get("id").asLong());
-                  deliveries.incrementAndGet();
+                  long id = m.get("id").asLong();
+                  if (id >= 0) { // -1: the console's traffic, after the summary
+                    got[hh].incrementAndGet((int) id);
+                    deliveries.incrementAndGet();
+                  }
                 })
             .get(10, TimeUnit.SECONDS);
         c.subscribe(Predicate.parse("exists(marker)"), m -> markers.incrementAndGet(hh))
@@ -303,6 +323,9 @@ public final class DemoCommand implements Callable<Integer> {
       o.printf("  plot                      %s%n", plot);
       o.printf("  summary                   %s%n", summary);
       o.flush();
+      if (console) {
+        serveConsole(o, routers, publishers, g);
+      }
       return a.exact() ? 0 : 1;
     } finally {
       for (BdrpClient c : clients) {
@@ -314,6 +337,45 @@ public final class DemoCommand implements Callable<Integer> {
       io.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
       callbacks.shutdown();
       log.close();
+    }
+  }
+
+  /**
+   * Serves the console on the running federation, every router given as a seed (the demo's routers
+   * pick their ports, so their neighbours' admin addresses are not configured), while each
+   * publisher sends {@value #CONSOLE_RATE} workload messages a second; returns when interrupted.
+   */
+  private void serveConsole(
+      PrintWriter o, List<Router> routers, List<BdrpClient> publishers, WorkloadGenerator g)
+      throws InterruptedException {
+    List<String> seeds = new ArrayList<>();
+    for (Router r : routers) {
+      seeds.add("http://127.0.0.1:" + r.metricsAddress().getPort());
+    }
+    io.bdrp.cli.console.Federation federation =
+        new io.bdrp.cli.console.Federation(
+            seeds, io.bdrp.cli.console.Federation.httpClient(null), null);
+    try (io.bdrp.cli.console.ConsoleServer server =
+        new io.bdrp.cli.console.ConsoleServer(
+            federation, Addresses.parse("--console-listen", consoleListen, 0))) {
+      o.printf(
+          "  console                   %s (the federation runs with light traffic; Ctrl-C stops)%n",
+          server.url());
+      o.flush();
+      long tick = 1_000_000_000L / CONSOLE_RATE;
+      long next = System.nanoTime();
+      while (!Thread.currentThread().isInterrupted()) {
+        for (BdrpClient p : publishers) {
+          Message.Builder b = Message.builder();
+          g.message().attributes().forEach(b::put);
+          p.send(b.put("id", -1L).build());
+        }
+        next += tick;
+        long wait = next - System.nanoTime();
+        if (wait > 0) {
+          TimeUnit.NANOSECONDS.sleep(wait);
+        }
+      }
     }
   }
 

@@ -18,7 +18,16 @@ final class Examples {
                   "./bdrp sub -r 127.0.0.1:7400 --predicate 'exists(stock)'")),
           Map.entry(
               "bdrp demo",
-              List.of("./bdrp demo", "./bdrp demo --topology routers-42 --messages 2000")),
+              List.of(
+                  "./bdrp demo",
+                  "./bdrp demo --topology routers-42 --messages 2000",
+                  "./bdrp demo --console   # then open http://127.0.0.1:8080/")),
+          Map.entry(
+              "bdrp console",
+              List.of(
+                  "./bdrp console --router 127.0.0.1:9400",
+                  "./bdrp console --router 10.0.0.1:9400 --listen 0.0.0.0:8080 --user prom"
+                      + " --password-file prom.pass --cacert ca.crt")),
           Map.entry(
               "bdrp router",
               List.of(

@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       DemoCommand.class,
+      ConsoleCommand.class,
       RouterCommand.class,
       SubCommand.class,
       PubCommand.class,

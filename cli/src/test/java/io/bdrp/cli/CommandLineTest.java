@@ -4,11 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -77,6 +84,68 @@ class CommandLineTest {
       String summary = Files.readString(csv.resolveSibling("summary.md"));
       assertTrue(summary.contains(String.format(java.util.Locale.ROOT, "%,d", expected)), summary);
     }
+  }
+
+  @Test
+  void demoWithConsoleKeepsItsFederationRunningAndServesTheConsoleUntilInterrupted(
+      @TempDir Path dir) throws Exception {
+    int[] code = {-1};
+    Thread demo =
+        new Thread(
+            () ->
+                code[0] =
+                    run(
+                        "demo",
+                        "--topology",
+                        "routers-4",
+                        "--hosts",
+                        "8",
+                        "--messages",
+                        "200",
+                        "--out",
+                        dir.toString(),
+                        "--console",
+                        "--console-listen",
+                        "127.0.0.1:0"));
+    demo.start();
+    try {
+      Pattern console = Pattern.compile("console\\s+(http://127\\.0\\.0\\.1:\\d+/)");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      Matcher m;
+      while (!(m = console.matcher(out.toString())).find()) {
+        assertTrue(demo.isAlive(), "the demo ended: " + out + "\n" + err);
+        assertTrue(System.nanoTime() < deadline, "no console line in:\n" + out);
+        Thread.sleep(50);
+      }
+      assertEquals(0, figure("undelivered"), "the summary comes first, unchanged");
+      URI api = URI.create(m.group(1) + "api/federation");
+      HttpClient http = HttpClient.newHttpClient();
+      ObjectMapper json = new ObjectMapper();
+      // Every router answers, and the console's traffic shows in a link's rate.
+      while (true) {
+        JsonNode p =
+            json.readTree(
+                http.send(HttpRequest.newBuilder(api).build(), HttpResponse.BodyHandlers.ofString())
+                    .body());
+        int answering = 0;
+        long data = 0;
+        for (JsonNode r : p.get("routers")) {
+          answering += r.get("answering").asBoolean() ? 1 : 0;
+          for (JsonNode l : r.get("links")) {
+            data += l.get("rates").get("dataOut").asLong();
+          }
+        }
+        if (answering == 4 && data > 0) {
+          break;
+        }
+        assertTrue(System.nanoTime() < deadline, "the console's last picture: " + p);
+        Thread.sleep(100);
+      }
+    } finally {
+      demo.interrupt();
+      demo.join(TimeUnit.SECONDS.toMillis(30));
+    }
+    assertFalse(demo.isAlive(), "the demo stops when interrupted");
   }
 
   @Test

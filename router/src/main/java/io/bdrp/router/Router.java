@@ -99,6 +99,7 @@ public final class Router implements AutoCloseable {
   private final DataReceiver data;
   private final RoutingTimer timer;
   private final RouterView view;
+  private final RateSampler rates;
 
   /**
    * Every channel of this router (listening, accepted, dialled, UDP), closed one by one before the
@@ -224,6 +225,7 @@ public final class Router implements AutoCloseable {
     this.timer = new RoutingTimer(loop, node, kernel::sync, () -> closed);
     this.view = new RouterView(config.router(), loop, node, links, shm, clients);
     this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);
+    this.rates = new RateSampler(loop, config, links, hosts);
     // The index of D over every router's filters is built on the control thread: an
     // advertisement, however large, costs the loop a copy of references, not the build.
     node.predicates()
@@ -341,6 +343,7 @@ public final class Router implements AutoCloseable {
           timer.rearm();
         });
     lag.start();
+    rates.start();
     if (tls.watching()) {
       tls.start(
           config.router(),
@@ -465,6 +468,7 @@ public final class Router implements AutoCloseable {
   public void close() {
     closed = true;
     lag.stop();
+    rates.stop();
     tls.close();
     control.shutdown(); // what is queued runs and releases its frames; the loop drops the results
     linkControl.shutdown();

@@ -235,8 +235,22 @@ final class RouterAdmin implements AdminApi {
       control.put("sent", l == null ? 0 : l.controlSent());
       control.put("deferred", l == null ? 0 : l.controlDeferred.get());
       m.put("control", control);
+      Map<String, Object> bytes = new LinkedHashMap<>();
+      bytes.put("in", l == null ? 0 : l.bytesIn());
+      bytes.put("out", l == null ? 0 : l.bytesOut());
+      m.put("bytes", bytes);
+      long[] r = l == null ? new long[4] : l.rates();
+      Map<String, Object> rates = new LinkedHashMap<>();
+      rates.put("dataIn", r[Link.RATE_DATA_IN]);
+      rates.put("dataOut", r[Link.RATE_DATA_OUT]);
+      rates.put("bytesIn", r[Link.RATE_BYTES_IN]);
+      rates.put("bytesOut", r[Link.RATE_BYTES_OUT]);
+      m.put("rates", rates);
       Map<String, Object> drops = new LinkedHashMap<>();
       drops.put("data", l == null ? 0 : l.dataDropped());
+      drops.put("down", l == null ? 0 : l.droppedDown());
+      drops.put("highWater", l == null ? 0 : l.droppedHighWater());
+      drops.put("transportFull", l == null ? 0 : l.droppedPathFull());
       m.put("drops", drops);
       ChannelOutboundBuffer buf = up ? s.unsafe().outboundBuffer() : null;
       m.put("queuedBytes", buf == null ? 0 : buf.totalPendingWriteBytes());
@@ -260,8 +274,13 @@ final class RouterAdmin implements AdminApi {
       m.put("remoteAddress", text(h.remoteAddress()));
       Predicate p = node.local().predicate(h.id);
       m.put("filters", p == null ? 0 : p.size()); // null: none set yet
+      m.put("published", h.publishedCount());
       m.put("delivered", h.delivered());
       m.put("dropped", h.dropped());
+      Map<String, Object> rates = new LinkedHashMap<>();
+      rates.put("published", h.publishedPerSecond());
+      rates.put("delivered", h.deliveredPerSecond());
+      m.put("rates", rates);
       out.add(m);
     }
     Map<String, Object> m = new LinkedHashMap<>();

@@ -223,6 +223,103 @@ class AdminApiTest {
     }
   }
 
+  /** Router {@code r}'s entry for its link to {@code n} in {@code /links}. */
+  private static JsonNode link(Router r, int n) throws Exception {
+    for (JsonNode x : get(r, "/admin/v1/links").get("links")) {
+      if (x.get("router").asInt() == n) {
+        return x;
+      }
+    }
+    throw new AssertionError("router " + r.number() + " has no link to " + n);
+  }
+
+  /** The first of router {@code r}'s hosts, as {@code /hosts} lists it. */
+  private static JsonNode firstHost(Router r) throws Exception {
+    return get(r, "/admin/v1/hosts").get("hosts").get(0);
+  }
+
+  private static long at(JsonNode n, String a, String b) {
+    return n.get(a).get(b).asLong();
+  }
+
+  @Test
+  void linksCountBytesAndRatesEachWayAndHostsTheirRates() throws Exception {
+    // routers-4: a ring 0-1-2-3-0 with a chord 0-2; router 0 reaches 3 over their link.
+    try (Federation f =
+        new Federation(
+            Bundled.load("routers-4"),
+            RouterConfig.LinkTransport.TCP,
+            null,
+            c -> c.withMetrics(ANY, null))) {
+      f.awaitRoutes();
+      Router r0 = f.routers.get(0);
+      Router r3 = f.routers.get(3);
+      AtomicInteger got = new AtomicInteger();
+      BdrpClient sub = f.client(3, "subscriber");
+      sub.subscribe(Predicate.parse("exists(n)"), m -> got.incrementAndGet())
+          .get(10, TimeUnit.SECONDS);
+      f.awaitPredicates();
+      JsonNode before = link(r0, 3);
+      assertTrue(at(before, "bytes", "out") > 0, "control frames are bytes too: " + before);
+      assertTrue(at(before, "bytes", "in") > 0, "and so are the neighbour's: " + before);
+
+      BdrpClient pub = f.client(0, "publisher");
+      int total = 200;
+      byte[] body = new byte[1000];
+      for (int i = 0; i < total; i++) {
+        pub.send(Message.builder().put("n", (long) i).body(body).build());
+      }
+      Federation.await("every message at the subscriber", () -> got.get() >= total);
+      JsonNode after = link(r0, 3);
+      assertTrue(
+          at(after, "bytes", "out") - at(before, "bytes", "out") >= (long) total * body.length,
+          "every DATA frame's bytes went out: " + before + " then " + after);
+      JsonNode far = link(r3, 0);
+      assertTrue(at(far, "bytes", "in") >= at(after, "bytes", "out") - at(before, "bytes", "out"));
+
+      // The burst shows in the rates of the second it fell in, at both ends, then they fall back.
+      Federation.await(
+          "a second with DATA in its rates",
+          () -> {
+            try {
+              JsonNode l = link(r0, 3);
+              return at(l, "rates", "dataOut") > 0 && at(l, "rates", "bytesOut") > 0;
+            } catch (Exception e) {
+              throw new AssertionError(e);
+            }
+          });
+      Federation.await(
+          "the subscriber's delivery rate",
+          () -> {
+            try {
+              return at(firstHost(r3), "rates", "delivered") > 0;
+            } catch (Exception e) {
+              throw new AssertionError(e);
+            }
+          });
+      assertEquals(total, host(r0, "publisher").get("published").asLong());
+      Federation.await(
+          "a second without DATA",
+          () -> {
+            try {
+              return at(link(r0, 3), "rates", "dataOut") == 0;
+            } catch (Exception e) {
+              throw new AssertionError(e);
+            }
+          });
+
+      // No copy was dropped here; whatever is, its reasons add up to the link's drops.
+      JsonNode down = link(r0, 3);
+      assertEquals(0, at(down, "drops", "data"));
+      assertEquals(
+          at(down, "drops", "data"),
+          at(down, "drops", "down")
+              + at(down, "drops", "highWater")
+              + at(down, "drops", "transportFull"),
+          "the reasons add up to the link's drops: " + down);
+    }
+  }
+
   private static boolean contains(int[] a, int v) {
     for (int x : a) {
       if (x == v) {
@@ -288,6 +385,7 @@ class AdminApiTest {
       assertTrue(h.get("user").isNull(), "an open router's clients have no user");
       String series = "bdrp_host_delivered_total{host=\"" + h.get("id").asInt() + "\",name=\"m0\"}";
       assertEquals(1, h.get("delivered").asLong());
+      assertEquals(1, h.get("published").asLong(), "its PUBLISH counted");
       assertEquals(metric(r, series), h.get("delivered").asLong());
       assertEquals(0, h.get("dropped").asLong());
     }

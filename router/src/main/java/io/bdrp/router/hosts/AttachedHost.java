@@ -31,6 +31,14 @@ public abstract class AttachedHost implements Hosts.Output {
 
   long changeTokensAt;
 
+  /** Messages the host published (SEND, SEND_RELIABLE, MQTT PUBLISH) into the data plane. */
+  private long published;
+
+  private long sampledPublished;
+  private long sampledDelivered;
+  private long publishedPerSecond;
+  private long deliveredPerSecond;
+
   /**
    * @param changesPerSecond the host's bucket of predicate changes, full at the start
    */
@@ -74,6 +82,39 @@ public abstract class AttachedHost implements Hosts.Output {
   /** Deliveries to the host dropped ({@code bdrp_host_dropped_total}). */
   public long dropped() {
     return 0;
+  }
+
+  /** Counts one message the host published into the data plane (on the loop). */
+  public void published() {
+    published++;
+  }
+
+  /** Messages the host published into the data plane (on the loop). */
+  public long publishedCount() {
+    return published;
+  }
+
+  /**
+   * Keeps the rates per second of messages published and delivered since the last call, {@code
+   * elapsedNanos} ago (the router calls it once a second on the loop).
+   */
+  public void sample(long elapsedNanos) {
+    long d = delivered();
+    publishedPerSecond =
+        io.bdrp.router.links.Link.perSecond(published - sampledPublished, elapsedNanos);
+    deliveredPerSecond = io.bdrp.router.links.Link.perSecond(d - sampledDelivered, elapsedNanos);
+    sampledPublished = published;
+    sampledDelivered = d;
+  }
+
+  /** Messages published per second over the last complete sample period. */
+  public long publishedPerSecond() {
+    return publishedPerSecond;
+  }
+
+  /** Messages delivered per second over the last complete sample period. */
+  public long deliveredPerSecond() {
+    return deliveredPerSecond;
   }
 
   /** The user whose sessions and filters are counted together, or null for an open router's. */

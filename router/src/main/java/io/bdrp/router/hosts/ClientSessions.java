@@ -356,6 +356,7 @@ public final class ClientSessions {
                 s.message());
           }
           dataPlane.publish(s.message(), sendBytes);
+          host.published();
           if (s.correlationId() != 0) {
             ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
           }
@@ -537,6 +538,7 @@ public final class ClientSessions {
         lastRuns = null;
       }
       reliable.publish(s.message(), sendBytes, s.publisher(), s.publisherSeq());
+      host.published();
       reliableTimer.run();
     }
 

@@ -105,6 +105,13 @@ public final class Hosts {
     return page;
   }
 
+  /** Calls {@code f} with every session attached now, in no particular order. */
+  public void forEachSession(java.util.function.Consumer<AttachedHost> f) {
+    for (AttachedHost h : sessions.values()) {
+      f.accept(h);
+    }
+  }
+
   /** Sessions attached now ({@link #attach}), the limit {@code limits.maxClients} bounds. */
   public int size() {
     return attached;

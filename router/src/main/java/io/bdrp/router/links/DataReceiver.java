@@ -88,6 +88,9 @@ public final class DataReceiver implements DataTransport.Receiver {
   @Override
   public void receive(Link from, ByteBuf frame, String transport) {
     from.in.inc();
+    if (!"tcp".equals(transport)) {
+      from.bytesIn += frame.readableBytes(); // a TCP session's bytes are counted at its socket
+    }
     DataHeader h;
     try {
       h = header.wrap(frame);

@@ -89,6 +89,32 @@ public final class Link implements Face {
   final Metrics.Counter controlOut;
   public final Metrics.Counter controlDeferred;
 
+  /**
+   * Bytes received from and sent to the neighbour: every byte of the TCP session as it crosses the
+   * socket (control, DATA, reliable frames, TLS records; counted by {@link LinkBytes} once per read
+   * and per write), plus the DATA frames of a {@link DataPath} (one add per frame). On the loop.
+   */
+  long bytesIn;
+
+  long bytesOut;
+
+  /** DATA copies to the neighbour dropped because its session was down. On the loop. */
+  long droppedDown;
+
+  /** DATA copies dropped because the session was above its high water mark. On the loop. */
+  long droppedHighWater;
+
+  /** DATA copies its {@link DataPath} refused for want of room (a full ring or buffer). */
+  long droppedPathFull;
+
+  /** What the last {@link #sample} read, and the rates per second it made of it. */
+  private long sampledDataIn;
+
+  private long sampledDataOut;
+  private long sampledBytesIn;
+  private long sampledBytesOut;
+  private final long[] rates = new long[4];
+
   /** Most bytes of control frames in the session's output buffer at once (at least one frame). */
   private final long controlBudget;
 
@@ -193,6 +219,68 @@ public final class Link implements Face {
     return controlOut.get();
   }
 
+  /** Bytes received from the neighbour (see {@link #bytesIn}). On the loop. */
+  public long bytesIn() {
+    return bytesIn;
+  }
+
+  /** Bytes sent to the neighbour. On the loop. */
+  public long bytesOut() {
+    return bytesOut;
+  }
+
+  /** DATA copies dropped because the link was down. On the loop. */
+  public long droppedDown() {
+    return droppedDown;
+  }
+
+  /** DATA copies dropped above the session's high water mark. On the loop. */
+  public long droppedHighWater() {
+    return droppedHighWater;
+  }
+
+  /** DATA copies the link's DATA transport refused for want of room. On the loop. */
+  public long droppedPathFull() {
+    return droppedPathFull;
+  }
+
+  /** Where in {@link #rates()} each rate is: DATA frames in, out, bytes in, out. */
+  public static final int RATE_DATA_IN = 0;
+
+  public static final int RATE_DATA_OUT = 1;
+  public static final int RATE_BYTES_IN = 2;
+  public static final int RATE_BYTES_OUT = 3;
+
+  /**
+   * The rates per second of DATA frames and bytes each way ({@link #RATE_DATA_IN}, ...) over the
+   * last complete {@link #sample} period, 0 before the first. On the loop; the caller copies them.
+   */
+  public long[] rates() {
+    return rates;
+  }
+
+  /**
+   * Reads the link's counters and keeps their rates per second since the last call, {@code
+   * elapsedNanos} ago (the router calls it once a second on the loop).
+   */
+  public void sample(long elapsedNanos) {
+    long dIn = in.get();
+    long dOut = out.get();
+    rates[RATE_DATA_IN] = perSecond(dIn - sampledDataIn, elapsedNanos);
+    rates[RATE_DATA_OUT] = perSecond(dOut - sampledDataOut, elapsedNanos);
+    rates[RATE_BYTES_IN] = perSecond(bytesIn - sampledBytesIn, elapsedNanos);
+    rates[RATE_BYTES_OUT] = perSecond(bytesOut - sampledBytesOut, elapsedNanos);
+    sampledDataIn = dIn;
+    sampledDataOut = dOut;
+    sampledBytesIn = bytesIn;
+    sampledBytesOut = bytesOut;
+  }
+
+  /** {@code delta} over {@code elapsedNanos}, per second, rounded. */
+  public static long perSecond(long delta, long elapsedNanos) {
+    return elapsedNanos <= 0 ? 0 : Math.round(delta * 1e9 / elapsedNanos);
+  }
+
   /** Whether DATA to the neighbour goes by {@code t} now. */
   public boolean dataBy(RouterConfig.LinkTransport t) {
     return path != null && path.transport() == t;
@@ -204,6 +292,10 @@ public final class Link implements Face {
    */
   public void attach(Channel c) {
     session = c;
+    LinkBytes counter = c == null ? null : c.pipeline().get(LinkBytes.class);
+    if (counter != null) {
+      counter.link = this;
+    }
     dropWaiting();
     controlInBuffer = 0;
     drainScheduled = false; // a drain scheduled for the previous session finds it gone

@@ -63,6 +63,7 @@ public final class LinkOutput
     Channel c = l.session;
     if (c == null || !c.isActive()) {
       l.dropped.inc();
+      l.droppedDown++;
       return false;
     }
     int layout = DataHeader.layoutOf(d);
@@ -71,10 +72,12 @@ public final class LinkOutput
       switch (path.send(hopLimit, source, messageId, d, layout, message)) {
         case SENT -> {
           l.out.inc();
+          l.bytesOut += DataHeader.frameLength(layout, message.length); // TCP bytes: LinkBytes
           return true;
         }
         case FULL -> {
           l.dropped.inc(); // as a full output buffer
+          l.droppedPathFull++;
           return false;
         }
         case TOO_LARGE -> {} // over the TCP session
@@ -82,6 +85,7 @@ public final class LinkOutput
     }
     if (!c.isWritable()) {
       l.dropped.inc();
+      l.droppedHighWater++;
       return false;
     }
     ByteBuf b = batches.room(c, DataHeader.frameLength(layout, 0), message);
@@ -137,8 +141,14 @@ public final class LinkOutput
       return null;
     }
     Channel c = l.session;
-    if (c == null || !c.isActive() || !c.isWritable()) {
+    if (c == null || !c.isActive()) {
       l.dropped.inc();
+      l.droppedDown++;
+      return null;
+    }
+    if (!c.isWritable()) {
+      l.dropped.inc();
+      l.droppedHighWater++;
       return null;
     }
     return c;

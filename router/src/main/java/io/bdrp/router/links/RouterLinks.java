@@ -245,6 +245,7 @@ public final class RouterLinks {
         ch.config()
             .setWriteBufferWaterMark(
                 new WriteBufferWaterMark(limits.linkLowWaterBytes(), limits.linkHighWaterBytes()));
+        ch.pipeline().addLast(new LinkBytes()); // first: the bytes as the socket carries them
         RouterTls tls = routerTls.get();
         if (tls != null) {
           ch.pipeline()

@@ -216,6 +216,7 @@ final class MqttInbound {
         unmappable.inc(); // its topic's levels, as attributes, make it larger than a frame
         return IMPLEMENTATION_SPECIFIC;
       }
+      host.published();
     } finally {
       host.publishing = false;
     }
@@ -249,6 +250,7 @@ final class MqttInbound {
     ByteBuf buf = encoded(listener, m, length);
     try {
       listener.reliable.publish(m, listener.publishBytes, host.reliablePublisher, seq);
+      host.published();
     } finally {
       host.publishing = false;
       released(listener, buf);

@@ -106,6 +106,10 @@ class LinkOutputTest {
     assertEquals(List.of(7L), path.offered);
     assertNull(session.readOutbound(), "nothing on the TCP session");
     assertEquals(1, link.out.get());
+    assertEquals(
+        DataHeader.frameLength(DataHeader.layoutOf(new long[] {0b1010}), message.length),
+        link.bytesOut(),
+        "the path's frame bytes");
   }
 
   @Test
@@ -133,7 +137,20 @@ class LinkOutputTest {
     assertFalse(send(9));
     assertNull(session.readOutbound(), "not sent over TCP instead");
     assertEquals(1, link.dropped.get());
+    assertEquals(1, link.droppedPathFull());
+    assertEquals(0, link.droppedDown() + link.droppedHighWater());
     assertEquals(0, link.out.get());
+  }
+
+  @Test
+  void aCopyAboveTheHighWaterMarkIsDroppedAsSuch() {
+    session.config().setWriteBufferWaterMark(new io.netty.channel.WriteBufferWaterMark(1, 2));
+    session.write(Unpooled.wrappedBuffer(new byte[16])); // unflushed: above the mark
+    assertFalse(session.isWritable());
+    assertFalse(send(12));
+    assertEquals(1, link.droppedHighWater());
+    assertEquals(0, link.droppedDown() + link.droppedPathFull());
+    assertEquals(1, link.dropped.get());
   }
 
   @Test
@@ -146,6 +163,7 @@ class LinkOutputTest {
     assertFalse(send(11));
     assertTrue(path.offered.isEmpty(), "a link without a session offers nothing to its path");
     assertEquals(1, link.dropped.get());
+    assertEquals(1, link.droppedDown());
   }
 
   /** A delivery goes to its host by number, which writes it in its own protocol. */
