@@ -97,6 +97,7 @@ public final class Router implements AutoCloseable {
   private final RoutingTimer reliableTimer;
   private final KernelFastPath kernel;
   private final DataReceiver data;
+  private final Traces traces;
   private final RoutingTimer timer;
   private final RouterView view;
 
@@ -221,6 +222,8 @@ public final class Router implements AutoCloseable {
     metrics.reliable(reliable);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
     this.kernel = new KernelFastPath(core, this::link, udp);
+    this.traces = new Traces(core, dataPlane, output, hosts, kernel::active);
+    clients.traces(traces);
     this.timer = new RoutingTimer(loop, node, kernel::sync, () -> closed);
     this.view = new RouterView(config.router(), loop, node, links, shm, clients);
     this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);
@@ -245,6 +248,9 @@ public final class Router implements AutoCloseable {
         || type == io.bdrp.transport.FrameType.RELIABLE_ACK.number()) {
       data.receiveReliable(from, frame, transport);
       reliableTimer.rearm();
+    } else if (type == io.bdrp.transport.FrameType.TRACE_DATA.number()
+        || type == io.bdrp.transport.FrameType.TRACE_REPORT.number()) {
+      traces.receive(from, frame, transport);
     } else {
       data.receive(from, frame, transport);
     }

@@ -34,6 +34,7 @@ import io.netty.buffer.ByteBufAllocator;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *
  *  flags: bit 0 (0x01) broadcast; bits 1..7 reserved, must be 0
+ *         (a TRACE_DATA frame, type 0x2C, has this layout too, and bit 1 (0x02) "hosts named")
  *  n:     0 when broadcast (no D: every router gets it), else 1..1024
  *  bit j of a word is (word &gt;&gt;&gt; j) &amp; 1, j = 0 the least significant bit
  * </pre>
@@ -78,6 +79,12 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   /** Flag bit: the frame is a broadcast along the reverse shortest-path tree of the source. */
   public static final int FLAG_BROADCAST = 0x01;
 
+  /**
+   * Flag bit of a TRACE_DATA frame only: the tracing user may see the names of the hosts a trace
+   * reaches (see {@link TraceFrames}).
+   */
+  public static final int FLAG_NAMED = 0x02;
+
   /** Most words of D: enough for router numbers 0..65535. */
   public static final int MAX_D_WORDS = 1024;
 
@@ -102,18 +109,31 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
    *     Frames#openFrame}) if it is not a valid DATA frame
    */
   public DataHeader wrap(ByteBuf frame) {
+    return wrap(frame, FrameType.DATA, FLAG_BROADCAST);
+  }
+
+  /**
+   * As {@link #wrap}, for a TRACE_DATA frame: the same layout under its own type, whose flags may
+   * also carry {@link #FLAG_NAMED} ({@link #named}).
+   */
+  public DataHeader wrapTrace(ByteBuf frame) {
+    return wrap(frame, FrameType.TRACE_DATA, FLAG_BROADCAST | FLAG_NAMED);
+  }
+
+  private DataHeader wrap(ByteBuf frame, FrameType expected, int allowedFlags) {
     int start = frame.readerIndex();
     int type = Frames.openFrame(frame, Integer.MAX_VALUE);
     frame.readerIndex(start);
-    if (type != FrameType.DATA.number()) {
-      throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "frame type " + type + " is not DATA");
+    if (type != expected.number()) {
+      throw new ProtocolException(
+          ErrorCode.MALFORMED_FRAME, "frame type " + type + " is not " + expected);
     }
     int length = frame.readableBytes();
     if (length < D_OFFSET) {
       throw malformed("header truncated: " + length + " bytes, need " + D_OFFSET);
     }
     int flags = frame.getUnsignedByte(start + FLAGS_OFFSET);
-    if ((flags & ~FLAG_BROADCAST) != 0) {
+    if ((flags & ~allowedFlags) != 0) {
       throw malformed("reserved flag bits set: 0x" + Integer.toHexString(flags));
     }
     int words = frame.getUnsignedShort(start + D_LENGTH_OFFSET);
@@ -167,6 +187,11 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     return buf.getLong(base + MESSAGE_ID_OFFSET);
   }
 
+  /** Whether a TRACE_DATA frame's flags carry {@link #FLAG_NAMED}. */
+  public boolean named() {
+    return (buf.getUnsignedByte(base + FLAGS_OFFSET) & FLAG_NAMED) != 0;
+  }
+
   /** Number of 64-bit words of D (0 for a broadcast). */
   @Override
   public int destinationWords() {
@@ -209,7 +234,16 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     int m = MessageCodec.encodedLength(message);
     ByteBuf out = alloc.buffer(D_OFFSET + words * Long.BYTES + m);
     try {
-      putHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, words, m);
+      putHeader(
+          out,
+          FrameType.DATA,
+          broadcast ? FLAG_BROADCAST : 0,
+          hopLimit,
+          sourceRouter,
+          messageId,
+          destinations,
+          words,
+          m);
       Frames.writeVia(out, message, m, MessageCodec::encode);
       return out;
     } catch (RuntimeException e) {
@@ -287,22 +321,59 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       int words,
       int messageLength) {
     int n = checkFields(hopLimit, broadcast, sourceRouter, destinations, words);
-    putHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, n, messageLength);
+    putHeader(
+        out,
+        FrameType.DATA,
+        broadcast ? FLAG_BROADCAST : 0,
+        hopLimit,
+        sourceRouter,
+        messageId,
+        destinations,
+        n,
+        messageLength);
+  }
+
+  /**
+   * As {@link #writeHeader}, for a TRACE_DATA frame (a trace copy of a message, see {@link
+   * TraceFrames}), with {@link #FLAG_NAMED} when {@code named}.
+   */
+  public static void writeTraceHeader(
+      ByteBuf out,
+      int hopLimit,
+      boolean broadcast,
+      boolean named,
+      int sourceRouter,
+      long traceId,
+      long[] destinations,
+      int words,
+      int messageLength) {
+    int n = checkFields(hopLimit, broadcast, sourceRouter, destinations, words);
+    putHeader(
+        out,
+        FrameType.TRACE_DATA,
+        (broadcast ? FLAG_BROADCAST : 0) | (named ? FLAG_NAMED : 0),
+        hopLimit,
+        sourceRouter,
+        traceId,
+        destinations,
+        n,
+        messageLength);
   }
 
   private static void putHeader(
       ByteBuf out,
+      FrameType type,
+      int flags,
       int hopLimit,
-      boolean broadcast,
       int sourceRouter,
       long messageId,
       long[] destinations,
       int words,
       int messageLength) {
     Frames.writePrefix(
-        out, FrameType.DATA, D_OFFSET - Frames.PREFIX_BYTES + words * Long.BYTES + messageLength);
+        out, type, D_OFFSET - Frames.PREFIX_BYTES + words * Long.BYTES + messageLength);
     out.writeByte(hopLimit);
-    out.writeByte(broadcast ? FLAG_BROADCAST : 0);
+    out.writeByte(flags);
     out.writeShort(sourceRouter);
     out.writeLong(messageId);
     out.writeShort(words);
