@@ -349,12 +349,10 @@ public final class Traces {
             | (step.broadcast() ? TraceReport.BROADCAST : 0)
             | (step.local() ? TraceReport.LOCAL : 0)
             | (named ? TraceReport.NAMED : 0);
-    boolean fast = fastPathActive.getAsBoolean();
+    boolean fast = kernelWouldForward(step);
     List<TraceReport.Copy> copies = new ArrayList<>();
     for (Trace.Copy c : step.copies()) {
-      copies.add(
-          new TraceReport.Copy(
-              c.neighbour(), c.sent(), fast && out.dataByUdp(c.neighbour()), routers(c.d())));
+      copies.add(new TraceReport.Copy(c.neighbour(), c.sent(), fast, routers(c.d())));
     }
     int[] ids = step.hosts();
     List<TraceReport.Host> listed = new ArrayList<>();
@@ -376,6 +374,34 @@ public final class Traces {
     }
     return new TraceReport(
         self, step.from(), step.hopLimit(), flags, copies, ids.length, listed, drops);
+  }
+
+  /**
+   * Whether the kernel fast path would have forwarded the real DATA packet of {@code step} without
+   * waking the JVM: it is loaded, the packet is a transit packet by D (not at its ingress, not a
+   * broadcast) that came by UDP with a hop limit above 1, and every router of D other than this one
+   * has a next hop whose DATA goes by UDP (the conditions of the TC program, sidecar/).
+   */
+  private boolean kernelWouldForward(Trace.Step step) {
+    if (!fastPathActive.getAsBoolean()
+        || step.ingress()
+        || step.broadcast()
+        || step.hopLimit() <= 1
+        || !out.dataByUdp(step.from())
+        || step.copies().isEmpty()) {
+      return false;
+    }
+    for (Trace.Dropped d : step.drops()) {
+      if (d.reason() != DataPlane.Drop.LINK) {
+        return false; // routers without a route, unknown routers: the kernel passes it up
+      }
+    }
+    for (Trace.Copy c : step.copies()) {
+      if (!out.dataByUdp(c.neighbour())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The routers of bitmap {@code d}, ascending (none for null). */

@@ -24,8 +24,9 @@ import java.util.Objects;
  * flags:     0x01 ingress, 0x02 broadcast, 0x04 local (this router in D, or a broadcast),
  *            0x08 hosts named (the tracing user may see host names)
  * status:    0 sent, 1 dropped (the link did not take it)
- * fast path: 0 the copy would go by the JVM (link DATA on TCP or a ring, or no kernel program),
- *            1 the kernel fast path would have forwarded the real message (DATA by UDP, active)
+ * fast path: 1 the kernel fast path would have forwarded the real DATA packet here without the
+ *            JVM (it is loaded; a transit packet by D, not a broadcast, that came by UDP with hop
+ *            limit above 1, and every next hop's DATA goes by UDP); 0 the JVM forwards it
  * </pre>
  *
  * @param router the reporting router
@@ -130,7 +131,8 @@ public record TraceReport(
    * @param neighbour the next hop
    * @param sent whether the link took it (false: dropped, also listed in {@link #drops} as {@code
    *     link})
-   * @param fastPath whether the kernel fast path would have forwarded the real message on this link
+   * @param fastPath whether the kernel fast path would have forwarded the real DATA packet (and so
+   *     this copy) without the router's JVM
    * @param routers the routers of D this copy carries, ascending; empty for a broadcast copy
    */
   public record Copy(int neighbour, boolean sent, boolean fastPath, int[] routers) {
