@@ -106,7 +106,7 @@ public final class Traces {
   /**
    * The counter of traces refused for {@code reason}: {@code publish_permission}, {@code
    * host_rate}, {@code pending_full} (at the ingress), {@code router_rate} (trace copies from
-   * neighbours).
+   * neighbours); {@code not_offered} is counted by client sessions without tracing.
    */
   public Metrics.Counter refused(String reason) {
     return core.metrics().tracesRefused(reason);

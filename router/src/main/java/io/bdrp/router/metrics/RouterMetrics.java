@@ -470,7 +470,7 @@ public final class RouterMetrics {
         "Traces refused, by reason: publish_permission (outside the user's publish permission),"
             + " host_rate (more than 10 a second from one host), pending_full (64 traces waiting"
             + " for reports), router_rate (trace copies from neighbours beyond 200 a second,"
-            + " dropped).",
+            + " dropped), not_offered (a front end without tracing).",
         "reason",
         reason);
   }
