@@ -157,9 +157,13 @@ public final class Traces {
       this.destinations = destinations;
     }
 
-    void add(TraceReport r) {
-      Integer left = expected.get(r.router());
-      if (left != null) {
+    /** Takes a report: the ingress's own, or one of a router that was sent a copy. */
+    void add(TraceReport r, boolean own) {
+      if (!own) {
+        Integer left = expected.get(r.router());
+        if (left == null) {
+          return; // no copy went to that router: a report it cannot have made, dropped
+        }
         outstanding--;
         if (left == 1) {
           expected.remove(r.router());
@@ -204,7 +208,7 @@ public final class Traces {
     }
     int[] d = routers(step.destinations());
     Pending p = new Pending(step.traceId(), t.correlationId(), client, d);
-    p.add(report(step, named));
+    p.add(report(step, named), true);
     if (p.outstanding == 0) {
       answer(p);
       return true;
@@ -335,7 +339,7 @@ public final class Traces {
     if (p == null) {
       return; // answered already (timed out), or not this router's
     }
-    p.add(r);
+    p.add(r, false);
     if (p.outstanding <= 0) {
       pending.remove(traceId);
       answer(p);
@@ -373,7 +377,7 @@ public final class Traces {
               d.reason().name().toLowerCase(Locale.ROOT), d.count(), d.routers()));
     }
     return new TraceReport(
-        self, step.from(), step.hopLimit(), flags, copies, ids.length, listed, drops);
+        self, step.from(), step.hopLimit(), flags, copies, step.matching(), listed, drops);
   }
 
   /**

@@ -424,16 +424,16 @@ public final class DataPlane<M> {
    */
   public Trace.Step trace(Message m, M payload, Trace.Output<M> to) {
     long id = ids.next();
+    Trace.Builder b = new Trace.Builder(id, self, -1, hopLimit, false);
     hostCount = 0;
     node.local().match(m, collectHost);
-    int[] local = Arrays.copyOf(hosts, hostCount);
+    b.hosts(hosts, hostCount);
     hostCount = 0;
     RouteSnapshot s = node.snapshot();
     ingress(s, m);
-    Trace.Builder b = new Trace.Builder(id, self, -1, hopLimit, partition.broadcast());
+    b.broadcast = partition.broadcast();
     b.destinations = destinations.clone();
     b.local = true;
-    b.hosts = local;
     traceCopies(b, self, id, hopLimit, payload, to);
     traceDrops(b, s.routes(), partition.broadcast() ? null : destinations);
     return b.build();
@@ -479,7 +479,7 @@ public final class DataPlane<M> {
       } else {
         hostCount = 0;
         node.local().match(m, collectHost);
-        b.hosts = Arrays.copyOf(hosts, hostCount);
+        b.hosts(hosts, hostCount);
         hostCount = 0;
       }
     }

@@ -16,6 +16,9 @@ import java.util.List;
  * never through {@link DataPlane#publish} or {@link DataPlane#receive}.
  */
 public final class Trace {
+  /** Most local hosts a step lists ({@link Step#matching} counts them all). */
+  public static final int MAX_HOSTS = 16;
+
   private Trace() {}
 
   /**
@@ -62,7 +65,8 @@ public final class Trace {
    * @param broadcast whether it travels down the ingress's broadcast tree
    * @param destinations D as computed at the ingress (its own bit clear); null elsewhere
    * @param local whether the message was matched against this router's hosts
-   * @param hosts the local hosts whose predicate the message satisfies exactly
+   * @param matching how many local hosts' predicates the message satisfies exactly
+   * @param hosts the first of them, at most {@link #MAX_HOSTS}
    * @param copies the copies sent on
    * @param drops what went nowhere
    */
@@ -74,6 +78,7 @@ public final class Trace {
       boolean broadcast,
       long[] destinations,
       boolean local,
+      int matching,
       int[] hosts,
       List<Copy> copies,
       List<Dropped> drops) {
@@ -92,6 +97,7 @@ public final class Trace {
     boolean broadcast;
     long[] destinations;
     boolean local;
+    int matching;
     int[] hosts = new int[0];
     final List<Copy> copies = new ArrayList<>();
     final List<Dropped> drops = new ArrayList<>();
@@ -102,6 +108,14 @@ public final class Trace {
       this.from = from;
       this.hopLimit = hopLimit;
       this.broadcast = broadcast;
+    }
+
+    /**
+     * The first {@code n} of {@code all} as the matching hosts: at most {@link #MAX_HOSTS} kept.
+     */
+    void hosts(int[] all, int n) {
+      matching = n;
+      hosts = java.util.Arrays.copyOf(all, Math.min(n, MAX_HOSTS));
     }
 
     void drop(DataPlane.Drop why, int count, int... routers) {
@@ -117,6 +131,7 @@ public final class Trace {
           broadcast,
           destinations,
           local,
+          matching,
           hosts,
           List.copyOf(copies),
           List.copyOf(drops));

@@ -84,6 +84,7 @@ class DataPlaneTraceTest {
     assertEquals(32, transit.hopLimit());
     assertTrue(transit.local(), "router 1 is in D");
     assertArrayEquals(new int[] {hosts[0]}, transit.hosts());
+    assertEquals(1, transit.matching());
     assertArrayEquals(bits(2), transit.copies().get(0).d(), "the rest of D goes on");
     assertNull(transit.destinations());
 
@@ -116,5 +117,17 @@ class DataPlaneTraceTest {
     assertEquals(Drop.HOP_LIMIT, at1.drops().get(0).reason());
     assertArrayEquals(new int[] {hosts[0]}, at1.hosts(), "router 1 still matches its hosts");
     net.expectOnlyDrops(1, Map.of()); // reported, not counted
+  }
+
+  @Test
+  void aStepCountsEveryMatchingHostAndListsAtMostTheCap() {
+    DataNet net = DataNet.line(2, DataNet.testConfig(64).build());
+    for (int i = 0; i < Trace.MAX_HOSTS + 4; i++) {
+      net.host(1, "a = 1");
+    }
+    net.converge();
+    List<Trace.Step> steps = trace(net, 0, Message.builder().put("a", 1L).build());
+    assertEquals(Trace.MAX_HOSTS + 4, steps.get(1).matching());
+    assertEquals(Trace.MAX_HOSTS, steps.get(1).hosts().length);
   }
 }
