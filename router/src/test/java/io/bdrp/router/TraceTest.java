@@ -34,11 +34,20 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Message traces on federations of routers on loopback: the hosts a trace reports are those that
  * real delivery of the same message reaches, its false positives are the routers of D without an
- * exactly matching host, no host receives a trace, a trace outside the user's publish permission is
- * refused, and a drop is reported with its reason.
+ * exactly matching host, no host receives a trace, a trace outside the user's publish permission or
+ * beyond the session's rate is refused and counted, and a drop is reported with its reason.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class TraceTest {
+  /** {@code bdrp_traces_refused_total{reason}} of {@code r}. */
+  private static long refusedTraces(Router r, String reason) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "(?m)^bdrp_traces_refused_total\\{reason=\"" + reason + "\"\\} (\\d+)(?:\\.0)?$")
+            .matcher(r.metricsText());
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
   @Test
   void tracesReportWhatRealDeliveryDoes() throws Exception {
     try (Federation f = new Federation(Bundled.load("routers-8"))) {
@@ -177,11 +186,33 @@ class TraceTest {
       BdrpClient.RouterException why = (BdrpClient.RouterException) e.getCause();
       assertEquals(ErrorCode.NOT_AUTHORIZED.number(), why.code());
       assertTrue(why.getMessage().contains("publish permission"), why.getMessage());
-      assertTrue(
-          router
-              .metricsText()
-              .contains("bdrp_traces_refused_total{reason=\"publish_permission\"} 1"),
-          "counted");
+      assertEquals(1, refusedTraces(router, "publish_permission"), "counted");
+    }
+  }
+
+  @Test
+  void tracesBeyondTheSessionsRateAreRefusedAndCounted() throws Exception {
+    try (Router router = Router.start(Federation.loneRouter());
+        BdrpClient c =
+            BdrpClient.builder().router(router.clientAddress()).reconnect(false).connect()) {
+      // Sent at once: the router reads them in a burst, far faster than its bucket refills.
+      int n = 3 * Traces.PER_HOST_PER_SECOND;
+      List<java.util.concurrent.CompletableFuture<ClientFrame.TraceResult>> all = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        all.add(c.trace(Message.builder().put("i", (long) i).build()));
+      }
+      int refused = 0;
+      for (var f : all) {
+        try {
+          assertTrue(f.get(10, TimeUnit.SECONDS).complete());
+        } catch (ExecutionException e) {
+          BdrpClient.RouterException why = (BdrpClient.RouterException) e.getCause();
+          assertEquals(ErrorCode.OVERLOADED.number(), why.code(), why.getMessage());
+          refused++;
+        }
+      }
+      assertTrue(refused > 0, "some of " + n + " traces refused");
+      assertEquals(refused, refusedTraces(router, "host_rate"), "every refusal counted");
     }
   }
 
