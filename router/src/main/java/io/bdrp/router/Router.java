@@ -244,7 +244,9 @@ public final class Router implements AutoCloseable {
         frame.readableBytes() > io.bdrp.transport.Frames.TYPE_OFFSET
             ? frame.getUnsignedByte(frame.readerIndex() + io.bdrp.transport.Frames.TYPE_OFFSET)
             : -1;
-    if (type == io.bdrp.transport.FrameType.RELIABLE_DATA.number()
+    if (type == io.bdrp.transport.FrameType.DATA.number()) {
+      data.receive(from, frame, transport); // the hot path: one test
+    } else if (type == io.bdrp.transport.FrameType.RELIABLE_DATA.number()
         || type == io.bdrp.transport.FrameType.RELIABLE_ACK.number()) {
       data.receiveReliable(from, frame, transport);
       reliableTimer.rearm();
@@ -252,7 +254,7 @@ public final class Router implements AutoCloseable {
         || type == io.bdrp.transport.FrameType.TRACE_REPORT.number()) {
       traces.receive(from, frame, transport);
     } else {
-      data.receive(from, frame, transport);
+      data.receive(from, frame, transport); // anything else: refused and counted as malformed
     }
   }
 
