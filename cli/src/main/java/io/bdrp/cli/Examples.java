@@ -48,6 +48,11 @@ final class Examples {
                   "./bdrp pub --topic sensors/k1/temp --attr mqtt.user.value=26.5 --body 26.5",
                   "./bdrp pub --confirm --attr stock=XYZ --attr price=21")),
           Map.entry(
+              "bdrp trace",
+              List.of(
+                  "./bdrp trace -r 127.0.0.1:7400 '{\"stock\":\"XYZ\",\"price\":21}'",
+                  "./bdrp trace --json --timeout 5s '{\"stock\":\"XYZ\"}'")),
+          Map.entry(
               "bdrp sim",
               List.of("./bdrp sim --routers 1000", "./bdrp sim --routers 200 --messages 5000")),
           Map.entry("bdrp topo", List.of("./bdrp topo show routers-8", "./bdrp topo --help")),

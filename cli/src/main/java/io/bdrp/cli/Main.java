@@ -29,6 +29,7 @@ import picocli.CommandLine.Command;
       RouterCommand.class,
       SubCommand.class,
       PubCommand.class,
+      TraceCommand.class,
       SimCommand.class,
       TopoCommand.class,
       PredicateCommand.class,

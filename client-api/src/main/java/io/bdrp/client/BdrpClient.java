@@ -554,6 +554,44 @@ public final class BdrpClient implements AutoCloseable {
     return request(id -> new ClientFrame.Send(id, m));
   }
 
+  /** How long {@link #trace(Message)} lets the router wait for the routers' reports: 2 s. */
+  public static final Duration DEFAULT_TRACE_TIMEOUT = Duration.ofSeconds(2);
+
+  /** As {@link #trace(Message, Duration)} with {@link #DEFAULT_TRACE_TIMEOUT}. */
+  public CompletableFuture<ClientFrame.TraceResult> trace(Message m) {
+    return trace(m, DEFAULT_TRACE_TIMEOUT);
+  }
+
+  /**
+   * Traces {@code m} without publishing it (docs/trace.md): the router this client is attached to
+   * routes a trace-only copy exactly as it would route the message, no host receives it, and every
+   * router the copy reaches reports what it did. The future completes with the reports once every
+   * router reported, or after {@code timeout} (1 ms to 60 s) with those that did and the routers
+   * that did not ({@link ClientFrame.TraceResult#missing}); it fails with {@link RouterException}
+   * when the router refuses the trace (NOT_AUTHORIZED: the message is outside this user's publish
+   * permission; OVERLOADED: too many traces, trace again shortly).
+   */
+  public CompletableFuture<ClientFrame.TraceResult> trace(Message m, Duration timeout) {
+    Objects.requireNonNull(m, "m");
+    long ms = timeout.toMillis();
+    if (ms < 1 || ms > ClientFrame.MAX_TRACE_TIMEOUT_MS) {
+      throw new IllegalArgumentException(
+          "trace timeout "
+              + timeout
+              + " outside 1 ms.."
+              + ClientFrame.MAX_TRACE_TIMEOUT_MS
+              + " ms");
+    }
+    CompletableFuture<ClientFrame.TraceResult> f = new CompletableFuture<>();
+    if (!isConnected()) {
+      f.completeExceptionally(new IOException("not connected to " + options.where()));
+      return f;
+    }
+    long id = requests.add(f);
+    outbox.enqueue(new ClientFrame.Trace(id, ms, m), null, id);
+    return f;
+  }
+
   /** Queues a request; its future waits in {@link Requests} for the router's answer. */
   private CompletableFuture<Void> request(LongFunction<ClientFrame> frame) {
     CompletableFuture<Void> f = new CompletableFuture<>();

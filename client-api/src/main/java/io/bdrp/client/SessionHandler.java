@@ -175,6 +175,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
           requests.complete(p.nonce(), null);
         }
       }
+      case ClientFrame.TraceResult t -> requests.complete(t.correlationId(), t, null);
       case ClientFrame.Bye b -> ctx.close();
       default -> {}
     }

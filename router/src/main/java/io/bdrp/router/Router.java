@@ -97,6 +97,7 @@ public final class Router implements AutoCloseable {
   private final RoutingTimer reliableTimer;
   private final KernelFastPath kernel;
   private final DataReceiver data;
+  private final Traces traces;
   private final RoutingTimer timer;
   private final RouterView view;
   private final RateSampler rates;
@@ -222,6 +223,8 @@ public final class Router implements AutoCloseable {
     metrics.reliable(reliable);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
     this.kernel = new KernelFastPath(core, this::link, udp);
+    this.traces = new Traces(core, dataPlane, output, hosts, kernel::active);
+    clients.traces(traces);
     this.timer = new RoutingTimer(loop, node, kernel::sync, () -> closed);
     this.view = new RouterView(config.router(), loop, node, links, shm, clients);
     this.lag = new LoopLag(loop, metrics.loopLagSeconds, System::nanoTime);
@@ -243,12 +246,17 @@ public final class Router implements AutoCloseable {
         frame.readableBytes() > io.bdrp.transport.Frames.TYPE_OFFSET
             ? frame.getUnsignedByte(frame.readerIndex() + io.bdrp.transport.Frames.TYPE_OFFSET)
             : -1;
-    if (type == io.bdrp.transport.FrameType.RELIABLE_DATA.number()
+    if (type == io.bdrp.transport.FrameType.DATA.number()) {
+      data.receive(from, frame, transport); // the hot path: one test
+    } else if (type == io.bdrp.transport.FrameType.RELIABLE_DATA.number()
         || type == io.bdrp.transport.FrameType.RELIABLE_ACK.number()) {
       data.receiveReliable(from, frame, transport);
       reliableTimer.rearm();
+    } else if (type == io.bdrp.transport.FrameType.TRACE_DATA.number()
+        || type == io.bdrp.transport.FrameType.TRACE_REPORT.number()) {
+      traces.receive(from, frame, transport);
     } else {
-      data.receive(from, frame, transport);
+      data.receive(from, frame, transport); // anything else: refused and counted as malformed
     }
   }
 

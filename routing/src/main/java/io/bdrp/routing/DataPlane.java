@@ -419,6 +419,112 @@ public final class DataPlane<M> {
     countDrops(id);
   }
 
+  /**
+   * Traces {@code m} as if a local host published it (see {@link Trace}): matches it once, as
+   * {@link #publish} does, and sends one trace copy per next hop (or tree child) through {@code
+   * to}; nothing is delivered and nothing is counted.
+   *
+   * @param payload the message's handle for {@code to}
+   * @return what was done; its trace id is a new message id of this router
+   */
+  public Trace.Step trace(Message m, M payload, Trace.Output<M> to) {
+    long id = ids.next();
+    Trace.Builder b = new Trace.Builder(id, self, -1, hopLimit, false);
+    hostCount = 0;
+    node.local().match(m, collectHost);
+    b.hosts(hosts, hostCount);
+    hostCount = 0;
+    RouteSnapshot s = node.snapshot();
+    ingress(s, m);
+    b.broadcast = partition.broadcast();
+    b.destinations = destinations.clone();
+    b.local = true;
+    traceCopies(b, self, id, hopLimit, payload, to);
+    traceDrops(b, s.routes(), partition.broadcast() ? null : destinations);
+    return b.build();
+  }
+
+  /**
+   * A trace copy arrived from neighbour {@code from}: handled as {@link #receive} handles DATA (the
+   * same checks, split and exact match), but its copies go through {@code to}, nothing is delivered
+   * and nothing is counted.
+   */
+  public Trace.Step traceReceive(int from, Packet p, M payload, Trace.Output<M> to) {
+    long id = p.messageId();
+    int limit = p.hopLimit();
+    int source = p.sourceRouter();
+    ForwardingTable routes = node.routes();
+    Trace.Builder b = new Trace.Builder(id, source, from, limit, p.isBroadcast());
+    if (source == self || routes.nextHop(source) < 0) {
+      b.drop(source == self ? Drop.OWN_SOURCE : Drop.UNKNOWN_SOURCE, 1, source);
+      return b.build();
+    }
+    long[] d = null;
+    if (p.isBroadcast()) {
+      routes.broadcast(source, from, limit, partition);
+      // Trace ids are message ids of their source, so they share its window without a clash.
+      if (partition.local() && !broadcasts.first(source, id)) {
+        b.drop(Drop.DUPLICATE, 1);
+        return b.build();
+      }
+    } else {
+      int unknown = destinationsOf(p, transitD);
+      if (unknown > 0) {
+        b.drop(Drop.UNKNOWN_ROUTER, unknown);
+      }
+      routes.partition(transitD, limit, partition);
+      d = transitD;
+    }
+    traceCopies(b, source, id, limit - 1, payload, to);
+    if (partition.local()) {
+      b.local = true;
+      Message m = out.decode(payload);
+      if (m == null) {
+        b.drop(Drop.BAD_MESSAGE, 1);
+      } else {
+        hostCount = 0;
+        node.local().match(m, collectHost);
+        b.hosts(hosts, hostCount);
+        hostCount = 0;
+      }
+    }
+    traceDrops(b, routes, d);
+    return b.build();
+  }
+
+  private void traceCopies(
+      Trace.Builder b, int source, long id, int copyHopLimit, M payload, Trace.Output<M> to) {
+    boolean broadcast = partition.broadcast();
+    for (int i = 0; i < partition.count(); i++) {
+      int hop = partition.hop(i);
+      long[] set = broadcast ? null : partition.set(i);
+      boolean sent = to.send(hop, copyHopLimit, source, id, set, payload);
+      b.copies.add(new Trace.Copy(hop, set == null ? null : set.clone(), sent));
+      if (!sent) {
+        b.drop(Drop.LINK, 1, hop);
+      }
+    }
+  }
+
+  /** The drops of the last partition, as {@link #countDrops} counts them, into {@code b}. */
+  private void traceDrops(Trace.Builder b, ForwardingTable routes, long[] d) {
+    switch (partition.drop()) {
+      case HOP_LIMIT -> b.drop(Drop.HOP_LIMIT, 1);
+      case NOT_ON_TREE -> b.drop(Drop.NOT_ON_TREE, 1);
+      case NONE -> {}
+    }
+    if (partition.unreachable() > 0) {
+      int[] unreachable = new int[0];
+      if (d != null) {
+        unreachable =
+            java.util.stream.IntStream.range(0, d.length * 64)
+                .filter(r -> r != self && (d[r >>> 6] & (1L << r)) != 0 && routes.nextHop(r) < 0)
+                .toArray();
+      }
+      b.drop(Drop.NO_ROUTE, partition.unreachable(), unreachable);
+    }
+  }
+
   /** Whether the last {@link #receive} delivered locally (this router in D, or a broadcast). */
   public boolean lastLocal() {
     return partition.local();

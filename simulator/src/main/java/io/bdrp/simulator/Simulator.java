@@ -15,6 +15,7 @@ import io.bdrp.routing.PredicateTable;
 import io.bdrp.routing.Reliable;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.routing.RoutingNode;
+import io.bdrp.routing.Trace;
 import io.bdrp.topologies.Edge;
 import io.bdrp.topologies.Topology;
 import io.bdrp.transport.DataHeader;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
 
 /**
@@ -782,6 +784,42 @@ public final class Simulator {
     } finally {
       out.end();
     }
+  }
+
+  /**
+   * Traces {@code m} at router {@code router} now (see {@link Trace}): a trace-only copy goes
+   * through the routers' data planes as the message would, over the links with their latency,
+   * delivered to no host and counted nowhere; {@code steps} hears what each router did, the
+   * ingress's at once and the others as the copies arrive while the simulation runs.
+   */
+  public void trace(int router, Message m, Consumer<Trace.Step> steps) {
+    DataPlane<Message> plane = dataPlanes[router];
+    if (plane == null) {
+      throw new IllegalStateException("router " + router + " is down");
+    }
+    steps.accept(plane.trace(m, m, traceOutput(router, steps)));
+  }
+
+  /** Where router {@code self}'s trace copies go: over the link, to the neighbour's data plane. */
+  private Trace.Output<Message> traceOutput(int self, Consumer<Trace.Step> steps) {
+    return (neighbour, hopLimit, source, traceId, d, message) -> {
+      Link l = link(self, neighbour);
+      if (!l.up || nodes[neighbour] == null) {
+        return false;
+      }
+      SimPacket p =
+          new SimPacket(hopLimit, source, traceId, d == null ? null : d.clone(), message, null);
+      transmit(
+          self,
+          neighbour,
+          () -> {
+            DataPlane<Message> q = dataPlanes[neighbour];
+            if (q != null) {
+              steps.accept(q.traceReceive(self, p, message, traceOutput(neighbour, steps)));
+            }
+          });
+      return true;
+    };
   }
 
   /**

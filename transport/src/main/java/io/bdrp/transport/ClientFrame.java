@@ -23,6 +23,8 @@ import java.util.Optional;
  *    | &lt;------ CONFIRM(p, n) | UNREACHED(p, n, routers) |
  *    | &lt;------ CONFIRM_RANGE(p, first, last) |   (session version 2)
  *    | &lt;----------------------- DELIVER |
+ *    | TRACE(id, timeout) ---------> |
+ *    | &lt;----- TRACE_RESULT(id) | ERROR(id) |
  *    | PING(n) / PONG(n) &lt;---------> |
  *    | BYE ------------------------> |   (either side)
  * </pre>
@@ -38,6 +40,8 @@ public sealed interface ClientFrame
         ClientFrame.Confirm,
         ClientFrame.Unreached,
         ClientFrame.ConfirmRange,
+        ClientFrame.Trace,
+        ClientFrame.TraceResult,
         SessionFrame {
   /** The frame type this record is sent as. */
   FrameType type();
@@ -299,6 +303,156 @@ public sealed interface ClientFrame
           + publisherSeq
           + ", routers="
           + Arrays.toString(routers)
+          + "]";
+    }
+  }
+
+  /**
+   * Traces {@code message}: the router routes a trace-only copy of it exactly as it would route the
+   * message, delivers it to no host, and answers {@link TraceResult} with the report of every
+   * router the copy reached, once all are in or after {@code timeoutMs} (1..{@link
+   * #MAX_TRACE_TIMEOUT_MS}); or {@link Error} with the same {@code correlationId} (not 0) if it
+   * refuses the trace (NOT_AUTHORIZED: outside the user's publish permission; OVERLOADED: too many
+   * traces).
+   */
+  record Trace(long correlationId, long timeoutMs, Message message) implements ClientFrame {
+    public Trace {
+      if (correlationId == 0) {
+        throw new IllegalArgumentException("a TRACE needs a correlation id other than 0");
+      }
+      if (timeoutMs < 1 || timeoutMs > MAX_TRACE_TIMEOUT_MS) {
+        throw new IllegalArgumentException(
+            "timeoutMs " + timeoutMs + " outside 1.." + MAX_TRACE_TIMEOUT_MS);
+      }
+      Objects.requireNonNull(message, "message");
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.TRACE;
+    }
+  }
+
+  /** The longest a router waits for the reports of a trace: 60 s. */
+  long MAX_TRACE_TIMEOUT_MS = 60_000;
+
+  /**
+   * The answer to {@link Trace} {@code correlationId}: the trace {@code traceId} entered the
+   * network at router {@code ingress}, whose destination set D was {@code destinations}; {@code
+   * reports} are those of the routers the copies reached (the ingress's first), and {@code missing}
+   * the routers that were sent a copy and did not report before the timeout (one entry per missing
+   * report). Each array holds router numbers 0..65535, at most 65,535 of them.
+   */
+  record TraceResult(
+      long correlationId,
+      long traceId,
+      int ingress,
+      int[] destinations,
+      int[] missing,
+      java.util.List<TraceReport> reports)
+      implements ClientFrame {
+    public TraceResult {
+      Frames.checkU16("ingress", ingress);
+      destinations = routers("destinations", destinations);
+      missing = routers("missing", missing);
+      reports = java.util.List.copyOf(reports);
+      Frames.checkU16("reports", reports.size());
+    }
+
+    private static int[] routers(String what, int[] routers) {
+      int[] r = Objects.requireNonNull(routers, what).clone();
+      Frames.checkU16(what + " count", r.length);
+      for (int x : r) {
+        Frames.checkU16(what, x);
+      }
+      return r;
+    }
+
+    @Override
+    public int[] destinations() {
+      return destinations.clone();
+    }
+
+    @Override
+    public int[] missing() {
+      return missing.clone();
+    }
+
+    /** Whether every router sent a copy reported. */
+    public boolean complete() {
+      return missing.length == 0;
+    }
+
+    /**
+     * The false positives of the Bloom encoding: routers of D that reported matching the message
+     * against their hosts and found none whose exact predicate it satisfies. Ascending.
+     */
+    public int[] falsePositives() {
+      java.util.TreeSet<Integer> matched = new java.util.TreeSet<>();
+      java.util.TreeSet<Integer> checked = new java.util.TreeSet<>();
+      for (TraceReport r : reports) {
+        if (r.local()) {
+          checked.add(r.router());
+          if (r.matching() > 0) {
+            matched.add(r.router());
+          }
+        }
+      }
+      return Arrays.stream(destinations)
+          .filter(d -> checked.contains(d) && !matched.contains(d))
+          .toArray();
+    }
+
+    /** The total of matching hosts over every report. */
+    public long matchingHosts() {
+      long n = 0;
+      for (TraceReport r : reports) {
+        n += r.matching();
+      }
+      return n;
+    }
+
+    @Override
+    public FrameType type() {
+      return FrameType.TRACE_RESULT;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof TraceResult t
+          && correlationId == t.correlationId
+          && traceId == t.traceId
+          && ingress == t.ingress
+          && Arrays.equals(destinations, t.destinations)
+          && Arrays.equals(missing, t.missing)
+          && reports.equals(t.reports);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(
+          correlationId,
+          traceId,
+          ingress,
+          Arrays.hashCode(destinations),
+          Arrays.hashCode(missing),
+          reports);
+    }
+
+    @Override
+    public String toString() {
+      return "TraceResult[correlationId="
+          + correlationId
+          + ", traceId="
+          + traceId
+          + ", ingress="
+          + ingress
+          + ", destinations="
+          + Arrays.toString(destinations)
+          + ", missing="
+          + Arrays.toString(missing)
+          + ", reports="
+          + reports
           + "]";
     }
   }

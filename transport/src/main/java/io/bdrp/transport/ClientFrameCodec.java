@@ -32,6 +32,14 @@ public final class ClientFrameCodec {
           case ClientFrame.Confirm c -> 8 + 8;
           case ClientFrame.Unreached u -> 8 + 8 + 2 + 2 * u.routers().length;
           case ClientFrame.ConfirmRange c -> 8 + 8 + 8;
+          case ClientFrame.Trace t -> 8 + 4 + MessageCodec.encodedLength(t.message());
+          case ClientFrame.TraceResult t -> {
+            int n = 8 + 8 + 2 + 2 + 2 * t.destinations().length + 2 + 2 * t.missing().length + 2;
+            for (TraceReport r : t.reports()) {
+              n += r.encodedLength();
+            }
+            yield n;
+          }
           case ClientFrame.Ping p -> 8;
           case ClientFrame.Pong p -> 8;
           case ClientFrame.Bye b -> 0;
@@ -108,9 +116,44 @@ public final class ClientFrameCodec {
           out.writeShort(router);
         }
       }
+      case ClientFrame.Trace t -> {
+        out.writeLong(t.correlationId());
+        out.writeInt((int) t.timeoutMs());
+        Frames.writeVia(
+            out, t.message(), MessageCodec.encodedLength(t.message()), MessageCodec::encode);
+      }
+      case ClientFrame.TraceResult t -> {
+        out.writeLong(t.correlationId());
+        out.writeLong(t.traceId());
+        out.writeShort(t.ingress());
+        writeRouters(out, t.destinations());
+        writeRouters(out, t.missing());
+        out.writeShort(t.reports().size());
+        for (TraceReport r : t.reports()) {
+          r.encode(out);
+        }
+      }
       case SessionFrame s -> encodeSessionBody(s, out);
     }
     Frames.endFrame(out, start);
+  }
+
+  private static void writeRouters(ByteBuf out, int[] routers) {
+    out.writeShort(routers.length);
+    for (int r : routers) {
+      out.writeShort(r);
+    }
+  }
+
+  private static int[] readRouters(FrameReader r, String what) {
+    int at = r.offset();
+    int count = r.u16();
+    r.requireItems(at, count, what, 2, 0);
+    int[] routers = new int[count];
+    for (int i = 0; i < count; i++) {
+      routers[i] = r.u16();
+    }
+    return routers;
   }
 
   /** Writes the body (no prefix) of a frame that is valid on every link. */
@@ -224,6 +267,44 @@ public final class ClientFrameCodec {
               routers[i] = r.u16();
             }
             yield new ClientFrame.Unreached(publisher, seq, routers);
+          }
+          case TRACE -> {
+            long id = r.i64();
+            int at = r.offset();
+            long timeout = r.u32();
+            if (id == 0 || timeout < 1 || timeout > ClientFrame.MAX_TRACE_TIMEOUT_MS) {
+              throw r.malformed(
+                  at,
+                  "correlation id "
+                      + id
+                      + " and timeout "
+                      + timeout
+                      + " ms: need an id other than 0 and 1.."
+                      + ClientFrame.MAX_TRACE_TIMEOUT_MS
+                      + " ms");
+            }
+            yield new ClientFrame.Trace(
+                id, timeout, r.rest(MessageCodec::decode, ErrorCode.BAD_MESSAGE, "message", id));
+          }
+          case TRACE_RESULT -> {
+            long id = r.i64();
+            long traceId = r.i64();
+            int ingress = r.u16();
+            int[] d = readRouters(r, "destinations");
+            int[] missing = readRouters(r, "missing routers");
+            int at = r.offset();
+            int count = r.u16();
+            r.requireItems(at, count, "reports", 14, 0);
+            java.util.List<TraceReport> reports = new java.util.ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+              at = r.offset();
+              try {
+                reports.add(TraceReport.decode(r));
+              } catch (IllegalArgumentException e) {
+                throw r.malformed(at, e.getMessage());
+              }
+            }
+            yield new ClientFrame.TraceResult(id, traceId, ingress, d, missing, reports);
           }
           default -> decodeSession(type, r);
         };

@@ -30,6 +30,7 @@ import io.netty.buffer.ByteBufAllocator;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *
  *  flags: bit 0 (0x01) broadcast; bit 2 (0x04) D is a list; the others reserved, must be 0
+ *         (a TRACE_DATA frame, type 0x2C, has this layout too, and bit 1 (0x02) "hosts named")
  *  bitmap (bit 2 clear): n words u64, 8n bytes; bit j of word i = router 64i + j, that is
  *          (word &gt;&gt;&gt; j) &amp; 1 with j = 0 the least significant bit; n = 0 exactly when
  *          broadcast (no D: every router gets it), else 1..1024
@@ -86,6 +87,12 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   /** Flag bit: the frame is a broadcast along the reverse shortest-path tree of the source. */
   public static final int FLAG_BROADCAST = 0x01;
 
+  /**
+   * Flag bit of a TRACE_DATA frame only: the tracing user may see the names of the hosts a trace
+   * reaches (see {@link TraceFrames}).
+   */
+  public static final int FLAG_NAMED = 0x02;
+
   /** Flag bit: D is a list of router numbers rather than a bitmap. */
   public static final int FLAG_D_LIST = 0x04;
 
@@ -120,18 +127,31 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
    *     Frames#openFrame}) if it is not a valid DATA frame
    */
   public DataHeader wrap(ByteBuf frame) {
+    return wrap(frame, FrameType.DATA, FLAG_BROADCAST | FLAG_D_LIST);
+  }
+
+  /**
+   * As {@link #wrap}, for a TRACE_DATA frame: the same layout under its own type, whose flags may
+   * also carry {@link #FLAG_NAMED} ({@link #named}).
+   */
+  public DataHeader wrapTrace(ByteBuf frame) {
+    return wrap(frame, FrameType.TRACE_DATA, FLAG_BROADCAST | FLAG_NAMED | FLAG_D_LIST);
+  }
+
+  private DataHeader wrap(ByteBuf frame, FrameType expected, int allowedFlags) {
     int start = frame.readerIndex();
     int type = Frames.openFrame(frame, Integer.MAX_VALUE);
     frame.readerIndex(start);
-    if (type != FrameType.DATA.number()) {
-      throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "frame type " + type + " is not DATA");
+    if (type != expected.number()) {
+      throw new ProtocolException(
+          ErrorCode.MALFORMED_FRAME, "frame type " + type + " is not " + expected);
     }
     int length = frame.readableBytes();
     if (length < D_OFFSET) {
       throw malformed("header truncated: " + length + " bytes, need " + D_OFFSET);
     }
     int flags = frame.getUnsignedByte(start + FLAGS_OFFSET);
-    if ((flags & ~(FLAG_BROADCAST | FLAG_D_LIST)) != 0) {
+    if ((flags & ~allowedFlags) != 0) {
       throw malformed("reserved flag bits set: 0x" + Integer.toHexString(flags));
     }
     int n = frame.getUnsignedShort(start + D_LENGTH_OFFSET);
@@ -209,6 +229,11 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     return buf.getLong(base + MESSAGE_ID_OFFSET);
   }
 
+  /** Whether a TRACE_DATA frame's flags carry {@link #FLAG_NAMED}. */
+  public boolean named() {
+    return (buf.getUnsignedByte(base + FLAGS_OFFSET) & FLAG_NAMED) != 0;
+  }
+
   /** Whether D is a list of router numbers ({@link #FLAG_D_LIST}) rather than a bitmap. */
   public boolean isList() {
     return list;
@@ -275,7 +300,16 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     int m = MessageCodec.encodedLength(message);
     ByteBuf out = alloc.buffer(frameLength(layout, m));
     try {
-      putHeader(out, hopLimit, broadcast, sourceRouter, messageId, destinations, layout, m);
+      putHeader(
+          out,
+          FrameType.DATA,
+          broadcast ? FLAG_BROADCAST : 0,
+          hopLimit,
+          sourceRouter,
+          messageId,
+          destinations,
+          layout,
+          m);
       Frames.writeVia(out, message, m, MessageCodec::encode);
       return out;
     } catch (RuntimeException e) {
@@ -360,6 +394,48 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       long[] destinations,
       int layout,
       int messageLength) {
+    checkLayout(hopLimit, broadcast, sourceRouter, destinations, layout);
+    putHeader(
+        out,
+        FrameType.DATA,
+        broadcast ? FLAG_BROADCAST : 0,
+        hopLimit,
+        sourceRouter,
+        messageId,
+        destinations,
+        layout,
+        messageLength);
+  }
+
+  /**
+   * As {@link #writeHeader}, for a TRACE_DATA frame (a trace copy of a message, see {@link
+   * TraceFrames}), with {@link #FLAG_NAMED} when {@code named}.
+   */
+  public static void writeTraceHeader(
+      ByteBuf out,
+      int hopLimit,
+      boolean broadcast,
+      boolean named,
+      int sourceRouter,
+      long traceId,
+      long[] destinations,
+      int layout,
+      int messageLength) {
+    checkLayout(hopLimit, broadcast, sourceRouter, destinations, layout);
+    putHeader(
+        out,
+        FrameType.TRACE_DATA,
+        (broadcast ? FLAG_BROADCAST : 0) | (named ? FLAG_NAMED : 0),
+        hopLimit,
+        sourceRouter,
+        traceId,
+        destinations,
+        layout,
+        messageLength);
+  }
+
+  private static void checkLayout(
+      int hopLimit, boolean broadcast, int sourceRouter, long[] destinations, int layout) {
     checkFields(hopLimit, broadcast, sourceRouter, destinations);
     if (broadcast != (layout == 0) || (layout > 0 && layout > destinations.length)) {
       throw new IllegalArgumentException(
@@ -367,14 +443,14 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
               + layout
               + (broadcast ? " for a broadcast" : " for a D of " + destinations.length + " words"));
     }
-    putHeader(
-        out, hopLimit, broadcast, sourceRouter, messageId, destinations, layout, messageLength);
   }
 
+  /** Writes a header of {@code type}; {@link #FLAG_D_LIST} is added to {@code flags} for a list. */
   private static void putHeader(
       ByteBuf out,
+      FrameType type,
+      int flags,
       int hopLimit,
-      boolean broadcast,
       int sourceRouter,
       long messageId,
       long[] destinations,
@@ -382,11 +458,9 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
       int messageLength) {
     int start = out.writerIndex();
     Frames.writePrefix(
-        out,
-        FrameType.DATA,
-        D_OFFSET - Frames.PREFIX_BYTES + destinationBytes(layout) + messageLength);
+        out, type, D_OFFSET - Frames.PREFIX_BYTES + destinationBytes(layout) + messageLength);
     out.writeByte(hopLimit);
-    out.writeByte(broadcast ? FLAG_BROADCAST : layout < 0 ? FLAG_D_LIST : 0);
+    out.writeByte(layout < 0 ? flags | FLAG_D_LIST : flags);
     out.writeShort(sourceRouter);
     out.writeLong(messageId);
     if (layout >= 0) {

@@ -2,7 +2,7 @@ package io.bdrp.transport;
 
 /**
  * The frame types and their wire numbers (the {@code type} byte of every frame), for both kinds of
- * link: client sessions use 0x01..0x0E, router links 0x20..0x2B plus the session frames ERROR,
+ * link: client sessions use 0x01..0x10, router links 0x20..0x2D plus the session frames ERROR,
  * PING, PONG and BYE, which are valid on every link. Numbers are stable; unlisted ones are unknown
  * and end the session with {@link ErrorCode#UNKNOWN_TYPE}.
  */
@@ -51,6 +51,13 @@ public enum FrameType {
   RELIABLE_DATA(0x2A),
   /** Router to router: a reliable acknowledgement, routed towards its ingress. */
   RELIABLE_ACK(0x2B),
+  /**
+   * Router to router: a trace copy of a message, DATA's layout under its own type; see {@link
+   * TraceFrames}.
+   */
+  TRACE_DATA(0x2C),
+  /** Router to router: what one router did with a trace copy, routed towards its ingress. */
+  TRACE_REPORT(0x2D),
   /** Client to router: publish a message reliably, as a numbered message of a publisher. */
   SEND_RELIABLE(0x0B),
   /** Router to client: every router of a reliable message's D has it. */
@@ -61,7 +68,14 @@ public enum FrameType {
    * Router to client, on sessions of version 2: every router of D has each of a run of a
    * publisher's consecutive reliable messages.
    */
-  CONFIRM_RANGE(0x0E);
+  CONFIRM_RANGE(0x0E),
+  /**
+   * Client to router: trace a message (route a trace-only copy, deliver it to no host, collect what
+   * each router did with it); answered by {@link #TRACE_RESULT} or ERROR.
+   */
+  TRACE(0x0F),
+  /** Router to client: the reports of a trace. */
+  TRACE_RESULT(0x10);
 
   private static final FrameType[] BY_NUMBER = new FrameType[256];
 

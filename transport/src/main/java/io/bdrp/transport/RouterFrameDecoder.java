@@ -35,12 +35,15 @@ public final class RouterFrameDecoder extends MessageToMessageDecoder<ByteBuf> {
 
   /**
    * Whether frames of this type go on as they are, read where they lie by the data plane: DATA, and
-   * the reliable service's RELIABLE_DATA and RELIABLE_ACK ({@link ReliableFrames}).
+   * the reliable service's RELIABLE_DATA and RELIABLE_ACK ({@link ReliableFrames}), and tracing's
+   * TRACE_DATA and TRACE_REPORT ({@link TraceFrames}).
    */
   public static boolean passedOn(int type) {
     return type == FrameType.DATA.number()
         || type == FrameType.RELIABLE_DATA.number()
-        || type == FrameType.RELIABLE_ACK.number();
+        || type == FrameType.RELIABLE_ACK.number()
+        || type == FrameType.TRACE_DATA.number()
+        || type == FrameType.TRACE_REPORT.number();
   }
 
   @Override

@@ -59,7 +59,30 @@ class ClientFrameGoldenTest {
             "00000018 01 0d | fffffffffffffffe | 0000000000000003 | 0002 | 0002 0201"),
         Arguments.of(
             new ClientFrame.ConfirmRange(0x0102030405060708L, 3, 258),
-            "0000001a 01 0e | 0102030405060708 | 0000000000000003 | 0000000000000102"));
+            "0000001a 01 0e | 0102030405060708 | 0000000000000003 | 0000000000000102"),
+        Arguments.of(
+            new ClientFrame.Trace(7, 2000, SMALL),
+            "00000018 01 0f | 0000000000000007 | 000007d0 | 0001 04 01 62 01 00000000"),
+        Arguments.of(
+            new ClientFrame.TraceResult(
+                42,
+                0x0102030405060708L,
+                3,
+                new int[] {5},
+                new int[0],
+                List.of(
+                    new TraceReport(
+                        3,
+                        -1,
+                        32,
+                        TraceReport.INGRESS | TraceReport.LOCAL | TraceReport.NAMED,
+                        List.of(new TraceReport.Copy(5, true, false, new int[] {5})),
+                        1,
+                        List.of(new TraceReport.Host(1, "h")),
+                        List.of()))),
+            "00000038 01 10 | 000000000000002a | 0102030405060708 | 0003 | 0001 0005 | 0000"
+                + " | 0001 | 0003 ffff 20 0d | 0001 0005 00 00 0001 0005 | 00000001"
+                + " | 01 00000001 01 68 | 00"));
   }
 
   @ParameterizedTest

@@ -64,6 +64,7 @@ class ClientFrameMalformedTest {
             case ClientFrame.SetPredicate s when cut >= 8 -> ErrorCode.BAD_PREDICATE;
             case ClientFrame.Send s when cut >= 8 -> ErrorCode.BAD_MESSAGE;
             case ClientFrame.SendReliable s when cut >= 24 -> ErrorCode.BAD_MESSAGE;
+            case ClientFrame.Trace t when cut >= 12 -> ErrorCode.BAD_MESSAGE;
             case ClientFrame.Deliver d -> ErrorCode.BAD_MESSAGE;
             default -> ErrorCode.MALFORMED_FRAME;
           };

@@ -60,6 +60,23 @@ class FuzzSeeds {
             new ClientFrame.Confirm(0x5eed, 1),
             new ClientFrame.Unreached(0x5eed, 2, new int[] {3, 4}),
             new ClientFrame.ConfirmRange(0x5eed, 5, 9),
+            new ClientFrame.Trace(7, 2000, m),
+            new ClientFrame.TraceResult(
+                7,
+                0x7ace,
+                1,
+                new int[] {2, 3},
+                new int[] {3},
+                List.of(
+                    new TraceReport(
+                        1,
+                        -1,
+                        32,
+                        TraceReport.INGRESS | TraceReport.LOCAL | TraceReport.NAMED,
+                        List.of(new TraceReport.Copy(2, true, false, new int[] {2, 3})),
+                        1,
+                        List.of(new TraceReport.Host(4, "h")),
+                        List.of(new TraceReport.Dropped("no_route", 1, new int[] {5}))))),
             new ClientFrame.Ping(5),
             new ClientFrame.Pong(5),
             new ClientFrame.Bye());

@@ -88,6 +88,9 @@ public final class ClientSessions {
   private final Metrics.Counter retentionFull;
   private final Metrics.Counter notReady;
 
+  /** Message tracing (null: this router answers TRACE with an error). */
+  private io.bdrp.router.Traces traces;
+
   /**
    * @param clientTls TLS on the client port as now loaded (null: none)
    * @param signed whether routers sign their advertisements
@@ -120,6 +123,11 @@ public final class ClientSessions {
     this.refusedSessions = metrics.requestsRefused("user_sessions");
     this.changes = new PredicateChanges(core, signed);
     batches.beforeFlush(this::endConfirmations);
+  }
+
+  /** Sets what handles the clients' TRACE requests. */
+  public void traces(io.bdrp.router.Traces traces) {
+    this.traces = traces;
   }
 
   /** The end of a batch: each session's run of confirmations goes into its output. */
@@ -362,6 +370,7 @@ public final class ClientSessions {
           }
         }
         case ClientFrame.SendReliable s -> sendReliable(ctx, s);
+        case ClientFrame.Trace t -> trace(ctx, t);
         case ClientFrame.Ping p -> {
           // Not queued above the session's high water mark: a client that sends PINGs and does
           // not read cannot make PONGs pile up (it is cut as a slow consumer meanwhile).
@@ -540,6 +549,69 @@ public final class ClientSessions {
       reliable.publish(s.message(), sendBytes, s.publisher(), s.publisherSeq());
       host.published();
       reliableTimer.run();
+    }
+
+    /** This session's traces a second ({@link io.bdrp.router.Traces#PER_HOST_PER_SECOND}). */
+    private final io.bdrp.router.Traces.Bucket traceBucket =
+        new io.bdrp.router.Traces.Bucket(io.bdrp.router.Traces.PER_HOST_PER_SECOND);
+
+    /**
+     * A TRACE: refused as a SEND of its message would be (outside the user's publish permission, or
+     * carrying an attribute only routers set), or beyond the session's rate or the router's table
+     * of traces; else traced. Host names go into the reports only for a user whose permissions are
+     * unrestricted (it may publish and subscribe to anything).
+     */
+    private void trace(ChannelHandlerContext ctx, ClientFrame.Trace t) {
+      long id = t.correlationId();
+      if (traces == null) {
+        refuse(
+            ctx,
+            id,
+            core.metrics().tracesRefused("not_offered"),
+            ErrorCode.PROTOCOL_VIOLATION,
+            "router " + core.config().router() + " does not trace messages");
+        return;
+      }
+      if (!host.permissions.mayPublish(t.message())) {
+        refuse(
+            ctx,
+            id,
+            traces.refused("publish_permission"),
+            ErrorCode.NOT_AUTHORIZED,
+            "the message is outside user "
+                + host.permissions.user()
+                + "'s publish permission ("
+                + host.permissions.publish()
+                + "): it may not be traced");
+        return;
+      }
+      if (refused(ctx, id, t.message())) {
+        return;
+      }
+      if (!traceBucket.take(System.nanoTime())) {
+        refuse(
+            ctx,
+            id,
+            traces.refused("host_rate"),
+            ErrorCode.OVERLOADED,
+            "more than "
+                + io.bdrp.router.Traces.PER_HOST_PER_SECOND
+                + " traces a second from this session: trace again shortly");
+        return;
+      }
+      boolean named = host.permissions.publish() == null && host.permissions.subscribe() == null;
+      if (!traces.start(t, named, ctx.channel())) {
+        refuse(
+            ctx,
+            id,
+            traces.refused("pending_full"),
+            ErrorCode.OVERLOADED,
+            "router "
+                + core.config().router()
+                + " has "
+                + io.bdrp.router.Traces.MAX_PENDING
+                + " traces waiting for reports: trace again shortly");
+      }
     }
 
     /** Per publisher of this session, the first message refused for want of room, if any. */

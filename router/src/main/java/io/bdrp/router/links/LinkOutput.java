@@ -11,6 +11,8 @@ import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.Reliable;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.ReliableFrames;
+import io.bdrp.transport.TraceFrames;
+import io.bdrp.transport.TraceReport;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.nio.ByteBuffer;
@@ -132,6 +134,57 @@ public final class LinkOutput
     }
     ReliableFrames.writeAck(batches.room(c, ReliableFrames.ACK_BYTES), ack);
     return true;
+  }
+
+  /**
+   * A trace copy goes on the link's TCP session as a TRACE_DATA frame, whatever transport the
+   * link's DATA uses: the kernel fast path never takes it, and the router reports for it.
+   */
+  public boolean sendTrace(
+      int neighbour,
+      int hopLimit,
+      int source,
+      long traceId,
+      long[] d,
+      boolean named,
+      MessageBytes message) {
+    Channel c = session(neighbour);
+    if (c == null) {
+      return false;
+    }
+    int layout = DataHeader.layoutOf(d);
+    ByteBuf b = batches.room(c, DataHeader.frameLength(layout, 0), message);
+    DataHeader.writeTraceHeader(
+        b, hopLimit, d == null, named, source, traceId, d, layout, message.length);
+    batches.body(c, b, message);
+    return true;
+  }
+
+  /** Writes a TRACE_REPORT frame for ingress {@code source} to {@code neighbour}. */
+  public boolean sendTraceReport(int neighbour, int source, long traceId, TraceReport report) {
+    Channel c = session(neighbour);
+    if (c == null) {
+      return false;
+    }
+    TraceFrames.writeReport(
+        batches.room(c, TraceFrames.reportLength(report)), source, traceId, report);
+    return true;
+  }
+
+  /** Passes a TRACE_REPORT frame as it is (the caller still owns it) on to {@code neighbour}. */
+  public boolean forward(int neighbour, ByteBuf frame) {
+    Channel c = session(neighbour);
+    if (c == null) {
+      return false;
+    }
+    batches.copy(c, frame);
+    return true;
+  }
+
+  /** Whether the DATA of the link to {@code neighbour} goes by UDP now. */
+  public boolean dataByUdp(int neighbour) {
+    Link l = neighbour >= 0 && neighbour < links.length ? links[neighbour] : null;
+    return l != null && l.dataBy(io.bdrp.router.config.RouterConfig.LinkTransport.UDP);
   }
 
   /** The TCP session to {@code neighbour} if it is up and below its high water mark. */

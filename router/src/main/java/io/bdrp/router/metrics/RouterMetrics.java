@@ -457,4 +457,21 @@ public final class RouterMetrics {
         "name",
         name);
   }
+
+  /** Traces started by this router's clients (see docs/trace.md). */
+  public Metrics.Counter traces() {
+    return registry.counter("bdrp_traces_total", "Traces started by clients of this router.");
+  }
+
+  /** Traces refused, by reason (see {@code io.bdrp.router.Traces}). */
+  public Metrics.Counter tracesRefused(String reason) {
+    return byLabel(
+        "bdrp_traces_refused_total",
+        "Traces refused, by reason: publish_permission (outside the user's publish permission),"
+            + " host_rate (more than 10 a second from one host), pending_full (64 traces waiting"
+            + " for reports), router_rate (trace copies from neighbours beyond 200 a second,"
+            + " dropped), not_offered (a front end without tracing).",
+        "reason",
+        reason);
+  }
 }
