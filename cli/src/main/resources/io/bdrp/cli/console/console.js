@@ -32,7 +32,7 @@
       { selector: '.trace-faded', style: { 'opacity': 0.3 } },
       { selector: 'node.trace-node', style: {
           'label': 'data(traceLabel)', 'text-wrap': 'wrap', 'text-valign': 'bottom', 'text-margin-y': 4,
-          'color': '#111', 'font-weight': 'bold', 'text-background-color': '#fff', 'text-background-opacity': 0.85,
+          'color': '#111', 'font-weight': 'bold', 'text-background-color': '#fff', 'text-background-opacity': 0.7,
           'text-background-padding': 2 } },
       { selector: 'node.trace-transit', style: { 'background-color': '#64b5f6', 'border-color': '#1e88e5' } },
       { selector: 'node.trace-dest', style: { 'background-color': '#2e7d32', 'border-color': '#1b5e20' } },
@@ -269,9 +269,9 @@
         if (x.role === 'false positive') { el.addClass('trace-fp'); label += '\nfalse positive'; }
         if (x.role === 'no report') { el.addClass('trace-missing'); label += '\nno report'; }
         if (x.role === 'not reached') { el.addClass('trace-unreached'); label += '\nnot reached'; }
+        if (x.matching !== null) el.data('traceMatching', x.matching);
         if (x.matching !== null && (x.role === 'destination' || x.role === 'ingress' || x.matching > 0)) {
           label += '\n' + hosts(x.matching);
-          el.data('traceMatching', x.matching);
         }
         if (x.drops.length) {
           el.addClass('trace-drop');
@@ -287,6 +287,7 @@
         }
       }
     });
+    cy.fit(undefined, 30); // the trace's labels below the routers, in view
     traceLegend.hidden = false;
     traceResult.innerHTML = traceText(answer, model);
   }
