@@ -287,7 +287,9 @@
         }
       }
     });
-    cy.fit(undefined, 30); // the trace's labels below the routers, in view
+    // The trace's labels below the routers, in view: fitted once they are drawn (fitting in the
+    // same turn as the style change leaves the new labels undrawn).
+    requestAnimationFrame(() => cy.fit(undefined, 40));
     traceLegend.hidden = false;
     traceResult.innerHTML = traceText(answer, model);
   }

@@ -456,6 +456,10 @@ class ConsoleBrowserTest {
     String side = browser.findElement(By.id("trace-result")).getText();
     assertTrue(side.contains("false positive"), side);
     assertTrue(side.contains("alice #"), "the tree of bdrp trace, with host names: " + side);
+    String polled = browser.findElement(By.id("status")).getText();
+    wait.withMessage("the next poll drawn under the trace")
+        .until(d -> !d.findElement(By.id("status")).getText().equals(polled));
+    assertEquals(want, shown(), "the trace stays drawn while the page polls");
     shot("trace.png");
 
     // A message that is not JSON: a clear error on the page, and the live view.
