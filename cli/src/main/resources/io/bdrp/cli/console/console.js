@@ -402,6 +402,8 @@
         unsent: all.filter(c => !c.sent).map(c => [c.from, c.to]),
       };
     },
+    // Draws a trace answer of POST api/trace ({router, address, result, text}) as the form does.
+    showTrace(answer) { drawTrace(answer); },
     clearTrace,
   };
   refresh();

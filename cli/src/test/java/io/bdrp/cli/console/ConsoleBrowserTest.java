@@ -462,6 +462,31 @@ class ConsoleBrowserTest {
     assertEquals(want, shown(), "the trace stays drawn while the page polls");
     shot("trace.png");
 
+    // Drops, a copy not sent and routers that did not report, in a result of the same layout:
+    // the ingress's copy to 6 not taken (a link drop), router 3 silent.
+    ((JavascriptExecutor) browser)
+        .executeScript(
+            "window.bdrpConsole.showTrace({router: 4, address: 'x', text: '', result: {traceId:"
+                + " '1', ingress: 4, complete: false, destinations: [3, 6], falsePositives: [],"
+                + " missing: [3], matchingHosts: 0, reports: [{router: 4, from: null, hopLimit: 64,"
+                + " broadcast: false, local: true, matching: 0, hosts: [], copies: [{neighbour: 2,"
+                + " sent: true, fastPath: false, routers: [3]}, {neighbour: 6, sent: false,"
+                + " fastPath: false, routers: [6]}], drops: [{reason: 'link', count: 1, routers:"
+                + " [6]}]}, {router: 2, from: 4, hopLimit: 64, broadcast: false, local: false,"
+                + " matching: 0, hosts: [], copies: [{neighbour: 3, sent: true, fastPath: false,"
+                + " routers: [3]}], drops: []}]}});");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> partial =
+        (Map<String, Object>)
+            ((JavascriptExecutor) browser).executeScript("return window.bdrpConsole.traceShown();");
+    assertEquals(List.of(4L), partial.get("drops"), "the router that dropped");
+    assertEquals(List.of(List.of(4L, 6L)), partial.get("unsent"), "the copy not sent");
+    assertEquals(List.of(3L), partial.get("missing"), "the router that did not report");
+    assertEquals(List.of(6L), partial.get("unreached"), "in D, reached by no copy");
+    assertEquals(List.of(2L), partial.get("transit"));
+    String table = browser.findElement(By.id("trace-routers")).getText();
+    assertTrue(table.contains("link ×1 {6}") && table.contains("no report"), table);
+
     // A message that is not JSON: a clear error on the page, and the live view.
     submitTrace("{not json", ingress);
     wait.withMessage("the error shown").until(d -> !d.findElements(By.id("trace-error")).isEmpty());
