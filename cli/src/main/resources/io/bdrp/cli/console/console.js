@@ -319,13 +319,14 @@
     const button = document.getElementById('trace-run');
     button.disabled = true;
     traceResult.innerHTML = '<p class="hint">tracing…</p>';
+    const timeout = document.getElementById('trace-timeout').value.trim();
     try {
       const res = await fetch('api/trace', {
         method: 'POST', headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({
           router: traceRouter.value === '' ? null : Number(traceRouter.value),
           message: document.getElementById('trace-message').value,
-          timeoutMs: Number(document.getElementById('trace-timeout').value) || null,
+          timeoutMs: timeout === '' ? null : Number(timeout),
         }),
       });
       let body;

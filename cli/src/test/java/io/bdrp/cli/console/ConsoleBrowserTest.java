@@ -493,6 +493,18 @@ class ConsoleBrowserTest {
     String error = browser.findElement(By.id("trace-error")).getText();
     assertTrue(error.contains("not JSON"), error);
     assertNull(shown(), "no trace drawn after an error");
+    // A timeout above the console's bound: refused, saying so.
+    WebElement timeout = browser.findElement(By.id("trace-timeout"));
+    timeout.clear();
+    timeout.sendKeys("60000");
+    submitTrace(json, ingress);
+    wait.withMessage("the timeout refused")
+        .until(
+            d ->
+                d.findElements(By.id("trace-error")).stream()
+                    .anyMatch(e -> e.getText().contains("timeout must be from 1 to 10000 ms")));
+    timeout.clear();
+    timeout.sendKeys("2000");
 
     // Clear returns to the live view.
     submitTrace(json, ingress);
