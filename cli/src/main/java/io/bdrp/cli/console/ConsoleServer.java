@@ -23,9 +23,9 @@ import java.util.function.UnaryOperator;
  * trace run by the {@link Tracer} from the router the page chose.
  *
  * <p>Paths: {@code /} the page; {@code /console.js}, {@code /console.css}; {@code
- * /lib/cytoscape.min.js}; {@code /api/federation}; {@code /api/trace} (POST only, a body of at most
- * {@link Tracer#MAX_REQUEST_BYTES}, else 413). Anything else is 404; a method other than GET (POST
- * for traces) 405.
+ * /lib/cytoscape.min.js}; {@code /api/federation}; {@code /api/trace} (POST only, of {@code
+ * application/json} else 415, a body of at most {@link Tracer#MAX_REQUEST_BYTES} else 413).
+ * Anything else is 404; a method other than GET (POST for traces) 405.
  *
  * <p>Thread-safe: the poller owns the {@link Federation}; the server's threads read its snapshot.
  */
@@ -177,6 +177,18 @@ public final class ConsoleServer implements AutoCloseable {
     if (!x.getRequestMethod().equals("POST")) {
       x.getResponseHeaders().set("Allow", "POST");
       send(x, 405, "text/plain", "POST only\n".getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    String type = x.getRequestHeaders().getFirst("Content-Type");
+    if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/json")) {
+      // Only JSON: a page of another site cannot send it without a CORS preflight, which this
+      // server does not grant, so it cannot make the console trace with the console's credentials.
+      send(
+          x,
+          415,
+          "application/json",
+          "{\"error\":\"send the request as Content-Type: application/json\"}"
+              .getBytes(StandardCharsets.UTF_8));
       return;
     }
     byte[] body;

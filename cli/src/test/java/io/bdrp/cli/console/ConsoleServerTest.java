@@ -221,6 +221,7 @@ class ConsoleServerTest {
     return HTTP.send(
         HttpRequest.newBuilder(URI.create(console.url() + "api/trace"))
             .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build(),
         HttpResponse.BodyHandlers.ofString());
@@ -280,6 +281,16 @@ class ConsoleServerTest {
     String big = "{\"topic\":\"" + "x".repeat(Tracer.MAX_REQUEST_BYTES) + "\"}";
     assertEquals(413, postTrace(traceRequest(3, big, null)).statusCode());
     assertEquals(405, get("/api/trace", "GET").statusCode());
+    assertEquals(
+        415,
+        HTTP.send(
+                HttpRequest.newBuilder(URI.create(console.url() + "api/trace"))
+                    .header("Content-Type", "text/plain")
+                    .POST(HttpRequest.BodyPublishers.ofString(traceRequest(3, "{}", null)))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .statusCode(),
+        "a request another site's page could send without a preflight");
 
     // The router stops: the console still knows its client address, and says it cannot reach it.
     r.close();
