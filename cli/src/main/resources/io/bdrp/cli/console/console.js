@@ -32,8 +32,7 @@
       { selector: '.trace-faded', style: { 'opacity': 0.3 } },
       { selector: 'node.trace-node', style: {
           'label': 'data(traceLabel)', 'text-wrap': 'wrap', 'text-valign': 'bottom', 'text-margin-y': 4,
-          'color': '#111', 'font-weight': 'bold', 'text-background-color': '#fff', 'text-background-opacity': 0.7,
-          'text-background-padding': 2 } },
+          'color': '#111', 'font-weight': 'bold', 'text-outline-color': '#fff', 'text-outline-width': 2 } },
       { selector: 'node.trace-transit', style: { 'background-color': '#64b5f6', 'border-color': '#1e88e5' } },
       { selector: 'node.trace-dest', style: { 'background-color': '#2e7d32', 'border-color': '#1b5e20' } },
       { selector: 'node.trace-fp', style: { 'background-color': '#8e24aa', 'border-color': '#4a148c', 'border-style': 'dashed', 'border-width': 4 } },
