@@ -38,7 +38,9 @@ import picocli.CommandLine.Spec;
       "Serve the operator's web console for a federation.",
       "Reads the admin API of --router, follows its neighbours' admin addresses to every router of"
           + " the federation, reads them all once a second, and serves a page that draws the"
-          + " federation live. Runs until interrupted (Ctrl-C)."
+          + " federation live, and traces messages from the page as a client of the chosen"
+          + " router (--token, --tls-ca, --cert, --key: as for bdrp trace). Runs until interrupted"
+          + " (Ctrl-C)."
     })
 public final class ConsoleCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -78,8 +80,12 @@ public final class ConsoleCommand implements Callable<Integer> {
               + " PEM file (tls.metrics).")
   Path cacert;
 
+  /** The credentials the page's traces are run with, as {@code bdrp trace} takes them. */
+  @picocli.CommandLine.Mixin ClientCredentials traceCredentials;
+
   @Override
   public Integer call() throws Exception {
+    traceCredentials.apply(io.bdrp.client.BdrpClient.builder()); // fails now on a bad combination
     if ((user == null) != (passwordFile == null)) {
       throw new IllegalArgumentException("--user and --password-file go together");
     }
@@ -90,7 +96,7 @@ public final class ConsoleCommand implements Callable<Integer> {
       seeds.add(baseUrl(r, cacert != null));
     }
     Federation federation = new Federation(seeds, http, authorization());
-    try (ConsoleServer server = new ConsoleServer(federation, at)) {
+    try (ConsoleServer server = new ConsoleServer(federation, at, traceCredentials::apply)) {
       PrintWriter o = spec.commandLine().getOut();
       o.printf("bdrp console: %s (reading %s; Ctrl-C stops)%n", server.url(), seeds);
       o.flush();

@@ -16,9 +16,9 @@ import java.util.Map;
  * is the member {@value #BODY} as base64. Members starting with {@code $} are the format's own: an
  * attribute whose name starts with {@code $} is written with one more ({@code $$body} is the
  * attribute {@code $body}, not the body), and any other member starting with a single {@code $} is
- * refused.
+ * refused. The web console's trace form takes messages in this format too.
  */
-final class JsonMessages {
+public final class JsonMessages {
   /** The member that carries the body, base64-encoded. */
   static final String BODY = "$body";
 
@@ -27,7 +27,7 @@ final class JsonMessages {
   private JsonMessages() {}
 
   /** Parses one line; the error message says what is wrong with it. */
-  static Message parse(String line) {
+  public static Message parse(String line) {
     JsonNode root;
     try {
       root = JSON.readTree(line);

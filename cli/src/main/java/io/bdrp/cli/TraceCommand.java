@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
           + " 0 every router reported, 3 some did not within --timeout (they are named), 1 the"
           + " router refused the trace or could not be reached, 2 a usage error.",
     })
-final class TraceCommand implements Callable<Integer> {
+public final class TraceCommand implements Callable<Integer> {
   /** Exit status when some routers did not report before the timeout. */
   static final int INCOMPLETE = 3;
 
@@ -116,8 +116,8 @@ final class TraceCommand implements Callable<Integer> {
     }
   }
 
-  /** The result as the tree that {@code bdrp trace} prints. */
-  static String text(ClientFrame.TraceResult r) {
+  /** The result as the tree that {@code bdrp trace} prints (and the web console shows). */
+  public static String text(ClientFrame.TraceResult r) {
     StringBuilder s = new StringBuilder();
     s.append("trace ")
         .append(Long.toHexString(r.traceId()))
@@ -228,8 +228,11 @@ final class TraceCommand implements Callable<Integer> {
         .collect(Collectors.joining(", ", "{", "}"));
   }
 
-  /** The result as one JSON object (the layout is in docs/trace.md). */
-  static String json(ClientFrame.TraceResult r) {
+  /**
+   * The result as one JSON object (the layout is in docs/trace.md), as {@code bdrp trace --json}
+   * prints it and the web console's {@code POST /api/trace} answers it.
+   */
+  public static String json(ClientFrame.TraceResult r) {
     ObjectMapper json = new ObjectMapper();
     ObjectNode o = json.createObjectNode();
     o.put("traceId", Long.toHexString(r.traceId()));

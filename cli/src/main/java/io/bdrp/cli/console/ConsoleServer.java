@@ -13,16 +13,19 @@ import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * The operator's web console: an HTTP server (the JDK's) that serves one page, its script and the
  * graph library (Cytoscape.js, from its WebJar on the class path: no network needed), and {@code
  * GET /api/federation}, the {@link Federation}'s last picture, which a poller thread refreshes
- * every {@link #POLL_MS} ms and the page reads as often.
+ * every {@link #POLL_MS} ms and the page reads as often; and {@code POST /api/trace}, a message's
+ * trace run by the {@link Tracer} from the router the page chose.
  *
  * <p>Paths: {@code /} the page; {@code /console.js}, {@code /console.css}; {@code
- * /lib/cytoscape.min.js}; {@code /api/federation}. Anything else is 404; a method other than GET
- * 405.
+ * /lib/cytoscape.min.js}; {@code /api/federation}; {@code /api/trace} (POST only, of {@code
+ * application/json} else 415, a body of at most {@link Tracer#MAX_REQUEST_BYTES} else 413).
+ * Anything else is 404; a method other than GET (POST for traces) 405.
  *
  * <p>Thread-safe: the poller owns the {@link Federation}; the server's threads read its snapshot.
  */
@@ -40,18 +43,32 @@ public final class ConsoleServer implements AutoCloseable {
           "/console.css", "console.css");
 
   private final Federation federation;
+  private final Tracer tracer;
   private final HttpServer server;
   private final ScheduledExecutorService poller;
   private final String cytoscape;
 
   /**
+   * As {@link #ConsoleServer(Federation, InetSocketAddress, UnaryOperator)} with traces run as a
+   * client without credentials (routers that do not authenticate clients, without TLS).
+   */
+  public ConsoleServer(Federation federation, InetSocketAddress listen) {
+    this(federation, listen, UnaryOperator.identity());
+  }
+
+  /**
    * Starts polling {@code federation} and serving the console on {@code listen} (port 0: one the
    * system picks; see {@link #address}).
    *
+   * @param traceClient applies the credentials and TLS settings of traces to a client builder
    * @throws UncheckedIOException if the address cannot be bound
    */
-  public ConsoleServer(Federation federation, InetSocketAddress listen) {
+  public ConsoleServer(
+      Federation federation,
+      InetSocketAddress listen,
+      UnaryOperator<io.bdrp.client.BdrpClient.Builder> traceClient) {
     this.federation = federation;
+    this.tracer = new Tracer(federation, traceClient);
     this.cytoscape = cytoscapePath();
     try {
       InetSocketAddress bind =
@@ -63,7 +80,8 @@ public final class ConsoleServer implements AutoCloseable {
       throw new UncheckedIOException("cannot listen on " + listen + ": " + e.getMessage(), e);
     }
     server.createContext("/", this::handle);
-    server.setExecutor(Executors.newFixedThreadPool(2, daemon("bdrp-console-http")));
+    // A trace holds its thread for up to its timeout: the others keep serving the page meanwhile.
+    server.setExecutor(Executors.newFixedThreadPool(4, daemon("bdrp-console-http")));
     poller = Executors.newSingleThreadScheduledExecutor(daemon("bdrp-console-poll"));
     poller.scheduleWithFixedDelay(this::poll, 0, POLL_MS, TimeUnit.MILLISECONDS);
     server.start();
@@ -117,6 +135,10 @@ public final class ConsoleServer implements AutoCloseable {
 
   private void handle(HttpExchange x) throws IOException {
     try (x) {
+      if (x.getRequestURI().getPath().equals("/api/trace")) {
+        trace(x);
+        return;
+      }
       if (!x.getRequestMethod().equals("GET")) {
         x.getResponseHeaders().set("Allow", "GET");
         send(x, 405, "text/plain", "GET only\n".getBytes(StandardCharsets.UTF_8));
@@ -149,6 +171,41 @@ public final class ConsoleServer implements AutoCloseable {
         send(x, 200, type + "; charset=utf-8", in.readAllBytes());
       }
     }
+  }
+
+  private void trace(HttpExchange x) throws IOException {
+    if (!x.getRequestMethod().equals("POST")) {
+      x.getResponseHeaders().set("Allow", "POST");
+      send(x, 405, "text/plain", "POST only\n".getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    String type = x.getRequestHeaders().getFirst("Content-Type");
+    if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/json")) {
+      // Only JSON: a page of another site cannot send it without a CORS preflight, which this
+      // server does not grant, so it cannot make the console trace with the console's credentials.
+      send(
+          x,
+          415,
+          "application/json",
+          "{\"error\":\"send the request as Content-Type: application/json\"}"
+              .getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    byte[] body;
+    try (InputStream in = x.getRequestBody()) {
+      body = in.readNBytes(Tracer.MAX_REQUEST_BYTES + 1);
+    }
+    Tracer.Answer a =
+        body.length > Tracer.MAX_REQUEST_BYTES
+            ? new Tracer.Answer(
+                413,
+                ("{\"error\":\"the request is larger than "
+                        + Tracer.MAX_REQUEST_BYTES
+                        + " bytes\"}")
+                    .getBytes(StandardCharsets.UTF_8))
+            : tracer.trace(body);
+    x.getResponseHeaders().set("Cache-Control", "no-store");
+    send(x, a.status(), "application/json", a.body());
   }
 
   private static void send(HttpExchange x, int status, String type, byte[] body)

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,6 +37,7 @@ public final class Federation {
   private final String authorization; // a Basic header value, or null
   private final Map<String, Known> known = new LinkedHashMap<>(); // by admin base URL
   private volatile byte[] snapshot;
+  private volatile Map<Integer, InetSocketAddress> clientAddresses = Map.of();
 
   /** A router's admin address and what it last answered. */
   private static final class Known {
@@ -111,6 +113,45 @@ public final class Federation {
       }
     }
     snapshot = picture();
+    clientAddresses = clientAddresses();
+  }
+
+  /**
+   * Where each answering router takes clients ({@code listen.clients} of its {@code /router}); a
+   * wildcard host (a router listening on every interface) is replaced by its admin URL's host, the
+   * address the console reached it by.
+   */
+  private Map<Integer, InetSocketAddress> clientAddresses() {
+    Map<Integer, InetSocketAddress> m = new LinkedHashMap<>();
+    for (Known k : known.values()) {
+      String at = k.info == null ? "" : k.info.path("listen").path("clients").asText("");
+      int colon = at.lastIndexOf(':');
+      if (k.router == null || colon < 0) {
+        continue;
+      }
+      String host = at.substring(0, colon);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      try {
+        int port = Integer.parseInt(at.substring(colon + 1));
+        if (host.equals("0.0.0.0") || host.equals("::") || host.isEmpty()) {
+          host = URI.create(k.admin).getHost().replace("[", "").replace("]", "");
+        }
+        m.put(k.router, InetSocketAddress.createUnresolved(host, port));
+      } catch (IllegalArgumentException e) {
+        // not an address: the router cannot be traced from, and the trace request says so
+      }
+    }
+    return Map.copyOf(m);
+  }
+
+  /**
+   * The client address of router {@code router} (see {@link #poll}), or null when the console knows
+   * of none: the router has not answered, or does not listen for clients.
+   */
+  public InetSocketAddress clientAddress(int router) {
+    return clientAddresses.get(router);
   }
 
   private CompletableFuture<Void> read(Known k) {

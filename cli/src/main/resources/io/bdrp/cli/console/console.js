@@ -2,8 +2,11 @@
 // Cytoscape.js: routers as nodes (grey when they do not answer), links as edges (red and dashed
 // when down, else coloured by their busier direction's bytes per second against the chosen
 // scale, labelled with their DATA transport). Selecting a router shows its panel.
-// window.bdrpConsole is the page's interface for tests and overlays (highlight() marks a set of
-// routers and links, as a trace of a message's copies will).
+// The trace form asks the console server (POST api/trace) to trace a message from the chosen
+// router and draws the result on the graph: the ingress, every copy with its direction, the
+// destinations with their matching hosts, false positives, drops and routers that did not report;
+// the side panel lists the same as text. window.bdrpConsole is the page's interface for tests and
+// overlays (highlight() marks a set of routers and links; traceShown() reads the drawn trace).
 (function () {
   'use strict';
   const POLL_MS = 1000;
@@ -25,6 +28,23 @@
       { selector: 'edge[transport = "shm"], edge[transport = "rdma"]', style: { 'line-style': 'dashed', 'line-dash-pattern': [12, 3] } },
       { selector: 'edge.down', style: { 'line-color': '#d50000', 'line-style': 'dashed', 'width': 4, 'color': '#d50000' } },
       { selector: '.highlight', style: { 'overlay-color': '#ff6d00', 'overlay-opacity': 0.35, 'overlay-padding': 6 } },
+      // A trace drawn on the graph (after the live styles, which it overrides).
+      { selector: '.trace-faded', style: { 'opacity': 0.3 } },
+      { selector: 'node.trace-node', style: {
+          'label': 'data(traceLabel)', 'text-wrap': 'wrap', 'text-valign': 'bottom', 'text-margin-y': 4,
+          'color': '#111', 'font-weight': 'bold', 'text-outline-color': '#fff', 'text-outline-width': 2 } },
+      { selector: 'node.trace-transit', style: { 'background-color': '#64b5f6', 'border-color': '#1e88e5' } },
+      { selector: 'node.trace-dest', style: { 'background-color': '#2e7d32', 'border-color': '#1b5e20' } },
+      { selector: 'node.trace-fp', style: { 'background-color': '#8e24aa', 'border-color': '#4a148c', 'border-style': 'dashed', 'border-width': 4 } },
+      { selector: 'node.trace-missing, node.trace-unreached', style: { 'background-color': '#212121', 'border-color': '#d50000', 'border-style': 'dashed', 'border-width': 4 } },
+      { selector: 'node.trace-drop', style: { 'border-color': '#d50000', 'border-width': 6, 'border-style': 'solid' } },
+      { selector: 'node.trace-ingress', style: { 'shape': 'diamond', 'width': 56, 'height': 56, 'background-color': '#00897b', 'border-color': '#004d40' } },
+      { selector: 'edge.trace-copy', style: { 'line-color': '#00c853', 'width': 6, 'line-style': 'solid', 'arrow-scale': 1.4,
+          'target-arrow-color': '#00c853', 'source-arrow-color': '#00c853', 'z-index': 10 } },
+      { selector: 'edge.trace-unsent', style: { 'line-color': '#d50000', 'width': 5, 'line-style': 'dashed', 'arrow-scale': 1.4,
+          'target-arrow-color': '#d50000', 'source-arrow-color': '#d50000', 'z-index': 10 } },
+      { selector: 'edge.trace-fwd', style: { 'target-arrow-shape': 'triangle' } },
+      { selector: 'edge.trace-rev', style: { 'source-arrow-shape': 'triangle' } },
     ],
   });
 
@@ -115,7 +135,18 @@
       cy.layout({ name: 'cose', animate: false, randomize: false, nodeRepulsion: () => 400000, idealEdgeLength: () => 90 }).run();
       cy.fit(undefined, 30);
     }
+    routerList();
     if (selected !== null) panel(pic, selected);
+  }
+
+  // The trace form's list of routers: every router of the graph, in order, the choice kept.
+  const traceRouter = document.getElementById('trace-router');
+  function routerList() {
+    const ns = cy.nodes().map(n => n.data('router')).sort((a, b) => a - b);
+    if (ns.join(',') === Array.from(traceRouter.options).map(o => o.value).join(',')) return;
+    const keep = traceRouter.value;
+    traceRouter.innerHTML = ns.map(n => '<option value="' + n + '">' + n + '</option>').join('');
+    if (ns.includes(Number(keep)) && keep !== '') traceRouter.value = keep;
   }
 
   function esc(s) {
@@ -175,8 +206,141 @@
     selected = n;
     cy.nodes().unselect();
     cy.getElementById('r' + n).select();
+    routerList();
+    traceRouter.value = String(n);
     if (last) panel(last, n);
   }
+
+  // ---- Traces ----
+  const TRACE_CLASSES = 'trace-faded trace-node trace-transit trace-dest trace-fp trace-missing trace-unreached '
+    + 'trace-drop trace-ingress trace-copy trace-unsent trace-fwd trace-rev';
+  const traceResult = document.getElementById('trace-result');
+  const traceLegend = document.getElementById('trace-legend');
+  let traceAnswer = null;   // the answer of the trace drawn, or null: the live view
+
+  function clearTrace() {
+    traceAnswer = null;
+    cy.elements().removeClass(TRACE_CLASSES);
+    cy.elements().removeData('traceLabel traceCopies traceMatching');
+    traceResult.innerHTML = '';
+    traceLegend.hidden = true;
+  }
+
+  function hosts(n) { return n + ' host' + (n === 1 ? '' : 's'); }
+
+  // What each router of the trace did, from the result (the layout of bdrp trace --json).
+  function traceModel(r) {
+    const dest = new Set(r.destinations), fp = new Set(r.falsePositives), missing = new Set(r.missing);
+    const routers = new Map();
+    const at = n => {
+      if (!routers.has(n)) routers.set(n, { router: n, report: null, role: '', matching: null, copies: [], drops: [] });
+      return routers.get(n);
+    };
+    at(r.ingress).role = 'ingress';
+    for (const rep of r.reports) {
+      const x = at(rep.router);
+      x.report = rep;
+      x.matching = rep.local ? rep.matching : null;
+      if (rep.router !== r.ingress) x.role = fp.has(rep.router) ? 'false positive' : dest.has(rep.router) ? 'destination' : 'transit';
+      x.copies = rep.copies;
+      x.drops = rep.drops;
+    }
+    for (const n of r.missing) { const x = at(n); if (!x.report) x.role = 'no report'; }
+    for (const n of r.destinations) { const x = at(n); if (!x.report && !missing.has(n)) x.role = 'not reached'; }
+    return Array.from(routers.values()).sort((a, b) => a.router - b.router);
+  }
+
+  function drawTrace(answer) {
+    clearTrace();
+    traceAnswer = answer;
+    const r = answer.result;
+    const model = traceModel(r);
+    cy.batch(() => {
+      cy.elements().addClass('trace-faded');
+      for (const x of model) {
+        const el = cy.getElementById('r' + x.router);
+        if (el.empty()) continue;
+        el.removeClass('trace-faded').addClass('trace-node');
+        let label = String(x.router);
+        if (x.role === 'ingress') { el.addClass('trace-ingress'); label += ' ingress'; }
+        if (x.role === 'transit') el.addClass('trace-transit');
+        if (x.role === 'destination') el.addClass('trace-dest');
+        if (x.role === 'false positive') { el.addClass('trace-fp'); label += '\nfalse positive'; }
+        if (x.role === 'no report') { el.addClass('trace-missing'); label += '\nno report'; }
+        if (x.role === 'not reached') { el.addClass('trace-unreached'); label += '\nnot reached'; }
+        if (x.matching !== null) el.data('traceMatching', x.matching);
+        if (x.matching !== null && (x.role === 'destination' || x.role === 'ingress' || x.matching > 0)) {
+          label += '\n' + hosts(x.matching);
+        }
+        if (x.drops.length) {
+          el.addClass('trace-drop');
+          label += '\ndropped: ' + x.drops.map(d => d.reason).join(', ');
+        }
+        el.data('traceLabel', label);
+        for (const c of x.copies) {
+          const e = cy.getElementById('l' + edgeId(x.router, c.neighbour));
+          if (e.empty()) continue;
+          e.removeClass('trace-faded').addClass(c.sent ? 'trace-copy' : 'trace-unsent');
+          e.addClass(x.router < c.neighbour ? 'trace-fwd' : 'trace-rev');
+          e.data('traceCopies', (e.data('traceCopies') || []).concat([{ from: x.router, to: c.neighbour, sent: c.sent }]));
+        }
+      }
+    });
+    // The trace's labels below the routers, in view: fitted once they are drawn (fitting in the
+    // same turn as the style change leaves the new labels undrawn).
+    requestAnimationFrame(() => cy.fit(undefined, 40));
+    traceLegend.hidden = false;
+    traceResult.innerHTML = traceText(answer, model);
+  }
+
+  function set(a) { return '{' + a.join(', ') + '}'; }
+
+  function traceText(answer, model) {
+    const r = answer.result;
+    let h = '<p id="trace-summary">Trace ' + esc(r.traceId) + ' from router ' + r.ingress + ' (' + esc(answer.address) + '): '
+      + 'D = ' + set(r.destinations) + ', false positives ' + set(r.falsePositives) + ', ' + hosts(r.matchingHosts) + ' matching'
+      + (r.complete ? '' : ' — <span class="down">incomplete: routers ' + set(r.missing) + ' did not report</span>') + '</p>';
+    h += '<table id="trace-routers"><tr><th>router</th><th>what</th><th class="n">matching</th><th>copies to</th><th>drops</th></tr>';
+    for (const x of model) {
+      const copies = x.copies.map(c => c.neighbour + (c.routers.length ? ' for ' + set(c.routers) : ' (tree)')
+        + (c.sent ? '' : ', not sent') + (c.fastPath ? ', fast path' : '')).join('; ');
+      const drops = x.drops.map(d => d.reason + ' ×' + d.count + (d.routers.length ? ' ' + set(d.routers) : '')).join('; ');
+      h += '<tr class="trace-router" data-router="' + x.router + '"><td>' + x.router + '</td><td>' + esc(x.role)
+        + '</td><td class="n">' + (x.matching === null ? '' : x.matching) + '</td><td>' + esc(copies) + '</td><td class="'
+        + (drops ? 'down' : '') + '">' + esc(drops) + '</td></tr>';
+    }
+    h += '</table><pre id="trace-text">' + esc(answer.text) + '</pre>';
+    return h;
+  }
+
+  async function runTrace(ev) {
+    ev.preventDefault();
+    const button = document.getElementById('trace-run');
+    button.disabled = true;
+    traceResult.innerHTML = '<p class="hint">tracing…</p>';
+    const timeout = document.getElementById('trace-timeout').value.trim();
+    try {
+      const res = await fetch('api/trace', {
+        method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          router: traceRouter.value === '' ? null : Number(traceRouter.value),
+          message: document.getElementById('trace-message').value,
+          timeoutMs: timeout === '' ? null : Number(timeout),
+        }),
+      });
+      let body;
+      try { body = await res.json(); } catch (e) { body = { error: 'HTTP ' + res.status + ' without a JSON answer' }; }
+      if (!res.ok) throw new Error(body.error || ('HTTP ' + res.status));
+      drawTrace(body);
+    } catch (e) {
+      clearTrace();
+      traceResult.innerHTML = '<p id="trace-error">' + esc(e.message) + '</p>';
+    } finally {
+      button.disabled = false;
+    }
+  }
+  document.getElementById('trace-form').addEventListener('submit', runTrace);
+  document.getElementById('trace-clear').addEventListener('click', clearTrace);
 
   cy.on('tap', 'node', ev => select(ev.target.data('router')));
   scaleSelect.addEventListener('change', () => { if (last) draw(last); });
@@ -221,6 +385,26 @@
       for (const [a, b] of links || []) cy.getElementById('l' + edgeId(a, b)).addClass('highlight');
     },
     clearHighlight() { cy.elements().removeClass('highlight'); },
+    // The trace the graph shows (read from the drawn elements), or null in the live view.
+    traceShown() {
+      if (traceAnswer === null) return null;
+      const routers = cls => cy.nodes('.' + cls).map(n => n.data('router')).sort((a, b) => a - b);
+      const all = [].concat(...cy.edges('.trace-copy, .trace-unsent').map(e => e.data('traceCopies')));
+      return {
+        ingress: routers('trace-ingress'),
+        destinations: cy.nodes('.trace-dest, .trace-fp').map(n => ({ router: n.data('router'), matching: n.data('traceMatching') })),
+        falsePositives: routers('trace-fp'),
+        transit: routers('trace-transit'),
+        drops: routers('trace-drop'),
+        missing: routers('trace-missing'),
+        unreached: routers('trace-unreached'),
+        copies: all.filter(c => c.sent).map(c => [c.from, c.to]),
+        unsent: all.filter(c => !c.sent).map(c => [c.from, c.to]),
+      };
+    },
+    // Draws a trace answer of POST api/trace ({router, address, result, text}) as the form does.
+    showTrace(answer) { drawTrace(answer); },
+    clearTrace,
   };
   refresh();
 })();

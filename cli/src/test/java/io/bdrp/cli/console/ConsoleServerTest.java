@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Timeout;
  * The console server without a browser, on a line of three live routers each configured with its
  * neighbours' admin addresses, started after the console: from router 0 alone it finds all three,
  * serves their picture, its page and the graph library, and marks a router that stops as not
- * answering.
+ * answering. Traces from the console server: the result of a trace it may run, a clear error for
+ * one the router refuses, a router that cannot be reached, and requests outside its bounds.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ConsoleServerTest {
@@ -214,5 +215,89 @@ class ConsoleServerTest {
             });
     assertTrue(router(after, 2).hasNonNull("error"), "why it does not answer: " + after);
     assertEquals(2, router(after, 2).get("info").get("router").asInt(), "what it said last");
+  }
+
+  private HttpResponse<String> postTrace(String body) throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(console.url() + "api/trace"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String traceRequest(int router, String message, String timeoutMs) {
+    return JSON.createObjectNode()
+        .put("router", router)
+        .put("message", message)
+        .toString()
+        .replaceFirst("}$", timeoutMs == null ? "}" : ",\"timeoutMs\":" + timeoutMs + "}");
+  }
+
+  @Test
+  void tracesAsAClientOfTheChosenRouterWithinItsBoundsAndSaysWhyNot() throws Exception {
+    // Anonymous clients may publish only topic = "ok": a trace of anything else is refused.
+    Router r =
+        Router.start(
+            RouterConfig.parse(
+                "router: 3\nlisten: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\","
+                    + " metrics: \"127.0.0.1:0\"}\nauth: {clients: {anonymous: {publish: 'topic ="
+                    + " \"ok\"'}}}\n",
+                "r3.yaml"));
+    routers.add(r);
+    console =
+        new ConsoleServer(
+            new Federation(
+                List.of("http://127.0.0.1:" + r.metricsAddress().getPort()),
+                Federation.httpClient(null),
+                null),
+            new InetSocketAddress("127.0.0.1", 0));
+    awaitPicture("router 3 answering", pic -> router(pic, 3) != null);
+
+    HttpResponse<String> ok = postTrace(traceRequest(3, "{\"topic\":\"ok\"}", "1000"));
+    assertEquals(200, ok.statusCode(), ok.body());
+    JsonNode answer = JSON.readTree(ok.body());
+    assertEquals(3, answer.get("result").get("ingress").asInt(), ok.body());
+    assertTrue(answer.get("result").get("complete").asBoolean(), ok.body());
+    assertEquals(
+        r.clientAddress().getPort(),
+        Integer.parseInt(answer.get("address").asText().replaceFirst(".*:", "")));
+    assertTrue(answer.get("text").asText().startsWith("trace "), ok.body());
+
+    HttpResponse<String> refused = postTrace(traceRequest(3, "{\"topic\":\"secret\"}", null));
+    assertEquals(403, refused.statusCode(), refused.body());
+    assertTrue(
+        JSON.readTree(refused.body()).get("error").asText().contains("refused the trace"),
+        refused.body());
+
+    assertEquals(400, postTrace(traceRequest(3, "{not json", null)).statusCode());
+    assertEquals(400, postTrace(traceRequest(3, "{\"topic\":\"ok\"}", "60000")).statusCode());
+    assertEquals(400, postTrace(traceRequest(3, "{\"topic\":\"ok\"}", "0")).statusCode());
+    assertEquals(400, postTrace("[1]").statusCode());
+    HttpResponse<String> unknown = postTrace(traceRequest(9, "{\"topic\":\"ok\"}", null));
+    assertEquals(404, unknown.statusCode());
+    assertTrue(unknown.body().contains("router 9"), unknown.body());
+    String big = "{\"topic\":\"" + "x".repeat(Tracer.MAX_REQUEST_BYTES) + "\"}";
+    assertEquals(413, postTrace(traceRequest(3, big, null)).statusCode());
+    assertEquals(405, get("/api/trace", "GET").statusCode());
+    assertEquals(
+        415,
+        HTTP.send(
+                HttpRequest.newBuilder(URI.create(console.url() + "api/trace"))
+                    .header("Content-Type", "text/plain")
+                    .POST(HttpRequest.BodyPublishers.ofString(traceRequest(3, "{}", null)))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .statusCode(),
+        "a request another site's page could send without a preflight");
+
+    // The router stops: the console still knows its client address, and says it cannot reach it.
+    r.close();
+    HttpResponse<String> gone = postTrace(traceRequest(3, "{\"topic\":\"ok\"}", null));
+    assertEquals(502, gone.statusCode(), gone.body());
+    assertTrue(
+        JSON.readTree(gone.body()).get("error").asText().startsWith("cannot reach router 3 at "),
+        gone.body());
   }
 }
