@@ -350,8 +350,11 @@ public final class DataPlane<M> {
    * #words} words); returns |D|. Shared with {@link Reliable}, on the same thread.
    */
   int destinationsOf(RouteSnapshot s, Message m, long[] into) {
-    encoder.encodeInto(m, messageFilter);
     Arrays.fill(into, 0L);
+    if (s.predicates().routerCount() == 0) {
+      return 0; // no other router has a predicate here: D is empty whatever the message
+    }
+    encoder.encodeInto(m, messageFilter);
     s.predicates().match(messageFilter, into);
     into[self >>> 6] &= ~(1L << self);
     int n = 0;
