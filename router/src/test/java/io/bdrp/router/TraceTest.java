@@ -79,6 +79,9 @@ class TraceTest {
         markers.add(marks);
       }
       f.awaitPredicates();
+      // Broadcasts (most of these messages) follow the trees, which settle an update after the
+      // routes; a trace sent before then may take copies off the trees and miss reports.
+      f.awaitTrees();
 
       SplittableRandom rnd = new SplittableRandom(5);
       Map<Long, Message> messages = new HashMap<>();
