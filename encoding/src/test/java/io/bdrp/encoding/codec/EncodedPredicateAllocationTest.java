@@ -29,17 +29,24 @@ class EncodedPredicateAllocationTest {
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
   /**
-   * Bytes this thread allocates decoding {@code input} a second time (the first links the code), or
-   * -1 when the JVM cannot tell.
+   * Bytes this thread allocates decoding {@code input}, or -1 when the JVM cannot tell: the least
+   * of three decodes after a first that links the code. The decoder allocates the same each time;
+   * what the JVM itself allocates on the thread now and then (seen once in CI: 22 KB during one
+   * decode of 48 bytes that allocates less than 2 KB every other time) comes on top of it, never
+   * instead.
    */
   static long allocatedByDecode(byte[] input) {
     if (!THREADS.isThreadAllocatedMemorySupported() || !THREADS.isThreadAllocatedMemoryEnabled()) {
       return -1;
     }
     decodeOrNull(input);
-    long before = THREADS.getCurrentThreadAllocatedBytes();
-    decodeOrNull(input);
-    return THREADS.getCurrentThreadAllocatedBytes() - before;
+    long least = Long.MAX_VALUE;
+    for (int i = 0; i < 3; i++) {
+      long before = THREADS.getCurrentThreadAllocatedBytes();
+      decodeOrNull(input);
+      least = Math.min(least, THREADS.getCurrentThreadAllocatedBytes() - before);
+    }
+    return least;
   }
 
   private static EncodedPredicate decodeOrNull(byte[] input) {
