@@ -32,8 +32,8 @@ class EncodedPredicateAllocationTest {
    * Bytes this thread allocates decoding {@code input}, or -1 when the JVM cannot tell: the least
    * of three decodes after a first that links the code. The decoder allocates the same each time;
    * what the JVM itself allocates on the thread now and then (seen once in CI: 22 KB during one
-   * decode of 48 bytes that allocates less than 2 KB every other time) comes on top of it, never
-   * instead.
+   * decode of 48 bytes, within the bound on every rerun of the same input) comes on top of it,
+   * never instead.
    */
   static long allocatedByDecode(byte[] input) {
     if (!THREADS.isThreadAllocatedMemorySupported() || !THREADS.isThreadAllocatedMemoryEnabled()) {
