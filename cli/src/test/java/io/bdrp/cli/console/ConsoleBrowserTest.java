@@ -81,19 +81,29 @@ class ConsoleBrowserTest {
     routers.forEach(Router::close);
   }
 
-  /** Free loopback ports, to configure each router with its neighbours' admin addresses. */
-  private static int[] freePorts(int n) throws Exception {
+  /**
+   * Free loopback ports, to configure each router with its neighbours' admin addresses before it
+   * binds them: taken below the kernel's ephemeral range (32768 up), whose ports any outgoing
+   * connection may take as its local port in the meantime (a port the system handed out with bind
+   * to port 0 was taken so once in CI). A port found busy is passed over for another.
+   */
+  static int[] freePorts(int n) {
     int[] ports = new int[n];
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-        held.add(s);
-        ports[i] = s.getLocalPort();
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom();
+    int found = 0;
+    while (found < n) {
+      int p = 20_000 + rnd.nextInt(12_000);
+      boolean taken = false;
+      for (int i = 0; i < found; i++) {
+        taken |= ports[i] == p;
       }
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
+      if (taken) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
+        ports[found++] = s.getLocalPort();
+      } catch (java.io.IOException busy) {
+        // in use: another
       }
     }
     return ports;

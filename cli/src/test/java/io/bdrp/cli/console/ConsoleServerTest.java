@@ -12,7 +12,6 @@ import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
 import io.bdrp.routing.RoutingConfig;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -125,12 +124,7 @@ class ConsoleServerTest {
   @Test
   void findsTheFederationFromOneRouterAndServesItsPicturePageAndLibrary() throws Exception {
     // A line 0 - 1 - 2, each router told its neighbours' admin addresses.
-    int[] metrics;
-    try (ServerSocket a = new ServerSocket(0);
-        ServerSocket b = new ServerSocket(0);
-        ServerSocket c = new ServerSocket(0)) {
-      metrics = new int[] {a.getLocalPort(), b.getLocalPort(), c.getLocalPort()};
-    }
+    int[] metrics = ConsoleBrowserTest.freePorts(3);
     // The console first: its first polls find nothing, and it keeps trying.
     console =
         new ConsoleServer(
