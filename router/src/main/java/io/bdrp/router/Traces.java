@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * ingress, and passes on the TRACE_REPORTs of others along the unicast routes.
  *
  * <p><b>How many reports to wait for.</b> Each report lists the copies its router sent on, and each
- * copy a link took is answered by one report of that neighbour: the ingress waits for one report
- * per copy taken, per router, and names the routers whose reports did not come.
+ * copy a link took is answered by one report of that neighbour, which names the sender: the ingress
+ * waits for one report per copy taken, per (sender, receiver), holds a report that overtook the one
+ * announcing its copy, and names the routers whose reports did not come.
  *
  * <p><b>Bounds.</b> A host may start {@link #PER_HOST_PER_SECOND} traces a second, the router
  * handles {@link #COPIES_PER_SECOND} trace copies from neighbours a second (the rest are dropped,
@@ -61,6 +62,9 @@ public final class Traces {
 
   /** Traces that wait for reports at once, at most. */
   public static final int MAX_PENDING = 64;
+
+  /** Reports held per trace that came before the report announcing their copy, at most. */
+  private static final int MAX_EARLY = 1024;
 
   /** The largest TRACE_RESULT: reports beyond it are left out. */
   private static final int MAX_RESULT_BYTES = Frames.DEFAULT_MAX_FRAME_BYTES - 1024;
@@ -140,13 +144,23 @@ public final class Traces {
   }
 
   /** A trace waiting for its reports. */
-  private final class Pending {
+  static final class Pending {
     final long traceId;
     final long correlationId;
     final Channel client;
     final int[] destinations;
     final List<TraceReport> reports = new ArrayList<>();
-    final Map<Integer, Integer> expected = new LinkedHashMap<>(); // router -> reports to come
+
+    /** Reports to come per copy taken: (sender, receiver) -> count. */
+    final Map<Long, Integer> expected = new LinkedHashMap<>();
+
+    /**
+     * Reports that came before the report announcing their copy: reports travel back on the unicast
+     * routes, so the report of a router two hops out may overtake its parent's. Held until
+     * announced (at most {@link #MAX_EARLY}); those never announced are left out of the answer.
+     */
+    final List<TraceReport> early = new ArrayList<>();
+
     int outstanding;
     ScheduledFuture<?> timeout;
 
@@ -159,26 +173,52 @@ public final class Traces {
 
     /** Takes a report: the ingress's own, or one of a router that was sent a copy. */
     void add(TraceReport r, boolean own) {
-      if (!own) {
-        Integer left = expected.get(r.router());
-        if (left == null) {
-          return; // no copy went to that router: a report it cannot have made, dropped
+      if (!own && !consume(r)) {
+        if (early.size() < MAX_EARLY) {
+          early.add(r);
         }
-        outstanding--;
-        if (left == 1) {
-          expected.remove(r.router());
-        } else {
-          expected.put(r.router(), left - 1);
-        }
+        return;
       }
       reports.add(r);
+      boolean announced = false;
       for (TraceReport.Copy c : r.copies()) {
         if (c.sent()) {
-          expected.merge(c.neighbour(), 1, Integer::sum);
+          expected.merge(edge(r.router(), c.neighbour()), 1, Integer::sum);
           outstanding++;
+          announced = true;
+        }
+      }
+      if (announced && !early.isEmpty()) {
+        for (int i = 0; i < early.size(); i++) {
+          TraceReport e = early.get(i);
+          if (expected.containsKey(edge(e.from(), e.router()))) {
+            early.remove(i);
+            add(e, false);
+            i = -1; // the list changed under the recursion: look again from the start
+          }
         }
       }
     }
+
+    /** Counts {@code r} against the copy it answers; false if that copy is not (yet) known. */
+    private boolean consume(TraceReport r) {
+      long edge = edge(r.from(), r.router());
+      Integer left = expected.get(edge);
+      if (left == null) {
+        return false;
+      }
+      outstanding--;
+      if (left == 1) {
+        expected.remove(edge);
+      } else {
+        expected.put(edge, left - 1);
+      }
+      return true;
+    }
+  }
+
+  private static long edge(int from, int to) {
+    return ((long) from << 32) | (to & 0xffffffffL);
   }
 
   /**
@@ -232,9 +272,9 @@ public final class Traces {
     }
     List<Integer> missing = new ArrayList<>();
     p.expected.forEach(
-        (router, n) -> {
+        (edge, n) -> {
           for (int i = 0; i < n; i++) {
-            missing.add(router);
+            missing.add((int) (long) edge);
           }
         });
     List<TraceReport> reports = new ArrayList<>();
