@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import org.agrona.collections.Long2LongHashMap;
 
 /**
  * The UNICAST table of a router: a loop-free distance-vector protocol between configured
@@ -252,6 +253,9 @@ public final class DistanceVector {
   // newest seq ever selected), so one bit set when it moves forward tells what comparing it with
   // the seq last advertised would.
   private static final int SEQ_UNSENT = 64;
+  // The selected route's and the feasibility distance's epochs are their own, in selEpochs and
+  // fdEpochs, not both the destination's common one (dEpoch).
+  private static final int EPOCHS_APART = 128;
 
   // Flags of an entry.
   private static final int PRESENT = 1;
@@ -260,7 +264,7 @@ public final class DistanceVector {
   // adjacency came up): the neighbour knows a route through it.
   private static final int OFFERED = 4;
   // A tentative child (see "Broadcast trees while routes change"): the neighbour said it has no
-  // route, was offered one, and is sent the broadcasts until it answers or its tentativeSince +
+  // route, was offered one, and is sent the broadcasts until it answers or its eTentative +
   // grace.
   private static final int TENTATIVE = 8;
   // The entry's epoch is its own, in entryEpochs, not the destination's common one (dEpoch).
@@ -289,9 +293,7 @@ public final class DistanceVector {
   private final byte[] flags;
   private final short[] selSlot; // slot of the selected route; -1: unreachable
   private final char[] selMetric;
-  private final long[] selEpoch; // also the seq of a retraction
   private final int[] selSeqno;
-  private final long[] fdEpoch;
   private final int[] fdSeqno;
   private final char[] fdMetric;
 
@@ -307,8 +309,8 @@ public final class DistanceVector {
   // still sent broadcasts.
   // (Replaced by small ones when the graces of a cold start's changes have all passed: a map keeps
   // the table its peak needed.)
-  private HashMap<Integer, Long> formerParent = new HashMap<>();
-  private HashMap<Integer, Long> formerChild = new HashMap<>();
+  private Long2LongHashMap formerParent = byEntryMap();
+  private Long2LongHashMap formerChild = byEntryMap();
 
   private int timersPeak;
 
@@ -324,13 +326,22 @@ public final class DistanceVector {
   // An entry's epoch: almost every route to a destination carries the epoch of the destination's
   // latest incarnation, so it is kept once per destination (dEpoch) and an entry that carries
   // another (OWN_EPOCH: heard from a neighbour still behind a restart, or ahead of the others) has
-  // it in a map. Entries are 11 bytes rather than 23, which is most of a router's heap in a large
+  // it in a map. Entries are 13 bytes rather than 23, which is most of a router's heap in a large
   // network (an entry per destination and neighbour).
   private long[] dEpoch;
-  private final HashMap<Integer, Long> entryEpochs = new HashMap<>();
+  // By destination, for those with EPOCHS_APART: the epoch of the selected (or retracted) route's
+  // seq and that of the feasibility distance. Almost always both are dEpoch, which saves 16 bytes
+  // a destination (160 KB a router at 10,000 routers).
+  private final Long2LongHashMap selEpochs = byEntryMap();
+  private final Long2LongHashMap fdEpochs = byEntryMap();
+  private final Long2LongHashMap entryEpochs = byEntryMap();
 
-  // By entry: when TENTATIVE was set (low 32 bits of the clock), for the entries that have it.
-  private final HashMap<Integer, Integer> tentativeSince = new HashMap<>();
+  // By entry: when TENTATIVE was set, in units of 2^tentativeShift ms (low 16 bits, compared by
+  // difference; the unit keeps the grace below a quarter of the wrap, and the sweep ends every
+  // tentative child at its grace). Dense: a cold start offers a route to every neighbour for
+  // nearly every destination before they answer, which as a map took 25 bytes an entry.
+  private char[] eTentative = new char[0];
+  private final int tentativeShift;
 
   // Signed claims (see "Signed claims"): null unless an authority signs. Per destination, the
   // signature of the selected (or retracted) route's seq; per entry, that of the entry's seq.
@@ -389,13 +400,13 @@ public final class DistanceVector {
     Arrays.fill(selSlot, (short) -1);
     this.selMetric = new char[n];
     Arrays.fill(selMetric, (char) INF);
-    this.selEpoch = new long[n];
     this.selSeqno = new int[n];
-    this.fdEpoch = new long[n];
     this.fdSeqno = new int[n];
     this.dEpoch = new long[n];
     this.fdMetric = new char[n];
     this.pacer = new Pacer(config.updatePacingMs());
+    // The smallest unit that keeps the grace below 2^14 units, a quarter of the char's wrap.
+    this.tentativeShift = Math.max(0, 64 - Long.numberOfLeadingZeros(tentativeGraceMs()) - 14);
     this.jitter = new SplittableRandom(epoch * 31 + self);
     long now = clock.nowMillis();
     this.holdDownUntil = now + config.deadIntervalMs() + config.helloIntervalMs();
@@ -494,14 +505,56 @@ public final class DistanceVector {
     }
   }
 
-  private static <V> void renumberEntries(HashMap<Integer, V> byEntry, int old, int grown) {
+  /**
+   * A map by entry (or by destination and slot) of a time or an epoch: primitive keys and values,
+   * since a cold start of a large network holds tens of millions of them across its routers for a
+   * while (a boxed map took 70 bytes an entry, 3.4 GB at 5,000 routers). Keys are the int key
+   * widened; {@link #NONE} is never a value.
+   */
+  private static Long2LongHashMap byEntryMap() {
+    return new Long2LongHashMap(NONE);
+  }
+
+  private static final long NONE = Long.MIN_VALUE;
+
+  private static void renumberEntries(Long2LongHashMap byEntry, int old, int grown) {
     if (byEntry.isEmpty()) {
       return;
     }
-    HashMap<Integer, V> moved = new HashMap<>();
-    byEntry.forEach((e, v) -> moved.put(e / old * grown + e % old, v));
+    Long2LongHashMap moved = byEntryMap();
+    byEntry.forEachLong(
+        (k, v) -> {
+          int e = (int) k;
+          moved.put(e / old * grown + e % old, v);
+        });
     byEntry.clear();
     byEntry.putAll(moved);
+  }
+
+  /** The epoch of destination {@code d}'s selected (or retracted) route's seq. */
+  private long selEpoch(int d) {
+    return (flags[d] & EPOCHS_APART) != 0 ? selEpochs.get(d) : dEpoch[d];
+  }
+
+  /** The epoch of destination {@code d}'s feasibility distance. */
+  private long fdEpoch(int d) {
+    return (flags[d] & EPOCHS_APART) != 0 ? fdEpochs.get(d) : dEpoch[d];
+  }
+
+  /** Sets the epochs of {@code d}'s selected route and feasibility distance. */
+  private void setEpochs(int d, long sel, long fd) {
+    long common = dEpoch[d];
+    if (sel == common && fd == common) {
+      if ((flags[d] & EPOCHS_APART) != 0) {
+        clear(d, EPOCHS_APART);
+        selEpochs.remove(d);
+        fdEpochs.remove(d);
+      }
+    } else {
+      set(d, EPOCHS_APART);
+      selEpochs.put(d, sel);
+      fdEpochs.put(d, fd);
+    }
   }
 
   /** Entry {@code e}'s epoch (meaningful while it is PRESENT). */
@@ -524,7 +577,10 @@ public final class DistanceVector {
           entryEpochs.put(x, common);
         }
       }
+      long sel = selEpoch(d);
+      long fd = fdEpoch(d);
       dEpoch[d] = epoch;
+      setEpochs(d, sel, fd);
       common = epoch;
     }
     if (epoch == common) {
@@ -543,9 +599,6 @@ public final class DistanceVector {
     if ((eFlags[e] & OWN_EPOCH) != 0) {
       entryEpochs.remove(e);
     }
-    if ((eFlags[e] & TENTATIVE) != 0) {
-      tentativeSince.remove(e);
-    }
   }
 
   /** A free slot for a new neighbour, adding one to every destination's entries if none is. */
@@ -562,6 +615,7 @@ public final class DistanceVector {
     int[] sq = new int[size];
     char[] me = new char[size];
     int[] rf = new int[size];
+    char[] tt = new char[size];
     OriginSignature[] sg = eSig == null ? null : new OriginSignature[size];
     for (int d = 0; d < maxRouters; d++) {
       if (sg != null) {
@@ -571,15 +625,16 @@ public final class DistanceVector {
       System.arraycopy(eSeqno, d * old, sq, d * grown, old);
       System.arraycopy(eMetric, d * old, me, d * grown, old);
       System.arraycopy(eRefreshed, d * old, rf, d * grown, old);
+      System.arraycopy(eTentative, d * old, tt, d * grown, old);
     }
     eFlags = f;
     eSeqno = sq;
     eMetric = me;
     eRefreshed = rf;
+    eTentative = tt;
     eSig = sg;
     // The maps by entry follow their entries to the wider layout.
     renumberEntries(entryEpochs, old, grown);
-    renumberEntries(tentativeSince, old, grown);
     renumberEntries(formerChild, old, grown);
     bySlot = Arrays.copyOf(bySlot, grown);
     slots = grown;
@@ -839,14 +894,13 @@ public final class DistanceVector {
 
   private void startTentative(int e, long now) {
     eFlags[e] |= TENTATIVE;
-    tentativeSince.put(e, (int) now);
+    eTentative[e] = (char) (now >>> tentativeShift);
     changed = true;
   }
 
   private void endTentative(int e) {
     if ((eFlags[e] & TENTATIVE) != 0) {
       eFlags[e] &= ~TENTATIVE;
-      tentativeSince.remove(e);
       changed = true;
     }
   }
@@ -940,7 +994,7 @@ public final class DistanceVector {
     if (!known(d)) {
       return true;
     }
-    if (selSlot[d] >= 0 && compareSeq(selEpoch[d], selSeqno[d], r.epoch(), r.seqno()) > 0) {
+    if (selSlot[d] >= 0 && compareSeq(selEpoch(d), selSeqno[d], r.epoch(), r.seqno()) > 0) {
       send(from, List.of(advert(d, from, now)));
       return true;
     }
@@ -1035,7 +1089,8 @@ public final class DistanceVector {
       for (int s = 0; s < slots; s++) {
         int e = base + s;
         if ((eFlags[e] & TENTATIVE) != 0
-            && (int) now - tentativeSince.get(e) >= tentativeGraceMs()) {
+            && (char) ((now >>> tentativeShift) - eTentative[e])
+                >= (tentativeGraceMs() + (1L << tentativeShift) - 1) >>> tentativeShift) {
           endTentative(e); // the end of a tentative child's grace
         }
         if ((eFlags[e] & PRESENT) == 0) {
@@ -1044,7 +1099,7 @@ public final class DistanceVector {
         if (expired(e, now)) {
           boolean hadNone = saysNoRoute(e);
           changed |= (eFlags[e] & VIA) != 0;
-          changed |= formerChild.remove(e) != null;
+          changed |= formerChild.remove(e) != NONE;
           if ((eFlags[e] & OWN_EPOCH) != 0) {
             entryEpochs.remove(e);
           }
@@ -1086,16 +1141,16 @@ public final class DistanceVector {
       }
     }
     // The ends of the make-before-break graces: the trees built from now on leave them out.
-    if (formerParent.values().removeIf(until -> now >= until)) {
+    if (!formerParent.isEmpty() && formerParent.values().removeIfLong(until -> now >= until)) {
       changed = true;
       if (formerParent.isEmpty()) {
-        formerParent = new HashMap<>();
+        formerParent = byEntryMap();
       }
     }
-    if (formerChild.values().removeIf(until -> now >= until)) {
+    if (!formerChild.isEmpty() && formerChild.values().removeIfLong(until -> now >= until)) {
       changed = true;
       if (formerChild.isEmpty()) {
-        formerChild = new HashMap<>();
+        formerChild = byEntryMap();
       }
     }
     // Timers that no longer matter: the destination is reachable (or has no FD), is not
@@ -1119,15 +1174,17 @@ public final class DistanceVector {
 
   /** Clears every field of destination d, which has no routes, FD, retraction or pending send. */
   private void forgetDestination(int d) {
+    if ((flags[d] & EPOCHS_APART) != 0) {
+      selEpochs.remove(d);
+      fdEpochs.remove(d);
+    }
     flags[d] = 0;
     selSlot[d] = -1;
     selMetric[d] = (char) INF;
-    selEpoch[d] = 0;
     selSeqno[d] = 0;
     if (selSig != null) {
       selSig[d] = null;
     }
-    fdEpoch[d] = 0;
     fdSeqno[d] = 0;
     fdMetric[d] = 0;
     timers.remove(d);
@@ -1231,17 +1288,18 @@ public final class DistanceVector {
    * routes change").
    */
   public int[][] formerParents() {
-    int[][] out = new int[formerParent.size()][];
-    int k = 0;
-    for (int g : formerParent.keySet()) {
-      int d = g >>> 16;
-      int slot = g & 0xFFFF;
-      Nbr nbr = bySlot[slot];
-      if (nbr != null && nbr.up && selSlot[d] >= 0 && selSlot[d] != slot) {
-        out[k++] = new int[] {d, nbr.id};
-      }
-    }
-    return Arrays.copyOf(out, k);
+    List<int[]> out = new ArrayList<>(formerParent.size());
+    formerParent.forEachLong(
+        (key, until) -> {
+          int g = (int) key;
+          int d = g >>> 16;
+          int slot = g & 0xFFFF;
+          Nbr nbr = bySlot[slot];
+          if (nbr != null && nbr.up && selSlot[d] >= 0 && selSlot[d] != slot) {
+            out.add(new int[] {d, nbr.id});
+          }
+        });
+    return out.toArray(new int[0][]);
   }
 
   /**
@@ -1256,7 +1314,7 @@ public final class DistanceVector {
   /** Forgets every former next hop towards {@code d} (it is unreachable, or forgotten). */
   private void forgetFormerParents(int d) {
     if (!formerParent.isEmpty()) {
-      formerParent.keySet().removeIf(k -> k >>> 16 == d);
+      formerParent.keySet().removeIfLong(k -> (int) k >>> 16 == d);
     }
   }
 
@@ -1327,7 +1385,7 @@ public final class DistanceVector {
       int f = eFlags[e];
       if (f != 0) {
         changed |= (f & (VIA | TENTATIVE)) != 0;
-        changed |= formerChild.remove(e) != null;
+        changed |= formerChild.remove(e) != NONE;
         dropEntryMaps(e);
         eFlags[e] = 0;
         if ((f & PRESENT) != 0 && d != self) {
@@ -1335,7 +1393,7 @@ public final class DistanceVector {
         }
       }
     }
-    changed |= formerParent.keySet().removeIf(g -> (g & 0xFFFF) == nbr.slot);
+    changed |= formerParent.keySet().removeIfLong(g -> ((int) g & 0xFFFF) == nbr.slot);
     listener.adjacencyDown(nbr.id);
   }
 
@@ -1406,7 +1464,7 @@ public final class DistanceVector {
     if (!has(d, HAS_FD)) {
       return true;
     }
-    int c = compareSeq(epochOf(e), eSeqno[e], fdEpoch[d], fdSeqno[d]);
+    int c = compareSeq(epochOf(e), eSeqno[e], fdEpoch(d), fdSeqno[d]);
     return c > 0 || (c == 0 && eMetric[e] < fdMetric[d]);
   }
 
@@ -1453,16 +1511,16 @@ public final class DistanceVector {
     }
     int e = base + best;
     // FD moves to the selected route before anything is advertised.
-    int c = has(d, HAS_FD) ? compareSeq(epochOf(e), eSeqno[e], fdEpoch[d], fdSeqno[d]) : 1;
+    int c = has(d, HAS_FD) ? compareSeq(epochOf(e), eSeqno[e], fdEpoch(d), fdSeqno[d]) : 1;
     if (c > 0 || (c == 0 && bestCand < fdMetric[d])) {
       set(d, HAS_FD);
-      fdEpoch[d] = epochOf(e);
+      setEpochs(d, selEpoch(d), epochOf(e));
       fdSeqno[d] = eSeqno[e];
       fdMetric[d] = (char) bestCand;
     }
     boolean routeChanged = old != best || selMetric[d] != bestCand;
-    boolean seqChanged = selEpoch[d] != epochOf(e) || selSeqno[d] != eSeqno[e];
-    if (has(d, ADVERTISED) && compareSeq(epochOf(e), eSeqno[e], selEpoch[d], selSeqno[d]) > 0) {
+    boolean seqChanged = selEpoch(d) != epochOf(e) || selSeqno[d] != eSeqno[e];
+    if (has(d, ADVERTISED) && compareSeq(epochOf(e), eSeqno[e], selEpoch(d), selSeqno[d]) > 0) {
       set(d, SEQ_UNSENT);
     }
     if (old >= 0 && old != best) {
@@ -1474,7 +1532,7 @@ public final class DistanceVector {
     }
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;
-    selEpoch[d] = epochOf(e);
+    setEpochs(d, epochOf(e), fdEpoch(d));
     selSeqno[d] = eSeqno[e];
     if (selSig != null) {
       selSig[d] = eSig[e];
@@ -1515,10 +1573,10 @@ public final class DistanceVector {
 
   /** Asks for a route to d newer than its FD: from {@code to}, or every up neighbour if null. */
   private void request(int d, long now, Nbr to) {
-    if (!has(d, HAS_FD) || holdingDown || !rateOk(d, now, fdEpoch[d], fdSeqno[d])) {
+    if (!has(d, HAS_FD) || holdingDown || !rateOk(d, now, fdEpoch(d), fdSeqno[d])) {
       return;
     }
-    SeqnoRequest r = new SeqnoRequest(self, d, fdEpoch[d], fdSeqno[d], config.seqnoRequestHops());
+    SeqnoRequest r = new SeqnoRequest(self, d, fdEpoch(d), fdSeqno[d], config.seqnoRequestHops());
     if (to != null) {
       to.face.send(r);
       return;
@@ -1561,10 +1619,10 @@ public final class DistanceVector {
     }
     if (selSlot[d] >= 0) {
       boolean via = selSlot[d] == to.slot;
-      return new Route(d, selEpoch[d], selSeqno[d], via ? INF : selMetric[d], via, selSig(d));
+      return new Route(d, selEpoch(d), selSeqno[d], via ? INF : selMetric[d], via, selSig(d));
     }
     if (has(d, RETRACTING) && now < timers.get(d).retractUntil) {
-      return new Route(d, selEpoch[d], selSeqno[d], INF, false, selSig(d));
+      return new Route(d, selEpoch(d), selSeqno[d], INF, false, selSig(d));
     }
     return null;
   }
