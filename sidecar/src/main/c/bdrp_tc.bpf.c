@@ -16,9 +16,19 @@
  * "Up" is TC_ACT_UNSPEC: the packet goes on to the next filter of the interface (another router's
  * program, on an interface several routers share) and then up the stack as it came.
  *
- * Anything else goes up untouched and the router handles it as before (broadcasts, hop limit 1,
- * unknown senders, routers without a route, neighbours over TCP, malformed headers): the JVM path
- * stays the reference, and the kernel only takes the packets where its result is the same.
+ * A broadcast (no D) from its source's tree parent is cloned the same way to each of the source's
+ * tree children the table names (fp_table.tree, written by the router from its ForwardingTable),
+ * once the program has entered (source, message id) in its own duplicate window (bcast_seen; a
+ * copy it holds already is dropped, as the JVM drops a duplicate). The original is dropped when
+ * the router has no local hosts, or passed up with FP_FLAG_LOCAL, which tells the router to match
+ * it locally and forward nothing. One not from the parent goes up (the router judges it: a former
+ * parent the table does not name yet, or not_on_tree); one of a source in its grace (former
+ * parents) goes up once recorded, for the router to forward. See docs/router.md, "Broadcasts in
+ * the kernel".
+ *
+ * Anything else goes up untouched and the router handles it as before (hop limit 1, unknown
+ * senders, routers without a route, neighbours over TCP, malformed headers): the JVM path stays
+ * the reference, and the kernel only takes the packets where its result is the same.
  *
  * With auth (udpProtection: mac), every datagram from a neighbour ends with seq and a SipHash-2-4
  * tag under the link session's key. Before any decision the table makes, the program copies the
