@@ -230,7 +230,10 @@ public final class KernelFastPath {
           "bdrp_fastpath_packets_total",
           "DATA datagrams for this router's UDP port seen by the kernel fast path, by what it did:"
               + " split (forwarded in the kernel), split_local (and one copy up for local"
-              + " delivery), up_* (passed to the router as they came, and why; up_large: too"
+              + " delivery), bcast and bcast_local (a broadcast copied to the tree children in the"
+              + " kernel, and one copy up for local delivery only), drop_bcast_duplicate (a"
+              + " broadcast the kernel took already), drop_local_flag (the local-delivery flag"
+              + " from the wire), up_* (passed to the router as they came, and why; up_large: too"
               + " large for the kernel to check its tag), drop_mac and drop_replay (a forged,"
               + " altered or replayed datagram dropped in the kernel), redirect_failed.",
           () -> counter(c),
