@@ -16,9 +16,19 @@
  * "Up" is TC_ACT_UNSPEC: the packet goes on to the next filter of the interface (another router's
  * program, on an interface several routers share) and then up the stack as it came.
  *
- * Anything else goes up untouched and the router handles it as before (broadcasts, hop limit 1,
- * unknown senders, routers without a route, neighbours over TCP, malformed headers): the JVM path
- * stays the reference, and the kernel only takes the packets where its result is the same.
+ * A broadcast (no D) from its source's tree parent is cloned the same way to each of the source's
+ * tree children the table names (fp_table.tree, written by the router from its ForwardingTable),
+ * once the program has entered (source, message id) in its own duplicate window (bcast_seen; a
+ * copy it holds already is dropped, as the JVM drops a duplicate). The original is dropped when
+ * the router has no local hosts, or passed up with FP_FLAG_LOCAL, which tells the router to match
+ * it locally and forward nothing. One not from the parent goes up (the router judges it: a former
+ * parent the table does not name yet, or not_on_tree); one of a source in its grace (former
+ * parents) goes up once recorded, for the router to forward. See docs/router.md, "Broadcasts in
+ * the kernel".
+ *
+ * Anything else goes up untouched and the router handles it as before (hop limit 1, unknown
+ * senders, routers without a route, neighbours over TCP, malformed headers): the JVM path stays
+ * the reference, and the kernel only takes the packets where its result is the same.
  *
  * With auth (udpProtection: mac), every datagram from a neighbour ends with seq and a SipHash-2-4
  * tag under the link session's key. Before any decision the table makes, the program copies the
@@ -151,6 +161,27 @@ struct {
 	__type(key, __u32);
 	__type(value, struct link_state);
 } link_state SEC(".maps");
+
+/*
+ * The broadcasts the kernel took from a tree parent (current or former), by source router and
+ * message id: a second copy of one (a parent changing while it travels) is dropped, as the JVM's
+ * BroadcastWindow drops it. Exact keys, so that a neighbour cannot mark an id it does not know;
+ * LRU, so that a flood of ids only shortens how long one is remembered. Across tables.
+ */
+#define FP_BCAST_WINDOW 65536
+
+struct bcast_key {
+	__u64 id;     /* the message id as it lies in the frame */
+	__u32 source;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FP_BCAST_WINDOW);
+	__type(key, struct bcast_key);
+	__type(value, __u8);
+} bcast_seen SEC(".maps");
 
 static __always_inline void count(__u32 which)
 {
@@ -594,6 +625,7 @@ struct copy_ctx {
 	__u32 verdict; /* FP_COUNTERS: go on */
 	__u32 auth;
 	__u32 payload; /* auth: bytes of UDP payload */
+	__u32 bcast;   /* a broadcast: no D to write */
 };
 
 static __always_inline __u32 neighbour_index(__u32 i)
@@ -617,7 +649,8 @@ static long copy_to(__u32 i, void *data)
 	struct split_ctx split = {
 		.t = c->t, .s = s, .neighbour = i, .self_word = c->self_word, .auth = c->auth,
 	};
-	bpf_loop(c->n, split_word, &split, 0);
+	if (!c->bcast)
+		bpf_loop(c->n, split_word, &split, 0);
 	if (c->auth) {
 		/* Tagged under the neighbour's key with the kernel's next seq on that link. */
 		__u64 seq = next_out_seq(nb);
@@ -630,7 +663,8 @@ static long copy_to(__u32 i, void *data)
 			return 1;
 		}
 	}
-	if (store_d(skb, s, c->n) || store_ip(skb, IP_SRC_OFF, s->saddr, nb->local_ip) ||
+	if ((!c->bcast && store_d(skb, s, c->n)) ||
+	    store_ip(skb, IP_SRC_OFF, s->saddr, nb->local_ip) ||
 	    store_ip(skb, IP_DST_OFF, s->daddr, nb->ip) ||
 	    store_port(skb, UDP_SPORT_OFF, s->sport, c->t->udp_port) ||
 	    store_port(skb, UDP_DPORT_OFF, s->dport, nb->port)) {
@@ -655,6 +689,159 @@ static long copy_to(__u32 i, void *data)
 	if (fw)
 		*fw += 1;
 	return 0;
+}
+
+/* ---- broadcasts ---- */
+
+struct child_ctx {
+	struct fp_table *t;
+	__u32 targets;
+	__u32 auth;
+	__u32 verdict; /* FP_COUNTERS: every child can be sent its copy from the kernel */
+};
+
+/* Child i: can the kernel send it a copy (UDP with an Ethernet address, and a key with auth)? */
+static long check_child(__u32 i, void *data)
+{
+	struct child_ctx *c = data;
+	if (i >= FP_MAX_NEIGH)
+		return 1;
+	if (!(c->targets & (1U << i)))
+		return 0;
+	i = neighbour_index(i);
+	struct fp_neigh *nb = &c->t->n[i];
+	if (!nb->ifindex) {
+		c->verdict = nb->flags & FP_NEIGH_NO_L2 ? FP_UP_NO_NEIGH : FP_UP_TCP_HOP;
+		return 1;
+	}
+	if (c->auth && !nb->session) {
+		c->verdict = FP_UP_NO_TABLE;
+		return 1;
+	}
+	return 0;
+}
+
+/* What the main program has found out about a datagram, for the broadcast path. */
+struct bcast_args {
+	struct iphdr *ip;
+	struct udphdr *udp;
+	__u64 seq;      /* auth: the seq it came with */
+	int sender;     /* the neighbour it came from, or -1 */
+	__u32 payload;  /* bytes of UDP payload */
+	__u32 frame;    /* bytes of the frame */
+	__u32 auth;
+};
+
+/*
+ * A broadcast (flags FP_FLAG_BROADCAST), as DataPlane.receive and ForwardingTable.broadcast handle
+ * one from a neighbour: refused when its source is this router or has no route; taken only from
+ * the source's tree parent (or a former one); a second copy of one taken is a duplicate; copies go
+ * to the source's children other than the sender with the hop limit less one, none when it is 1 or
+ * less; and every router on the tree delivers it locally. The kernel decides the same or passes
+ * the packet up: off the tree (the router counts not_on_tree, or takes it from a former parent the
+ * table does not name yet), a source in its grace (former parents), a child over TCP, hop limit.
+ * It records the broadcast in its window before it passes one up from a parent, so that a second
+ * copy that reaches the kernel later is dropped as the router would drop it.
+ */
+static __always_inline int broadcast(struct __sk_buff *skb, struct scratch *s, struct fp_table *t,
+				struct bcast_args *a)
+{
+	__u8 *hdr = s->hdr;
+	__u32 n = ((__u32)hdr[FP_OFF_WORDS] << 8) | hdr[FP_OFF_WORDS + 1];
+	if (n != 0 || FP_OFF_D + FP_MIN_MESSAGE > a->frame)
+		return up(FP_UP_MALFORMED);
+	int sender = a->sender;
+	if (sender < 0 || sender >= FP_MAX_NEIGH)
+		return up(FP_UP_UNKNOWN_SENDER);
+	__u32 src = ((__u32)hdr[FP_OFF_SOURCE] << 8) | hdr[FP_OFF_SOURCE + 1];
+	if (!source_routable(t, src))
+		return up(FP_UP_SOURCE);
+	struct fp_tree *tr = &t->tree[src & (FP_MAX_ROUTERS - 1)]; /* src < FP_MAX_ROUTERS */
+	__u32 bit = 1U << sender;
+	struct bcast_key key = { .source = src };
+	__builtin_memcpy(&key.id, &hdr[FP_OFF_ID], 8);
+	if (tr->parent != sender && !(tr->former & bit)) {
+		/* Off the tree as this table has it: a copy the kernel took already is a duplicate
+		 * whatever the router's tree says; anything else is the router's to judge (and is not
+		 * recorded: a neighbour off the tree must not mark what the parent sends). */
+		if (bpf_map_lookup_elem(&bcast_seen, &key)) {
+			count(FP_DROP_BCAST_DUPLICATE);
+			return TC_ACT_SHOT;
+		}
+		return up(tr->parent == FP_NO_PARENT ? FP_UP_BROADCAST : FP_UP_BCAST_OFF_TREE);
+	}
+	__u8 one = 1;
+	long err = bpf_map_update_elem(&bcast_seen, &key, &one, BPF_NOEXIST);
+	if (err == -17 /* EEXIST */) {
+		count(FP_DROP_BCAST_DUPLICATE);
+		return TC_ACT_SHOT;
+	}
+	if (err)
+		return up(FP_UP_BROADCAST);
+	if (tr->former)
+		return up(FP_UP_BCAST_GRACE);
+
+	__u32 count_n = t->count;
+	__u32 all = count_n >= 32 ? 0xffffffffU : (1U << count_n) - 1;
+	__u32 targets = tr->children & ~bit & all;
+	__u8 hop = hdr[FP_OFF_HOP];
+	__u8 flags = hdr[FP_OFF_FLAGS];
+	__u32 auth = a->auth;
+	if (targets && hop <= 1)
+		return up(FP_UP_HOP_LIMIT);
+	struct child_ctx check = { .t = t, .targets = targets, .auth = auth, .verdict = FP_COUNTERS };
+	bpf_loop(FP_MAX_NEIGH, check_child, &check, 0);
+	if (check.verdict != FP_COUNTERS)
+		return up(check.verdict);
+
+	struct iphdr *ip = a->ip;
+	struct udphdr *udp = a->udp;
+	__u16 hop_field_old = ((__u16)hop) | ((__u16)flags << 8); /* as the bytes lie */
+	__u16 hop_field_now = hop_field_old;
+	s->saddr = ip->saddr;
+	s->daddr = ip->daddr;
+	s->sport = udp->source;
+	s->dport = udp->dest;
+	if (targets) {
+		hop_field_now = ((__u16)(hop - 1)) | ((__u16)flags << 8);
+		if (store_hop(skb, hop_field_old, hop_field_now))
+			return up(FP_REDIRECT_FAILED);
+		if (auth)
+			s->buf[FP_OFF_HOP] = hop - 1;
+		struct copy_ctx copy = {
+			.skb = skb, .t = t, .s = s, .n = 0, .targets = targets, .self_word = 0,
+			.verdict = FP_COUNTERS, .auth = auth, .payload = a->payload, .bcast = 1,
+		};
+		bpf_loop(FP_MAX_NEIGH, copy_to, &copy, 0);
+		if (copy.verdict != FP_COUNTERS) {
+			count(FP_REDIRECT_FAILED);
+			return TC_ACT_SHOT;
+		}
+	}
+	if (!t->hosts) {
+		count(FP_BCAST);
+		return TC_ACT_SHOT;
+	}
+
+	/* Up to this router's socket as it came, marked for local delivery only (and with auth,
+	 * tagged again under the sender's key with the seq it came with). */
+	__u16 hop_field_local = ((__u16)hop) | ((__u16)(flags | FP_FLAG_LOCAL) << 8);
+	if (auth) {
+		struct fp_neigh *from = &t->n[neighbour_index(sender)];
+		s->buf[FP_OFF_HOP] = hop;
+		s->buf[FP_OFF_FLAGS] = flags | FP_FLAG_LOCAL;
+		if (store_trailer(skb, s, a->payload, a->seq, from->key_in[0], from->key_in[1]))
+			return TC_ACT_SHOT;
+	}
+	if (store_hop(skb, hop_field_now, hop_field_local) ||
+	    store_ip(skb, IP_SRC_OFF, s->saddr, ip->saddr) ||
+	    store_ip(skb, IP_DST_OFF, s->daddr, ip->daddr) ||
+	    store_port(skb, UDP_SPORT_OFF, s->sport, udp->source) ||
+	    store_port(skb, UDP_DPORT_OFF, s->dport, udp->dest) ||
+	    bpf_skb_store_bytes(skb, 0, &s->eth, sizeof(s->eth), 0))
+		return TC_ACT_SHOT;
+	count(FP_BCAST_LOCAL);
+	return TC_ACT_UNSPEC;
 }
 
 SEC("tc")
@@ -742,8 +929,17 @@ int bdrp_ingress(struct __sk_buff *skb)
 	}
 
 	__u8 flags = hdr[FP_OFF_FLAGS];
-	if (flags == FP_FLAG_BROADCAST)
-		return up(FP_UP_BROADCAST);
+	if (flags == FP_FLAG_BROADCAST) {
+		struct bcast_args a = {
+			.ip = &ip, .udp = &udp, .seq = seq, .sender = sender, .payload = payload,
+			.frame = frame, .auth = auth,
+		};
+		return broadcast(skb, s, t, &a);
+	}
+	if (flags & FP_FLAG_LOCAL) {
+		count(FP_DROP_LOCAL_FLAG);
+		return TC_ACT_SHOT;
+	}
 	if (flags == FP_FLAG_D_LIST)
 		return up(FP_UP_D_LIST);
 	if (flags != 0)

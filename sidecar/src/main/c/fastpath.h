@@ -26,6 +26,12 @@
 #define FP_TYPE_DATA 0x26
 #define FP_FLAG_BROADCAST 1
 #define FP_FLAG_D_LIST 4
+/*
+ * Set only by the program, on the one copy of a broadcast it passes up after sending the tree
+ * children theirs: the router delivers it locally and forwards nothing. One arriving from the wire
+ * is dropped (FP_DROP_LOCAL_FLAG).
+ */
+#define FP_FLAG_LOCAL 8
 /* The smallest message (MessageCodec): a frame has at least this many bytes after D. */
 #define FP_MIN_MESSAGE 6
 
@@ -44,6 +50,22 @@
 #define FP_AUTH_TRAILER 16
 #define FP_MAX_AUTH_BYTES (2048 + FP_AUTH_TRAILER)
 #define FP_SEQ_KERNEL (1ULL << 63)
+
+/* A source router's broadcast tree at this router: no parent in the table. */
+#define FP_NO_PARENT 0xff
+
+/*
+ * One source router's broadcast tree at this router, as the JVM's ForwardingTable has it: the
+ * neighbour (table index) that is the next hop towards the source, from which its broadcasts are
+ * taken; the former next hops still taken from for a grace after the route changed (bit i =
+ * neighbour i); and the children, this router's neighbours that take their copies from it.
+ */
+struct fp_tree {
+	__u32 children;
+	__u32 former;
+	__u8 parent;     /* FP_NO_PARENT: none (no route, or a neighbour past the table) */
+	__u8 pad[7];
+};
 
 /* One neighbour of this router. Addresses and ports in network byte order. */
 struct fp_neigh {
@@ -84,8 +106,9 @@ struct fp_table {
 	__u16 pad;
 	__u32 count;        /* neighbours in use, at most FP_MAX_NEIGH */
 	__u32 auth;         /* FP_AUTH_NONE, FP_AUTH_MAC */
-	__u32 pad2;
+	__u32 hosts;        /* 1: this router has local hosts (a broadcast's local copy goes up) */
 	struct fp_neigh n[FP_MAX_NEIGH];
+	struct fp_tree tree[FP_MAX_ROUTERS]; /* by source router number */
 };
 
 /*
@@ -98,7 +121,7 @@ enum fp_counter {
 	FP_UP_NO_TABLE,        /* no table yet; with auth, no session for the sender or a next hop,
 				* or the sender's is older than the kernel's (a table being swapped) */
 	FP_UP_MALFORMED,       /* header the program does not vouch for (the router counts it) */
-	FP_UP_BROADCAST,       /* broadcasts go up: see docs/router.md */
+	FP_UP_BROADCAST,       /* a broadcast whose source has no tree parent in the table */
 	FP_UP_HOP_LIMIT,       /* hop limit 1 or less */
 	FP_UP_UNKNOWN_SENDER,  /* not from a neighbour's address and port */
 	FP_UP_WIDE,            /* D wider than the table, or naming routers past maxRouters */
@@ -113,6 +136,14 @@ enum fp_counter {
 	FP_DROP_REPLAY,        /* auth: seq seen already or below the window (or 0, 2^63), dropped */
 	FP_UP_LARGE,           /* auth: longer than FP_MAX_AUTH_BYTES, up unverified */
 	FP_UP_D_LIST,          /* D as a list of routers (large networks): the router splits it */
+	FP_BCAST,              /* a broadcast from its tree parent: a copy to each child, the original
+				* dropped (no local hosts) */
+	FP_BCAST_LOCAL,        /* the same, and one copy up with FP_FLAG_LOCAL for local delivery */
+	FP_UP_BCAST_OFF_TREE,  /* a broadcast not from its source's tree parent (the router judges) */
+	FP_UP_BCAST_GRACE,     /* a broadcast of a source whose parent changed lately (the table names
+				* former parents): the router forwards it, its window sees it */
+	FP_DROP_BCAST_DUPLICATE, /* a broadcast the kernel's window holds: taken already, dropped */
+	FP_DROP_LOCAL_FLAG,    /* FP_FLAG_LOCAL from the wire, which only the program sets: dropped */
 	FP_COUNTERS
 };
 

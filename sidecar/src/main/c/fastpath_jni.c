@@ -75,10 +75,11 @@ JNIEXPORT jstring JNICALL Java_io_bdrp_router_fastpath_EbpfNative_layout(JNIEnv 
 	char s[256];
 	snprintf(s, sizeof(s),
 		 "table=%zu neigh=%zu mask=%zu keys=%zu auth=%zu max_auth=%d neighbours=%d words=%d "
-		 "counters=%d priority=%d",
+		 "counters=%d priority=%d tree=%zu tree_entry=%zu",
 		 sizeof(struct fp_table), sizeof(struct fp_neigh), offsetof(struct fp_neigh, mask),
 		 offsetof(struct fp_neigh, key_in), offsetof(struct fp_table, auth),
-		 FP_MAX_AUTH_BYTES, FP_MAX_NEIGH, FP_MAX_WORDS, FP_COUNTERS, FP_PRIORITY);
+		 FP_MAX_AUTH_BYTES, FP_MAX_NEIGH, FP_MAX_WORDS, FP_COUNTERS, FP_PRIORITY,
+		 offsetof(struct fp_table, tree), sizeof(struct fp_tree));
 	return (*env)->NewStringUTF(env, s);
 }
 

@@ -422,18 +422,30 @@ public final class Traces {
 
   /**
    * Whether the kernel fast path would have forwarded the real DATA packet of {@code step} without
-   * waking the JVM: it is loaded, the packet is a transit packet by D (not at its ingress, not a
-   * broadcast) that came by UDP with a hop limit above 1, and every router of D other than this one
-   * has a next hop whose DATA goes by UDP (the conditions of the TC program, sidecar/).
+   * waking the JVM: it is loaded, the packet is a transit packet (not at its ingress) that came by
+   * UDP with a hop limit above 1, every copy goes to a neighbour whose DATA goes by UDP, and either
+   * it goes by D and every router of D other than this one has a next hop, or it is a broadcast
+   * from the next hop towards its source, which has no former next hop in its grace (the conditions
+   * of the TC program, sidecar/).
    */
   private boolean kernelWouldForward(Trace.Step step) {
     if (!fastPathActive.getAsBoolean()
         || step.ingress()
-        || step.broadcast()
         || step.hopLimit() <= 1
         || !out.dataByUdp(step.from())
         || step.copies().isEmpty()) {
       return false;
+    }
+    if (step.broadcast()) {
+      io.bdrp.routing.ForwardingTable routes = core.node().routes();
+      if (routes.nextHop(step.source()) != step.from()) {
+        return false; // from a former parent: the kernel passes it up
+      }
+      for (var n : core.config().neighbours()) {
+        if (routes.isFormerHop(step.source(), n.router())) {
+          return false; // the source's tree is changing: the kernel passes it up
+        }
+      }
     }
     for (Trace.Dropped d : step.drops()) {
       if (d.reason() != DataPlane.Drop.LINK) {

@@ -147,6 +147,15 @@ public final class DataPlane<M> {
     /** Whether it is a broadcast along the tree of shortest paths from its source. */
     boolean isBroadcast();
 
+    /**
+     * Whether it is a broadcast whose copies were sent already (by the kernel fast path, which took
+     * it from the source's tree parent and passes this one copy up): it is delivered locally,
+     * unless a duplicate, and forwarded nowhere. See "Broadcasts in the kernel" in docs/router.md.
+     */
+    default boolean isLocalOnly() {
+      return false;
+    }
+
     /** The router where the message entered the network. */
     int sourceRouter();
 
@@ -396,7 +405,12 @@ public final class DataPlane<M> {
       return;
     }
     if (p.isBroadcast()) {
-      routes.broadcast(source, from, limit, partition);
+      if (p.isLocalOnly()) {
+        // The kernel sent its copies and checked the tree; its window and this one both see it.
+        partition.reset(true, true);
+      } else {
+        routes.broadcast(source, from, limit, partition);
+      }
       if (partition.local() && !broadcasts.first(source, id)) {
         drop(id, Drop.DUPLICATE, 1);
         return;

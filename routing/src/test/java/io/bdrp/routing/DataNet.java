@@ -477,6 +477,48 @@ final class DataNet {
     drain();
   }
 
+  /**
+   * As {@link #inject}, for a broadcast marked for local delivery only ({@link
+   * DataPlane.Packet#isLocalOnly}), as the kernel fast path passes one up.
+   */
+  void injectLocalOnly(int router, int from, Header header, Payload p) {
+    DataPlane.Packet local =
+        new DataPlane.Packet() {
+          @Override
+          public int hopLimit() {
+            return header.hopLimit();
+          }
+
+          @Override
+          public boolean isBroadcast() {
+            return header.isBroadcast();
+          }
+
+          @Override
+          public boolean isLocalOnly() {
+            return true;
+          }
+
+          @Override
+          public int sourceRouter() {
+            return header.sourceRouter();
+          }
+
+          @Override
+          public long messageId() {
+            return header.messageId();
+          }
+
+          @Override
+          public int destinations(long[] into) {
+            return header.destinations(into);
+          }
+        };
+    routers[router].receives.merge(header.messageId(), 1, Integer::sum);
+    routers[router].plane.receive(from, local, p);
+    drain();
+  }
+
   private void drain() {
     int steps = 0;
     while (!data.isEmpty()) {

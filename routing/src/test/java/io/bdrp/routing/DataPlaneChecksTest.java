@@ -100,6 +100,32 @@ class DataPlaneChecksTest {
   }
 
   /**
+   * A broadcast the kernel fast path passes up after sending the children their copies (marked for
+   * local delivery only) is delivered to this router's hosts once and sent nowhere; the same
+   * broadcast again, marked or not, is a duplicate. Guards against the router sending the copies a
+   * second time, and against a second delivery when a copy the kernel took also reaches the router.
+   */
+  @Test
+  void aBroadcastMarkedLocalOnlyIsDeliveredOnceAndSentNowhere() {
+    int[] hosts = new int[2];
+    DataNet net = line(ALWAYS, hosts);
+    net.injectLocalOnly(1, 0, new Header(9, 0, 90, null), Payload.of(message("a", 1)));
+
+    net.expectDelivered(hosts[0], 90L);
+    net.expectDelivered(hosts[1]);
+    assertEquals(List.of(), net.copies(1, 2), "the kernel sent 1's child its copy");
+    assertTrue(net.plane(1).lastLocal());
+    net.expectOnlyDrops(1, Map.of());
+
+    net.injectLocalOnly(1, 0, new Header(9, 0, 90, null), Payload.of(message("a", 1)));
+    net.inject(1, 0, new Header(9, 0, 90, null), Payload.of(message("a", 1)));
+    net.expectDelivered(hosts[0], 90L);
+    net.expectDelivered(hosts[1]);
+    assertEquals(List.of(), net.copies(1, 2));
+    net.expectOnlyDrops(1, Map.of(Drop.DUPLICATE, 2L));
+  }
+
+  /**
    * A broadcast that comes from a neighbour that is neither the next hop towards its source nor a
    * former one in its grace is off the tree: not delivered, not passed on, and counted. Guards
    * against a copy the tree does not carry going anywhere, and against it vanishing uncounted.

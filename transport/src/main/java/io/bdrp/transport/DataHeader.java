@@ -29,7 +29,8 @@ import io.netty.buffer.ByteBufAllocator;
  *  |   message: m bytes in MessageCodec form, to the end ...       |  20 + D's bytes
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *
- *  flags: bit 0 (0x01) broadcast; bit 2 (0x04) D is a list; the others reserved, must be 0
+ *  flags: bit 0 (0x01) broadcast; bit 2 (0x04) D is a list; bit 3 (0x08) local delivery only,
+ *         with bit 0, set by this router's kernel fast path alone; the others reserved, must be 0
  *         (a TRACE_DATA frame, type 0x2C, has this layout too, and bit 1 (0x02) "hosts named")
  *  bitmap (bit 2 clear): n words u64, 8n bytes; bit j of word i = router 64i + j, that is
  *          (word &gt;&gt;&gt; j) &amp; 1 with j = 0 the least significant bit; n = 0 exactly when
@@ -96,6 +97,13 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   /** Flag bit: D is a list of router numbers rather than a bitmap. */
   public static final int FLAG_D_LIST = 0x04;
 
+  /**
+   * Flag bit of a DATA broadcast only, set by the kernel fast path on the one copy it passes up
+   * after sending the tree children theirs: deliver locally, forward nothing ({@link
+   * #isLocalOnly}). The router takes it only from its own kernel (see {@code DataReceiver}).
+   */
+  public static final int FLAG_LOCAL = 0x08;
+
   /** Most words of D: enough for router numbers 0..65535. */
   public static final int MAX_D_WORDS = 1024;
 
@@ -127,7 +135,7 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
    *     Frames#openFrame}) if it is not a valid DATA frame
    */
   public DataHeader wrap(ByteBuf frame) {
-    return wrap(frame, FrameType.DATA, FLAG_BROADCAST | FLAG_D_LIST);
+    return wrap(frame, FrameType.DATA, FLAG_BROADCAST | FLAG_D_LIST | FLAG_LOCAL);
   }
 
   /**
@@ -157,6 +165,9 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
     int n = frame.getUnsignedShort(start + D_LENGTH_OFFSET);
     boolean broadcast = (flags & FLAG_BROADCAST) != 0;
     boolean isList = (flags & FLAG_D_LIST) != 0;
+    if ((flags & FLAG_LOCAL) != 0 && !broadcast) {
+      throw malformed("local-delivery flag without the broadcast flag");
+    }
     int dBytes;
     if (isList) {
       if (broadcast) {
@@ -215,6 +226,12 @@ public final class DataHeader implements io.bdrp.routing.DataPlane.Packet {
   @Override
   public boolean isBroadcast() {
     return (buf.getUnsignedByte(base + FLAGS_OFFSET) & FLAG_BROADCAST) != 0;
+  }
+
+  /** Whether a broadcast carries {@link #FLAG_LOCAL}: its copies were sent by the kernel. */
+  @Override
+  public boolean isLocalOnly() {
+    return (buf.getUnsignedByte(base + FLAGS_OFFSET) & FLAG_LOCAL) != 0;
   }
 
   /** The router at which the message entered the network. */

@@ -173,9 +173,17 @@ class DataHeaderTest {
     ByteBuf b = buf(BROADCAST);
     h.wrap(b);
     assertTrue(h.isBroadcast());
+    assertFalse(h.isLocalOnly());
     assertEquals(0, h.destinationLength());
     assertEquals(5, h.sourceRouter());
     b.release();
+
+    // The copy of a broadcast the kernel fast path passes up for local delivery only.
+    ByteBuf local = buf(BROADCAST.replace("| 01 | 0005", "| 09 | 0005"));
+    h.wrap(local);
+    assertTrue(h.isBroadcast());
+    assertTrue(h.isLocalOnly());
+    local.release();
   }
 
   @Test
@@ -230,6 +238,9 @@ class DataHeaderTest {
       BROADCAST.replace("| 01 | 0005", "| 03 | 0005"),
       // a list D on a broadcast
       LIST.replace("| 04 | 0003", "| 05 | 0003"),
+      // the local-delivery flag without the broadcast flag
+      UNICAST.replace("| 00 | 0003", "| 08 | 0003"),
+      LIST.replace("| 04 | 0003", "| 0C | 0003"),
       // an empty list
       LIST.replace("| 0003 | 0001 0002 007F", "| 0000 | 0001 0002 007F"),
       // a list out of order, or naming a router twice

@@ -20,7 +20,10 @@ public enum FastPathCounter {
   UP_NO_TABLE,
   /** Up: a header the program does not vouch for (the router checks and counts it). */
   UP_MALFORMED,
-  /** Up: broadcasts are forwarded by the router (its duplicate window sees each one). */
+  /**
+   * Up: a broadcast whose source has no tree parent in the table (no route, a parent or a child
+   * past the table's neighbours), or that the kernel's duplicate window could not record.
+   */
   UP_BROADCAST,
   /** Up: hop limit 1 or less (the router counts the drop and delivers locally). */
   UP_HOP_LIMIT,
@@ -52,7 +55,34 @@ public enum FastPathCounter {
    * Up: D is a list of router numbers (a copy in a large network whose part of D is a few routers;
    * see {@code DataHeader}), which the router splits.
    */
-  UP_D_LIST;
+  UP_D_LIST,
+  /**
+   * A broadcast from its source's tree parent, handled in the kernel: a copy to each tree child
+   * (none at a leaf), the original dropped, as the router has no local hosts.
+   */
+  BCAST,
+  /**
+   * As {@link #BCAST}, and one copy up marked for local delivery only ({@code
+   * DataHeader.FLAG_LOCAL}): the router matches it against its hosts and forwards nothing.
+   */
+  BCAST_LOCAL,
+  /**
+   * Up: a broadcast not from its source's tree parent as the table has it (the router takes it from
+   * a former parent, or counts it {@code not_on_tree}).
+   */
+  UP_BCAST_OFF_TREE,
+  /**
+   * Up: a broadcast of a source whose tree parent changed within the grace (the table names former
+   * parents), recorded in the kernel's window first: the router forwards it.
+   */
+  UP_BCAST_GRACE,
+  /**
+   * Dropped: a broadcast the kernel's window holds (taken already from a tree parent), as the
+   * router drops a {@code duplicate}.
+   */
+  DROP_BCAST_DUPLICATE,
+  /** Dropped: a datagram with the local-delivery flag, which only the kernel sets. */
+  DROP_LOCAL_FLAG;
 
   /** The label value in the metrics: the name in lower case. */
   public String label() {

@@ -32,13 +32,23 @@ public final class FastPathTable {
   static final int MASK = KEYS + 7 * 8;
   static final int NEIGHBOUR_BYTES = MASK + 8 * MAX_WORDS;
   static final int AUTH = 40;
+  static final int HOSTS = 44;
   static final int HEADER_BYTES = 48;
 
+  /** Source routers whose broadcast trees a table holds: as many as D's words name. */
+  public static final int MAX_SOURCES = 64 * MAX_WORDS;
+
+  static final int TREE = HEADER_BYTES + MAX_NEIGHBOURS * NEIGHBOUR_BYTES;
+  static final int TREE_ENTRY = 16;
+  static final int NO_PARENT = 0xff;
+
   /** Bytes of a table. */
-  public static final int BYTES = HEADER_BYTES + MAX_NEIGHBOURS * NEIGHBOUR_BYTES;
+  public static final int BYTES = TREE + MAX_SOURCES * TREE_ENTRY;
 
   private final ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private final int words;
+  private final int maxRouters;
+  private final int[] routers = new int[MAX_NEIGHBOURS]; // by table index
   private int count;
 
   /**
@@ -59,6 +69,10 @@ public final class FastPathTable {
       throw new IllegalArgumentException("generation and UDP port must be positive");
     }
     words = (maxRouters + 63) >>> 6;
+    this.maxRouters = maxRouters;
+    for (int s = 0; s < MAX_SOURCES; s++) {
+      b.put(TREE + s * TREE_ENTRY + 8, (byte) NO_PARENT);
+    }
     int lastBits = maxRouters - 64 * (words - 1);
     long lastMask = lastBits == 64 ? -1L : (1L << lastBits) - 1;
     b.putLong(0, generation);
@@ -110,6 +124,7 @@ public final class FastPathTable {
     b.put(at + 16, localMac);
     b.put(at + 22, mac);
     b.putInt(at + 28, noL2 ? 1 : 0);
+    routers[count] = router;
     for (int w = 0; w < Math.min(behind.length, words); w++) {
       b.putLong(at + MASK + 8 * w, Long.reverseBytes(behind[w]));
     }
@@ -193,6 +208,63 @@ public final class FastPathTable {
     return this;
   }
 
+  /**
+   * Whether this router has local hosts: the program then passes up one copy of each broadcast it
+   * forwards, marked for local delivery only; without, it passes none (nothing would match).
+   */
+  public FastPathTable hosts(boolean any) {
+    b.putInt(HOSTS, any ? 1 : 0);
+    return this;
+  }
+
+  /**
+   * The broadcast tree of source router {@code source} at this router, as {@code
+   * ForwardingTable.broadcast} decides: its broadcasts are taken from neighbour {@code parent} (the
+   * next hop towards the source; -1: none) and from the neighbours of {@code former} (former next
+   * hops within their grace), and copied to the neighbours of {@code children} other than the one
+   * they came from. Neighbours are router numbers added with {@link #neighbour} before (so call
+   * this after the last one). A parent that is not in the table is taken as none, and a former
+   * parent that is not needs no mark: broadcasts from either go up, for the router to judge.
+   *
+   * @return false, and nothing written (the source's broadcasts go up, counted {@link
+   *     FastPathCounter#UP_BROADCAST}), if some child is not in the table
+   */
+  public boolean tree(int source, int parent, int[] children, int[] former) {
+    if (source < 0 || source >= maxRouters) {
+      throw new IllegalArgumentException("source " + source + " outside 0.." + (maxRouters - 1));
+    }
+    int childMask = 0;
+    for (int c : children) {
+      int i = indexOf(c);
+      if (i < 0) {
+        return false;
+      }
+      childMask |= 1 << i;
+    }
+    int formerMask = 0;
+    for (int f : former) {
+      int i = indexOf(f);
+      if (i >= 0) {
+        formerMask |= 1 << i;
+      }
+    }
+    int p = parent < 0 ? -1 : indexOf(parent);
+    int at = TREE + source * TREE_ENTRY;
+    b.putInt(at, childMask);
+    b.putInt(at + 4, formerMask);
+    b.put(at + 8, (byte) (p < 0 ? NO_PARENT : p));
+    return true;
+  }
+
+  private int indexOf(int router) {
+    for (int i = 0; i < count; i++) {
+      if (routers[i] == router) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   /** Neighbours added. */
   public int count() {
     return count;
@@ -223,6 +295,10 @@ public final class FastPathTable {
         + MAX_WORDS
         + " counters="
         + FastPathCounter.values().length
-        + " priority=189";
+        + " priority=189"
+        + " tree="
+        + TREE
+        + " tree_entry="
+        + TREE_ENTRY;
   }
 }

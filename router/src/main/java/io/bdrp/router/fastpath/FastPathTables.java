@@ -2,6 +2,7 @@ package io.bdrp.router.fastpath;
 
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.links.udp.UdpLinks;
+import io.bdrp.routing.ForwardingTable;
 import io.bdrp.transport.EthernetFrames;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -39,8 +40,11 @@ final class FastPathTables {
       long highest,
       long highestKernel) {}
 
-  /** What a table is made from, copied on the loop: the UDP port and the neighbours. */
-  record Inputs(int port, List<Peer> peers) {}
+  /**
+   * What a table is made from, copied on the loop: the UDP port, the neighbours, the routes (an
+   * immutable snapshot, for the broadcast trees) and whether this router has local hosts.
+   */
+  record Inputs(int port, List<Peer> peers, ForwardingTable routes, boolean hosts) {}
 
   /**
    * A table, the interfaces to attach the program to, and whether a neighbour's Ethernet address
@@ -108,7 +112,29 @@ final class FastPathTables {
         table.neighbour(p.n(), any, 0, any, 0, new byte[6], new byte[6], false, p.behind());
       }
     }
+    table.hosts(in.hosts());
+    trees(table, in);
     return new Built(table, interfaces, incomplete);
+  }
+
+  /** Every source's broadcast tree at this router, as {@link ForwardingTable#broadcast} has it. */
+  private void trees(FastPathTable table, Inputs in) {
+    ForwardingTable routes = in.routes();
+    int max = Math.min(config.routing().maxRouters(), FastPathTable.MAX_SOURCES);
+    int[] former = new int[in.peers().size()];
+    for (int s = 0; s < max; s++) {
+      int parent = routes.nextHop(s);
+      if (s == config.router() || parent < 0) {
+        continue; // refused as own_source or unknown_source: up, counted UP_SOURCE
+      }
+      int k = 0;
+      for (Peer p : in.peers()) {
+        if (routes.isFormerHop(s, p.n())) {
+          former[k++] = p.n();
+        }
+      }
+      table.tree(s, parent, routes.childrenOf(s), java.util.Arrays.copyOf(former, k));
+    }
   }
 
   private static boolean nonZero(long[] words) {

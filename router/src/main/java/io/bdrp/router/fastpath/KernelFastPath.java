@@ -42,6 +42,7 @@ public final class KernelFastPath {
   private final FastPathTables tables;
   private ForwardingTable lastRoutes; // on the loop
   private long lastLinks = -1;
+  private boolean lastHosts; // on the loop
   private volatile boolean incomplete; // a neighbour's Ethernet address was missing: build again
   private long builtAt;
   private final AtomicReference<FastPathTables.Inputs> next =
@@ -153,11 +154,15 @@ public final class KernelFastPath {
     long links = udp.generation();
     long now = System.nanoTime();
     boolean retry = incomplete && now - builtAt > 1_000_000_000L;
-    if (routes == lastRoutes && links == lastLinks && !retry) {
+    // Whether a broadcast's local copy goes up: when this router gets its first host or loses its
+    // last one.
+    boolean hosts = core.node().local().hostCount() > 0;
+    if (routes == lastRoutes && links == lastLinks && hosts == lastHosts && !retry) {
       return;
     }
     lastRoutes = routes;
     lastLinks = links;
+    lastHosts = hosts;
     builtAt = now;
     incomplete = false;
     List<FastPathTables.Peer> peers = new ArrayList<>();
@@ -178,7 +183,8 @@ public final class KernelFastPath {
               u == null ? 0 : u.opener().highest(false),
               u == null ? 0 : u.opener().highest(true)));
     }
-    if (next.getAndSet(new FastPathTables.Inputs(udp.port(), List.copyOf(peers))) == null) {
+    if (next.getAndSet(new FastPathTables.Inputs(udp.port(), List.copyOf(peers), routes, hosts))
+        == null) {
       try {
         thread.execute(this::write);
       } catch (java.util.concurrent.RejectedExecutionException closed) {
@@ -224,7 +230,10 @@ public final class KernelFastPath {
           "bdrp_fastpath_packets_total",
           "DATA datagrams for this router's UDP port seen by the kernel fast path, by what it did:"
               + " split (forwarded in the kernel), split_local (and one copy up for local"
-              + " delivery), up_* (passed to the router as they came, and why; up_large: too"
+              + " delivery), bcast and bcast_local (a broadcast copied to the tree children in the"
+              + " kernel, and one copy up for local delivery only), drop_bcast_duplicate (a"
+              + " broadcast the kernel took already), drop_local_flag (the local-delivery flag"
+              + " from the wire), up_* (passed to the router as they came, and why; up_large: too"
               + " large for the kernel to check its tag), drop_mac and drop_replay (a forged,"
               + " altered or replayed datagram dropped in the kernel), redirect_failed.",
           () -> counter(c),

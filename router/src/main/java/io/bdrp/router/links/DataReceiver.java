@@ -28,15 +28,23 @@ public final class DataReceiver implements DataTransport.Receiver {
   private final RouterMetrics metrics;
   private final DataPlane<MessageBytes> dataPlane;
   private final Reliable<MessageBytes> reliable;
+  private final java.util.function.BooleanSupplier kernel;
   private final DataHeader header = new DataHeader();
   private final MessageBytes message = new MessageBytes();
 
+  /**
+   * @param kernel whether the kernel fast path is loaded: only then is a broadcast marked for local
+   *     delivery ({@link DataHeader#FLAG_LOCAL}) taken, and only over UDP, where the program drops
+   *     one that came from the wire
+   */
   public DataReceiver(
       int router,
       RouterMetrics metrics,
       DataPlane<MessageBytes> dataPlane,
-      Reliable<MessageBytes> reliable) {
+      Reliable<MessageBytes> reliable,
+      java.util.function.BooleanSupplier kernel) {
     this.router = router;
+    this.kernel = kernel;
     this.metrics = metrics;
     this.dataPlane = dataPlane;
     this.reliable = reliable;
@@ -94,6 +102,11 @@ public final class DataReceiver implements DataTransport.Receiver {
     DataHeader h;
     try {
       h = header.wrap(frame);
+      if (h.isLocalOnly() && !("udp".equals(transport) && kernel.getAsBoolean())) {
+        throw new ProtocolException(
+            io.bdrp.transport.ErrorCode.MALFORMED_FRAME,
+            "DATA with the local-delivery flag, which only this router's kernel fast path sets");
+      }
     } catch (ProtocolException e) {
       metrics.malformedData(transport).inc();
       log.debug(

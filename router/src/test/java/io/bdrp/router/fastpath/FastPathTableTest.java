@@ -85,9 +85,34 @@ class FastPathTableTest {
     assertEquals(9, le.getLong(n + 64), "session");
     assertEquals(41, le.getLong(n + 72), "JVM-domain floor");
     assertEquals(Long.MIN_VALUE + 5, le.getLong(n + 80), "kernel-domain floor");
-    assertEquals(0, le.getInt(44), "pad after auth");
+    assertEquals(0, le.getInt(44), "no local hosts unless told");
     assertFalse(t.auth(false).auth());
     assertEquals(0, ByteBuffer.wrap(t.bytes()).order(ByteOrder.LITTLE_ENDIAN).getInt(40));
+  }
+
+  @Test
+  void broadcastTreesAndHostsSitWhereTheProgramReadsThem() throws Exception {
+    Inet4Address a = v4("10.0.0.1");
+    FastPathTable t = new FastPathTable(7, 1, 100, 7500).hosts(true);
+    for (int r : new int[] {4, 0, 9}) {
+      t.neighbour(r, a, 1, a, 1, new byte[6], new byte[6], false, new long[2]);
+    }
+    assertTrue(t.tree(99, 9, new int[] {0, 4}, new int[] {4, 50}));
+    assertFalse(t.tree(5, 0, new int[] {4, 50}, new int[0]), "a child past the table");
+    assertTrue(t.tree(6, 50, new int[0], new int[0]), "a parent past the table");
+    ByteBuffer le = ByteBuffer.wrap(t.bytes()).order(ByteOrder.LITTLE_ENDIAN);
+    assertEquals(1, le.getInt(44), "local hosts");
+    int tree = 48 + FastPathTable.MAX_NEIGHBOURS * FastPathTable.NEIGHBOUR_BYTES;
+    int at = tree + 99 * 16;
+    assertEquals(0b011, le.getInt(at), "children: neighbours 0 (router 4) and 1 (router 0)");
+    assertEquals(0b001, le.getInt(at + 4), "former parents: router 4; router 50 is none");
+    assertEquals(2, le.get(at + 8), "parent: neighbour 2 (router 9)");
+    for (int s : new int[] {0, 5, 6, 98, 4095}) {
+      assertEquals(0xff, le.get(tree + s * 16 + 8) & 0xff, "source " + s + ": no parent");
+      assertEquals(0, le.getInt(tree + s * 16), "source " + s + ": no children");
+    }
+    assertEquals(FastPathTable.BYTES, tree + 4096 * 16);
+    assertThrows(IllegalArgumentException.class, () -> t.tree(100, 0, new int[0], new int[0]));
   }
 
   @Test

@@ -872,6 +872,206 @@ class TcProgramTest {
     assertArrayEquals(new long[3], r.forwarded);
   }
 
+  // ---- broadcasts ----
+
+  /** Broadcast ids: each new one, as the kernel's duplicate window lives across tests. */
+  private static long broadcastId = 0x5eed_0000_0000_0000L;
+
+  /** A broadcast of source router 5 (behind neighbour 0) with message id {@code id}. */
+  private static byte[] broadcast(int hop, long id, Message m) {
+    ByteBuf b = DataHeader.encode(UnpooledByteBufAllocator.DEFAULT, hop, true, 5, id, null, m);
+    try {
+      return ByteBufUtil.getBytes(b);
+    } finally {
+      b.release();
+    }
+  }
+
+  private static byte[] broadcast(int hop, long id) {
+    return broadcast(hop, id, MESSAGE);
+  }
+
+  /** {@code frame} with the flag the program sets on the copy it passes up. */
+  private static byte[] localOnly(byte[] frame) {
+    byte[] b = frame.clone();
+    b[DataHeader.FLAGS_OFFSET] |= DataHeader.FLAG_LOCAL;
+    return b;
+  }
+
+  /**
+   * {@link #table(boolean)} where source 5's broadcasts are taken from {@code parent} (and the
+   * neighbours of {@code former}) and copied to {@code children}.
+   */
+  private static FastPathTable tree(
+      FastPathTable t, boolean hosts, int parent, int[] children, int... former) {
+    t.hosts(hosts);
+    assertEquals(true, t.tree(5, parent, children, former));
+    return t;
+  }
+
+  @Test
+  void aBroadcastFromTheTreeParentGoesToEachChildAndNotUpWithoutHosts() throws Exception {
+    long id = ++broadcastId;
+    FastPathTable t = tree(table(true), false, 0, new int[] {2, 3});
+    Run r = run(t, packet(broadcast(5, id), PEER_PORT, ROUTER_PORT));
+    assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.BCAST);
+    assertArrayEquals(new long[] {0, 1, 1}, r.forwarded);
+    assertCopy(1, broadcast(4, id));
+    assertCopy(2, broadcast(4, id));
+    // The same broadcast again (a second path while routes change): dropped as a duplicate.
+    r = run(t, packet(broadcast(5, id), PEER_PORT, ROUTER_PORT));
+    assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.DROP_BCAST_DUPLICATE);
+    assertArrayEquals(new long[3], r.forwarded, "no copy sent");
+    // Off the tree with it, too: whatever the router's tree says, it took this one already.
+    FastPathTable moved = tree(table(true), false, 2, new int[] {3});
+    r = run(moved, packet(broadcast(5, id), PEER_PORT, ROUTER_PORT));
+    assertOnly(r.counters, FastPathCounter.DROP_BCAST_DUPLICATE);
+  }
+
+  @Test
+  void withLocalHostsOneCopyGoesUpMarkedForLocalDeliveryOnly() throws Exception {
+    long id = ++broadcastId;
+    Run r =
+        run(
+            tree(table(true), true, 0, new int[] {2, 3}),
+            packet(broadcast(5, id), PEER_PORT, ROUTER_PORT));
+    assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.BCAST_LOCAL);
+    assertCopy(1, broadcast(4, id));
+    assertCopy(2, broadcast(4, id));
+    // Up as it came (addresses, ports, hop limit and checksums), with the local flag.
+    assertArrayEquals(packet(localOnly(broadcast(5, id)), PEER_PORT, ROUTER_PORT), r.out);
+  }
+
+  @Test
+  void aLeafOfTheTreeSendsNothingAndPassesUpOnlyForItsHosts() throws Exception {
+    long id = ++broadcastId;
+    // Hop limit 1 does not matter where there is no copy to send.
+    Run r =
+        run(
+            tree(table(true), false, 0, new int[0]),
+            packet(broadcast(1, id), PEER_PORT, ROUTER_PORT));
+    assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.BCAST);
+    assertArrayEquals(new long[3], r.forwarded);
+    id = ++broadcastId;
+    r =
+        run(
+            tree(table(true), true, 0, new int[0]),
+            packet(broadcast(1, id), PEER_PORT, ROUTER_PORT));
+    assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.BCAST_LOCAL);
+    assertArrayEquals(packet(localOnly(broadcast(1, id)), PEER_PORT, ROUTER_PORT), r.out);
+  }
+
+  @Test
+  void broadcastsTheKernelDoesNotDecideGoUpUntouched() throws Exception {
+    record Case(String name, FastPathTable table, byte[] frame, FastPathCounter counter) {}
+    List<Case> cases =
+        List.of(
+            new Case(
+                "not from the tree parent",
+                tree(table(true), false, 2, new int[] {3}),
+                broadcast(5, ++broadcastId),
+                FastPathCounter.UP_BCAST_OFF_TREE),
+            new Case(
+                "a source without a tree in the table",
+                table(true),
+                broadcast(5, ++broadcastId),
+                FastPathCounter.UP_BROADCAST),
+            new Case(
+                "from a former parent",
+                tree(table(true), false, 2, new int[] {3}, 0),
+                broadcast(5, ++broadcastId),
+                FastPathCounter.UP_BCAST_GRACE),
+            new Case(
+                "from the parent of a source with a former one",
+                tree(table(true), false, 0, new int[] {3}, 2),
+                broadcast(5, ++broadcastId),
+                FastPathCounter.UP_BCAST_GRACE),
+            new Case(
+                "hop limit 1 with children",
+                tree(table(true), false, 0, new int[] {2, 3}),
+                broadcast(1, ++broadcastId),
+                FastPathCounter.UP_HOP_LIMIT),
+            new Case(
+                "a child over TCP",
+                tree(table(false), false, 0, new int[] {2, 3}),
+                broadcast(5, ++broadcastId),
+                FastPathCounter.UP_TCP_HOP),
+            new Case(
+                "this router as the source",
+                tree(table(true), false, 0, new int[] {2, 3}),
+                frame(SELF, 5, true, null),
+                FastPathCounter.UP_SOURCE));
+    for (Case c : cases) {
+      byte[] in = packet(c.frame, PEER_PORT, ROUTER_PORT);
+      Run r = run(c.table, in);
+      assertEquals(TC_ACT_UNSPEC, r.verdict, c.name + ": " + r);
+      assertArrayEquals(in, r.out, c.name + ": untouched");
+      assertOnly(r.counters, c.counter);
+      assertArrayEquals(new long[3], r.forwarded, c.name + ": no copy sent");
+    }
+  }
+
+  @Test
+  void aBroadcastPassedUpFromAParentIsRecordedAndOneOffTheTreeIsNot() throws Exception {
+    // From a former parent: up, and recorded, so that the copy from the new parent is dropped.
+    long id = ++broadcastId;
+    Run r =
+        run(
+            tree(table(true), false, 2, new int[] {3}, 0),
+            packet(broadcast(5, id), PEER_PORT, ROUTER_PORT));
+    assertOnly(r.counters, FastPathCounter.UP_BCAST_GRACE);
+    r =
+        run(
+            tree(table(true), false, 0, new int[] {2, 3}),
+            packet(broadcast(5, id), PEER_PORT, ROUTER_PORT));
+    assertOnly(r.counters, FastPathCounter.DROP_BCAST_DUPLICATE);
+    // Off the tree: up and not recorded, so that the parent's copy still goes through.
+    id = ++broadcastId;
+    r =
+        run(
+            tree(table(true), false, 2, new int[] {3}),
+            packet(broadcast(5, id), PEER_PORT, ROUTER_PORT));
+    assertOnly(r.counters, FastPathCounter.UP_BCAST_OFF_TREE);
+    r =
+        run(
+            tree(table(true), false, 0, new int[] {2}),
+            packet(broadcast(5, id), PEER_PORT, ROUTER_PORT));
+    assertOnly(r.counters, FastPathCounter.BCAST);
+    assertCopy(1, broadcast(4, id));
+  }
+
+  @Test
+  void theLocalFlagFromTheWireIsDropped() throws Exception {
+    byte[] in = packet(localOnly(broadcast(5, ++broadcastId)), PEER_PORT, ROUTER_PORT);
+    Run r = run(tree(table(true), true, 0, new int[] {2, 3}), in);
+    assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.DROP_LOCAL_FLAG);
+    assertArrayEquals(new long[3], r.forwarded);
+  }
+
+  @Test
+  void anAuthenticatedBroadcastIsTaggedPerChildAndItsLocalCopyUnderTheSendersKey()
+      throws Exception {
+    long s = ++session;
+    FastPathTable t = tree(authTable(s), true, 0, new int[] {2, 3});
+    for (int i = 0; i < 4; i++) {
+      long id = ++broadcastId;
+      Message m = message(i);
+      Run r = run(t, fromNeighbour0(broadcast(5, id, m), i + 1, s));
+      assertEquals(TC_ACT_UNSPEC, r.verdict, r.toString());
+      assertOnly(r.counters, FastPathCounter.BCAST_LOCAL);
+      assertEquals(KERNEL + 1 + i, assertTaggedCopy(1, broadcast(4, id, m), s));
+      assertEquals(KERNEL + 1 + i, assertTaggedCopy(2, broadcast(4, id, m), s));
+      // Up with the seq it came with, tagged again under the sender's key over the new flags.
+      assertArrayEquals(fromNeighbour0(localOnly(broadcast(5, id, m)), i + 1, s), r.out);
+    }
+  }
+
   @Test
   void theLayoutsAgree() {
     assertEquals(FastPathTable.layout(), EbpfNative.layout());

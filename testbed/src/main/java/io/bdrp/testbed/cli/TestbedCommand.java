@@ -641,7 +641,11 @@ public final class TestbedCommand {
   @Command(
       name = "transit",
       footerHeading = "%nExamples:%n",
-      footer = {"  sudo ./bdrp testbed transit", "  sudo ./bdrp testbed transit --udp-auth none"},
+      footer = {
+        "  sudo ./bdrp testbed transit",
+        "  sudo ./bdrp testbed transit --udp-auth none",
+        "  sudo ./bdrp testbed transit --broadcast --fan-out 3 --udp-auth none"
+      },
       mixinStandardHelpOptions = true,
       description = {
         "How fast one transit router forwards, in the JVM and in the kernel (fastPath: ebpf):"
@@ -665,6 +669,13 @@ public final class TestbedCommand {
         defaultValue = "1",
         description = "Sinks behind router 1; each packet is split this many ways (default: 1).")
     int fanOut;
+
+    @Option(
+        names = "--broadcast",
+        description =
+            "Offer broadcasts of router 0 (each with its own message id) instead of DATA by D:"
+                + " router 1 copies each to the sinks, its children on router 0's tree.")
+    boolean broadcast;
 
     @Option(
         names = "--rates",
@@ -739,7 +750,8 @@ public final class TestbedCommand {
       List<io.bdrp.testbed.net.TransitBench.Result> results = new ArrayList<>();
       for (String p : paths) {
         for (String a : auths) {
-          o.printf("== %s, auth.udp %s, fan-out %d%n", p, a, fanOut);
+          o.printf(
+              "== %s, auth.udp %s, fan-out %d%s%n", p, a, fanOut, broadcast ? ", broadcast" : "");
           o.flush();
           results.add(
               io.bdrp.testbed.net.TransitBench.run(
@@ -747,6 +759,7 @@ public final class TestbedCommand {
                   p,
                   a,
                   fanOut,
+                  broadcast,
                   rates,
                   seconds,
                   body,

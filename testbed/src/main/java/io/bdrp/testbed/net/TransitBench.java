@@ -200,6 +200,7 @@ public final class TransitBench {
       String fastPath,
       String udpAuth,
       int fanOut,
+      boolean broadcast,
       double[] rates,
       double seconds,
       int bodyBytes,
@@ -266,8 +267,7 @@ public final class TransitBench {
             "-c",
             "echo 2 > /sys/class/net/" + in.devB() + "/queues/rx-0/rps_cpus");
       }
-      byte[] data = frame(n, in, fanOut, bodyBytes, mac);
-      String frame = HexFormat.of().formatHex(data);
+      byte[] data = frame(n, in, fanOut, bodyBytes, mac, broadcast);
       ChildProcess transit = f.process(1);
       // Latency first, on the idle network: single packets, one at a time, the router's hop and
       // the kernel's IP forwarding across the same router, in alternating rounds.
@@ -275,7 +275,7 @@ public final class TransitBench {
       List<Latency> ips = new ArrayList<>();
       byte[] ipData = ipFrame(n, in, data.length);
       for (int round = 0; round < LATENCY_ROUNDS; round++) {
-        hops.add(probe(probe, n, data, fastPath + " " + HOP, seal, progress));
+        hops.add(probe(probe, n, withNewId(data), fastPath + " " + HOP, seal, progress));
         ips.add(probe(probe, n, ipData, "kernel IP forwarding", null, progress));
       }
       for (Latency l : List.of(median(hops), median(ips))) {
@@ -292,15 +292,15 @@ public final class TransitBench {
         if (pinned) {
           cmd.addAll(List.of("taskset", "-c", "0"));
         }
+        cmd.addAll(List.of("ip", "netns", "exec", Emulator.namespace(name, 0), blast.toString()));
+        if (broadcast) {
+          // Each packet its own message id: a router drops a broadcast it has taken already.
+          cmd.addAll(List.of("--ids", Integer.toString(SEQ_OFFSET)));
+        }
         cmd.addAll(
             List.of(
-                "ip",
-                "netns",
-                "exec",
-                Emulator.namespace(name, 0),
-                blast.toString(),
                 in.devA(),
-                frame,
+                HexFormat.of().formatHex(broadcast ? withNewId(data) : data),
                 Double.toString(rate),
                 Double.toString(seconds)));
         if (seal != null) {
@@ -709,18 +709,22 @@ public final class TransitBench {
   }
 
   /**
-   * The DATA datagram router 0 would send router 1 for every sink, as an Ethernet frame; with
-   * {@code mac}, room after the frame for the sequence number and tag the tools write.
+   * The DATA datagram router 0 would send router 1 for every sink, as an Ethernet frame: by D, or a
+   * broadcast of router 0 (the sinks are router 1's children on its tree; the frame's UDP checksum
+   * 0, so that the blaster can give each packet its own message id); with {@code mac}, room after
+   * the frame for the sequence number and tag the tools write.
    */
   private static byte[] frame(
-      Emulator.Network n, Emulator.LinkNet in, int fanOut, int body, boolean mac)
+      Emulator.Network n, Emulator.LinkNet in, int fanOut, int body, boolean mac, boolean broadcast)
       throws IOException {
     long[] d = new long[1];
     for (int k = 0; k < fanOut; k++) {
       d[0] |= 1L << (k + 2);
     }
     Message m = Message.builder().put("bench", "transit").body(new byte[body]).build();
-    ByteBuf b = DataHeader.encode(UnpooledByteBufAllocator.DEFAULT, 64, false, 0, 1, d, m);
+    ByteBuf b =
+        DataHeader.encode(
+            UnpooledByteBufAllocator.DEFAULT, 64, broadcast, 0, 1, broadcast ? null : d, m);
     byte[] payload;
     try {
       payload = ByteBufUtil.getBytes(b);
@@ -738,6 +742,20 @@ public final class TransitBench {
         (Inet4Address) InetAddress.getByName(in.addressB()),
         NamespaceFederation.ROUTER_PORT,
         payload);
+  }
+
+  private static final java.util.Random IDS = new java.security.SecureRandom();
+
+  /**
+   * {@code frame} with a random message id and UDP checksum 0: the first id of a blaster's or a
+   * probe's run, which count up from it (or XOR it), so that no two runs send the same broadcast.
+   */
+  private static byte[] withNewId(byte[] frame) {
+    byte[] f = frame.clone();
+    java.nio.ByteBuffer.wrap(f).putLong(SEQ_OFFSET, IDS.nextLong() & ~0xffff_ffffL);
+    f[EthernetFrames.HEADERS - 2] = 0;
+    f[EthernetFrames.HEADERS - 1] = 0;
+    return f;
   }
 
   private static String mac(String ns, String dev) throws IOException {

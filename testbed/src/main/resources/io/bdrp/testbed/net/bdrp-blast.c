@@ -3,7 +3,11 @@
  * rate, for a given time; prints how many it sent. The testbed's transit benchmark uses it to
  * offer a router DATA datagrams "from" a neighbour faster than a router JVM could send them.
  *
- *   bdrp-blast IFACE FRAME_HEX PACKETS_PER_SECOND SECONDS [KEY_HEX FIRST_SEQ]
+ *   bdrp-blast [--ids ID_OFFSET] IFACE FRAME_HEX PACKETS_PER_SECOND SECONDS [KEY_HEX FIRST_SEQ]
+ *
+ * With --ids, each packet gets its own message id: the 8 bytes (big-endian) at ID_OFFSET of the
+ * frame, from their value in FRAME_HEX up by one per packet (broadcasts: a router drops a second
+ * copy of one as a duplicate). The frame's UDP checksum must then be 0, so that the id can change.
  *
  * With KEY_HEX (the link's 16-byte key, 32 hex digits) and FIRST_SEQ, the frame's UDP payload ends
  * with room for the trailer of auth.udp: mac, and each packet gets its own sequence number, from
@@ -147,15 +151,30 @@ int main(int argc, char **argv)
 		return siphash_command(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "--seal"))
 		return seal_command(argc, argv);
+	long id_off = -1;
+	if (argc > 2 && !strcmp(argv[1], "--ids")) {
+		id_off = atol(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc != 5 && argc != 7) {
-		fprintf(stderr, "usage: bdrp-blast IFACE FRAME_HEX PACKETS_PER_SECOND SECONDS "
-				"[KEY_HEX FIRST_SEQ]\n");
+		fprintf(stderr, "usage: bdrp-blast [--ids ID_OFFSET] IFACE FRAME_HEX PACKETS_PER_SECOND "
+				"SECONDS [KEY_HEX FIRST_SEQ]\n");
 		return 2;
 	}
 	size_t len;
 	unsigned char *frame = read_frame(argv[2], &len);
 	if (!frame)
 		return 2;
+	uint64_t id = 0;
+	if (id_off >= 0) {
+		if ((size_t)id_off + 8 > len) {
+			fprintf(stderr, "bdrp-blast: the id offset is past the frame\n");
+			return 2;
+		}
+		for (int i = 0; i < 8; i++)
+			id = id << 8 | frame[id_off + i];
+	}
 	int keyed = argc == 7;
 	uint64_t k0 = 0, k1 = 0, seq = 0;
 	struct bdrp_datagram d = {0, 0, 0, 0};
@@ -205,6 +224,13 @@ int main(int argc, char **argv)
 			continue;
 		}
 		for (int k = 0; k < 32 && sent + failed < due; k++) {
+			if (id_off >= 0) {
+				uint64_t v = id++;
+				for (int i = 7; i >= 0; i--) {
+					frame[id_off + i] = v & 0xff;
+					v >>= 8;
+				}
+			}
 			if (keyed)
 				bdrp_datagram_seal(frame, &d, k0, k1, seq++);
 			if (sendto(fd, frame, len, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)len)

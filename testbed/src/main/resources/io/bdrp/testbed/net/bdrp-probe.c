@@ -2,8 +2,10 @@
  * bdrp-probe: one-way latency of single packets across a router. Opens a packet socket on the
  * receiving interface in its namespace (with kernel receive timestamps) and another on the
  * sending interface in its namespace, then sends COUNT copies of an Ethernet frame, one at a
- * time, each with its sequence number written at SEQ_OFFSET (8 bytes, big-endian; the frame's
- * UDP checksum must be 0 so that the number can change), and waits up to 200 ms for it to arrive.
+ * time, each with its sequence number written at SEQ_OFFSET (8 bytes, big-endian: "bdrp" and the
+ * probe's index, XORed with the frame's own 8 bytes there, so that a frame with a fresh message id
+ * there gives fresh ids; the frame's UDP checksum must be 0 so that the number can change), and
+ * waits up to 200 ms for it to arrive.
  *
  *   bdrp-probe SEND_NETNS SEND_IFACE RECV_NETNS RECV_IFACE FRAME_HEX SEQ_OFFSET COUNT INTERVAL_US
  *              [KEY_HEX FIRST_SEQ]
@@ -149,12 +151,13 @@ int main(int argc, char **argv)
 	to.sll_halen = ETH_ALEN;
 	memcpy(to.sll_addr, frame, ETH_ALEN);
 
+	uint64_t base = get64(frame + seq_off);
 	double *lat = calloc(count, sizeof(double));
 	int got = 0;
 	unsigned char buf[9216];
 	char control[256];
 	for (int i = 0; i < count; i++) {
-		uint64_t seq = 0x62647270ULL << 32 | (uint64_t)i; /* "bdrp", i */
+		uint64_t seq = base ^ (0x62647270ULL << 32 | (uint64_t)i); /* "bdrp", i */
 		put64(frame + seq_off, seq);
 		if (keyed)
 			bdrp_datagram_seal(frame, &d, k0, k1, link_seq++);

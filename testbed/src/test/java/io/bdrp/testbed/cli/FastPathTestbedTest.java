@@ -24,8 +24,9 @@ import picocli.CommandLine;
  * links and every message forwarded by D, once with {@code --fast-path jvm} and once with {@code
  * --fast-path ebpf}. Both deliver exactly what the oracle expects (nothing missing, duplicated or
  * spurious) for the same traffic, and in the eBPF run the routers' counters show the transit
- * traffic was split in the kernel. ci-4 is the CI scenario; fig45-8 runs on a random (Waxman)
- * 8-router topology, shortened.
+ * traffic was split in the kernel. With broadcasts (the workload's default fraction), the same, and
+ * the kernel copied broadcasts down the trees. ci-4 is the CI scenario; fig45-8 runs on a random
+ * (Waxman) 8-router topology, shortened.
  *
  * <p>Needs root and the sidecar library (CI has both: there it fails without them).
  */
@@ -37,6 +38,12 @@ class FastPathTestbedTest {
 
   private static TestbedTests.Totals run(
       Path dir, String scenario, String fastPath, String... extra) throws IOException {
+    return run(dir, scenario, fastPath, "1", extra);
+  }
+
+  private static TestbedTests.Totals run(
+      Path dir, String scenario, String fastPath, String broadcastFraction, String... extra)
+      throws IOException {
     StringWriter out = new StringWriter();
     CommandLine cl = LabCommandLine.create();
     cl.setOut(new PrintWriter(out, true));
@@ -52,7 +59,7 @@ class FastPathTestbedTest {
                 "--link-transport",
                 "udp",
                 "--broadcast-fraction",
-                "1",
+                broadcastFraction,
                 "--fast-path",
                 fastPath,
                 "--out",
@@ -106,6 +113,38 @@ class FastPathTestbedTest {
         metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"split\"}")
             + metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"split_local\"}");
     assertTrue(split > 0, "transit DATA was split in the kernel: " + split);
+    assertEquals(
+        0,
+        metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"redirect_failed\"}"),
+        "every copy the kernel made was sent");
+  }
+
+  /**
+   * At the default broadcast fraction most messages are broadcasts: with the kernel copying them
+   * down each source's tree (and passing one copy up to routers with hosts, for local delivery
+   * only) every host still gets exactly what the oracle expects, once, as in the JVM run, and the
+   * routers' JVMs queue fewer copies than in the JVM run. Guards against a broadcast the kernel
+   * forwards being forwarded again by the JVM (duplicates downstream), against a local copy being
+   * lost or delivered twice, and against the kernel leaving broadcasts to the JVM.
+   */
+  @org.junit.jupiter.api.Test
+  @Timeout(600)
+  void broadcastsAreCopiedDownTheTreeInTheKernelWithTheJvmsDeliveries(@TempDir Path dir)
+      throws Exception {
+    String[] shorter = {"--seconds", "15"};
+    TestbedTests.Totals jvm = run(dir.resolve("jvm"), "ci-4", "jvm", "0.5", shorter);
+    TestbedTests.Totals ebpf = run(dir.resolve("ebpf"), "ci-4", "ebpf", "0.5", shorter);
+    assertEquals(jvm.input(), ebpf.input(), "the same traffic");
+    assertEquals(jvm.ideal(), ebpf.ideal(), "the same oracle");
+    long kernel =
+        metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"bcast\"}")
+            + metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"bcast_local\"}");
+    assertTrue(kernel > 0, "transit broadcasts were copied in the kernel: " + kernel);
+    long jvmCopies = metric(dir.resolve("jvm"), "bdrp_data_copies_total");
+    long ebpfCopies = metric(dir.resolve("ebpf"), "bdrp_data_copies_total");
+    assertTrue(
+        ebpfCopies < jvmCopies,
+        "the JVMs queued fewer copies with the kernel's help: " + ebpfCopies + " of " + jvmCopies);
     assertEquals(
         0,
         metric(dir.resolve("ebpf"), "bdrp_fastpath_packets_total{result=\"redirect_failed\"}"),
