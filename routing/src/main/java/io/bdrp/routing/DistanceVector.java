@@ -267,8 +267,9 @@ public final class DistanceVector {
   // route, was offered one, and is sent the broadcasts until it answers or its eTentative +
   // grace.
   private static final int TENTATIVE = 8;
-  // The entry's epoch is its own, in entryEpochs, not the destination's common one (dEpoch).
-  private static final int OWN_EPOCH = 16;
+  // The entry's seq (epoch and seqno) is its own, in entryEpochs and entrySeqnos, not the
+  // destination's common one (dEpoch, dSeqno).
+  private static final int OWN_SEQ = 16;
 
   private final int self;
   private final long epoch;
@@ -319,22 +320,28 @@ public final class DistanceVector {
   private int slots;
   private Nbr[] bySlot = new Nbr[0];
   private byte[] eFlags = new byte[0];
-  private int[] eSeqno = new int[0];
   private char[] eMetric = new char[0];
-  private int[] eRefreshed = new int[0]; // low 32 bits of the clock: compared by difference
+  // When the route was last heard, in units of 2^refreshShift ms (low 16 bits, compared by
+  // difference; the unit keeps the route expiry below a quarter of the wrap, and the sweep, every
+  // hello interval, takes expired routes out long before a wrap).
+  private char[] eRefreshed = new char[0];
+  private final int refreshShift;
 
-  // An entry's epoch: almost every route to a destination carries the epoch of the destination's
-  // latest incarnation, so it is kept once per destination (dEpoch) and an entry that carries
-  // another (OWN_EPOCH: heard from a neighbour still behind a restart, or ahead of the others) has
-  // it in a map. Entries are 13 bytes rather than 23, which is most of a router's heap in a large
-  // network (an entry per destination and neighbour).
+  // An entry's seq: almost every route to a destination carries the seq (epoch, seqno) of the
+  // destination's latest route, so it is kept once per destination (dEpoch, dSeqno) and an entry
+  // that carries another (OWN_SEQ: heard from a neighbour still behind a restart or a seqno
+  // request, or ahead of the others) has it in maps. With times in 16 bits, entries are 7 bytes
+  // rather than 23: an entry per destination and neighbour is most of a router's heap in a large
+  // network.
   private long[] dEpoch;
+  private int[] dSeqno;
+  private final Long2LongHashMap entryEpochs = byEntryMap();
+  private final Long2LongHashMap entrySeqnos = byEntryMap();
   // By destination, for those with EPOCHS_APART: the epoch of the selected (or retracted) route's
   // seq and that of the feasibility distance. Almost always both are dEpoch, which saves 16 bytes
   // a destination (160 KB a router at 10,000 routers).
   private final Long2LongHashMap selEpochs = byEntryMap();
   private final Long2LongHashMap fdEpochs = byEntryMap();
-  private final Long2LongHashMap entryEpochs = byEntryMap();
 
   // By entry: when TENTATIVE was set, in units of 2^tentativeShift ms (low 16 bits, compared by
   // difference; the unit keeps the grace below a quarter of the wrap, and the sweep ends every
@@ -403,9 +410,11 @@ public final class DistanceVector {
     this.selSeqno = new int[n];
     this.fdSeqno = new int[n];
     this.dEpoch = new long[n];
+    this.dSeqno = new int[n];
     this.fdMetric = new char[n];
     this.pacer = new Pacer(config.updatePacingMs());
     // The smallest unit that keeps the grace below 2^14 units, a quarter of the char's wrap.
+    this.refreshShift = Math.max(0, 64 - Long.numberOfLeadingZeros(config.routeExpiryMs()) - 14);
     this.tentativeShift = Math.max(0, 64 - Long.numberOfLeadingZeros(tentativeGraceMs()) - 14);
     this.jitter = new SplittableRandom(epoch * 31 + self);
     long now = clock.nowMillis();
@@ -559,45 +568,53 @@ public final class DistanceVector {
 
   /** Entry {@code e}'s epoch (meaningful while it is PRESENT). */
   private long epochOf(int e) {
-    return (eFlags[e] & OWN_EPOCH) != 0 ? entryEpochs.get(e) : dEpoch[e / slots];
+    return (eFlags[e] & OWN_SEQ) != 0 ? entryEpochs.get(e) : dEpoch[e / slots];
+  }
+
+  /** Entry {@code e}'s seqno (meaningful while it is PRESENT). */
+  private int seqnoOf(int e) {
+    return (eFlags[e] & OWN_SEQ) != 0 ? (int) entrySeqnos.get(e) : dSeqno[e / slots];
   }
 
   /**
-   * Sets entry {@code e}'s epoch. A newer epoch of the destination than its common one becomes the
-   * common one; the destination's other entries keep theirs, in the map.
+   * Sets entry {@code e}'s seq. A newer seq of the destination than its common one becomes the
+   * common one; the destination's other entries keep theirs, in the maps.
    */
-  private void setEpoch(int e, long epoch) {
+  private void setSeq(int e, long epoch, int seqno) {
     int d = e / slots;
-    long common = dEpoch[d];
-    if (epoch > common) {
+    if (compareSeq(epoch, seqno, dEpoch[d], dSeqno[d]) > 0) {
       for (int s = 0, base = d * slots; s < slots; s++) {
         int x = base + s;
-        if (x != e && (eFlags[x] & (PRESENT | OWN_EPOCH)) == PRESENT) {
-          eFlags[x] |= OWN_EPOCH;
-          entryEpochs.put(x, common);
+        if (x != e && (eFlags[x] & (PRESENT | OWN_SEQ)) == PRESENT) {
+          eFlags[x] |= OWN_SEQ;
+          entryEpochs.put(x, dEpoch[d]);
+          entrySeqnos.put(x, dSeqno[d]);
         }
       }
       long sel = selEpoch(d);
       long fd = fdEpoch(d);
       dEpoch[d] = epoch;
+      dSeqno[d] = seqno;
       setEpochs(d, sel, fd);
-      common = epoch;
     }
-    if (epoch == common) {
-      if ((eFlags[e] & OWN_EPOCH) != 0) {
-        eFlags[e] &= ~OWN_EPOCH;
+    if (epoch == dEpoch[d] && seqno == dSeqno[d]) {
+      if ((eFlags[e] & OWN_SEQ) != 0) {
+        eFlags[e] &= ~OWN_SEQ;
         entryEpochs.remove(e);
+        entrySeqnos.remove(e);
       }
     } else {
-      eFlags[e] |= OWN_EPOCH;
+      eFlags[e] |= OWN_SEQ;
       entryEpochs.put(e, epoch);
+      entrySeqnos.put(e, seqno);
     }
   }
 
   /** Forgets what the maps by entry hold for entry {@code e}, whose flags are being cleared. */
   private void dropEntryMaps(int e) {
-    if ((eFlags[e] & OWN_EPOCH) != 0) {
+    if ((eFlags[e] & OWN_SEQ) != 0) {
       entryEpochs.remove(e);
+      entrySeqnos.remove(e);
     }
   }
 
@@ -612,9 +629,8 @@ public final class DistanceVector {
     int grown = old + 1;
     int size = Math.multiplyExact(maxRouters, grown);
     byte[] f = new byte[size];
-    int[] sq = new int[size];
     char[] me = new char[size];
-    int[] rf = new int[size];
+    char[] rf = new char[size];
     char[] tt = new char[size];
     OriginSignature[] sg = eSig == null ? null : new OriginSignature[size];
     for (int d = 0; d < maxRouters; d++) {
@@ -622,19 +638,18 @@ public final class DistanceVector {
         System.arraycopy(eSig, d * old, sg, d * grown, old);
       }
       System.arraycopy(eFlags, d * old, f, d * grown, old);
-      System.arraycopy(eSeqno, d * old, sq, d * grown, old);
       System.arraycopy(eMetric, d * old, me, d * grown, old);
       System.arraycopy(eRefreshed, d * old, rf, d * grown, old);
       System.arraycopy(eTentative, d * old, tt, d * grown, old);
     }
     eFlags = f;
-    eSeqno = sq;
     eMetric = me;
     eRefreshed = rf;
     eTentative = tt;
     eSig = sg;
     // The maps by entry follow their entries to the wider layout.
     renumberEntries(entryEpochs, old, grown);
+    renumberEntries(entrySeqnos, old, grown);
     renumberEntries(formerChild, old, grown);
     bySlot = Arrays.copyOf(bySlot, grown);
     slots = grown;
@@ -720,7 +735,7 @@ public final class DistanceVector {
     boolean present = (eFlags[e] & PRESENT) != 0;
     if (present
         && epochOf(e) == r.epoch()
-        && eSeqno[e] == r.seqno()
+        && seqnoOf(e) == r.seqno()
         && r.signature() != null
         && r.signature().equals(eSig[e])) {
       return r;
@@ -737,7 +752,7 @@ public final class DistanceVector {
       if (!present) {
         return r.viaReceiver() ? new Route(d, 0, 0, INF, true, null) : null;
       }
-      return new Route(d, epochOf(e), eSeqno[e], INF, r.viaReceiver(), eSig[e]);
+      return new Route(d, epochOf(e), seqnoOf(e), INF, r.viaReceiver(), eSig[e]);
     }
     claimsRefused++;
     authority.refused(OriginAuthority.ClaimKind.ROUTE, d, nbr.id, v);
@@ -824,13 +839,13 @@ public final class DistanceVector {
         eFlags[e] |= PRESENT;
       } else if (!expired(e, now)
           && epochOf(e) == r.epoch()
-          && eSeqno[e] == r.seqno()
+          && seqnoOf(e) == r.seqno()
           && eMetric[e] == r.metric()
           && ((eFlags[e] & VIA) != 0) == r.viaReceiver()
           && (eSig == null || java.util.Objects.equals(eSig[e], sig))) {
         // The same route again (most of a full update): refreshed, and nothing to select anew.
         // The sweep still asks for a newer seq if it is unfeasible and better than the selection.
-        eRefreshed[e] = (int) now;
+        eRefreshed[e] = (char) (now >>> refreshShift);
         continue;
       }
       boolean via = (eFlags[e] & VIA) != 0;
@@ -843,10 +858,9 @@ public final class DistanceVector {
           formerChild.remove(e);
         }
       }
-      setEpoch(e, r.epoch());
-      eSeqno[e] = r.seqno();
+      setSeq(e, r.epoch(), r.seqno());
       eMetric[e] = (char) r.metric();
-      eRefreshed[e] = (int) now;
+      eRefreshed[e] = (char) (now >>> refreshShift);
       if (eSig != null) {
         eSig[e] = sig;
       }
@@ -1100,8 +1114,9 @@ public final class DistanceVector {
           boolean hadNone = saysNoRoute(e);
           changed |= (eFlags[e] & VIA) != 0;
           changed |= formerChild.remove(e) != NONE;
-          if ((eFlags[e] & OWN_EPOCH) != 0) {
+          if ((eFlags[e] & OWN_SEQ) != 0) {
             entryEpochs.remove(e);
+            entrySeqnos.remove(e);
           }
           eFlags[e] &= OFFERED | TENTATIVE;
           wordChanged(e, hadNone, now);
@@ -1194,6 +1209,7 @@ public final class DistanceVector {
       eFlags[base + s] = 0; // offers only: the destination has no entry left
     }
     dEpoch[d] = 0;
+    dSeqno[d] = 0;
   }
 
   // ---------------------------------------------------------------- queries
@@ -1454,7 +1470,8 @@ public final class DistanceVector {
   }
 
   private boolean expired(int e, long now) {
-    return (int) now - eRefreshed[e] >= config.routeExpiryMs();
+    return (char) ((now >>> refreshShift) - eRefreshed[e])
+        >= (config.routeExpiryMs() + (1L << refreshShift) - 1) >>> refreshShift;
   }
 
   private boolean feasible(int d, int e) {
@@ -1464,7 +1481,7 @@ public final class DistanceVector {
     if (!has(d, HAS_FD)) {
       return true;
     }
-    int c = compareSeq(epochOf(e), eSeqno[e], fdEpoch(d), fdSeqno[d]);
+    int c = compareSeq(epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno[d]);
     return c > 0 || (c == 0 && eMetric[e] < fdMetric[d]);
   }
 
@@ -1511,16 +1528,16 @@ public final class DistanceVector {
     }
     int e = base + best;
     // FD moves to the selected route before anything is advertised.
-    int c = has(d, HAS_FD) ? compareSeq(epochOf(e), eSeqno[e], fdEpoch(d), fdSeqno[d]) : 1;
+    int c = has(d, HAS_FD) ? compareSeq(epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno[d]) : 1;
     if (c > 0 || (c == 0 && bestCand < fdMetric[d])) {
       set(d, HAS_FD);
       setEpochs(d, selEpoch(d), epochOf(e));
-      fdSeqno[d] = eSeqno[e];
+      fdSeqno[d] = seqnoOf(e);
       fdMetric[d] = (char) bestCand;
     }
     boolean routeChanged = old != best || selMetric[d] != bestCand;
-    boolean seqChanged = selEpoch(d) != epochOf(e) || selSeqno[d] != eSeqno[e];
-    if (has(d, ADVERTISED) && compareSeq(epochOf(e), eSeqno[e], selEpoch(d), selSeqno[d]) > 0) {
+    boolean seqChanged = selEpoch(d) != epochOf(e) || selSeqno[d] != seqnoOf(e);
+    if (has(d, ADVERTISED) && compareSeq(epochOf(e), seqnoOf(e), selEpoch(d), selSeqno[d]) > 0) {
       set(d, SEQ_UNSENT);
     }
     if (old >= 0 && old != best) {
@@ -1533,7 +1550,7 @@ public final class DistanceVector {
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;
     setEpochs(d, epochOf(e), fdEpoch(d));
-    selSeqno[d] = eSeqno[e];
+    selSeqno[d] = seqnoOf(e);
     if (selSig != null) {
       selSig[d] = eSig[e];
     }
