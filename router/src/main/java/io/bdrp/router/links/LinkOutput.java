@@ -73,8 +73,10 @@ public final class LinkOutput
     if (path != null) {
       switch (path.send(hopLimit, source, messageId, d, layout, message)) {
         case SENT -> {
+          int bytes = DataHeader.frameLength(layout, message.length);
           l.out.inc();
-          l.bytesOut += DataHeader.frameLength(layout, message.length); // TCP bytes: LinkBytes
+          l.bytesOut += bytes; // TCP bytes: LinkBytes
+          l.dataBytesOut += bytes;
           return true;
         }
         case FULL -> {
@@ -90,10 +92,12 @@ public final class LinkOutput
       l.droppedHighWater++;
       return false;
     }
-    ByteBuf b = batches.room(c, DataHeader.frameLength(layout, 0), message);
+    int header = DataHeader.frameLength(layout, 0);
+    ByteBuf b = batches.room(c, header, message);
     DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, layout, message.length);
     batches.body(c, b, message);
     l.out.inc();
+    l.dataBytesOut += header + message.length;
     return true;
   }
 
@@ -119,10 +123,13 @@ public final class LinkOutput
     if (c == null) {
       return false;
     }
-    ByteBuf b = batches.room(c, ReliableFrames.frameLength(d, h, 0), message);
+    int header = ReliableFrames.frameLength(d, h, 0);
+    ByteBuf b = batches.room(c, header, message);
     ReliableFrames.writeHeader(b, hopLimit, source, messageId, d, h, message.length);
     batches.body(c, b, message);
-    links[neighbour].out.inc();
+    Link l = links[neighbour];
+    l.out.inc();
+    l.reliableDataBytesOut += header + message.length;
     return true;
   }
 
@@ -133,6 +140,7 @@ public final class LinkOutput
       return false;
     }
     ReliableFrames.writeAck(batches.room(c, ReliableFrames.ACK_BYTES), ack);
+    links[neighbour].ackBytesOut += ReliableFrames.ACK_BYTES;
     return true;
   }
 
