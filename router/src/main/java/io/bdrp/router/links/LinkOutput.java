@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * DataPath} if it has one and takes the frame, else the TCP session's output batch), writing the
  * header fields straight into the output, then the message bytes (copied if small, a retained slice
  * if large). A copy or delivery to a session that is gone or above its high water mark is refused
- * (the data plane counts it) and counted on its link or host.
+ * (the data plane counts it) and counted on its link or host. Each frame written is added to its
+ * link's bytes of its kind (DATA, RELIABLE_DATA, RELIABLE_ACK: {@link Link#dataBytesOut}), one add
+ * of a length already computed.
  *
  * <p>Owned by the router's event loop.
  */
