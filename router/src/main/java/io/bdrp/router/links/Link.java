@@ -98,6 +98,17 @@ public final class Link implements Face {
 
   long bytesOut;
 
+  /**
+   * Bytes of the DATA frames, of the RELIABLE_DATA frames and of the RELIABLE_ACK frames sent to
+   * the neighbour, whole frames as {@link LinkOutput} writes them, whatever transport carries them
+   * ({@code bdrp_link_data_bytes_out_total}, {@code bdrp_link_reliable_ack_bytes_out_total}): what
+   * the acknowledgements cost against the copies they acknowledge. One add per frame. On the loop.
+   */
+  long dataBytesOut;
+
+  long reliableDataBytesOut;
+  long ackBytesOut;
+
   /** DATA copies to the neighbour dropped because its session was down. On the loop. */
   long droppedDown;
 
@@ -182,6 +193,9 @@ public final class Link implements Face {
     this.controlIn = metrics.linkControl("received", n);
     this.controlOut = metrics.linkControl("sent", n);
     this.controlDeferred = metrics.linkControlDeferred(n);
+    metrics.linkDataBytes(n, "data", () -> dataBytesOut);
+    metrics.linkDataBytes(n, "reliable_data", () -> reliableDataBytesOut);
+    metrics.linkAckBytes(n, () -> ackBytesOut);
   }
 
   @Override
@@ -227,6 +241,21 @@ public final class Link implements Face {
   /** Bytes sent to the neighbour. On the loop. */
   public long bytesOut() {
     return bytesOut;
+  }
+
+  /** Bytes of the DATA frames sent to the neighbour (see {@link #dataBytesOut}). On the loop. */
+  public long dataBytesOut() {
+    return dataBytesOut;
+  }
+
+  /** Bytes of the RELIABLE_DATA frames sent to the neighbour. On the loop. */
+  public long reliableDataBytesOut() {
+    return reliableDataBytesOut;
+  }
+
+  /** Bytes of the RELIABLE_ACK frames sent to the neighbour. On the loop. */
+  public long ackBytesOut() {
+    return ackBytesOut;
   }
 
   /** DATA copies dropped because the link was down. On the loop. */

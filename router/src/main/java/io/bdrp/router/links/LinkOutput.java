@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * DataPath} if it has one and takes the frame, else the TCP session's output batch), writing the
  * header fields straight into the output, then the message bytes (copied if small, a retained slice
  * if large). A copy or delivery to a session that is gone or above its high water mark is refused
- * (the data plane counts it) and counted on its link or host.
+ * (the data plane counts it) and counted on its link or host. Each frame written is added to its
+ * link's bytes of its kind (DATA, RELIABLE_DATA, RELIABLE_ACK: {@link Link#dataBytesOut}), one add
+ * of a length already computed.
  *
  * <p>Owned by the router's event loop.
  */
@@ -73,8 +75,10 @@ public final class LinkOutput
     if (path != null) {
       switch (path.send(hopLimit, source, messageId, d, layout, message)) {
         case SENT -> {
+          int bytes = DataHeader.frameLength(layout, message.length);
           l.out.inc();
-          l.bytesOut += DataHeader.frameLength(layout, message.length); // TCP bytes: LinkBytes
+          l.bytesOut += bytes; // TCP bytes: LinkBytes
+          l.dataBytesOut += bytes;
           return true;
         }
         case FULL -> {
@@ -90,10 +94,12 @@ public final class LinkOutput
       l.droppedHighWater++;
       return false;
     }
-    ByteBuf b = batches.room(c, DataHeader.frameLength(layout, 0), message);
+    int header = DataHeader.frameLength(layout, 0);
+    ByteBuf b = batches.room(c, header, message);
     DataHeader.writeHeader(b, hopLimit, d == null, source, messageId, d, layout, message.length);
     batches.body(c, b, message);
     l.out.inc();
+    l.dataBytesOut += header + message.length;
     return true;
   }
 
@@ -119,10 +125,13 @@ public final class LinkOutput
     if (c == null) {
       return false;
     }
-    ByteBuf b = batches.room(c, ReliableFrames.frameLength(d, h, 0), message);
+    int header = ReliableFrames.frameLength(d, h, 0);
+    ByteBuf b = batches.room(c, header, message);
     ReliableFrames.writeHeader(b, hopLimit, source, messageId, d, h, message.length);
     batches.body(c, b, message);
-    links[neighbour].out.inc();
+    Link l = links[neighbour];
+    l.out.inc();
+    l.reliableDataBytesOut += header + message.length;
     return true;
   }
 
@@ -133,6 +142,7 @@ public final class LinkOutput
       return false;
     }
     ReliableFrames.writeAck(batches.room(c, ReliableFrames.ACK_BYTES), ack);
+    links[neighbour].ackBytesOut += ReliableFrames.ACK_BYTES;
     return true;
   }
 

@@ -316,6 +316,38 @@ public final class RouterMetrics {
         "bdrp_link_data_out_total", "DATA frames sent per neighbour.", "neighbour", n);
   }
 
+  /**
+   * Bytes of the DATA ({@code type="data"}) or RELIABLE_DATA ({@code type="reliable_data"}) frames
+   * sent to neighbour {@code n}, kept on the router's loop and read from {@code bytes} when
+   * rendered.
+   */
+  public void linkDataBytes(String n, String type, LongSupplier bytes) {
+    registry.counter(
+        "bdrp_link_data_bytes_out_total",
+        "Bytes of the DATA copies sent per neighbour, whole frames (length prefix included), by"
+            + " type: data (best effort, every transport of the link) and reliable_data (copies of"
+            + " reliable messages, first and resent); not the copies the kernel fast path forwards.",
+        bytes,
+        "neighbour",
+        n,
+        "type",
+        type);
+  }
+
+  /**
+   * Bytes of the RELIABLE_ACK frames sent to neighbour {@code n}, this router's own and those it
+   * passes on, kept on the router's loop and read from {@code bytes} when rendered.
+   */
+  public void linkAckBytes(String n, LongSupplier bytes) {
+    registry.counter(
+        "bdrp_link_reliable_ack_bytes_out_total",
+        "Bytes of the reliable service's acknowledgements (RELIABLE_ACK frames, 26 bytes each) sent"
+            + " per neighbour: this router's own and those it passes on towards their ingress.",
+        bytes,
+        "neighbour",
+        n);
+  }
+
   public Metrics.Counter linkDropped(String n) {
     return registry.counter(
         "bdrp_link_data_dropped_total",

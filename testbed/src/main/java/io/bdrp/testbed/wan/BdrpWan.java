@@ -18,15 +18,35 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
-/** bdrp on the emulated network: a {@code bdrp router} per namespace, the client library here. */
+/**
+ * bdrp on the emulated network: a {@code bdrp router} per namespace, the client library here. With
+ * the reliable service every client publishes with {@code BdrpClient.sendReliable} (its default
+ * window of unconfirmed messages), and the run counts the confirmations.
+ */
 public final class BdrpWan implements WanSystem {
+  /** The services the clients can publish with ({@code --service}). */
+  public static final List<String> SERVICES = List.of("best-effort", "reliable");
+
+  /**
+   * How long the run may wait for confirmations after its grace period: the routers' retention of a
+   * reliable message (limits.reliableRetentionMs, one minute), after which its ingress reports the
+   * routers it did not reach, and 10 s.
+   */
+  static final int CONFIRMATION_SECONDS = 70;
+
   private final List<String> jvmOptions;
   private final String linkTransport;
   private final String fastPath;
   private final Double broadcastFraction;
   private final boolean tls;
+  private final boolean reliable;
+  private final LongAdder sent = new LongAdder();
+  private final LongAdder confirmed = new LongAdder();
+  private final LongAdder unreached = new LongAdder();
+  private final LongAdder failed = new LongAdder();
   private NamespaceFederation federation;
   private Path dir;
   private int routers;
@@ -62,12 +82,36 @@ public final class BdrpWan implements WanSystem {
       String fastPath,
       Double broadcastFraction,
       boolean tls) {
+    this(jvmOptions, linkTransport, fastPath, broadcastFraction, tls, "best-effort");
+  }
+
+  /**
+   * As {@link #BdrpWan(List, String, String, Double, boolean)}; the clients publish with {@code
+   * service}, one of {@link #SERVICES}.
+   */
+  public BdrpWan(
+      List<String> jvmOptions,
+      String linkTransport,
+      String fastPath,
+      Double broadcastFraction,
+      boolean tls,
+      String service) {
     checkOptions(linkTransport, fastPath, broadcastFraction);
+    checkService(service);
     this.jvmOptions = List.copyOf(jvmOptions);
     this.linkTransport = linkTransport;
     this.fastPath = fastPath;
     this.broadcastFraction = broadcastFraction;
     this.tls = tls;
+    this.reliable = service.equals("reliable");
+  }
+
+  /** Checks {@code --service}: one of {@link #SERVICES}. */
+  public static void checkService(String service) {
+    if (!SERVICES.contains(service)) {
+      throw new IllegalArgumentException(
+          "--service: expected " + String.join(" or ", SERVICES) + ", got '" + service + "'");
+    }
   }
 
   /**
@@ -97,6 +141,38 @@ public final class BdrpWan implements WanSystem {
   @Override
   public String name() {
     return "bdrp";
+  }
+
+  @Override
+  public String service() {
+    return reliable ? "reliable" : "best-effort";
+  }
+
+  @Override
+  public long unconfirmed() {
+    return reliable ? sent.sum() - confirmed.sum() - unreached.sum() - failed.sum() : 0;
+  }
+
+  @Override
+  public int confirmationSeconds() {
+    return reliable ? CONFIRMATION_SECONDS : 0;
+  }
+
+  @Override
+  public Confirmations confirmations() {
+    return reliable
+        ? new Confirmations(sent.sum(), confirmed.sum(), unreached.sum(), failed.sum())
+        : null;
+  }
+
+  /** Every router's link counters, read now (the routers keep running). */
+  @Override
+  public FrameBytes frameBytes() throws IOException, InterruptedException {
+    List<String> metrics = new ArrayList<>();
+    for (int r = 0; r < routers; r++) {
+      metrics.add(federation.metrics(r));
+    }
+    return FrameBytes.of(metrics);
   }
 
   @Override
@@ -141,7 +217,22 @@ public final class BdrpWan implements WanSystem {
     return new Client() {
       @Override
       public void send(Message m) {
-        c.send(m);
+        if (!reliable) {
+          c.send(m);
+          return;
+        }
+        sent.increment();
+        c.sendReliable(m)
+            .whenComplete(
+                (ok, error) -> {
+                  if (error == null) {
+                    confirmed.increment();
+                  } else if (error instanceof BdrpClient.UnreachedException) {
+                    unreached.increment();
+                  } else {
+                    failed.increment();
+                  }
+                });
       }
 
       @Override

@@ -17,8 +17,8 @@ public final class Report {
   private Report() {}
 
   /**
-   * Writes {@code DIR/SYSTEM/seconds.csv} for every result, {@code summary.md} and {@code
-   * plot.png}.
+   * Writes {@code DIR/SYSTEM/seconds.csv} for every result, {@code DIR/SYSTEM/frame-bytes.csv} for
+   * those whose servers' bytes are known, {@code summary.md} and {@code plot.png}.
    */
   public static void write(Path dir, List<WanRun.Result> results) throws IOException {
     Files.createDirectories(dir);
@@ -50,6 +50,9 @@ public final class Report {
               CsvFile.fixed(4, s.maxLinkUtilisation()[i]),
               CsvFile.fixed(3, s.serverCpu()[i]));
         }
+      }
+      if (r.bytes() != null) {
+        writeFrameBytes(d.resolve("frame-bytes.csv"), r.bytes());
       }
     }
     Files.writeString(dir.resolve("summary.md"), summary(results));
@@ -175,6 +178,73 @@ public final class Report {
     Plots.write(file, rows);
   }
 
+  /**
+   * Writes the bytes each server sent on its links, a row per server and a last row {@code total}:
+   * DATA frames (best effort), RELIABLE_DATA frames, acknowledgements, and acknowledgements over
+   * DATA and RELIABLE_DATA together.
+   */
+  static void writeFrameBytes(Path file, WanSystem.FrameBytes b) throws IOException {
+    try (CsvFile w =
+        CsvFile.create(
+            file, "router", "data_bytes", "reliable_data_bytes", "ack_bytes", "ack_ratio")) {
+      for (int r = 0; r < b.data().length; r++) {
+        long data = b.data()[r] + b.reliableData()[r];
+        w.row(
+            r,
+            b.data()[r],
+            b.reliableData()[r],
+            b.acks()[r],
+            CsvFile.fixed(6, data == 0 ? 0 : (double) b.acks()[r] / data));
+      }
+      w.row(
+          "total",
+          b.totalData() - b.totalReliableData(),
+          b.totalReliableData(),
+          b.totalAcks(),
+          CsvFile.fixed(6, b.ackRatio()));
+    }
+  }
+
+  /**
+   * A line per result whose servers' bytes are known: DATA bytes (best-effort and reliable copies),
+   * acknowledgement bytes and their ratio; with confirmations, how many messages were confirmed.
+   */
+  static String frameBytes(List<WanRun.Result> results) {
+    StringBuilder b = new StringBuilder();
+    for (WanRun.Result r : results) {
+      WanSystem.FrameBytes f = r.bytes();
+      if (f == null) {
+        continue;
+      }
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "%n%s, %s (%s): DATA bytes sent on links %,d (reliable copies %,d),"
+                  + " acknowledgement bytes %,d = %.2f%% of DATA%n",
+              r.system(),
+              r.scenario().name(),
+              r.service(),
+              f.totalData(),
+              f.totalReliableData(),
+              f.totalAcks(),
+              100 * f.ackRatio()));
+      WanSystem.Confirmations c = r.confirmations();
+      if (c != null) {
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "%s, %s: %,d of %,d messages confirmed, %,d unreached, %,d failed%n",
+                r.system(),
+                r.scenario().name(),
+                c.confirmed(),
+                c.sent(),
+                c.unreached(),
+                c.failed()));
+      }
+    }
+    return b.toString();
+  }
+
   /** The summary table. */
   public static String summary(List<WanRun.Result> results) {
     StringBuilder b = new StringBuilder();
@@ -200,7 +270,9 @@ public final class Report {
               Locale.ROOT,
               "| %s | %s | %,d | %,d | %,d | %,d | %,d | %,d | %.3f | %s | %.3f | %,d | %.0f | %.2f"
                   + " |%n",
-              r.system(),
+              r.service().equals("best-effort")
+                  ? r.system()
+                  : r.system() + " (" + r.service() + ")",
               r.scenario().name(),
               r.messages(),
               r.expected(),
@@ -216,6 +288,7 @@ public final class Report {
               cpu));
     }
     b.append(ratios(results));
+    b.append(frameBytes(results));
     return b.toString();
   }
 

@@ -52,8 +52,26 @@ public final class WanRun {
       double[] maxLinkUtilisation,
       double[] serverCpu) {}
 
-  /** A run's figures. */
-  public record Result(String system, Scenario scenario, Seconds seconds, long messages) {
+  /**
+   * A run's figures.
+   *
+   * @param service how the clients published ({@link WanSystem#service})
+   * @param bytes what the servers sent on their links (null: not known)
+   * @param confirmations the system's confirmations (null: it confirms nothing)
+   */
+  public record Result(
+      String system,
+      Scenario scenario,
+      Seconds seconds,
+      long messages,
+      String service,
+      WanSystem.FrameBytes bytes,
+      WanSystem.Confirmations confirmations) {
+    /** A best-effort run whose servers' bytes are not known. */
+    public Result(String system, Scenario scenario, Seconds seconds, long messages) {
+      this(system, scenario, seconds, messages, "best-effort", null, null);
+    }
+
     long total(long[] a) {
       long s = 0;
       for (long x : a) {
@@ -210,7 +228,8 @@ public final class WanRun {
           "%s: %,d messages planned (%,d deliveries expected) for %d clients%n",
           system.name(), plan.count, plan.expectedTotal, sc.clients());
       List<WanSystem.Client> clients = new ArrayList<>();
-      int horizon = sc.seconds() + sc.graceSeconds() + 2;
+      int grace = sc.graceSeconds() + system.confirmationSeconds();
+      int horizon = sc.seconds() + grace + 2;
       Ledger[] ledgerRef = new Ledger[1];
       for (int j = 0; j < sc.clients(); j++) {
         int client = j;
@@ -286,21 +305,38 @@ public final class WanRun {
             behind / 1e9);
       }
       long messages = plan.count;
-      // Grace: until everything expected has arrived, or the grace period is over.
-      long graceEnd = System.nanoTime() + sc.graceSeconds() * 1_000_000_000L;
+      // Grace: until everything expected has arrived and the system has confirmed or given up on
+      // every message, or the grace period is over.
+      long graceEnd = System.nanoTime() + grace * 1_000_000_000L;
       long expectedTotal = plan.expectedTotal;
       while (System.nanoTime() < graceEnd) {
         long got = 0;
         for (LongAdder a : ledger.output) {
           got += a.sum();
         }
-        if (got >= expectedTotal) {
+        if (got >= expectedTotal && system.unconfirmed() == 0) {
           break;
         }
         Thread.sleep(100);
       }
       ledger.closed = true;
       sampler.stop();
+      WanSystem.Confirmations confirmations = system.confirmations();
+      if (confirmations != null) {
+        progress.printf(
+            "%s: %,d of %,d messages confirmed, %,d unreached, %,d failed%n",
+            system.name(),
+            confirmations.confirmed(),
+            confirmations.sent(),
+            confirmations.unreached(),
+            confirmations.failed());
+      }
+      WanSystem.FrameBytes bytes = null;
+      try {
+        bytes = system.frameBytes();
+      } catch (java.io.IOException e) {
+        progress.printf("%s: the servers' bytes not read: %s%n", system.name(), e.getMessage());
+      }
       if (ledger.late.sum() > 0) {
         progress.printf(
             "%s: deliveries still arriving after the grace period are not counted%n",
@@ -324,7 +360,7 @@ public final class WanRun {
               sum(ledger.spurious),
               util,
               cpu);
-      return new Result(system.name(), sc, secs, messages);
+      return new Result(system.name(), sc, secs, messages, system.service(), bytes, confirmations);
     } finally {
       Emulator.down(netName);
       try {

@@ -163,4 +163,67 @@ class ReportTest {
     assertEquals(2 * img3.getWidth(), img2.getWidth());
     assertEquals(img3.getHeight(), img2.getHeight());
   }
+
+  @Test
+  void frameBytesAreSummedPerRouterAndTheirRatioReportedAndWritten(@TempDir Path dir)
+      throws Exception {
+    // Two routers' metrics as they render them: per-link series, values as the text format's
+    // doubles (large ones in E notation), other series beside them.
+    String r0 =
+        """
+        # HELP bdrp_link_data_bytes_out_total Bytes of the DATA copies sent per neighbour.
+        # TYPE bdrp_link_data_bytes_out_total counter
+        bdrp_link_data_bytes_out_total{neighbour="1",type="data"} 1000.0
+        bdrp_link_data_bytes_out_total{neighbour="1",type="reliable_data"} 1.2345678E7
+        bdrp_link_data_bytes_out_total{neighbour="2",type="reliable_data"} 655.0
+        bdrp_link_data_out_total{neighbour="1"} 99.0
+        bdrp_link_reliable_ack_bytes_out_total{neighbour="1"} 260.0
+        bdrp_link_reliable_ack_bytes_out_total{neighbour="2"} 52.0
+        """;
+    String r1 =
+        """
+        bdrp_link_data_bytes_out_total{neighbour="0",type="data"} 0.0
+        bdrp_link_data_bytes_out_total{neighbour="0",type="reliable_data"} 345.0
+        bdrp_link_reliable_ack_bytes_out_total{neighbour="0"} 1.0E6
+        """;
+    var b = WanSystem.FrameBytes.of(List.of(r0, r1));
+    assertEquals(List.of(1000L, 0L), List.of(b.data()[0], b.data()[1]));
+    assertEquals(List.of(12_346_333L, 345L), List.of(b.reliableData()[0], b.reliableData()[1]));
+    assertEquals(List.of(312L, 1_000_000L), List.of(b.acks()[0], b.acks()[1]));
+    assertEquals(12_347_678L, b.totalData());
+    assertEquals(1_000_312L, b.totalAcks());
+    assertEquals(1_000_312.0 / 12_347_678, b.ackRatio(), 1e-12);
+
+    var r =
+        new WanRun.Result(
+            "bdrp",
+            SC,
+            seconds(new double[5], new long[5]),
+            40,
+            "reliable",
+            b,
+            new WanSystem.Confirmations(40, 39, 1, 0));
+    Report.write(dir, List.of(r));
+    assertEquals(
+        List.of(
+            "router,data_bytes,reliable_data_bytes,ack_bytes,ack_ratio",
+            "0,1000,12346333,312,0.000025",
+            "1,0,345,1000000,2898.550725",
+            "total,1000,12346678,1000312,0.081012"),
+        Files.readAllLines(dir.resolve("bdrp").resolve("frame-bytes.csv")));
+    String md = Files.readString(dir.resolve("summary.md"));
+    assertTrue(md.contains("| bdrp (reliable) | t |"), md);
+    assertTrue(
+        md.contains(
+            "bdrp, t (reliable): DATA bytes sent on links 12,347,678 (reliable copies"
+                + " 12,346,678), acknowledgement bytes 1,000,312 = 8.10% of DATA"),
+        md);
+    assertTrue(md.contains("bdrp, t: 39 of 40 messages confirmed, 1 unreached, 0 failed"), md);
+    // A system whose bytes are not known writes no such file and no such line.
+    Path other = dir.resolve("other");
+    Report.write(
+        other, List.of(new WanRun.Result("activemq", SC, seconds(new double[5], new long[5]), 40)));
+    assertTrue(Files.notExists(other.resolve("activemq").resolve("frame-bytes.csv")));
+    assertTrue(!Files.readString(other.resolve("summary.md")).contains("DATA bytes"));
+  }
 }
