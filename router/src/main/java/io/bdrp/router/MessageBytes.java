@@ -29,8 +29,21 @@ public final class MessageBytes {
     return buf.retainedSlice(offset, length);
   }
 
-  /** Copies the bytes to the writer index of {@code out}. */
+  /**
+   * Copies the bytes to the writer index of {@code out} without a view object. Netty's pooled
+   * buffers copy from one to another address to address, but from a derived buffer (a slice: a
+   * frame that a frame decoder cut out of a read) {@code writeBytes} makes a {@link
+   * java.nio.ByteBuffer} view per call, one per DELIVER frame and DATA copy; the slice's {@code
+   * getBytes} reaches its pooled buffer and copies from there.
+   */
   public void writeTo(ByteBuf out) {
-    out.writeBytes(buf, offset, length);
+    if (buf.unwrap() == null) {
+      out.writeBytes(buf, offset, length);
+      return;
+    }
+    out.ensureWritable(length);
+    int at = out.writerIndex();
+    buf.getBytes(offset, out, at, length);
+    out.writerIndex(at + length);
   }
 }
