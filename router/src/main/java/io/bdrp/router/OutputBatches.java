@@ -130,8 +130,8 @@ public final class OutputBatches {
 
   private void flushAll() {
     // Still marked as queued: what these write joins this flush rather than queueing another.
-    for (Runnable writer : beforeFlush) {
-      writer.run();
+    for (int i = 0; i < beforeFlush.size(); i++) {
+      beforeFlush.get(i).run(); // by index: an iterator is an object per flush
     }
     flushQueued = false;
     // forEach walks the table in place; iterating entrySet() makes an entry object per channel.
