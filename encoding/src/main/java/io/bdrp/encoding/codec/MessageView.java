@@ -12,13 +12,14 @@ import java.util.Arrays;
  * matching, into arrays this object reuses: the forwarding path matches each message it receives
  * without building a {@link io.bdrp.encoding.Message}. The body is checked for its length only.
  *
- * <p><b>What it allocates.</b> Nothing for an attribute whose encoding (tag, name and value, byte
- * for byte) it has decoded before and still holds: each decoded attribute is kept, up to {@value
- * #MAX_KEPT_BYTES} bytes of encoding, in a table of {@value #SLOTS} slots indexed by a hash of its
- * bytes, a slot replaced whole by the next attribute that hashes there. A network's messages repeat
- * their names and most of their values (symbols, states, small numbers), so most attributes are
- * found there. An attribute not found is decoded by {@link MessageCodec}'s own reader and costs its
- * name's and value's objects, as a whole decode would.
+ * <p><b>What it allocates.</b> Nothing for an attribute whose name and value it has decoded before
+ * and still holds: names and values (up to {@value #MAX_KEPT_BYTES} bytes of encoding) are kept
+ * apart, each under its encoding byte for byte, in a table of {@value #SLOTS} slots, in buckets of
+ * four indexed by a hash of the bytes, a bucket's slots replaced in turn. A network's messages
+ * repeat their names and most of their values (symbols, states, small numbers), so most attributes
+ * are found there. An attribute not found is decoded by {@link MessageCodec}'s own reader and costs
+ * its name's and value's objects, as a whole decode would. The table holds at most {@value #SLOTS}
+ * names and values of at most {@value #MAX_KEPT_BYTES} bytes, whatever the input.
  *
  * <p><b>What it takes.</b> {@link #wrap} takes exactly the messages that {@link
  * MessageCodec#decode} decodes, fill their bytes and list their attributes in name order (as every
@@ -42,9 +43,14 @@ public final class MessageView implements Attributes {
   private Value[] values = new Value[16];
   private int size;
 
-  private final byte[][] keptBytes = new byte[SLOTS][];
-  private final String[] keptNames = new String[SLOTS];
-  private final Value[] keptValues = new Value[SLOTS];
+  /** Slots of a bucket: a new encoding replaces the bucket's slots in turn. */
+  private static final int WAYS = 4;
+
+  private final byte[][] keys = new byte[SLOTS][];
+  private final int[] keyTags = new int[SLOTS];
+  private final String[] keptNames = new String[SLOTS]; // for a name's encoding
+  private final Value[] keptValues = new Value[SLOTS]; // for a value's
+  private final byte[] victims = new byte[SLOTS / WAYS];
 
   /**
    * The buffer to copy an encoded message into, from index 0, before {@link #wrap}: at least {@code
@@ -100,13 +106,17 @@ public final class MessageView implements Attributes {
       if (p > length) {
         return false;
       }
-      int slot = slot(b, start, p);
-      byte[] kept = keptBytes[slot];
+      // Names and values are kept apart, each by its encoding: a network has few names and,
+      // per name, few values, but far more pairs of them.
+      int nameAt = start + 1; // name length and name
+      int valueAt = nameAt + 1 + (b[nameAt] & 0xff); // tag at start, then the value
+      int ns = find(b, nameAt, valueAt, -1);
+      int vs = find(b, valueAt, p, b[start]);
       String name;
       Value value;
-      if (kept != null && Arrays.equals(kept, 0, kept.length, b, start, p)) {
-        name = keptNames[slot];
-        value = keptValues[slot];
+      if (ns >= 0 && vs >= 0) {
+        name = keptNames[ns];
+        value = keptValues[vs];
       } else {
         // Not held: decoded, with every check, by the reader MessageCodec.decode uses.
         try {
@@ -119,10 +129,11 @@ public final class MessageView implements Attributes {
         } finally {
           wrapped.clear();
         }
-        if (p - start <= MAX_KEPT_BYTES) {
-          keptBytes[slot] = Arrays.copyOfRange(b, start, p);
-          keptNames[slot] = name;
-          keptValues[slot] = value;
+        if (ns < 0) {
+          keptNames[keep(b, nameAt, valueAt, -1)] = name;
+        }
+        if (vs < 0 && p - valueAt <= MAX_KEPT_BYTES) {
+          keptValues[keep(b, valueAt, p, b[start])] = value;
         }
       }
       // Out of name order or a name repeated: MessageCodec.decode sorts, or refuses, those.
@@ -147,12 +158,39 @@ public final class MessageView implements Attributes {
     return ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
   }
 
-  private static int slot(byte[] b, int from, int to) {
-    int h = to - from;
+  /**
+   * The first slot of the bucket of the encoding {@code b[from..to)}, with {@code tag} (a value's
+   * type tag, or -1 for a name) hashed in.
+   */
+  private static int bucket(byte[] b, int from, int to, int tag) {
+    int h = 31 * tag + to - from;
     for (int i = from; i < to; i++) {
       h = 31 * h + b[i];
     }
-    return (h ^ (h >>> 16)) & (SLOTS - 1);
+    return ((h ^ (h >>> 16)) & (SLOTS - 1)) & ~(WAYS - 1);
+  }
+
+  /** The slot holding the encoding {@code b[from..to)} with {@code tag}, or -1. */
+  private int find(byte[] b, int from, int to, int tag) {
+    int first = bucket(b, from, to, tag);
+    for (int s = first; s < first + WAYS; s++) {
+      byte[] k = keys[s];
+      if (k != null && keyTags[s] == tag && Arrays.equals(k, 0, k.length, b, from, to)) {
+        return s;
+      }
+    }
+    return -1;
+  }
+
+  /** A slot for the encoding {@code b[from..to)} with {@code tag}: its bucket's next, in turn. */
+  private int keep(byte[] b, int from, int to, int tag) {
+    int first = bucket(b, from, to, tag);
+    int s = first + (victims[first / WAYS]++ & (WAYS - 1));
+    keys[s] = Arrays.copyOfRange(b, from, to);
+    keyTags[s] = tag;
+    keptNames[s] = null;
+    keptValues[s] = null;
+    return s;
   }
 
   @Override
