@@ -15,13 +15,20 @@ import org.junit.jupiter.api.Test;
  * After warm-up, a message through router 0's data path allocates at most {@value #PER_MESSAGE}
  * bytes: a SEND from the bytes a session reads to the DELIVER frames written to its local hosts and
  * the DATA copies written to its links, and a DATA frame from a neighbour to its deliveries and
- * onward copies ({@link HotPathRig}, the router's real sessions, data plane and outputs).
+ * onward copies ({@link HotPathRig}, the router's real sessions, data plane and outputs). Messages
+ * come {@value #PER_TURN} to a turn of the loop, as to a busy router: what a read and a batch of
+ * output cost whatever their messages (Netty's read buffer, about 16 bytes a read) is shared by
+ * them, as it is there.
  */
 class HotPathAllocationTest {
   /** The bound: bytes a message may allocate, on average. */
   private static final long PER_MESSAGE = 16;
 
-  private static final int MESSAGES = 10_000;
+  /** Messages per turn of the loop: one read, one output batch per channel. */
+  private static final int PER_TURN = 16;
+
+  /** Turns measured, each run. */
+  private static final int TURNS = 1_000;
 
   private ResourceLeakDetector.Level leakLevel;
 
@@ -44,18 +51,18 @@ class HotPathAllocationTest {
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
   /**
-   * Bytes {@code messages} calls of {@code path} allocate on this thread: the least of three runs,
-   * so that what the JVM allocates on the thread now and then (compiling, reading the counter) is
-   * not taken for the path's.
+   * Bytes {@code turns} calls of {@code path} allocate on this thread: the least of three runs, so
+   * that what the JVM allocates on the thread now and then (compiling, reading the counter) is not
+   * taken for the path's.
    */
-  private static long allocated(LongSupplier path, int messages) {
+  private static long allocated(LongSupplier path, int turns) {
     assertTrue(MX.isThreadAllocatedMemorySupported(), "this JVM cannot count allocated bytes");
     MX.setThreadAllocatedMemoryEnabled(true);
     long thread = Thread.currentThread().threadId();
     long least = Long.MAX_VALUE;
     for (int run = 0; run < 3; run++) {
       long a0 = MX.getThreadAllocatedBytes(thread);
-      for (int i = 0; i < messages; i++) {
+      for (int i = 0; i < turns; i++) {
         path.getAsLong();
       }
       least = Math.min(least, MX.getThreadAllocatedBytes(thread) - a0);
@@ -95,24 +102,26 @@ class HotPathAllocationTest {
 
   private static void measure(
       String what, HotPathRig rig, LongSupplier path, int deliveries, int copies) {
-    for (int i = 0; i < 20_000; i++) {
-      path.getAsLong(); // warm-up: JIT, pools, lazily grown scratch
+    for (int i = 0; i < 10_000; i++) {
+      path.getAsLong(); // warm-up: JIT, pools, lazily grown scratch, the view's table
     }
     long delivered = rig.delivered();
     long copied = rig.copies();
     path.getAsLong();
-    assertEquals(deliveries, rig.delivered() - delivered, what + ": deliveries per message");
-    assertEquals(copies, rig.copies() - copied, what + ": copies per message");
-    long bytes = allocated(path, MESSAGES);
+    assertEquals(
+        PER_TURN * deliveries, rig.delivered() - delivered, what + ": deliveries per turn");
+    assertEquals(PER_TURN * copies, rig.copies() - copied, what + ": copies per turn");
+    long bytes = allocated(path, TURNS);
+    long messages = (long) PER_TURN * TURNS;
     assertTrue(
-        bytes <= PER_MESSAGE * MESSAGES,
+        bytes <= PER_MESSAGE * messages,
         what
             + ": "
-            + MESSAGES
+            + messages
             + " messages allocated "
             + bytes
             + " bytes, "
-            + (double) bytes / MESSAGES
+            + (double) bytes / messages
             + " a message (allowed "
             + PER_MESSAGE
             + ")");
@@ -121,21 +130,21 @@ class HotPathAllocationTest {
   @Test
   void aPublishedMessageFannedOutAllocatesNothing() {
     try (HotPathRig rig = new HotPathRig(4, 4, 20, 20)) {
-      check("fan-out publish", rig, rig::publish, 20, 4);
+      check("fan-out publish", rig, () -> rig.publish(PER_TURN), 20, 4);
     }
   }
 
   @Test
   void aSelectivelyMatchedMessageAllocatesNothing() {
     try (HotPathRig rig = new HotPathRig(4, 1, 20, 2)) {
-      check("selective publish", rig, rig::publish, 2, 1);
+      check("selective publish", rig, () -> rig.publish(PER_TURN), 2, 1);
     }
   }
 
   @Test
   void aReceivedMessageDeliveredAndForwardedAllocatesNothing() {
     try (HotPathRig rig = new HotPathRig(4, 4, 20, 20)) {
-      check("received DATA", rig, rig::receive, 20, 3);
+      check("received DATA", rig, () -> rig.receive(PER_TURN), 20, 3);
     }
   }
 }
