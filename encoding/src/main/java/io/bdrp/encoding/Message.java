@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * <p>Attributes are held sorted by name in parallel arrays, so lookup by name is a binary search
  * and iteration allocates nothing. Build one with {@link #builder()}.
  */
-public final class Message {
+public final class Message implements Attributes {
   private static final byte[] EMPTY = new byte[0];
 
   private final String[] names;
@@ -29,21 +29,25 @@ public final class Message {
   }
 
   /** Number of attributes. */
+  @Override
   public int size() {
     return names.length;
   }
 
   /** Name of the i-th attribute in name order. */
+  @Override
   public String name(int i) {
     return names[i];
   }
 
   /** Value of the i-th attribute in name order. */
+  @Override
   public Value value(int i) {
     return values[i];
   }
 
   /** Index of the attribute with this name, or a negative number if there is none. */
+  @Override
   public int indexOf(String name) {
     return Arrays.binarySearch(names, name);
   }

@@ -2,6 +2,7 @@ package io.bdrp.router;
 
 import io.bdrp.router.links.LinkOutput;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.ByteProcessor;
 
 /**
  * Where the encoded bytes of the message being forwarded lie: a region of a buffer that the router
@@ -17,11 +18,49 @@ public final class MessageBytes {
   public int offset;
   public int length;
 
+  /** Messages up to this size are copied out through {@link #stage}. */
+  static final int STAGED_BYTES = 16 * 1024;
+
+  private static final byte[] NONE = new byte[0];
+
+  /** The bytes of the message, once {@link #staged}: read at its first copy. */
+  private byte[] stage = NONE;
+
+  private boolean staged;
+
   public MessageBytes set(ByteBuf buf, int offset, int length) {
     this.buf = buf;
     this.offset = offset;
     this.length = length;
+    this.staged = false;
     return this;
+  }
+
+  /** Copies bytes into an array, one by one, for {@link #copyTo}. */
+  private static final class Copier implements ByteProcessor {
+    byte[] to;
+    int at;
+
+    @Override
+    public boolean process(byte b) {
+      to[at++] = b;
+      return true;
+    }
+  }
+
+  private Copier copier;
+
+  /**
+   * Copies the bytes into {@code to} from index 0, making no object: {@code getBytes} into an array
+   * makes a {@link java.nio.ByteBuffer} duplicate of Netty's direct buffers per call (without
+   * {@code sun.misc.Unsafe}, as on JDK 24 and later), where walking the bytes reads them in place.
+   */
+  public void copyTo(byte[] to) {
+    Copier c = copier == null ? (copier = new Copier()) : copier;
+    c.to = to;
+    c.at = 0;
+    buf.forEachByte(offset, length, c);
+    c.to = null;
   }
 
   /** A slice of the bytes that owns one reference to the buffer. */
@@ -29,8 +68,26 @@ public final class MessageBytes {
     return buf.retainedSlice(offset, length);
   }
 
-  /** Copies the bytes to the writer index of {@code out}. */
+  /**
+   * Copies the bytes to the writer index of {@code out} without a view object. Netty's copy from
+   * one pooled direct buffer to another makes a {@link java.nio.ByteBuffer} view of the target (one
+   * per output buffer, so one per DELIVER frame and DATA copy when each goes in a batch of its own)
+   * and of the source; a copy from an array makes none. So a message up to {@value #STAGED_BYTES}
+   * bytes is read once into an array of this object's ({@link #copyTo}), and every copy is written
+   * from there.
+   */
   public void writeTo(ByteBuf out) {
-    out.writeBytes(buf, offset, length);
+    if (length > STAGED_BYTES) {
+      out.writeBytes(buf, offset, length);
+      return;
+    }
+    if (!staged) {
+      if (stage.length < length) {
+        stage = new byte[Math.max(length, Math.min(2 * stage.length, STAGED_BYTES))];
+      }
+      copyTo(stage);
+      staged = true;
+    }
+    out.writeBytes(stage, 0, length);
   }
 }

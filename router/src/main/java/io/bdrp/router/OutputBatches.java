@@ -31,6 +31,8 @@ public final class OutputBatches {
   private final EventLoop loop;
   private final Map<Channel, ByteBuf> pending = new IdentityHashMap<>();
   private final Runnable flushAll = this::flushAll;
+  private final java.util.function.BiConsumer<Channel, ByteBuf> writeAndFlush =
+      OutputBatches::writeAndFlush;
   private final java.util.List<Runnable> beforeFlush = new java.util.ArrayList<>();
   private boolean flushQueued;
 
@@ -128,22 +130,23 @@ public final class OutputBatches {
 
   private void flushAll() {
     // Still marked as queued: what these write joins this flush rather than queueing another.
-    for (Runnable writer : beforeFlush) {
-      writer.run();
+    for (int i = 0; i < beforeFlush.size(); i++) {
+      beforeFlush.get(i).run(); // by index: an iterator is an object per flush
     }
     flushQueued = false;
-    for (Map.Entry<Channel, ByteBuf> e : pending.entrySet()) {
-      Channel c = e.getKey();
-      ByteBuf batch = e.getValue();
-      if (batch != null) {
-        if (batch.isReadable()) {
-          c.write(batch, c.voidPromise());
-        } else {
-          batch.release();
-        }
-      }
-      c.flush();
-    }
+    // forEach walks the table in place; iterating entrySet() makes an entry object per channel.
+    pending.forEach(writeAndFlush);
     pending.clear();
+  }
+
+  private static void writeAndFlush(Channel c, ByteBuf batch) {
+    if (batch != null) {
+      if (batch.isReadable()) {
+        c.write(batch, c.voidPromise());
+      } else {
+        batch.release();
+      }
+    }
+    c.flush();
   }
 }

@@ -1,5 +1,6 @@
 package io.bdrp.routing;
 
+import io.bdrp.encoding.Attributes;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.bloom.Encoder;
 import java.util.Arrays;
@@ -118,6 +119,15 @@ public final class DataPlane<M> {
      * (counted as {@link Drop#BAD_MESSAGE}; its copies to other routers still go out).
      */
     Message decode(M message);
+
+    /**
+     * The message's attributes for exact matching at a router of D, valid until the next call, or
+     * null if it does not decode (as {@link #decode}). By default {@link #decode}; an output that
+     * can read them in place, without building a {@link Message}, does so here.
+     */
+    default Attributes attributes(M message) {
+      return decode(message);
+    }
 
     /**
      * Called once per published message, after the match and before any copy or delivery.
@@ -306,7 +316,7 @@ public final class DataPlane<M> {
    * @param payload the message's handle for the output (its encoded bytes, for a router)
    * @return the message id given to it
    */
-  public long publish(Message m, M payload) {
+  public long publish(Attributes m, M payload) {
     published++;
     long id = ids.next();
     long t0 = nanoClock.getAsLong();
@@ -327,7 +337,7 @@ public final class DataPlane<M> {
    * the broadcast tree when the routers of D that have a route hold more than the broadcast
    * fraction of the reachable routers (routers of D without a route count for neither).
    */
-  private int ingress(RouteSnapshot s, Message m) {
+  private int ingress(RouteSnapshot s, Attributes m) {
     ForwardingTable t = s.routes();
     if (s.predicates().routerCount() == 0) {
       // No other router has a predicate here: D is empty whatever the message; skip encoding it.
@@ -358,7 +368,7 @@ public final class DataPlane<M> {
    * D for {@code m} from {@code s}'s PREDICATES, this router excluded, into {@code into} ({@link
    * #words} words); returns |D|. Shared with {@link Reliable}, on the same thread.
    */
-  int destinationsOf(RouteSnapshot s, Message m, long[] into) {
+  int destinationsOf(RouteSnapshot s, Attributes m, long[] into) {
     Arrays.fill(into, 0L);
     if (s.predicates().routerCount() == 0) {
       return 0; // no other router has a predicate here: D is empty whatever the message
@@ -424,7 +434,7 @@ public final class DataPlane<M> {
     }
     sendCopies(source, id, limit - 1, payload);
     if (partition.local()) {
-      Message m = out.decode(payload);
+      Attributes m = out.attributes(payload);
       if (m == null) {
         drop(id, Drop.BAD_MESSAGE, 1);
       } else {
@@ -495,7 +505,7 @@ public final class DataPlane<M> {
     traceCopies(b, source, id, limit - 1, payload, to);
     if (partition.local()) {
       b.local = true;
-      Message m = out.decode(payload);
+      Attributes m = out.attributes(payload);
       if (m == null) {
         b.drop(Drop.BAD_MESSAGE, 1);
       } else {

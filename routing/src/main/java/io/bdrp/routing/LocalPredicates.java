@@ -1,6 +1,5 @@
 package io.bdrp.routing;
 
-import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
 import io.bdrp.encoding.bloom.EncodedPredicate;
@@ -92,7 +91,7 @@ public final class LocalPredicates {
   }
 
   /** Calls {@code sink} with every host whose predicate {@code m} satisfies, each once. */
-  public void match(Message m, IntConsumer sink) {
+  public void match(io.bdrp.encoding.Attributes m, IntConsumer sink) {
     matcher.match(m, sink);
   }
 

@@ -26,6 +26,26 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private final InboundBudget budget; // or null
   private final InboundBudget.Hold hold; // of the budget, for the partial frame held now; or null
   private boolean failed;
+  private InPlace inPlace; // or null
+
+  /**
+   * Handles a whole frame where it lies, in the decoder's input, instead of its being passed on as
+   * a slice of its own (an object per frame): for the forwarding path's frames, read and copied out
+   * before the call returns.
+   */
+  public interface InPlace {
+    /**
+     * Takes the frame of {@code length} bytes at {@code start} of {@code in} (valid only during the
+     * call, its reader index already past the frame), or returns false to have it passed on as
+     * ever. Frames before it have been handled; frames after it are handled after this returns.
+     */
+    boolean take(ChannelHandlerContext ctx, ByteBuf in, int start, int length);
+  }
+
+  /** Sets what takes frames in place (null: none). Call on the channel's loop. */
+  public void inPlace(InPlace inPlace) {
+    this.inPlace = inPlace;
+  }
 
   /** A decoder with the default maximum frame size, {@link Frames#DEFAULT_MAX_FRAME_BYTES}. */
   public FrameDecoder() {
@@ -122,8 +142,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       return;
     }
     releaseReservation();
-    out.add(in.retainedSlice(start, total));
+    // ByteToMessageDecoder passes each frame on before it asks for the next, so the frames before
+    // this one are handled already when it is taken in place.
     in.readerIndex(start + total);
+    if (inPlace != null && inPlace.take(ctx, in, start, total)) {
+      return;
+    }
+    out.add(in.retainedSlice(start, total));
   }
 
   private void releaseReservation() {

@@ -1,5 +1,6 @@
 package io.bdrp.encoding.bloom;
 
+import io.bdrp.encoding.Attributes;
 import io.bdrp.encoding.Conjunction;
 import io.bdrp.encoding.Constraint;
 import io.bdrp.encoding.Message;
@@ -74,7 +75,7 @@ public final class Encoder {
   /**
    * Clears {@code dst} (of {@link BloomParameters#words()} words) and encodes {@code m} into it.
    */
-  public void encodeInto(Message m, long[] dst) {
+  public void encodeInto(Attributes m, long[] dst) {
     Arrays.fill(dst, 0L);
     categories(m, dst, null);
   }
@@ -85,7 +86,7 @@ public final class Encoder {
   }
 
   /** Adds each category to {@code dst}, or passes it to {@code sink} when that is not null. */
-  private void categories(Message m, long[] dst, LongConsumer sink) {
+  private void categories(Attributes m, long[] dst, LongConsumer sink) {
     for (int i = 0; i < m.size(); i++) {
       String name = m.name(i);
       Value v = m.value(i);

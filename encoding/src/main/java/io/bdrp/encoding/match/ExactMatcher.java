@@ -1,5 +1,6 @@
 package io.bdrp.encoding.match;
 
+import io.bdrp.encoding.Attributes;
 import io.bdrp.encoding.Conjunction;
 import io.bdrp.encoding.Constraint;
 import io.bdrp.encoding.Limits;
@@ -33,7 +34,7 @@ import java.util.function.IntConsumer;
  * slots, conjunction ids and constraint ids are reused.
  *
  * <p><b>Allocation.</b> After warm-up (every attribute name changed since the last match has been
- * seen once), {@link #match(Message, IntConsumer)} allocates nothing.
+ * seen once), {@link #match(Attributes, IntConsumer)} allocates nothing.
  *
  * <p><b>Threads.</b> Not thread-safe: one thread owns an instance (the router's forwarding thread)
  * and makes every call. A sink must not call back into the matcher it is called from; such a call
@@ -108,7 +109,7 @@ public final class ExactMatcher {
   private int matchedCount;
   private boolean matching;
 
-  // Scratch for match(Message, IntConsumer): the name slot of each attribute of the message.
+  // Scratch for match(Attributes, IntConsumer): the name slot of each attribute of the message.
   private final int[] attributeSlots = new int[Limits.MAX_ATTRIBUTES];
 
   // Scratch for match(Message).
@@ -241,7 +242,7 @@ public final class ExactMatcher {
    *
    * @throws IllegalStateException if called from a sink of this matcher
    */
-  public void match(Message m, IntConsumer sink) {
+  public void match(Attributes m, IntConsumer sink) {
     checkIdle();
     Objects.requireNonNull(sink, "sink");
     matching = true;

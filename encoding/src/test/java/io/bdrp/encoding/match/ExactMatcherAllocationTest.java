@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 
-/** After warm-up, {@link ExactMatcher#match(Message, IntConsumer)} allocates nothing. */
+/**
+ * After warm-up, {@link ExactMatcher#match(io.bdrp.encoding.Attributes, IntConsumer)} allocates
+ * nothing.
+ */
 class ExactMatcherAllocationTest {
   /** Bytes a measured loop may allocate once, whatever its length: less than 16 per call. */
   private static final long ONE_OFF = 4_096;

@@ -2,6 +2,7 @@ package io.bdrp.router.hosts;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
+import io.bdrp.encoding.codec.MessageView;
 import io.bdrp.router.Handshakes;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.OutputBatches;
@@ -57,6 +58,12 @@ public final class ClientSessions {
 
   /** The SEND frame being handled: its message bytes, exposed while it is decoded and published. */
   private final MessageBytes sendBytes = new MessageBytes();
+
+  /**
+   * A SEND's attributes, read in place for its publication (every session's: its table of decoded
+   * attributes is shared).
+   */
+  private final MessageView sendView = new MessageView();
 
   private final Handshakes handshakes;
   private final PredicateChanges changes;
@@ -228,6 +235,9 @@ public final class ClientSessions {
         if (tls != null) {
           ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
         }
+        io.bdrp.transport.FrameDecoder frames = handshakes.frameDecoder();
+        SendBytes sends = new SendBytes(sendBytes, session::publishInPlace);
+        frames.inPlace(sends::take); // a SEND published from the read's bytes, without a slice
         ch.pipeline()
             // Replies to a read's requests (a burst of PINGs, of acknowledged SENDs) leave in
             // one flush at the end of the read, not one system call each.
@@ -235,8 +245,8 @@ public final class ClientSessions {
             .addLast(
                 new IdleStateHandler(limits.hosts().keepAliveMs(), 0, 0, TimeUnit.MILLISECONDS))
             .addLast(handshakes.guard(true))
-            .addLast(handshakes.frameDecoder())
-            .addLast(new SendBytes(sendBytes))
+            .addLast(frames)
+            .addLast(sends)
             .addLast(changes.offload(() -> session.host))
             .addLast(new ClientFrameDecoder(limits.maxFrameBytes()))
             .addLast(new ClientFrameEncoder())
@@ -386,6 +396,33 @@ public final class ClientSessions {
             throw new ProtocolException(
                 ErrorCode.PROTOCOL_VIOLATION, "a client may not send " + f.type());
       }
+    }
+
+    /**
+     * A SEND published from its bytes ({@link SendBytes}), its frame not decoded: the message's
+     * attributes read in place ({@link MessageView}), matched and forwarded as {@link
+     * ClientFrame.Send} is below, with no object made for it. Done only where the outcome is that
+     * of the SEND decoded: the session past its HELLO, its user free to publish anything, a message
+     * the view takes (one that decodes, its attributes in order) and that carries no attribute only
+     * routers set; false otherwise, and the frame is decoded and handled below, answered or refused
+     * as ever. Not done while the debug log is on, which logs the message.
+     */
+    boolean publishInPlace(ChannelHandlerContext ctx, long correlationId, MessageBytes message) {
+      if (host == null || host.permissions.publish() != null || log.isDebugEnabled()) {
+        return false;
+      }
+      if (!LinkOutput.readInto(sendView, message)
+          || sendView.indexOf(io.bdrp.encoding.mqtt.MqttRetained.RETAINED) >= 0
+          || sendView.indexOf(io.bdrp.encoding.mqtt.MqttRetained.FOR) >= 0) {
+        return false;
+      }
+      dataPlane.publish(sendView, message);
+      host.published();
+      if (correlationId != 0) {
+        // From the pipeline's end: ctx is SendBytes', before the frame encoder.
+        ctx.channel().writeAndFlush(new ClientFrame.Ok(correlationId));
+      }
+      return true;
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.bdrp.router.links;
 
+import io.bdrp.encoding.Attributes;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.codec.CodecException;
 import io.bdrp.encoding.codec.MessageCodec;
+import io.bdrp.encoding.codec.MessageView;
 import io.bdrp.router.MessageBytes;
 import io.bdrp.router.OutputBatches;
 import io.bdrp.router.hosts.Hosts;
@@ -48,6 +50,7 @@ public final class LinkOutput
   private final OutputBatches batches;
   private final Metrics.Histogram matchSeconds;
   private Publishers publishers;
+  private final MessageView view = new MessageView();
 
   public LinkOutput(
       Link[] links, Hosts hosts, OutputBatches batches, Metrics.Histogram matchSeconds) {
@@ -256,6 +259,22 @@ public final class LinkOutput
   public boolean deliver(int host, long messageId, MessageBytes message) {
     Hosts.Output h = hosts.get(host);
     return h != null && h.deliver(messageId, message);
+  }
+
+  /**
+   * The message's attributes read in place, through one {@link MessageView} (its table of decoded
+   * attributes shared by every message this router receives); a message the view does not take is
+   * decoded whole, as before.
+   */
+  @Override
+  public Attributes attributes(MessageBytes message) {
+    return readInto(view, message) ? view : decode(message);
+  }
+
+  /** Copies {@code message}'s bytes into {@code view}'s buffer and decodes them there. */
+  public static boolean readInto(MessageView view, MessageBytes message) {
+    message.copyTo(view.buffer(message.length));
+    return view.wrap(message.length);
   }
 
   @Override
