@@ -160,7 +160,8 @@ public final class HotPathRig implements AutoCloseable {
     ClientSessions clients =
         new ClientSessions(core, table, batches, dataPlane, reliable, () -> {}, () -> null, false);
     output.publishers(clients.publishers());
-    receiver = new DataReceiver(0, metrics, dataPlane, reliable);
+    receiver =
+        new DataReceiver(0, metrics, dataPlane, reliable, () -> false); // no kernel fast path
 
     publisher.pipeline().addLast(clients.initializer());
     hello(publisher, "publisher");
