@@ -165,8 +165,11 @@ public final class LinkOutput
 
   /**
    * Where the session's output queue starts: what was written ({@link Link#sessionBytesOut}) less
-   * what Netty still holds for the socket. With no live session, everything written is drained
-   * (what the last session held is lost with it).
+   * what Netty still holds for the socket. Netty counts each buffer it holds with an overhead (96
+   * bytes), so while its queue is not empty this is that much too low per buffer held (a batch is
+   * 16 KiB: under 1%), and a copy counts as queued until the queue behind it is that much shorter.
+   * With no live session, everything written is drained (what the last session held is lost with
+   * it).
    */
   @Override
   public long drained(int neighbour) {
