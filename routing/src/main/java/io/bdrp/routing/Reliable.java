@@ -322,10 +322,13 @@ public final class Reliable<M> {
      */
     boolean queued;
 
-    /** The next hops its last copies went to, and the position just past each ({@link #queued}). */
-    int[] hops = new int[2];
+    /**
+     * The next hops its last copies went to, and the position just past each ({@link #queued});
+     * null while the output tells no positions.
+     */
+    int[] hops;
 
-    long[] marks = new long[2];
+    long[] marks;
     int hopCount;
 
     Entry(long id, M payload, int bytes, Header header, long[] outstanding, int missing, long t) {
@@ -625,12 +628,18 @@ public final class Reliable<M> {
       return;
     }
     long mark = out.written(hop);
+    if (mark < 0) {
+      return;
+    }
     int k = 0;
     while (k < e.hopCount && e.hops[k] != hop) {
       k++;
     }
     if (k == e.hopCount) {
-      if (k == e.hops.length) {
+      if (e.hops == null) {
+        e.hops = new int[2];
+        e.marks = new long[2];
+      } else if (k == e.hops.length) {
         e.hops = Arrays.copyOf(e.hops, 2 * k);
         e.marks = Arrays.copyOf(e.marks, 2 * k);
       }
@@ -648,7 +657,7 @@ public final class Reliable<M> {
     for (int k = 0; k < e.hopCount; k++) {
       if (e.hops[k] == hop) {
         long drained = out.drained(hop);
-        return e.marks[k] >= 0 && drained >= 0 && drained < e.marks[k];
+        return drained >= 0 && drained < e.marks[k];
       }
     }
     return false;
