@@ -93,6 +93,12 @@ public final class OutputBatches {
     queueFlush();
   }
 
+  /** Bytes gathered for {@code c} in its batch buffer and not written to it yet. */
+  public int batched(Channel c) {
+    ByteBuf batch = pending.get(c);
+    return batch == null ? 0 : batch.readableBytes();
+  }
+
   /**
    * Copies the readable bytes of {@code frame} (left unchanged, still the caller's) into {@code
    * c}'s batch: many small frames for one channel become one buffer, one write and one system call.

@@ -37,12 +37,15 @@ import java.util.TreeMap;
  *       by hop towards the ingress along the unicast routes. A duplicate is acknowledged again (its
  *       acknowledgement may have been what was lost).
  *   <li><b>Resend to exactly the routers missing</b>: a message not acknowledged by every router of
- *       D within {@link Config#resendMillis} (doubling per attempt up to {@link
- *       Config#maxResendMillis}) is sent again to the routers that have not acknowledged it,
- *       partitioned over the routes of that moment. A router of D without a route is waited for (a
- *       partition holds messages until it heals), until the message's retention ends: then the
- *       ingress gives up on the routers still missing, tells the publisher which they are ({@link
- *       Output#failed}), and moves their floor past it.
+ *       D within its resend timeout is sent again to the routers that have not acknowledged it,
+ *       partitioned over the routes of that moment. The timeout follows the measured delay of the
+ *       acknowledgements, per destination router, as TCP's follows its round trip ({@link
+ *       Estimate}), and doubles per attempt; a copy still queued on the live session to its next
+ *       hop is not sent again while it is ({@link Output#drained}): that would only add to the
+ *       queue it waits in. A router of D without a route is waited for (a partition holds messages
+ *       until it heals), until the message's retention ends: then the ingress gives up on the
+ *       routers still missing, tells the publisher which they are ({@link Output#failed}), and
+ *       moves their floor past it.
  *   <li><b>Exactly once per publisher</b>: a publisher (a host with a 64-bit id of its own, not 0)
  *       numbers its messages; a destination router remembers the last number it delivered from each
  *       publisher (for {@link Config#publishersKept} publishers, least recently used first out) and
@@ -73,8 +76,9 @@ public final class Reliable<M> {
   /**
    * Bounds and timers.
    *
-   * @param resendMillis first wait for acknowledgements before sending again
-   * @param maxResendMillis the longest wait between attempts (the wait doubles each attempt)
+   * @param resendMillis the resend timeout before any acknowledgement delay is measured, and the
+   *     shortest it gets
+   * @param maxResendMillis the longest resend timeout, measured or doubled
    * @param retentionMillis how long the ingress keeps trying a message before it gives up on the
    *     routers still missing
    * @param retentionMessages reliable messages the ingress holds at most (publish refuses beyond)
@@ -92,9 +96,13 @@ public final class Reliable<M> {
       long ackDelayMillis,
       int reorderMessages,
       int publishersKept) {
-    /** Defaults: resend after 200 ms up to 3.2 s, keep a message a minute, 10,000 or 64 MiB. */
+    /**
+     * Defaults: resend after 200 ms until acknowledgement delays are measured, then after what they
+     * say, between 200 ms and 60 s (a link whose output buffer holds 8 MiB at 1 MByte/s delays its
+     * acknowledgements by 8 s or more); keep a message a minute, 10,000 or 64 MiB.
+     */
     public static final Config DEFAULT =
-        new Config(200, 3_200, 60_000, 10_000, 64L << 20, 25, 1_024, 65_536);
+        new Config(200, 60_000, 60_000, 10_000, 64L << 20, 25, 1_024, 65_536);
 
     public Config {
       if (resendMillis < 1
@@ -188,6 +196,27 @@ public final class Reliable<M> {
     /** Sends an acknowledgement to neighbour {@code neighbour}. False if it was not queued. */
     boolean sendAck(int neighbour, Ack ack);
 
+    /**
+     * Where the output towards {@code neighbour} stands: the bytes written to it so far, over all
+     * its sessions, this one's still queued included. Asked right after a copy is queued, it is the
+     * position just past that copy. Negative if the output does not know (then no resend waits for
+     * a queue: {@link #drained}).
+     */
+    default long written(int neighbour) {
+      return -1;
+    }
+
+    /**
+     * The position ({@link #written}) up to which what was written towards {@code neighbour} has
+     * left this router's output queue: all of it when no session is up (what the last one still
+     * held is lost). A copy whose position is above it is still queued on a live session, behind
+     * the bytes written before it, and a copy sent again would only queue behind it. Negative if
+     * the output does not know.
+     */
+    default long drained(int neighbour) {
+      return -1;
+    }
+
     /** Delivers to a local host; as {@link DataPlane.Output#deliver}. */
     boolean deliver(int host, long messageId, M message);
 
@@ -225,8 +254,13 @@ public final class Reliable<M> {
 
   /** What the service counts. */
   public enum Count {
-    /** Copies sent again to routers that had not acknowledged in time (one per copy). */
+    /** Copies sent again to routers that had not acknowledged in time (one per router). */
     RESENT,
+    /**
+     * A resend put off because the copy is still queued on the live session to its next hop ({@link
+     * Output#drained}); one per copy whose timeout ran out while it was.
+     */
+    QUEUED,
     /** A reliable message refused at the ingress: the retention is full ({@link #hasRoom}). */
     REFUSED,
     /**
@@ -279,6 +313,24 @@ public final class Reliable<M> {
     long sentAt;
     long wait;
 
+    /** Sent again since its first send: no acknowledgement delay is measured on it (Karn). */
+    boolean resent;
+
+    /**
+     * A copy of it was still queued at the last look ({@link #queued}): looked at again every scan,
+     * its timeout counting from the last look that found it queued.
+     */
+    boolean queued;
+
+    /**
+     * The next hops its last copies went to, and the position just past each ({@link #queued});
+     * null while the output tells no positions.
+     */
+    int[] hops;
+
+    long[] marks;
+    int hopCount;
+
     Entry(long id, M payload, int bytes, Header header, long[] outstanding, int missing, long t) {
       this.id = id;
       this.payload = payload;
@@ -293,6 +345,30 @@ public final class Reliable<M> {
     long seqFor(int router) {
       return header.seqs[header.indexOf(router)];
     }
+  }
+
+  /**
+   * The resend timeout towards one destination router, from the delay between the send of a copy
+   * and the acknowledgement that covers it, as RFC 6298 computes TCP's from its round trip: a
+   * smoothed delay (SRTT) and its mean deviation (RTTVAR), updated by 1/8 and 1/4 of each sample;
+   * the timeout (RTO) is SRTT + 4 RTTVAR, between {@link Config#resendMillis} (also the timeout
+   * before the first sample) and {@link Config#maxResendMillis}. A timeout doubles it, once per
+   * round (the copies sent before a doubling do not double it again), until a sample sets it anew.
+   * Samples come only from messages never sent again (Karn's rule: an acknowledgement of a resent
+   * message may answer either copy).
+   *
+   * <p>Kept per destination router rather than per next hop: the delay is that of the whole path to
+   * the router and back, the destination's acknowledgement delay included, which differs between
+   * the routers behind one next hop; acknowledgements are per destination anyway. It starts afresh
+   * when the next hop towards the router changes (a route changed, or a neighbour went down and
+   * came back as another route): the old path's delay says nothing of the new one.
+   */
+  private static final class Estimate {
+    int hop = -1; // the next hop the copies it measures went through
+    double srtt; // 0 before the first sample
+    double rttvar;
+    long rto;
+    long backedOffAt = Long.MIN_VALUE;
   }
 
   /** A message held at a destination while an earlier one from its ingress is missing. */
@@ -334,6 +410,7 @@ public final class Reliable<M> {
   private final int maxRouters;
   private long[] nextSeq;
   private ArrayDeque<Entry<M>>[] pending;
+  private Estimate[] estimates;
   private final LinkedHashMap<Long, Entry<M>> retained = new LinkedHashMap<>();
   private long retainedBytes;
   private long nextScan = Long.MAX_VALUE;
@@ -422,6 +499,7 @@ public final class Reliable<M> {
       @SuppressWarnings("unchecked")
       ArrayDeque<Entry<M>>[] queues = (ArrayDeque<Entry<M>>[]) new ArrayDeque<?>[maxRouters];
       pending = queues;
+      estimates = new Estimate[maxRouters];
       nextSeq = new long[maxRouters];
       Arrays.fill(nextSeq, 1);
     }
@@ -448,7 +526,6 @@ public final class Reliable<M> {
             d.clone(),
             n,
             now);
-    e.wait = config.resendMillis();
     for (int r : routers) {
       ArrayDeque<Entry<M>> q = pending[r];
       if (q == null) {
@@ -461,7 +538,7 @@ public final class Reliable<M> {
     if (nextScan == Long.MAX_VALUE) {
       nextScan = now + scanInterval();
     }
-    sendTowards(e, e.outstanding, e.header);
+    e.wait = sendTowards(e, now);
     return id;
   }
 
@@ -526,17 +603,136 @@ public final class Reliable<M> {
     return Math.max(1, config.resendMillis() / 4);
   }
 
-  /** Sends {@code e} to the routers of {@code set} over the routes of now. */
-  private void sendTowards(Entry<M> e, long[] set, Header h) {
-    node.routes().partition(set, Integer.MAX_VALUE, partition);
+  /**
+   * Sends {@code e} for the first time to the routers of its D over the routes of now; returns its
+   * resend timeout, the longest of theirs.
+   */
+  private long sendTowards(Entry<M> e, long now) {
+    node.routes().partition(e.outstanding, Integer.MAX_VALUE, partition);
+    long wait = config.resendMillis();
     for (int i = 0; i < partition.count(); i++) {
-      if (!out.send(partition.hop(i), hopLimit, self, e.id, partition.set(i), h, e.payload)) {
-        count(e.id, Count.LINK, 1);
-      }
+      int hop = partition.hop(i);
+      wait = Math.max(wait, timeouts(partition.set(i), hop, Long.MIN_VALUE, now));
+      send(e, hop, partition.set(i));
     }
     if (partition.unreachable() > 0) {
       count(e.id, Count.NO_ROUTE, partition.unreachable());
     }
+    return wait;
+  }
+
+  /** Sends a copy of {@code e} for the routers of {@code part} to {@code hop}. */
+  private void send(Entry<M> e, int hop, long[] part) {
+    if (!out.send(hop, hopLimit, self, e.id, part, e.header, e.payload)) {
+      count(e.id, Count.LINK, 1);
+      return;
+    }
+    long mark = out.written(hop);
+    if (mark < 0) {
+      return;
+    }
+    int k = 0;
+    while (k < e.hopCount && e.hops[k] != hop) {
+      k++;
+    }
+    if (k == e.hopCount) {
+      if (e.hops == null) {
+        e.hops = new int[2];
+        e.marks = new long[2];
+      } else if (k == e.hops.length) {
+        e.hops = Arrays.copyOf(e.hops, 2 * k);
+        e.marks = Arrays.copyOf(e.marks, 2 * k);
+      }
+      e.hops[k] = hop;
+      e.hopCount++;
+    }
+    e.marks[k] = mark;
+  }
+
+  /**
+   * Whether the last copy of {@code e} to {@code hop} is still queued on the live session to it,
+   * behind bytes written before it: sending it again would only queue a second copy behind it.
+   */
+  private boolean queued(Entry<M> e, int hop) {
+    for (int k = 0; k < e.hopCount; k++) {
+      if (e.hops[k] == hop) {
+        long drained = out.drained(hop);
+        return drained >= 0 && drained < e.marks[k];
+      }
+    }
+    return false;
+  }
+
+  /** Whether a copy of {@code e} is still queued on the live session to the hop it went to. */
+  private boolean stillQueued(Entry<M> e) {
+    for (int k = 0; k < e.hopCount; k++) {
+      if (queued(e, e.hops[k])) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The longest resend timeout of the routers of {@code part}, reached through {@code hop} now;
+   * each estimate starts afresh if its next hop changed, and doubles if this is a resend of a copy
+   * sent at {@code sentAt} (else {@code Long.MIN_VALUE}) with its current timeout.
+   */
+  private long timeouts(long[] part, int hop, long sentAt, long now) {
+    long wait = 0;
+    for (int w = 0; w < part.length; w++) {
+      for (long bits = part[w]; bits != 0; bits &= bits - 1) {
+        Estimate x = estimate((w << 6) + Long.numberOfTrailingZeros(bits));
+        if (x.hop != hop) {
+          x.hop = hop;
+          x.srtt = 0;
+          x.rttvar = 0;
+          x.rto = config.resendMillis();
+          x.backedOffAt = Long.MIN_VALUE;
+        } else if (sentAt != Long.MIN_VALUE && sentAt >= x.backedOffAt) {
+          x.rto = Math.min(2 * x.rto, config.maxResendMillis());
+          x.backedOffAt = now;
+        }
+        wait = Math.max(wait, x.rto);
+      }
+    }
+    return wait;
+  }
+
+  private Estimate estimate(int r) {
+    Estimate x = estimates[r];
+    if (x == null) {
+      x = estimates[r] = new Estimate();
+      x.rto = config.resendMillis();
+    }
+    return x;
+  }
+
+  /** A sample of the acknowledgement delay towards {@code r}: RFC 6298, section 2. */
+  private void sample(int r, long delay) {
+    Estimate x = estimate(r);
+    double m = Math.max(delay, 0);
+    if (x.srtt == 0) {
+      x.srtt = Math.max(m, 1);
+      x.rttvar = m / 2;
+    } else {
+      x.rttvar = 0.75 * x.rttvar + 0.25 * Math.abs(x.srtt - m);
+      x.srtt = 0.875 * x.srtt + 0.125 * m;
+    }
+    x.rto =
+        Math.clamp(
+            (long) Math.ceil(x.srtt + Math.max(1, 4 * x.rttvar)),
+            config.resendMillis(),
+            config.maxResendMillis());
+  }
+
+  /**
+   * The resend timeout towards router {@code r} now ({@link Config#resendMillis} before any
+   * measurement).
+   */
+  public long resendTimeoutMillis(int r) {
+    Estimate x = estimates == null || r < 0 || r >= maxRouters ? null : estimates[r];
+    return x == null ? config.resendMillis() : x.rto;
   }
 
   /**
@@ -558,9 +754,13 @@ public final class Reliable<M> {
       return;
     }
     ArrayDeque<Entry<M>> q = pending == null ? null : pending[r];
+    Entry<M> measured = null; // the latest message it covers that was sent once only
     while (q != null && !q.isEmpty() && q.peekFirst().seqFor(r) <= a.through()) {
       Entry<M> e = q.pollFirst();
       if ((e.outstanding[r >>> 6] & (1L << r)) != 0) {
+        if (!e.resent) {
+          measured = e;
+        }
         e.outstanding[r >>> 6] &= ~(1L << r);
         if (--e.missing == 0) {
           done(e);
@@ -568,6 +768,9 @@ public final class Reliable<M> {
           out.confirmed(e.id, e.header.publisher(), e.header.publisherSeq());
         }
       }
+    }
+    if (measured != null) {
+      sample(r, clock.nowMillis() - measured.firstSent);
     }
   }
 
@@ -602,12 +805,14 @@ public final class Reliable<M> {
       Entry<M> e = it.next();
       if (now - e.firstSent >= config.retentionMillis()) {
         expired.add(e);
+      } else if (e.queued) {
+        if (stillQueued(e)) {
+          e.sentAt = now;
+        } else {
+          e.queued = false; // left the queue since sentAt: acknowledged within a timeout, or due
+        }
       } else if (now - e.sentAt >= e.wait) {
-        e.sentAt = now;
-        e.wait = Math.min(e.wait * 2, config.maxResendMillis());
-        e.header = refreshed(e.header);
-        count(e.id, Count.RESENT, e.missing);
-        sendTowards(e, e.outstanding, e.header);
+        resend(e, now);
       }
     }
     for (Entry<M> e : expired) {
@@ -616,6 +821,54 @@ public final class Reliable<M> {
     if (retained.isEmpty()) {
       nextScan = Long.MAX_VALUE;
     }
+  }
+
+  /**
+   * Sends {@code e} again to the routers that have not acknowledged it, over the routes of now,
+   * except through a next hop whose session still queues its last copy: then it is looked at again
+   * every scan while the copy is queued, and its timeout counts from the last look that found it so
+   * (the copy's flight began after it). If nothing went for want of routes, it is looked at again
+   * after the same timeout; else its timeout doubles, and is at least the (doubled) timeout of each
+   * router it went to.
+   */
+  private void resend(Entry<M> e, long now) {
+    e.header = refreshed(e.header);
+    node.routes().partition(e.outstanding, Integer.MAX_VALUE, partition);
+    int queued = 0;
+    int routers = 0;
+    long wait = 0;
+    for (int i = 0; i < partition.count(); i++) {
+      int hop = partition.hop(i);
+      long[] part = partition.set(i);
+      if (queued(e, hop)) {
+        queued++;
+        continue;
+      }
+      wait = Math.max(wait, timeouts(part, hop, e.sentAt, now));
+      for (long bits : part) {
+        routers += Long.bitCount(bits);
+      }
+      send(e, hop, part);
+    }
+    if (partition.unreachable() > 0) {
+      count(e.id, Count.NO_ROUTE, partition.unreachable());
+    }
+    if (queued > 0) {
+      count(e.id, Count.QUEUED, queued);
+      e.queued = true;
+      e.sentAt = now;
+      if (routers == 0) {
+        return;
+      }
+    }
+    if (routers == 0) {
+      e.sentAt = now; // no route to any of them: nothing sent, nothing to back off from
+      return;
+    }
+    e.resent = true;
+    e.sentAt = now;
+    e.wait = Math.min(Math.max(2 * e.wait, wait), config.maxResendMillis());
+    count(e.id, Count.RESENT, routers);
   }
 
   /** {@code h} with the floors of now (higher once earlier messages are acknowledged). */

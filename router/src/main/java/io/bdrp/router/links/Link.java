@@ -99,6 +99,14 @@ public final class Link implements Face {
   long bytesOut;
 
   /**
+   * Bytes written to the TCP sessions to the neighbour, all of them, as {@link LinkBytes} counts
+   * them (no {@link DataPath} frame): a position in what this router sent the neighbour over TCP
+   * that only grows, which {@link LinkOutput#written} and {@link LinkOutput#drained} compare with
+   * the session's output queue. On the loop.
+   */
+  long sessionBytesOut;
+
+  /**
    * Bytes of the DATA frames, of the RELIABLE_DATA frames and of the RELIABLE_ACK frames sent to
    * the neighbour, whole frames as {@link LinkOutput} writes them, whatever transport carries them
    * ({@code bdrp_link_data_bytes_out_total}, {@code bdrp_link_reliable_ack_bytes_out_total}): what

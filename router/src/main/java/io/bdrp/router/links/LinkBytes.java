@@ -32,7 +32,9 @@ final class LinkBytes extends ChannelDuplexHandler {
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     Link l = link;
     if (l != null) {
-      l.bytesOut += size(msg);
+      long n = size(msg);
+      l.bytesOut += n;
+      l.sessionBytesOut += n;
     }
     ctx.write(msg, promise);
   }

@@ -150,6 +150,46 @@ public final class LinkOutput
   }
 
   /**
+   * The position just past what was written to the neighbour's TCP sessions: the bytes that crossed
+   * into the socket's side of the pipeline ({@link Link#sessionBytesOut}) and those still gathered
+   * in this batch. Bytes a TLS handler holds until the batch's flush are not counted yet, so a
+   * copy's position is at most a batch too low: it is taken as drained that much sooner, and resent
+   * rather than waited for.
+   */
+  @Override
+  public long written(int neighbour) {
+    Link l = neighbour >= 0 && neighbour < links.length ? links[neighbour] : null;
+    if (l == null) {
+      return -1;
+    }
+    Channel c = l.session;
+    return l.sessionBytesOut + (c == null ? 0 : batches.batched(c));
+  }
+
+  /**
+   * Where the session's output queue starts: what was written ({@link Link#sessionBytesOut}) less
+   * what Netty still holds for the socket. Netty counts each buffer it holds with an overhead (96
+   * bytes), so while its queue is not empty this is that much too low per buffer held (a batch is
+   * 16 KiB: under 1%), and a copy counts as queued until the queue behind it is that much shorter.
+   * With no live session, everything written is drained (what the last session held is lost with
+   * it).
+   */
+  @Override
+  public long drained(int neighbour) {
+    Link l = neighbour >= 0 && neighbour < links.length ? links[neighbour] : null;
+    if (l == null) {
+      return -1;
+    }
+    Channel c = l.session;
+    io.netty.channel.ChannelOutboundBuffer queue =
+        c == null || !c.isActive() ? null : c.unsafe().outboundBuffer();
+    if (queue == null) {
+      return written(neighbour);
+    }
+    return l.sessionBytesOut - queue.totalPendingWriteBytes();
+  }
+
+  /**
    * A trace copy goes on the link's TCP session as a TRACE_DATA frame, whatever transport the
    * link's DATA uses: the kernel fast path never takes it, and the router reports for it.
    */

@@ -218,7 +218,7 @@ public final class RouterMetrics {
       registry.counter(
           "bdrp_reliable_events_total",
           "Reliable service events (docs/reliability.md, \"The reliable service\"): resent copies,"
-              + " refused publishes (retention full), abandoned routers, duplicate and"
+              + " queued (resends put off: the copy still queued on its link), refused publishes (retention full), abandoned routers, duplicate and"
               + " publisher_duplicate messages dropped, held (out of order) and reorder_full,"
               + " skipped numbers, stale copies, link, no_route and hop_limit copies not sent,"
               + " refused_input frames, bad_message.",

@@ -13,10 +13,12 @@ import io.bdrp.router.hosts.Hosts;
 import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.Clock;
+import io.bdrp.routing.Reliable;
 import io.bdrp.routing.RoutingConfig;
 import io.bdrp.routing.RoutingNode;
 import io.bdrp.transport.DataHeader;
 import io.bdrp.transport.ProtocolErrorCounters;
+import io.bdrp.transport.ReliableFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -164,6 +166,39 @@ class LinkOutputTest {
     assertTrue(path.offered.isEmpty(), "a link without a session offers nothing to its path");
     assertEquals(1, link.dropped.get());
     assertEquals(1, link.droppedDown());
+  }
+
+  /**
+   * The positions a reliable copy's resend is weighed with: past the copy once it is queued, and
+   * drained up to it only once what was written before it and it itself left the session's output
+   * queue, or the session is gone.
+   */
+  @Test
+  void aReliableCopyIsQueuedUntilTheSessionsOutputHasDrainedPastIt() {
+    EmbeddedChannel counted = new EmbeddedChannel(new LinkBytes());
+    try {
+      link.attach(counted);
+      counted.write(Unpooled.wrappedBuffer(new byte[1_000])); // unflushed: still queued
+      assertEquals(1_000, output.written(1));
+      assertTrue(output.drained(1) <= 0, "none of it left");
+      Reliable.Header h =
+          new Reliable.Header(1, 0, 0, new int[] {3}, new long[] {1}, new long[] {1});
+      assertTrue(output.send(1, 16, 0, 20, new long[] {0b1000}, h, message));
+      long mark = output.written(1);
+      assertEquals(
+          1_000 + ReliableFrames.frameLength(new long[] {0b1000}, h, message.length), mark);
+      assertTrue(output.drained(1) < mark, "behind the 1,000 bytes, in the batch");
+      session.runPendingTasks(); // the output's loop: the batch is written and flushed, drained
+      assertEquals(mark, output.drained(1));
+      assertEquals(mark, output.written(1));
+      counted.write(Unpooled.wrappedBuffer(new byte[500]));
+      assertTrue(output.drained(1) <= mark, "what follows the copy is queued, not the copy");
+      assertTrue(output.drained(1) > mark - 500);
+      link.attach(null); // the session went down: what it held counts as gone
+      assertEquals(mark + 500, output.drained(1));
+    } finally {
+      counted.finishAndReleaseAll();
+    }
   }
 
   /** A delivery goes to its host by number, which writes it in its own protocol. */
