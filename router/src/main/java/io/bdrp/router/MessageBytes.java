@@ -2,7 +2,6 @@ package io.bdrp.router;
 
 import io.bdrp.router.links.LinkOutput;
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ByteProcessor;
 
 /**
  * Where the encoded bytes of the message being forwarded lie: a region of a buffer that the router
@@ -36,31 +35,25 @@ public final class MessageBytes {
     return this;
   }
 
-  /** Copies bytes into an array, one by one, for {@link #copyTo}. */
-  private static final class Copier implements ByteProcessor {
-    byte[] to;
-    int at;
-
-    @Override
-    public boolean process(byte b) {
-      to[at++] = b;
-      return true;
-    }
-  }
-
-  private Copier copier;
+  /** Big-endian longs in a byte array, as {@link ByteBuf#getLong} reads them. */
+  private static final java.lang.invoke.VarHandle LONGS =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+          long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
   /**
    * Copies the bytes into {@code to} from index 0, making no object: {@code getBytes} into an array
    * makes a {@link java.nio.ByteBuffer} duplicate of Netty's direct buffers per call (without
-   * {@code sun.misc.Unsafe}, as on JDK 24 and later), where walking the bytes reads them in place.
+   * {@code sun.misc.Unsafe}, as on JDK 24 and later), where reading them a long at a time does not.
    */
   public void copyTo(byte[] to) {
-    Copier c = copier == null ? (copier = new Copier()) : copier;
-    c.to = to;
-    c.at = 0;
-    buf.forEachByte(offset, length, c);
-    c.to = null;
+    // Eight bytes a read: a byte at a time cost a bounds and liveness check per byte.
+    int i = 0;
+    for (; i + Long.BYTES <= length; i += Long.BYTES) {
+      LONGS.set(to, i, buf.getLong(offset + i));
+    }
+    for (; i < length; i++) {
+      to[i] = buf.getByte(offset + i);
+    }
   }
 
   /** A slice of the bytes that owns one reference to the buffer. */
