@@ -1,5 +1,6 @@
 package io.bdrp.routing;
 
+import io.bdrp.encoding.Attributes;
 import io.bdrp.encoding.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -476,7 +477,7 @@ public final class Reliable<M> {
    * @throws IllegalStateException if the retention has no room for it ({@link #hasRoom}, which the
    *     caller asks first)
    */
-  public long publish(Message m, M payload, long publisher, long publisherSeq) {
+  public long publish(Attributes m, M payload, long publisher, long publisherSeq) {
     int bytes = out.size(payload);
     if (!hasRoom(bytes)) {
       throw new IllegalStateException("reliable retention full: ask hasRoom first");

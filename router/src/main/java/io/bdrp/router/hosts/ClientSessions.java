@@ -1,5 +1,6 @@
 package io.bdrp.router.hosts;
 
+import io.bdrp.encoding.Attributes;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.codec.MessageView;
@@ -236,7 +237,8 @@ public final class ClientSessions {
           ch.pipeline().addLast(tls.context().newHandler(ch.alloc()));
         }
         io.bdrp.transport.FrameDecoder frames = handshakes.frameDecoder();
-        SendBytes sends = new SendBytes(sendBytes, session::publishInPlace);
+        SendBytes sends =
+            new SendBytes(sendBytes, session::publishInPlace, session::publishReliableInPlace);
         frames.inPlace(sends::take); // a SEND published from the read's bytes, without a slice
         ch.pipeline()
             // Replies to a read's requests (a burst of PINGs, of acknowledged SENDs) leave in
@@ -408,12 +410,7 @@ public final class ClientSessions {
      * as ever. Not done while the debug log is on, which logs the message.
      */
     boolean publishInPlace(ChannelHandlerContext ctx, long correlationId, MessageBytes message) {
-      if (host == null || host.permissions.publish() != null || log.isDebugEnabled()) {
-        return false;
-      }
-      if (!LinkOutput.readInto(sendView, message)
-          || sendView.indexOf(io.bdrp.encoding.mqtt.MqttRetained.RETAINED) >= 0
-          || sendView.indexOf(io.bdrp.encoding.mqtt.MqttRetained.FOR) >= 0) {
+      if (!viewInPlace(message)) {
         return false;
       }
       dataPlane.publish(sendView, message);
@@ -423,6 +420,38 @@ public final class ClientSessions {
         ctx.channel().writeAndFlush(new ClientFrame.Ok(correlationId));
       }
       return true;
+    }
+
+    /**
+     * A SEND_RELIABLE published from its bytes ({@link SendBytes}), its frame not decoded: under
+     * the conditions of {@link #publishInPlace}, handled as the frame decoded is ({@link
+     * #sendReliable}), refusals included.
+     */
+    boolean publishReliableInPlace(
+        ChannelHandlerContext ctx,
+        long correlationId,
+        long publisher,
+        long publisherSeq,
+        MessageBytes message) {
+      if (!viewInPlace(message)) {
+        return false;
+      }
+      publishReliable(ctx, correlationId, sendView, publisher, publisherSeq);
+      return true;
+    }
+
+    /**
+     * Whether a message's bytes may be published without its frame decoded, read into {@link
+     * #sendView} if so: the session past its HELLO, its user free to publish anything, the debug
+     * log off, a message the view takes and that carries no attribute only routers set.
+     */
+    private boolean viewInPlace(MessageBytes message) {
+      if (host == null || host.permissions.publish() != null || log.isDebugEnabled()) {
+        return false;
+      }
+      return LinkOutput.readInto(sendView, message)
+          && sendView.indexOf(io.bdrp.encoding.mqtt.MqttRetained.RETAINED) < 0
+          && sendView.indexOf(io.bdrp.encoding.mqtt.MqttRetained.FOR) < 0;
     }
 
     /**
@@ -538,21 +567,29 @@ public final class ClientSessions {
       if (sendBytes.buf == null) {
         throw new ProtocolException(ErrorCode.INTERNAL, "SEND_RELIABLE without its bytes");
       }
-      long id = s.correlationId();
-      if (refused(ctx, id, s.message())) {
+      if (refused(ctx, s.correlationId(), s.message())) {
         return;
       }
+      publishReliable(ctx, s.correlationId(), s.message(), s.publisher(), s.publisherSeq());
+    }
+
+    /**
+     * A SEND_RELIABLE past the checks of SEND ({@code m} its message, {@code id} its correlation
+     * id): room in the retention, then published.
+     */
+    private void publishReliable(
+        ChannelHandlerContext ctx, long id, Attributes m, long publisher, long publisherSeq) {
       // After refusing a publisher's message n for want of room, its later messages on this
       // session are refused too until n comes again: taking n+1 first would deliver it before n,
       // and destinations would then drop n as older than what they delivered.
-      Long refusedFrom = waitingFor.isEmpty() ? null : waitingFor.get(s.publisher());
-      if (refusedFrom != null && s.publisherSeq() <= refusedFrom) {
-        waitingFor.remove(s.publisher());
+      Long refusedFrom = waitingFor.isEmpty() ? null : waitingFor.get(publisher);
+      if (refusedFrom != null && publisherSeq <= refusedFrom) {
+        waitingFor.remove(publisher);
         refusedFrom = null;
       }
       if (refusedFrom != null || !reliable.hasRoom(sendBytes.length)) {
         if (refusedFrom == null) {
-          waitingFor.put(s.publisher(), s.publisherSeq());
+          waitingFor.put(publisher, publisherSeq);
         }
         boolean ready = reliable.ready();
         refuse(
@@ -572,18 +609,18 @@ public final class ClientSessions {
       }
       // The latest session of a publisher takes its answers: a client that reconnects sends
       // its unconfirmed messages again before its old connection may have been seen to end.
-      if (confirms.taken != s.publisher()) {
-        ConfirmRuns before = publishers.put(s.publisher(), confirms);
+      if (confirms.taken != publisher) {
+        ConfirmRuns before = publishers.put(publisher, confirms);
         if (before != confirms) {
-          ownIds.add(s.publisher());
-          if (before != null && before.taken == s.publisher()) {
+          ownIds.add(publisher);
+          if (before != null && before.taken == publisher) {
             before.taken = 0; // it sends under this id again: it takes the answers back then
           }
         }
-        confirms.taken = s.publisher();
+        confirms.taken = publisher;
         lastRuns = null;
       }
-      reliable.publish(s.message(), sendBytes, s.publisher(), s.publisherSeq());
+      reliable.publish(m, sendBytes, publisher, publisherSeq);
       host.published();
       reliableTimer.run();
     }
@@ -684,6 +721,7 @@ public final class ClientSessions {
       String why) {
     counter.inc();
     core.errors().increment(code);
-    ctx.writeAndFlush(new ClientFrame.Error(correlationId, code.number(), why, 0));
+    // From the pipeline's end, through the frame encoder: ctx may be SendBytes', before it.
+    ctx.channel().writeAndFlush(new ClientFrame.Error(correlationId, code.number(), why, 0));
   }
 }

@@ -13,8 +13,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * rather than encoding the decoded message again. Outside a SEND, {@code bytes} points nowhere.
  *
  * <p>Before that, the session's frame cutter offers it each frame where it lies ({@link #take}): a
- * SEND that the session publishes from its bytes ({@link Publisher}) goes no further, and makes no
- * object on its way (the forwarding path's common case: a host that may publish anything).
+ * SEND or SEND_RELIABLE that the session publishes from its bytes ({@link Publisher}, {@link
+ * ReliablePublisher}) goes no further, and makes no object on its way (the forwarding path's common
+ * case: a host that may publish anything).
  *
  * <p>One per session; owned by the router's event loop.
  */
@@ -33,12 +34,28 @@ final class SendBytes extends ChannelInboundHandlerAdapter {
     boolean publish(ChannelHandlerContext ctx, long correlationId, MessageBytes message);
   }
 
+  /**
+   * Publishes a SEND_RELIABLE from its bytes, without its frame decoded; false: not done, decode
+   * it. Given only a publisher other than 0 and a publisher's number of at least 1, as the frame
+   * decoder requires.
+   */
+  interface ReliablePublisher {
+    boolean publish(
+        ChannelHandlerContext ctx,
+        long correlationId,
+        long publisher,
+        long publisherSeq,
+        MessageBytes message);
+  }
+
   private final MessageBytes bytes;
   private final Publisher publisher;
+  private final ReliablePublisher reliablePublisher;
 
-  SendBytes(MessageBytes bytes, Publisher publisher) {
+  SendBytes(MessageBytes bytes, Publisher publisher, ReliablePublisher reliablePublisher) {
     this.bytes = bytes;
     this.publisher = publisher;
+    this.reliablePublisher = reliablePublisher;
   }
 
   /** Where the message of frame {@code f} starts, if it is a SEND or SEND_RELIABLE; else -1. */
@@ -56,17 +73,35 @@ final class SendBytes extends ChannelInboundHandlerAdapter {
 
   /**
    * A frame in the frame decoder's input ({@link io.bdrp.transport.FrameDecoder.InPlace}): a SEND
-   * is published from its bytes there where the session can, with neither a slice of its own nor
-   * its frame decoded; anything else, or a SEND the session does not publish so, is passed on.
+   * or SEND_RELIABLE is published from its bytes there where the session can, with neither a slice
+   * of its own nor its frame decoded; anything else, or one the session does not publish so, is
+   * passed on (and a SEND_RELIABLE whose publisher or number the decoder refuses is left to it).
    */
   boolean take(ChannelHandlerContext ctx, ByteBuf in, int start, int length) {
-    if (length <= MESSAGE_OFFSET
-        || in.getUnsignedByte(start + Frames.TYPE_OFFSET) != FrameType.SEND.number()) {
+    if (length <= MESSAGE_OFFSET) {
       return false;
     }
-    bytes.set(in, start + MESSAGE_OFFSET, length - MESSAGE_OFFSET);
+    int type = in.getUnsignedByte(start + Frames.TYPE_OFFSET);
+    long correlationId = in.getLong(start + Frames.PREFIX_BYTES);
+    if (type == FrameType.SEND.number()) {
+      bytes.set(in, start + MESSAGE_OFFSET, length - MESSAGE_OFFSET);
+      try {
+        return publisher.publish(ctx, correlationId, bytes);
+      } finally {
+        bytes.set(null, 0, 0);
+      }
+    }
+    if (type != FrameType.SEND_RELIABLE.number() || length <= RELIABLE_MESSAGE_OFFSET) {
+      return false;
+    }
+    long publisherId = in.getLong(start + Frames.PREFIX_BYTES + 8);
+    long publisherSeq = in.getLong(start + Frames.PREFIX_BYTES + 16);
+    if (publisherId == 0 || publisherSeq < 1) {
+      return false;
+    }
+    bytes.set(in, start + RELIABLE_MESSAGE_OFFSET, length - RELIABLE_MESSAGE_OFFSET);
     try {
-      return publisher.publish(ctx, in.getLong(start + Frames.PREFIX_BYTES), bytes);
+      return reliablePublisher.publish(ctx, correlationId, publisherId, publisherSeq, bytes);
     } finally {
       bytes.set(null, 0, 0);
     }

@@ -40,6 +40,10 @@ import org.junit.jupiter.api.Test;
  * client sees them, and the errors it is sent.
  */
 class ClientSessionsTest {
+  /** The reliable service's bounds here: a retention of 4 KiB, which one large message exceeds. */
+  private static final io.bdrp.routing.Reliable.Config RETENTION =
+      new io.bdrp.routing.Reliable.Config(200, 60_000, 60_000, 10_000, 4_096, 25, 1_024, 65_536);
+
   private final List<EmbeddedChannel> channels = new ArrayList<>();
   private EmbeddedChannel first;
   private ClientSessions clients;
@@ -66,12 +70,7 @@ class ClientSessionsTest {
             batches,
             dataPlane,
             new io.bdrp.routing.Reliable<>(
-                dataPlane,
-                node,
-                1,
-                System::currentTimeMillis,
-                io.bdrp.routing.Reliable.Config.DEFAULT,
-                output),
+                dataPlane, node, 1, System::currentTimeMillis, RETENTION, output),
             () -> {},
             () -> null,
             false);
@@ -161,6 +160,75 @@ class ClientSessionsTest {
     ClientFrame.Deliver d = assertInstanceOf(ClientFrame.Deliver.class, got.get(0));
     assertEquals(Message.builder().put("x", 5L).build(), d.message());
     assertEquals(List.of(new ClientFrame.Ok(8), new ClientFrame.Ok(9)), written(publisher));
+  }
+
+  @Test
+  void aReliableMessageIsDeliveredToLocalHostsConfirmedAndOneWithAReservedAttributeRefused() {
+    EmbeddedChannel publisher = session();
+    send(first, hello("subscriber"));
+    send(publisher, new ClientFrame.Hello(Frames.SESSION_VERSION, "publisher", new byte[0]));
+    written(first);
+    written(publisher);
+    send(first, new ClientFrame.SetPredicate(7, Predicate.parse("x > 1")));
+    assertEquals(List.of(new ClientFrame.Ok(7)), written(first));
+
+    long p = 0x33;
+    sendInOneRead(
+        publisher,
+        new ClientFrame.SendReliable(11, p, 1, Message.builder().put("x", 5L).build()),
+        new ClientFrame.SendReliable(12, p, 2, Message.builder().put("x", 0L).build()),
+        new ClientFrame.SendReliable(13, p, 3, Message.builder().put("x", 9L).build()));
+    List<ClientFrame> got = written(first);
+    assertEquals(
+        List.of(
+            new ClientFrame.Deliver(Message.builder().put("x", 5L).build()),
+            new ClientFrame.Deliver(Message.builder().put("x", 9L).build())),
+        got,
+        "the two that match, once each, in the publisher's order");
+    assertEquals(List.of(new ClientFrame.ConfirmRange(p, 1, 3)), written(publisher));
+
+    // A client may not set the retained store's attributes, reliable or not.
+    Message forged =
+        Message.builder()
+            .put("x", 5L)
+            .put(io.bdrp.encoding.mqtt.MqttRetained.RETAINED, true)
+            .build();
+    long refusedBefore = core.errors().count(ErrorCode.BAD_MESSAGE);
+    sendInOneRead(publisher, new ClientFrame.SendReliable(14, p, 4, forged));
+    ClientFrame.Error e = assertInstanceOf(ClientFrame.Error.class, written(publisher).get(0));
+    assertEquals(14, e.correlationId());
+    assertEquals(ErrorCode.BAD_MESSAGE.number(), e.code());
+    assertEquals(refusedBefore + 1, core.errors().count(ErrorCode.BAD_MESSAGE));
+    assertEquals(List.of(), written(first), "nothing delivered");
+    assertTrue(publisher.isActive(), "the session goes on");
+
+    // A message larger than the retention: refused (the client waits and sends it again), and
+    // the publisher's later messages with it until it comes again.
+    Message large = Message.builder().put("x", 7L).put("pad", "p".repeat(5_000)).build();
+    long overloadedBefore = core.errors().count(ErrorCode.OVERLOADED);
+    sendInOneRead(
+        publisher,
+        new ClientFrame.SendReliable(15, p, 4, large),
+        new ClientFrame.SendReliable(16, p, 5, Message.builder().put("x", 8L).build()));
+    List<ClientFrame> answers = written(publisher);
+    assertEquals(2, answers.size(), "two refusals: " + answers);
+    for (int i = 0; i < 2; i++) {
+      ClientFrame.Error refusal = assertInstanceOf(ClientFrame.Error.class, answers.get(i));
+      assertEquals(15 + i, refusal.correlationId());
+      assertEquals(ErrorCode.OVERLOADED.number(), refusal.code());
+    }
+    assertEquals(overloadedBefore + 2, core.errors().count(ErrorCode.OVERLOADED));
+    assertEquals(List.of(), written(first), "nothing delivered");
+    sendInOneRead(
+        publisher,
+        new ClientFrame.SendReliable(17, p, 4, Message.builder().put("x", 6L).build()),
+        new ClientFrame.SendReliable(18, p, 5, Message.builder().put("x", 8L).build()));
+    assertEquals(List.of(new ClientFrame.ConfirmRange(p, 4, 5)), written(publisher));
+    assertEquals(
+        List.of(
+            new ClientFrame.Deliver(Message.builder().put("x", 6L).build()),
+            new ClientFrame.Deliver(Message.builder().put("x", 8L).build())),
+        written(first));
   }
 
   @Test
