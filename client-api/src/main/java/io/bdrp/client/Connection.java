@@ -120,6 +120,16 @@ final class Connection implements SessionHandler.Session {
     }
   }
 
+  /**
+   * The session's buffers: on the heap. The client decodes every message it is delivered and
+   * encodes every one it sends through NIO views of its buffers; a view of an array reads a byte as
+   * an array does, where a view of direct memory checks its bounds and its memory's liveness at
+   * every read (without {@code sun.misc.Unsafe}, as on JDK 24 and later, Netty's direct buffers are
+   * such views). The socket's reads and writes go through the JDK's own direct buffers.
+   */
+  private static final io.netty.buffer.ByteBufAllocator HEAP =
+      new io.netty.channel.PreferHeapByteBufAllocator(io.netty.buffer.ByteBufAllocator.DEFAULT);
+
   private Bootstrap bootstrap() {
     InetSocketAddress dialled = options.address(at);
     return new Bootstrap()
@@ -127,6 +137,7 @@ final class Connection implements SessionHandler.Session {
         .channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+        .option(ChannelOption.ALLOCATOR, HEAP)
         .handler(
             new ChannelInitializer<SocketChannel>() {
               @Override

@@ -22,16 +22,17 @@ public final class MessageBytes {
 
   private static final byte[] NONE = new byte[0];
 
-  /** The bytes of the message, once {@link #staged}: read at its first copy. */
+  /** This object's array for the bytes of a message, read at its first copy ({@link #writeTo}). */
   private byte[] stage = NONE;
 
-  private boolean staged;
+  /** Where the bytes of the message lie from index 0, once read into an array; else null. */
+  private byte[] copied;
 
   public MessageBytes set(ByteBuf buf, int offset, int length) {
     this.buf = buf;
     this.offset = offset;
     this.length = length;
-    this.staged = false;
+    this.copied = null;
     return this;
   }
 
@@ -41,19 +42,33 @@ public final class MessageBytes {
           long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
   /**
-   * Copies the bytes into {@code to} from index 0, making no object: {@code getBytes} into an array
-   * makes a {@link java.nio.ByteBuffer} duplicate of Netty's direct buffers per call (without
-   * {@code sun.misc.Unsafe}, as on JDK 24 and later), where reading them a long at a time does not.
+   * Copies the bytes into {@code to} from index 0, making no object, and remembers that they lie
+   * there: later copies of this message ({@link #writeTo}) are made from {@code to}, which the
+   * caller leaves unchanged until this object is {@linkplain #set set} to another message.
+   *
+   * <p>One bulk copy where the buffer shows its memory as one NIO buffer (Netty's own, kept per
+   * buffer, {@link ByteBuf#internalNioBuffer}) or an array: {@code getBytes} into an array makes a
+   * {@link java.nio.ByteBuffer} duplicate of Netty's direct buffers per call (without {@code
+   * sun.misc.Unsafe}, as on JDK 24 and later), and reading a long at a time through the buffer
+   * costs its bounds and liveness checks per read, a fifth of a selective run's router in a
+   * profile. A long at a time is left for buffers of several components.
    */
   public void copyTo(byte[] to) {
-    // Eight bytes a read: a byte at a time cost a bounds and liveness check per byte.
-    int i = 0;
-    for (; i + Long.BYTES <= length; i += Long.BYTES) {
-      LONGS.set(to, i, buf.getLong(offset + i));
+    if (buf.hasArray()) {
+      System.arraycopy(buf.array(), buf.arrayOffset() + offset, to, 0, length);
+    } else if (buf.nioBufferCount() == 1) {
+      java.nio.ByteBuffer nio = buf.internalNioBuffer(offset, length);
+      nio.get(nio.position(), to, 0, length);
+    } else {
+      int i = 0;
+      for (; i + Long.BYTES <= length; i += Long.BYTES) {
+        LONGS.set(to, i, buf.getLong(offset + i));
+      }
+      for (; i < length; i++) {
+        to[i] = buf.getByte(offset + i);
+      }
     }
-    for (; i < length; i++) {
-      to[i] = buf.getByte(offset + i);
-    }
+    copied = to;
   }
 
   /** A slice of the bytes that owns one reference to the buffer. */
@@ -66,21 +81,20 @@ public final class MessageBytes {
    * one pooled direct buffer to another makes a {@link java.nio.ByteBuffer} view of the target (one
    * per output buffer, so one per DELIVER frame and DATA copy when each goes in a batch of its own)
    * and of the source; a copy from an array makes none. So a message up to {@value #STAGED_BYTES}
-   * bytes is read once into an array of this object's ({@link #copyTo}), and every copy is written
-   * from there.
+   * bytes is read once into an array ({@link #copyTo}: the array it was read into to be matched, or
+   * else this object's own), and every copy is written from there.
    */
   public void writeTo(ByteBuf out) {
     if (length > STAGED_BYTES) {
       out.writeBytes(buf, offset, length);
       return;
     }
-    if (!staged) {
+    if (copied == null) {
       if (stage.length < length) {
         stage = new byte[Math.max(length, Math.min(2 * stage.length, STAGED_BYTES))];
       }
       copyTo(stage);
-      staged = true;
     }
-    out.writeBytes(stage, 0, length);
+    out.writeBytes(copied, 0, length);
   }
 }
