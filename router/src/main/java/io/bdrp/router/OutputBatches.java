@@ -34,10 +34,36 @@ public final class OutputBatches {
   private final java.util.function.BiConsumer<Channel, ByteBuf> writeAndFlush =
       OutputBatches::writeAndFlush;
   private final java.util.List<Runnable> beforeFlush = new java.util.ArrayList<>();
+  private final java.util.function.BiPredicate<Channel, ByteBuf> flushUnlessSmall =
+      this::flushUnlessSmall;
   private boolean flushQueued;
 
+  /**
+   * Batches below this many bytes may wait for the loop's next turn while input continues ({@link
+   * #inputContinues}), up to {@link #MAX_DEFERRALS} turns.
+   */
+  static final int DEFER_BELOW = 12 * 1024;
+
+  /** Turns a small batch may wait in a row: its latency grows by at most as many reads. */
+  static final int MAX_DEFERRALS = 8;
+
+  private boolean inputContinues;
+  private int deferrals;
+
+  /** Runs a task in the loop's next turn, after the input that turn handles. */
+  private final java.util.function.Consumer<Runnable> nextTurn;
+
   public OutputBatches(EventLoop loop) {
+    // A task scheduled now runs in the turn after the next input is handled, not before it.
+    this(loop, task -> loop.schedule(task, 0, java.util.concurrent.TimeUnit.NANOSECONDS));
+  }
+
+  /**
+   * With {@code nextTurn} running a task in the loop's next turn: for tests, which turn by hand.
+   */
+  OutputBatches(EventLoop loop, java.util.function.Consumer<Runnable> nextTurn) {
     this.loop = loop;
+    this.nextTurn = nextTurn;
   }
 
   /**
@@ -134,15 +160,53 @@ public final class OutputBatches {
     }
   }
 
+  /**
+   * A read filled its buffer: the session it came from has more input waiting, which the loop's
+   * next turn reads. Until then, batches still small may wait for what that read adds to them
+   * ({@link #DEFER_BELOW}, {@link #MAX_DEFERRALS}): a publisher whose every message goes to one of
+   * many hosts (a selective workload) otherwise makes one write to each host per read of 16 KiB,
+   * each a system call and a wake-up of the host's reader for a few messages.
+   */
+  public void inputContinues() {
+    inputContinues = true;
+  }
+
   private void flushAll() {
     // Still marked as queued: what these write joins this flush rather than queueing another.
     for (int i = 0; i < beforeFlush.size(); i++) {
       beforeFlush.get(i).run(); // by index: an iterator is an object per flush
     }
+    if (inputContinues && deferrals < MAX_DEFERRALS) {
+      inputContinues = false;
+      // Large batches go now; small ones wait for the next turn, after its reads.
+      pending.entrySet().removeIf(e -> flushUnlessSmall.test(e.getKey(), e.getValue()));
+      if (!pending.isEmpty()) {
+        deferrals++;
+        nextTurn.accept(flushAll);
+        return;
+      }
+    }
+    inputContinues = false;
+    deferrals = 0;
     flushQueued = false;
     // forEach walks the table in place; iterating entrySet() makes an entry object per channel.
     pending.forEach(writeAndFlush);
     pending.clear();
+  }
+
+  /** Whether {@code c} holds no output outside its batch (written to it, flushed or not). */
+  private static boolean nothingQueued(Channel c) {
+    io.netty.channel.ChannelOutboundBuffer out = c.unsafe().outboundBuffer();
+    return out == null || out.totalPendingWriteBytes() == 0;
+  }
+
+  /** Writes and flushes {@code c}'s output unless its batch is small and holds all of it. */
+  private boolean flushUnlessSmall(Channel c, ByteBuf batch) {
+    if (batch != null && batch.readableBytes() < DEFER_BELOW && nothingQueued(c)) {
+      return false;
+    }
+    writeAndFlush(c, batch);
+    return true;
   }
 
   private static void writeAndFlush(Channel c, ByteBuf batch) {

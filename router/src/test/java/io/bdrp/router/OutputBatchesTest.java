@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -157,6 +158,45 @@ class OutputBatchesTest {
     assertEquals(1, a.flushes, "one flush: the writer's output queued no second one");
     input.runPendingTasks();
     assertEquals(1, a.flushes, "nothing left for later");
+  }
+
+  @Test
+  void whileInputContinuesSmallBatchesWaitAFewTurnsAndLargeOnesGoAtOnce() {
+    List<Runnable> nextTurn = new ArrayList<>();
+    OutputBatches turns = new OutputBatches(input.eventLoop(), nextTurn::add);
+    Out host = out();
+    Out busy = out();
+    byte[] large = frame(9, OutputBatches.DEFER_BELOW);
+    List<byte[]> smalls = new ArrayList<>();
+    // A turn whose read filled its buffer: the small batch waits, the large one goes.
+    Runnable read =
+        () -> {
+          byte[] f = frame(smalls.size() + 1, 100);
+          smalls.add(f);
+          turns.room(host.ch, f.length).writeBytes(f);
+          turns.room(busy.ch, large.length).writeBytes(large);
+          turns.inputContinues();
+        };
+    read.run();
+    input.runPendingTasks(); // the turn's end: its queued flush
+    assertEquals(0, host.writes, "small: waits for the next turn");
+    assertArrayEquals(large, busy.sent(), "large: written and flushed at once");
+    for (int turn = 1; turn <= OutputBatches.MAX_DEFERRALS; turn++) {
+      assertEquals(1, nextTurn.size(), "one flush queued for the next turn");
+      Runnable flush = nextTurn.remove(0);
+      read.run(); // the next turn's reads, then its queued flush
+      flush.run();
+      assertEquals(turn < OutputBatches.MAX_DEFERRALS ? 0 : 1, host.writes, "turn " + turn);
+    }
+    assertTrue(nextTurn.isEmpty(), "nothing left for a later turn");
+    assertArrayEquals(concat(smalls.toArray(byte[][]::new)), host.sent(), "every frame, in order");
+    assertEquals(1, host.flushes);
+
+    // A turn whose reads did not fill their buffers: everything goes at its end.
+    turns.room(host.ch, 10).writeBytes(frame(7, 10));
+    input.runPendingTasks();
+    assertArrayEquals(frame(7, 10), host.sent());
+    assertTrue(nextTurn.isEmpty());
   }
 
   @Test

@@ -20,6 +20,7 @@ import io.bdrp.router.security.TlsFiles;
 import io.bdrp.routing.DataPlane;
 import io.bdrp.routing.Reliable;
 import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.ClientFrameCodec;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
 import io.bdrp.transport.ErrorCode;
@@ -52,6 +53,9 @@ public final class ClientSessions {
 
   /** The most one read of a client session takes from its socket. */
   static final int CLIENT_READ_BYTES = 16 * 1024;
+
+  /** Room for an OK or a PONG frame: a prefix and one long. */
+  private static final int REPLY_BYTES = io.bdrp.transport.Frames.PREFIX_BYTES + 8;
 
   private final RouterCore core;
   private final Hosts hosts;
@@ -218,6 +222,8 @@ public final class ClientSessions {
 
   public ChannelInitializer<Channel> initializer() {
     RouterLimits limits = core.config().limits();
+    // A read that filled its buffer: the session has more input waiting (OutputBatches).
+    io.netty.channel.ChannelHandler fullReads = new FullReads(batches);
     return new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
@@ -247,6 +253,7 @@ public final class ClientSessions {
             .addLast(
                 new IdleStateHandler(limits.hosts().keepAliveMs(), 0, 0, TimeUnit.MILLISECONDS))
             .addLast(handshakes.guard(true))
+            .addLast(fullReads)
             .addLast(frames)
             .addLast(sends)
             .addLast(changes.offload(() -> session.host))
@@ -256,6 +263,27 @@ public final class ClientSessions {
             .addLast(new ProtocolErrorHandler(core.errors()));
       }
     };
+  }
+
+  /**
+   * Tells the output batches when a client session's read filled its buffer ({@link
+   * OutputBatches#inputContinues}): the session has more input waiting for the loop's next turn.
+   */
+  @io.netty.channel.ChannelHandler.Sharable
+  private static final class FullReads extends io.netty.channel.ChannelInboundHandlerAdapter {
+    private final OutputBatches batches;
+
+    FullReads(OutputBatches batches) {
+      this.batches = batches;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof io.netty.buffer.ByteBuf b && b.readableBytes() >= CLIENT_READ_BYTES) {
+        batches.inputContinues();
+      }
+      ctx.fireChannelRead(msg);
+    }
   }
 
   /** The user a verified client certificate names ({@code urn:bdrp:user:NAME}), or null. */
@@ -378,7 +406,7 @@ public final class ClientSessions {
           dataPlane.publish(s.message(), sendBytes);
           host.published();
           if (s.correlationId() != 0) {
-            ctx.writeAndFlush(new ClientFrame.Ok(s.correlationId()));
+            reply(ctx.channel(), new ClientFrame.Ok(s.correlationId()));
           }
         }
         case ClientFrame.SendReliable s -> sendReliable(ctx, s);
@@ -387,7 +415,7 @@ public final class ClientSessions {
           // Not queued above the session's high water mark: a client that sends PINGs and does
           // not read cannot make PONGs pile up (it is cut as a slow consumer meanwhile).
           if (ctx.channel().isWritable()) {
-            ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+            reply(ctx.channel(), new ClientFrame.Pong(p.nonce()));
           }
         }
         case ClientFrame.Pong p -> {}
@@ -416,10 +444,19 @@ public final class ClientSessions {
       dataPlane.publish(sendView, message);
       host.published();
       if (correlationId != 0) {
-        // From the pipeline's end: ctx is SendBytes', before the frame encoder.
-        ctx.channel().writeAndFlush(new ClientFrame.Ok(correlationId));
+        reply(ctx.channel(), new ClientFrame.Ok(correlationId));
       }
       return true;
+    }
+
+    /**
+     * A short reply (OK, PONG) written into the session's output batch, where its DELIVER frames
+     * go, and flushed with them at the end of the batch: a frame's bytes copied, rather than a
+     * write through the pipeline each. A read of requests (a burst of PINGs, of acknowledged SENDs)
+     * then costs the loop little more than reading them.
+     */
+    private void reply(Channel ch, ClientFrame f) {
+      ClientFrameCodec.encode(f, batches.room(ch, REPLY_BYTES));
     }
 
     /**

@@ -56,7 +56,6 @@ public final class DataReceiver implements DataTransport.Receiver {
    * and dropped (the ingress sends again what was not acknowledged).
    */
   public void receiveReliable(Link from, ByteBuf frame, String transport) {
-    from.in.inc();
     int type =
         frame.readableBytes() > Frames.TYPE_OFFSET
             ? frame.getUnsignedByte(frame.readerIndex() + Frames.TYPE_OFFSET)
@@ -71,6 +70,7 @@ public final class DataReceiver implements DataTransport.Receiver {
         reliable.receiveAck(from.neighbour(), ReliableFrames.readAck(frame));
         return;
       }
+      from.in.inc(); // a copy, as its sender counts it; acknowledgements are not DATA
       ReliableFrames.Copy c = ReliableFrames.read(frame);
       reliable.receive(
           from.neighbour(),
