@@ -225,8 +225,9 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
     RouterHello.Incompatibility why = links.ownHello(nonce, null, null).incompatibility(h);
     if (why != null) {
       if (dialling == null) {
-        // The dialler learns this router's parameters, and refuses too, naming the same one.
-        ctx.write(links.ownHello(nonce, null, ctx.channel().localAddress()));
+        // The dialler learns this router's parameters, and refuses too, naming the same one
+        // (not where its admin API is: the dialler is not a neighbour of this network).
+        ctx.write(links.ownHello(nonce, null, null));
       }
       core.metrics().linkRefused(why.parameter()).inc();
       log.warn(

@@ -196,6 +196,7 @@ class LinkSessionTest {
 
   @Test
   void anIncompatibleDiallerIsAnsweredWithThisRoutersParametersThenRefused() {
+    adminListen = new InetSocketAddress("127.0.0.1", 9400); // told to neighbours only
     RouterHello other =
         new RouterHello(
             1,
@@ -206,7 +207,10 @@ class LinkSessionTest {
             TOKEN.getBytes(StandardCharsets.UTF_8));
     session.writeInbound(other);
     List<Object> out = written();
-    assertInstanceOf(RouterHello.class, out.get(0), "its parameters, for the dialler's own check");
+    RouterHello own =
+        assertInstanceOf(
+            RouterHello.class, out.get(0), "its parameters, for the dialler's own check");
+    assertNull(AdminEndpoint.of(own), "nothing of its admin API to a router it refuses");
     assertEquals(
         ErrorCode.INCOMPATIBLE_PEER,
         assertInstanceOf(ClientFrame.Error.class, out.get(1)).knownCode().orElseThrow());
