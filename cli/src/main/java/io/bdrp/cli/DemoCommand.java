@@ -341,9 +341,10 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /**
-   * Serves the console on the running federation, every router given as a seed (the demo's routers
-   * pick their ports, so their neighbours' admin addresses are not configured), while each
-   * publisher sends {@value #CONSOLE_RATE} workload messages a second; returns when interrupted.
+   * Serves the console on the running federation, every router given as a seed so that the first
+   * poll reads them all (from any one, the console would find the others within a few polls by the
+   * admin addresses the routers tell each other), while each publisher sends {@value #CONSOLE_RATE}
+   * workload messages a second; returns when interrupted.
    */
   private void serveConsole(
       PrintWriter o, List<Router> routers, List<BdrpClient> publishers, WorkloadGenerator g)

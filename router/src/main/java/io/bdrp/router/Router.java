@@ -151,7 +151,15 @@ public final class Router implements AutoCloseable {
     this.udp = new UdpLinks(core, batches, receiver);
     this.shm = new ShmLinks(core, this::link, receiver);
     this.transports = List.of(udp, shm, new RdmaLinks(core, this::link, receiver));
-    this.links = new RouterLinks(core, transports, udp::port, tls::routerTls, originKeys, receiver);
+    this.links =
+        new RouterLinks(
+            core,
+            transports,
+            udp::port,
+            this::metricsAddress,
+            tls::routerTls,
+            originKeys,
+            receiver);
     LinkOutput output = new LinkOutput(links.byNumber, hosts, batches, metrics.matchSeconds);
     // Message ids are a keyed permutation of a counter under a key drawn now (MessageIds): no
     // other router can predict them, so none can make a receiver's duplicate window
@@ -327,7 +335,7 @@ public final class Router implements AutoCloseable {
       // neighbour maps its ring at link-up.
       t.start();
     }
-    routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null), group);
+    // Before the router port too: every hello this router sends tells its admin API's port.
     if (config.metricsListen() != null) {
       metricsServer =
           bindOn(
@@ -342,6 +350,7 @@ public final class Router implements AutoCloseable {
                   new RouterAdmin(config, loop, node, links, hosts, kernel, this::listening)),
               metricsGroup = RouterCore.group(epoll));
     }
+    routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null), group);
     loop.execute(
         () -> {
           if (mqtt != null) {
@@ -417,7 +426,7 @@ public final class Router implements AutoCloseable {
   private java.util.Map<String, Object> listening() {
     java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
     m.put("clients", text(clientAddress()));
-    m.put("routers", text(routerAddress()));
+    m.put("routers", routerServer == null ? null : text(routerAddress())); // while starting
     m.put("mqtt", text(mqttAddress()));
     m.put("udp", text(udpAddress()));
     m.put("metrics", text(metricsAddress()));

@@ -354,7 +354,15 @@ final class RouterAdmin implements AdminApi {
       boolean up = l != null && up(l);
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("router", n.router());
-      m.put("admin", n.admin());
+      // A configured address wins: it may be one the neighbour cannot know (NAT, a service).
+      String admin = n.admin();
+      String source = admin == null ? null : "configured";
+      if (admin == null && l != null && l.advertisedAdmin != null) {
+        admin = l.advertisedAdmin;
+        source = "advertised";
+      }
+      m.put("admin", admin);
+      m.put("adminSource", source);
       m.put("routerAddress", up ? text(l.session.remoteAddress()) : text(n.address()));
       m.put("state", up ? "up" : "down");
       out.add(m);

@@ -424,9 +424,11 @@ class AdminApiTest {
       JsonNode ns = JSON.readTree(res.body()).get("neighbours");
       assertEquals(8, ns.get(0).get("router").asInt());
       assertEquals("http://10.0.0.8:9090", ns.get(0).get("admin").asText());
+      assertEquals("configured", ns.get(0).get("adminSource").asText());
       assertEquals("down", ns.get(0).get("state").asText());
       assertEquals(9, ns.get(1).get("router").asInt());
       assertNull(ns.get(1).get("admin").textValue());
+      assertTrue(ns.get(1).get("adminSource").isNull(), "neither configured nor told");
       assertEquals(404, request(r, "GET", "/admin/v2/router", auth).statusCode());
     }
     RouterConfig.ConfigException e =
@@ -436,5 +438,109 @@ class AdminApiTest {
                 RouterConfig.parse(
                     "router: 7\nneighbours: [{router: 8, admin: \"10.0.0.8:9090\"}]", "r7.yaml"));
     assertTrue(e.getMessage().contains("neighbours[0].admin"), e.getMessage());
+  }
+
+  /** The base URL of {@code r}'s admin API, as a neighbour on loopback sees it. */
+  private static String adminUrl(Router r) {
+    return "http://127.0.0.1:" + r.metricsAddress().getPort();
+  }
+
+  /** GET {@code url}, which must answer 200 with JSON. */
+  private static JsonNode get(String url) throws Exception {
+    HttpResponse<String> res =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, res.statusCode(), url + ": " + res.body());
+    return JSON.readTree(res.body());
+  }
+
+  @Test
+  void routersWithoutAdminAddressesTellEachOtherTheirsAndOneRouterLeadsToEvery() throws Exception {
+    // routers-4: a ring 0-1-2-3-0 with a chord 0-2; no router has a neighbour's admin address.
+    try (Federation f =
+        new Federation(
+            Bundled.load("routers-4"),
+            RouterConfig.LinkTransport.TCP,
+            null,
+            c -> c.withMetrics(ANY, null))) {
+      Federation.await(
+          "every link up",
+          () -> {
+            for (Router r : f.routers) {
+              for (int n : f.topology.neighbours(r.number())) {
+                if (!r.view().linkUp(n)) {
+                  return false;
+                }
+              }
+            }
+            return true;
+          });
+      for (Router r : f.routers) {
+        JsonNode ns = get(r, "/admin/v1/neighbours").get("neighbours");
+        assertEquals(f.topology.neighbours(r.number()).length, ns.size());
+        for (JsonNode n : ns) {
+          Router neighbour = f.routers.get(n.get("router").asInt());
+          assertEquals("up", n.get("state").asText());
+          assertEquals(adminUrl(neighbour), n.get("admin").asText(), "router " + r.number());
+          assertEquals("advertised", n.get("adminSource").asText());
+        }
+      }
+
+      // A crawl as the console's: from router 0's admin API, follow every neighbour's admin.
+      java.util.Deque<String> todo =
+          new java.util.ArrayDeque<>(List.of(adminUrl(f.routers.get(0))));
+      java.util.Set<String> seen = new java.util.HashSet<>(todo);
+      java.util.Set<Integer> reached = new java.util.TreeSet<>();
+      while (!todo.isEmpty()) {
+        String at = todo.poll();
+        reached.add(get(at + "/admin/v1/router").get("router").asInt());
+        for (JsonNode n : get(at + "/admin/v1/neighbours").get("neighbours")) {
+          String next = n.get("admin").textValue();
+          if (next != null && seen.add(next)) {
+            todo.add(next);
+          }
+        }
+      }
+      assertEquals(java.util.Set.of(0, 1, 2, 3), reached);
+      assertEquals(4, seen.size(), "one admin address per router: " + seen);
+    }
+  }
+
+  @Test
+  void aConfiguredAdminAddressWinsOverTheToldOne() throws Exception {
+    String listen =
+        "listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\", metrics: \"127.0.0.1:0\"}\n";
+    // Router 0 names router 1's admin API (as behind NAT, or a service); router 1 names none.
+    Router r0 =
+        Router.start(
+            RouterConfig.parse(
+                "router: 0\n"
+                    + listen
+                    + "neighbours: [{router: 1, admin: \"https://admin-1.example:9443\"}]\n",
+                "r0.yaml"));
+    try (Router r1 =
+        Router.start(
+            RouterConfig.parse(
+                "router: 1\n" + listen + "neighbours: [{router: 0}]\n", "r1.yaml"))) {
+      r1.connect(0, r0.routerAddress());
+      Federation.await("the link up", () -> r0.view().linkUp(1) && r1.view().linkUp(0));
+      JsonNode at0 = get(r0, "/admin/v1/neighbours").get("neighbours").get(0);
+      assertEquals("https://admin-1.example:9443", at0.get("admin").asText());
+      assertEquals("configured", at0.get("adminSource").asText());
+      JsonNode at1 = get(r1, "/admin/v1/neighbours").get("neighbours").get(0);
+      assertEquals(adminUrl(r0), at1.get("admin").asText());
+      assertEquals("advertised", at1.get("adminSource").asText());
+
+      // Once the link is down, the last session's address stays.
+      r0.close();
+      Federation.await("the link down", () -> !r1.view().linkUp(0));
+      JsonNode down = get(r1, "/admin/v1/neighbours").get("neighbours").get(0);
+      assertEquals("down", down.get("state").asText());
+      assertEquals(adminUrl(r0), down.get("admin").asText());
+      assertEquals("advertised", down.get("adminSource").asText());
+    } finally {
+      r0.close();
+    }
   }
 }

@@ -98,6 +98,49 @@ class MetricsAccessTest {
   }
 
   @Test
+  void aNeighbourListsAnHttpsAdminApiAsHttpsAndItAnswersThereToTheMetricsUser() throws Exception {
+    TestCerts ca = TestCerts.ca(dir, "metrics-ca");
+    Path[] leaf = ca.leaf("router-7", "IP:127.0.0.1");
+    String listen =
+        "listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\", metrics: \"127.0.0.1:0\"}\n";
+    router =
+        Router.start(
+            RouterConfig.parse(
+                "router: 7\n"
+                    + listen
+                    + "neighbours: [{router: 8}]\nauth: {metrics: {user: prom, password: \""
+                    + ClientAuth.hashLine(PASSWORD)
+                    + "\"}}\ntls: {cert: "
+                    + leaf[0]
+                    + ", key: "
+                    + leaf[1]
+                    + ", metrics: true}",
+                "r7.yaml"));
+    try (Router r8 =
+        Router.start(
+            RouterConfig.parse("router: 8\n" + listen + "neighbours: [{router: 7}]", "r8.yaml"))) {
+      router.connect(8, r8.routerAddress());
+      Federation.await("the link up", () -> r8.view().linkUp(7));
+      HttpClient plain = HttpClient.newHttpClient();
+      HttpResponse<String> ns =
+          get(
+              plain,
+              "http://127.0.0.1:" + r8.metricsAddress().getPort() + "/admin/v1/neighbours",
+              null);
+      assertEquals(200, ns.statusCode());
+      String told = "https://127.0.0.1:" + router.metricsAddress().getPort();
+      assertTrue(
+          ns.body().contains("\"admin\":\"" + told + "\",\"adminSource\":\"advertised\""),
+          ns.body());
+      HttpClient trusting = HttpClient.newBuilder().sslContext(trusting(ca.cert())).build();
+      HttpResponse<String> router7 =
+          get(trusting, told + "/admin/v1/router", basic("prom", PASSWORD));
+      assertEquals(200, router7.statusCode());
+      assertTrue(router7.body().startsWith("{\"router\":7,"), router7.body());
+    }
+  }
+
+  @Test
   void withoutAuthMetricsTheEndpointStaysOpen() throws Exception {
     router =
         Router.start(

@@ -39,6 +39,8 @@ import java.util.List;
  *                    | [ count u8 (1..8) | count x endpoint ] |   (revision 6; absent: none)
  *    endpoint        | nameLen u8 (1..32) | name ([a-z0-9-], a letter first) | len u16 (0..256) |
  *                      bytes |
+ *    admin endpoint  | name "admin" | len 3 | port u16 (1..65535) | flags u8 (bit 0: https) |
+ *                      (read by AdminEndpoint, not here)
  * </pre>
  *
  * <p>A signed advertisement has no frame of its own: {@link #encode} writes a lone one as a

@@ -29,7 +29,8 @@ import java.util.Set;
  *       TCP ({@link TransportEndpoint}: an RDMA ring's queue pair and address, ...), at most {@link
  *       TransportEndpoint#MAX_ENDPOINTS}, one per transport name; empty for none. Revision 6 and
  *       later; an empty list is not written, so a hello without endpoints has the layout of
- *       revision 5 (but for its revision number).
+ *       revision 5 (but for its revision number). The endpoint {@value AdminEndpoint#TRANSPORT} is
+ *       not a data transport: it tells the port of the sender's admin API ({@link AdminEndpoint}).
  * </ul>
  *
  * The receiver checks the network-wide parameters with {@link #incompatibility} and refuses the

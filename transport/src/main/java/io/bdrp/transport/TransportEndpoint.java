@@ -6,7 +6,9 @@ import java.util.Arrays;
  * Where a neighbour reaches this router's end of a data transport besides TCP, carried in the
  * {@link RouterHello}: the transport's name ({@code rdma}, {@code shm}) and its endpoint, bytes
  * only that transport reads (an RDMA queue pair and ring, a ring file). The hello does not look
- * inside the bytes: the transport that reads them validates them, as input from a neighbour.
+ * inside the bytes: the transport that reads them validates them, as input from a neighbour. A
+ * router ignores endpoints whose name it does not know, so a new one needs no new revision; {@code
+ * admin} ({@link AdminEndpoint}) uses this to tell where the sender's admin API listens.
  *
  * @param transport 1..{@value #MAX_NAME_BYTES} bytes of {@code [a-z0-9-]}, starting with a letter
  * @param endpoint 0..{@value #MAX_ENDPOINT_BYTES} bytes

@@ -88,6 +88,19 @@ class RouterFrameGoldenTest {
             "0000002d 01 20 | 0006 | 0007 | 0000000000000005 | 00000400 | 2000 | 01 | 01 | 0000"
                 + " | 0000 | 00 | 00 | 02 | 04 7264 6d61 | 0003 010203 | 03 73686d | 0000"),
         Arguments.of(
+            new RouterHello(
+                    7,
+                    5,
+                    1024,
+                    BloomParameters.DEFAULT,
+                    0,
+                    new byte[0],
+                    UdpProtection.NONE,
+                    new byte[0])
+                .withEndpoints(List.of(new AdminEndpoint(9400, true).toEndpoint())),
+            "00000028 01 20 | 0006 | 0007 | 0000000000000005 | 00000400 | 2000 | 01 | 01 | 0000"
+                + " | 0000 | 00 | 00 | 01 | 05 61646d696e | 0003 24b8 01"),
+        Arguments.of(
             new ControlMessage.Hello(1, 5, 6),
             "00000014 01 21 | 0001 | 0000000000000005 | 0000000000000006"),
         Arguments.of(

@@ -36,6 +36,7 @@ public final class Federation {
   private final HttpClient http;
   private final String authorization; // a Basic header value, or null
   private final Map<String, Known> known = new LinkedHashMap<>(); // by admin base URL
+  private final java.util.Set<String> aliases = new java.util.HashSet<>(); // see dropAliases
   private volatile byte[] snapshot;
   private volatile Map<Integer, InetSocketAddress> clientAddresses = Map.of();
 
@@ -87,7 +88,30 @@ public final class Federation {
 
   private void add(String admin) {
     String base = admin.endsWith("/") ? admin.substring(0, admin.length() - 1) : admin;
-    known.computeIfAbsent(base, Known::new);
+    if (!aliases.contains(base)) {
+      known.computeIfAbsent(base, Known::new);
+    }
+  }
+
+  /**
+   * One entry per router: an address at which the router found at an earlier one answers (the same
+   * number and epoch; a seed given by name, say, and the address a neighbour lists, which routers
+   * tell each other as the IP their sessions come from) is dropped and not followed again.
+   */
+  private void dropAliases() {
+    Map<Integer, Long> found = new java.util.HashMap<>();
+    for (java.util.Iterator<Known> i = known.values().iterator(); i.hasNext(); ) {
+      Known k = i.next();
+      if (!k.answering || k.router == null) {
+        continue;
+      }
+      long epoch = k.info.path("epoch").asLong();
+      Long first = found.putIfAbsent(k.router, epoch);
+      if (first != null && first == epoch) {
+        i.remove();
+        aliases.add(k.admin);
+      }
+    }
   }
 
   /**
@@ -103,7 +127,8 @@ public final class Federation {
     for (CompletableFuture<Void> f : pending) {
       f.join();
     }
-    for (Known k : all) {
+    dropAliases();
+    for (Known k : List.copyOf(known.values())) {
       if (k.answering && k.neighbours != null) {
         for (JsonNode n : k.neighbours.path("neighbours")) {
           if (n.hasNonNull("admin")) {
@@ -200,7 +225,8 @@ public final class Federation {
   /**
    * The federation as JSON: {@code {"time": ms, "routers": [{"router": n or null, "admin": url,
    * "answering": bool, "error": text or null, "info": /router, "links": [...], "hosts": /hosts}]}},
-   * one entry per known admin address, in the order found.
+   * one entry per known admin address, in the order found (one per router: see {@link
+   * #dropAliases}).
    */
   private byte[] picture() {
     ObjectNode root = JSON.createObjectNode();

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Timeout;
  * The console server without a browser, on a line of three live routers each configured with its
  * neighbours' admin addresses, started after the console: from router 0 alone it finds all three,
  * serves their picture, its page and the graph library, and marks a router that stops as not
- * answering. Traces from the console server: the result of a trace it may run, a clear error for
- * one the router refuses, a router that cannot be reached, and requests outside its bounds.
+ * answering; configured with none, it finds them by the addresses they tell each other. Traces from
+ * the console server: the result of a trace it may run, a clear error for one the router refuses, a
+ * router that cannot be reached, and requests outside its bounds.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ConsoleServerTest {
@@ -209,6 +210,63 @@ class ConsoleServerTest {
             });
     assertTrue(router(after, 2).hasNonNull("error"), "why it does not answer: " + after);
     assertEquals(2, router(after, 2).get("info").get("router").asInt(), "what it said last");
+  }
+
+  @Test
+  void findsTheFederationByTheAdminAddressesRoutersTellEachOther() throws Exception {
+    // A line 0 - 1 - 2 without a single admin address configured: each router tells its
+    // neighbours its metrics port in the link hello, and they list it at the session's address.
+    String listen =
+        "listen: {clients: \"127.0.0.1:0\", routers: \"127.0.0.1:0\", metrics: \"127.0.0.1:0\"}\n";
+    for (int r = 0; r < 3; r++) {
+      StringBuilder ns = new StringBuilder("neighbours: [");
+      for (int x : new int[] {r - 1, r + 1}) {
+        if (x >= 0 && x < 3) {
+          ns.append(ns.length() > 13 ? ", " : "").append("{router: ").append(x).append("}");
+        }
+      }
+      routers.add(
+          Router.start(
+              RouterConfig.parse("router: " + r + "\n" + listen + ns + "]\n", "r" + r + ".yaml")));
+    }
+    routers.get(0).connect(1, routers.get(1).routerAddress());
+    routers.get(1).connect(2, routers.get(2).routerAddress());
+    // Router 0 given by another spelling of its address than the one router 1 lists it at: the
+    // console keeps one entry per router, the first address found.
+    String seed = "http://[::ffff:127.0.0.1]:" + routers.get(0).metricsAddress().getPort();
+    console =
+        new ConsoleServer(
+            new Federation(List.of(seed), Federation.httpClient(null), null),
+            new InetSocketAddress("127.0.0.1", 0));
+
+    // Router 1 answers only once it lists router 0 (its link is up when router 0 lists router 1),
+    // so a picture in which every address known has answered has followed that listing too.
+    JsonNode p =
+        awaitPicture(
+            "three routers answering, and every address known read",
+            pic -> {
+              for (int r = 0; r < 3; r++) {
+                JsonNode x = router(pic, r);
+                if (x == null || !x.get("answering").asBoolean()) {
+                  return false;
+                }
+              }
+              for (JsonNode x : pic.get("routers")) {
+                if (x.get("router").isNull()) {
+                  return false;
+                }
+              }
+              return true;
+            });
+    assertEquals(3, p.get("routers").size(), "one entry per router: " + p);
+    for (int r = 1; r < 3; r++) {
+      assertEquals(admin(routers.get(r)), router(p, r).get("admin").asText());
+    }
+    assertEquals(seed, router(p, 0).get("admin").asText());
+  }
+
+  private static String admin(Router r) {
+    return "http://127.0.0.1:" + r.metricsAddress().getPort();
   }
 
   private HttpResponse<String> postTrace(String body) throws Exception {

@@ -57,6 +57,13 @@ public final class Link implements Face {
   InetSocketAddress address; // where to dial it, or null to wait for it
   public Channel session; // after the hello exchange; set with attach()
   public long peerEpoch; // the epoch in the hello of the current session
+
+  /**
+   * The base URL of the neighbour's admin API as the hello of its live or last session told it (at
+   * the address that session came from), or null when that hello told none.
+   */
+  public String advertisedAdmin;
+
   long lastReadNanos; // when something last arrived on the session
   boolean dialledByUs;
 

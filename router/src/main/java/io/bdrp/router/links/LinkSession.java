@@ -5,6 +5,7 @@ import io.bdrp.router.RouterCore;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.security.OriginKeys;
 import io.bdrp.routing.ControlMessage;
+import io.bdrp.transport.AdminEndpoint;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.DatagramAuth;
 import io.bdrp.transport.ErrorCode;
@@ -71,7 +72,7 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     if (dialling != null) {
-      ctx.writeAndFlush(links.ownHello(nonce, dialling));
+      ctx.writeAndFlush(links.ownHello(nonce, dialling, ctx.channel().localAddress()));
     }
   }
 
@@ -221,11 +222,12 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
   }
 
   private void hello(ChannelHandlerContext ctx, RouterHello h) {
-    RouterHello.Incompatibility why = links.ownHello(nonce, null).incompatibility(h);
+    RouterHello.Incompatibility why = links.ownHello(nonce, null, null).incompatibility(h);
     if (why != null) {
       if (dialling == null) {
-        // The dialler learns this router's parameters, and refuses too, naming the same one.
-        ctx.write(links.ownHello(nonce, null));
+        // The dialler learns this router's parameters, and refuses too, naming the same one
+        // (not where its admin API is: the dialler is not a neighbour of this network).
+        ctx.write(links.ownHello(nonce, null, null));
       }
       core.metrics().linkRefused(why.parameter()).inc();
       log.warn(
@@ -323,13 +325,14 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
       old.close();
     }
     if (!ours) {
-      ctx.writeAndFlush(links.ownHello(nonce, l));
+      ctx.writeAndFlush(links.ownHello(nonce, l, ctx.channel().localAddress()));
     }
     link = l;
     l.attach(ctx.channel());
     l.lastReadNanos = System.nanoTime();
     l.peerEpoch = h.epoch();
     l.dialledByUs = ours;
+    l.advertisedAdmin = advertisedAdmin(h, (InetSocketAddress) ctx.channel().remoteAddress());
     Handshakes.done(ctx);
     DataTransport.Peer peer =
         new DataTransport.Peer((InetSocketAddress) ctx.channel().remoteAddress(), h, nonce);
@@ -368,6 +371,31 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
         l.neighbour(),
         ours ? "dialled" : "accepted",
         l.path != null ? l.path.describe() : "TCP");
+  }
+
+  /**
+   * The base URL of the admin API the neighbour's hello tells ({@link AdminEndpoint}), at the
+   * address its session comes from, or null when it tells none. An admin endpoint that is malformed
+   * is the neighbour's input: ignored (WARN, {@code bdrp_link_hello_ignored_total{field="admin"}}),
+   * and the link comes up all the same.
+   */
+  private String advertisedAdmin(RouterHello h, InetSocketAddress remote) {
+    AdminEndpoint a;
+    try {
+      a = AdminEndpoint.of(h);
+    } catch (IllegalArgumentException e) {
+      core.metrics().helloIgnored(AdminEndpoint.TRANSPORT).inc();
+      log.warn(
+          "router {}: ignoring the admin endpoint in the hello of router {} at {}: {}",
+          config.router(),
+          h.routerNumber(),
+          remote,
+          e.getMessage());
+      return null;
+    }
+    return a == null || remote == null || remote.getAddress() == null
+        ? null
+        : a.url(remote.getAddress());
   }
 
   @Override

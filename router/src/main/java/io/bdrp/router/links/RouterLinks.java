@@ -6,9 +6,11 @@ import io.bdrp.router.RouterMain;
 import io.bdrp.router.RouterPorts;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
+import io.bdrp.router.metrics.MetricsAccess;
 import io.bdrp.router.security.OriginKeys;
 import io.bdrp.router.security.RouterTls;
 import io.bdrp.router.security.TlsFiles;
+import io.bdrp.transport.AdminEndpoint;
 import io.bdrp.transport.ProtocolErrorHandler;
 import io.bdrp.transport.RouterFrameDecoder;
 import io.bdrp.transport.RouterFrameEncoder;
@@ -23,7 +25,11 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +68,7 @@ public final class RouterLinks {
 
   final java.util.List<DataTransport> transports;
   private final java.util.function.IntSupplier udpPort;
+  private final java.util.function.Supplier<InetSocketAddress> adminListen;
   final java.util.function.Supplier<RouterTls> routerTls;
   final OriginKeys originKeys; // null: claims are neither signed nor verified
   final DataTransport.Receiver receiver;
@@ -69,6 +76,8 @@ public final class RouterLinks {
   /**
    * @param transports the transports of DATA besides TCP, told of every link's session
    * @param udpPort the UDP port this router's hellos announce (0: none)
+   * @param adminListen the bound address of the admin API (the metrics port), whose port this
+   *     router's hellos tell, or null for none
    * @param routerTls TLS on router links as now loaded (null: none)
    * @param receiver where DATA frames read from a link's TCP session go
    */
@@ -76,12 +85,14 @@ public final class RouterLinks {
       RouterCore core,
       java.util.List<DataTransport> transports,
       java.util.function.IntSupplier udpPort,
+      java.util.function.Supplier<InetSocketAddress> adminListen,
       java.util.function.Supplier<RouterTls> routerTls,
       OriginKeys originKeys,
       DataTransport.Receiver receiver) {
     this.core = core;
     this.transports = transports;
     this.udpPort = udpPort;
+    this.adminListen = adminListen;
     this.routerTls = routerTls;
     this.originKeys = originKeys;
     this.receiver = receiver;
@@ -207,9 +218,10 @@ public final class RouterLinks {
 
   /**
    * The hello this router sends on a session to {@code to} (null: not known yet) whose datagram
-   * keys come from {@code nonce}, with every transport's endpoint for that link.
+   * keys come from {@code nonce}, with every transport's endpoint for that link and the port of its
+   * admin API ({@link #adminEndpoint}) for a session whose local end is {@code local}.
    */
-  RouterHello ownHello(byte[] nonce, Link to) {
+  RouterHello ownHello(byte[] nonce, Link to, SocketAddress local) {
     RouterHello h =
         new RouterHello(
             config.router(),
@@ -220,17 +232,49 @@ public final class RouterLinks {
             token(),
             config.udpProtection(),
             nonce);
-    if (to == null) {
-      return h;
-    }
     java.util.List<TransportEndpoint> endpoints = new java.util.ArrayList<>();
-    for (DataTransport t : transports) {
-      TransportEndpoint e = t.endpoint(to);
-      if (e != null) {
-        endpoints.add(e);
+    if (to != null) {
+      for (DataTransport t : transports) {
+        TransportEndpoint e = t.endpoint(to);
+        if (e != null) {
+          endpoints.add(e);
+        }
       }
     }
+    TransportEndpoint admin = adminEndpoint(local);
+    if (admin != null) {
+      endpoints.add(admin);
+    }
     return endpoints.isEmpty() ? h : h.withEndpoints(endpoints);
+  }
+
+  /**
+   * The admin endpoint of this router's hello on a session whose local end is {@code local}: the
+   * port of its admin API and whether it speaks https ({@code listen.metrics}, {@code
+   * tls.metrics}), or null without a metrics listener. The neighbour makes the URL from the address
+   * it sees this router at, so the port is told only where the admin API listens there too: on
+   * every interface (of the session's address family), or on the session's local address; a metrics
+   * port on another address (loopback only, a management network) is not told, and a neighbour's
+   * {@code neighbours[].admin} names it.
+   */
+  TransportEndpoint adminEndpoint(SocketAddress local) {
+    InetSocketAddress listen = adminListen.get();
+    if (listen == null || !(local instanceof InetSocketAddress session)) {
+      return null;
+    }
+    InetAddress at = listen.getAddress();
+    InetAddress via = session.getAddress();
+    boolean reachable =
+        at == null
+            || via == null
+            || (at.isAnyLocalAddress()
+                ? !(at instanceof Inet4Address && via instanceof Inet6Address)
+                : at.equals(via));
+    if (!reachable) {
+      return null;
+    }
+    MetricsAccess access = config.metricsAccess();
+    return new AdminEndpoint(listen.getPort(), access != null && access.tls()).toEndpoint();
   }
 
   byte[] token() {

@@ -251,6 +251,15 @@ public final class RouterMetrics {
         parameter);
   }
 
+  public Metrics.Counter helloIgnored(String field) {
+    return byLabel(
+        "bdrp_link_hello_ignored_total",
+        "Parts of neighbours' hellos ignored as malformed, by field (admin: the admin API's port"
+            + " and flags); the link comes up without them.",
+        "field",
+        field);
+  }
+
   public Metrics.Counter linkErrorReceived(String code) {
     return byLabel(
         "bdrp_link_errors_received_total",

@@ -14,11 +14,13 @@ import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.routing.RoutingNode;
+import io.bdrp.transport.AdminEndpoint;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.ProtocolErrorCounters;
 import io.bdrp.transport.ProtocolErrorHandler;
 import io.bdrp.transport.RouterHello;
+import io.bdrp.transport.TransportEndpoint;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -93,6 +95,7 @@ class LinkSessionTest {
   private RouterLinks links;
   private Link neighbour;
   private EmbeddedChannel session;
+  private InetSocketAddress adminListen; // this router's admin API, as its hellos tell it
 
   @BeforeEach
   void setUp() {
@@ -111,6 +114,11 @@ class LinkSessionTest {
           protected SocketAddress remoteAddress0() {
             return new InetSocketAddress("127.0.0.1", 7401);
           }
+
+          @Override
+          protected SocketAddress localAddress0() {
+            return new InetSocketAddress("127.0.0.1", 7400);
+          }
         };
     RouterCore core = EmbeddedCore.of(config, session);
     RoutingNode node = core.node();
@@ -121,6 +129,7 @@ class LinkSessionTest {
             core,
             List.of(transport),
             () -> 0,
+            () -> adminListen,
             () -> null,
             null,
             (from, frame, how) ->
@@ -187,6 +196,7 @@ class LinkSessionTest {
 
   @Test
   void anIncompatibleDiallerIsAnsweredWithThisRoutersParametersThenRefused() {
+    adminListen = new InetSocketAddress("127.0.0.1", 9400); // told to neighbours only
     RouterHello other =
         new RouterHello(
             1,
@@ -197,7 +207,10 @@ class LinkSessionTest {
             TOKEN.getBytes(StandardCharsets.UTF_8));
     session.writeInbound(other);
     List<Object> out = written();
-    assertInstanceOf(RouterHello.class, out.get(0), "its parameters, for the dialler's own check");
+    RouterHello own =
+        assertInstanceOf(
+            RouterHello.class, out.get(0), "its parameters, for the dialler's own check");
+    assertNull(AdminEndpoint.of(own), "nothing of its admin API to a router it refuses");
     assertEquals(
         ErrorCode.INCOMPATIBLE_PEER,
         assertInstanceOf(ClientFrame.Error.class, out.get(1)).knownCode().orElseThrow());
@@ -273,5 +286,73 @@ class LinkSessionTest {
     session.writeInbound(new ClientFrame.Ping(42));
     List<Object> out = written();
     assertEquals(List.of(new ClientFrame.Pong(42)), out);
+  }
+
+  @Test
+  void aHelloThatTellsItsAdminPortGivesTheNeighboursAdminUrlAtTheSessionsAddress() {
+    session.writeInbound(
+        hello(1, TOKEN).withEndpoints(List.of(new AdminEndpoint(9401, false).toEndpoint())));
+    assertSame(session, neighbour.session);
+    assertEquals("http://127.0.0.1:9401", neighbour.advertisedAdmin);
+    session.close();
+    assertEquals(
+        "http://127.0.0.1:9401",
+        neighbour.advertisedAdmin,
+        "kept from the last session while down");
+  }
+
+  @Test
+  void aHelloWithoutAnAdminEndpointTellsNone() {
+    neighbour.advertisedAdmin = "http://127.0.0.1:9401"; // from an earlier session
+    session.writeInbound(hello(1, TOKEN));
+    assertSame(session, neighbour.session);
+    assertNull(neighbour.advertisedAdmin, "the live session's hello is the one that counts");
+    assertEquals(0, metrics.helloIgnored("admin").get());
+  }
+
+  @Test
+  void aMalformedAdminEndpointIsIgnoredAndCountedAndTheLinkComesUp() {
+    byte[][] bad = {{0, 0, 0}, {0x24, (byte) 0xb9, 2}, {0x24, (byte) 0xb9}};
+    for (int i = 0; i < bad.length; i++) {
+      if (i > 0) {
+        setUp(); // a fresh session and router for each
+      }
+      session.writeInbound(
+          hello(1, TOKEN).withEndpoints(List.of(new TransportEndpoint("admin", bad[i]))));
+      assertSame(session, neighbour.session, "case " + i);
+      assertTrue(session.isActive(), "case " + i);
+      assertEquals(1, transport.up.size() - i, "case " + i);
+      assertNull(neighbour.advertisedAdmin, "case " + i);
+      assertEquals(1, metrics.helloIgnored("admin").get(), "case " + i);
+      tearDown();
+    }
+  }
+
+  @Test
+  void theOwnHelloTellsTheAdminPortOnlyWhereTheNeighbourCanReachIt() throws Exception {
+    assertNull(links.adminEndpoint(new InetSocketAddress("127.0.0.1", 7400)), "no metrics port");
+    session.writeInbound(hello(1, TOKEN));
+    assertNull(AdminEndpoint.of((RouterHello) written().get(0)));
+    tearDown();
+
+    setUp();
+    adminListen = new InetSocketAddress("127.0.0.1", 9400);
+    session.writeInbound(hello(1, TOKEN));
+    RouterHello own = assertInstanceOf(RouterHello.class, written().get(0));
+    assertEquals(new AdminEndpoint(9400, false), AdminEndpoint.of(own));
+
+    InetSocketAddress v4 = new InetSocketAddress("10.0.0.1", 7400);
+    InetSocketAddress v6 = new InetSocketAddress("2001:db8::1", 7400);
+    assertNull(links.adminEndpoint(v4), "metrics on loopback, the session on another address");
+    adminListen = new InetSocketAddress("10.0.0.1", 9400);
+    assertEquals(new AdminEndpoint(9400, false).toEndpoint(), links.adminEndpoint(v4));
+    assertNull(links.adminEndpoint(v6));
+    adminListen = new InetSocketAddress("0.0.0.0", 9400);
+    assertEquals(new AdminEndpoint(9400, false).toEndpoint(), links.adminEndpoint(v4));
+    assertNull(links.adminEndpoint(v6), "an IPv4 wildcard is not reached over IPv6");
+    adminListen = new InetSocketAddress("::", 9400);
+    assertEquals(new AdminEndpoint(9400, false).toEndpoint(), links.adminEndpoint(v6));
+    assertEquals(new AdminEndpoint(9400, false).toEndpoint(), links.adminEndpoint(v4));
+    assertNull(links.adminEndpoint(null), "a session whose local end is not known");
   }
 }
