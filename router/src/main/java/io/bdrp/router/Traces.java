@@ -80,6 +80,7 @@ public final class Traces {
   private final Bucket copies = new Bucket(COPIES_PER_SECOND);
   private final Map<Long, Pending> pending = new LinkedHashMap<>();
   private final Metrics.Counter started;
+  private final Metrics.Counter reportsUnsent;
 
   /** Whether the copies being sent now carry {@link DataHeader#FLAG_NAMED}. */
   private boolean named;
@@ -102,6 +103,7 @@ public final class Traces {
     this.hosts = hosts;
     this.fastPathActive = fastPathActive;
     this.started = core.metrics().traces();
+    this.reportsUnsent = core.metrics().traceReportsUnsent();
     this.copyOut =
         (neighbour, hopLimit, source, traceId, d, m) ->
             out.sendTrace(neighbour, hopLimit, source, traceId, d, named, m);
@@ -357,6 +359,7 @@ public final class Traces {
     }
     int hop = core.node().routes().nextHop(step.source());
     if (hop < 0 || !out.sendTraceReport(hop, step.source(), step.traceId(), r)) {
+      reportsUnsent.inc();
       log.debug("router {}: trace report for router {} not sent", self, step.source());
     }
   }
@@ -366,6 +369,7 @@ public final class Traces {
     if (source != self) {
       int hop = core.node().routes().nextHop(source);
       if (hop < 0 || !out.forward(hop, frame)) {
+        reportsUnsent.inc();
         log.debug("router {}: trace report for router {} not passed on", self, source);
       }
       return;

@@ -504,6 +504,18 @@ public final class RouterMetrics {
     return registry.counter("bdrp_traces_total", "Traces started by clients of this router.");
   }
 
+  /**
+   * Trace reports this router could not send, or pass on, towards the router that started the
+   * trace: no route to it, or its next hop's session down or above its high water mark.
+   */
+  public Metrics.Counter traceReportsUnsent() {
+    return registry.counter(
+        "bdrp_trace_reports_unsent_total",
+        "Trace reports not sent or passed on towards the router that started the trace (no route"
+            + " to it, or the next hop's session down or full); that router names this one as"
+            + " missing.");
+  }
+
   /** Traces refused, by reason (see {@code io.bdrp.router.Traces}). */
   public Metrics.Counter tracesRefused(String reason) {
     return byLabel(
