@@ -205,8 +205,9 @@ import org.agrona.collections.Long2LongHashMap;
  * start-up hold-down; the move past a claim held back by the limit of one per hello interval; and,
  * every {@code helloIntervalMs}, a sweep over the table that removes routes not refreshed for
  * {@code routeExpiryMs}, ends retractions, forgets FDs {@code sourceGcMs} after their destination
- * became unreachable, and repeats pending sequence-number requests. Route expiry is also checked on
- * every selection, so it is exact; the sweep only notices it at most one hello interval late.
+ * became unreachable, and repeats pending sequence-number requests (it skips the table when none of
+ * these can be due, as in a quiet network). Route expiry is also checked on every selection, so it
+ * is exact; the sweep only notices it at most one hello interval late.
  *
  * <p>Control state is held in primitive arrays by router number: one record per destination
  * (selection, FD, last advertised seq) and one entry per (destination, neighbour), at {@code
@@ -363,6 +364,11 @@ public final class DistanceVector {
   private boolean holdingDown = true;
   private final long holdDownUntil;
   private long nextSweepAt;
+  // The sweep looks at the table only when something may be due (see sweep): a destination was
+  // selected anew or lost entries, a tentative child started or ended, or a paced batch went out
+  // since the last look; a timer is running; or an entry's expiry or tentative grace may have come.
+  private boolean sweepWanted = true;
+  private long entriesDueAt;
 
   /** Destinations changed by the current call (grown as needed, made small again after). */
   private int[] dirty = new int[SMALL];
@@ -910,12 +916,14 @@ public final class DistanceVector {
     eFlags[e] |= TENTATIVE;
     eTentative[e] = (char) (now >>> tentativeShift);
     changed = true;
+    sweepWanted = true;
   }
 
   private void endTentative(int e) {
     if ((eFlags[e] & TENTATIVE) != 0) {
       eFlags[e] &= ~TENTATIVE;
       changed = true;
+      sweepWanted = true;
     }
   }
 
@@ -1092,7 +1100,29 @@ public final class DistanceVector {
     return t;
   }
 
+  /**
+   * Every hello interval: expiry, the ends of tentative children's graces, retractions and FDs, the
+   * repeated seqno requests, and forgetting destinations with no state left. The table is looked at
+   * only when one of them may be due; otherwise a quiet network's sweep costs nothing per
+   * destination. The look is skipped only when it would find nothing: no entry's expiry or grace
+   * has come (entriesDueAt, the earliest of them as of the last look: a later refresh or offer only
+   * comes later), no timer runs (retractions, unreachable FDs and repeated requests each keep one),
+   * and nothing has changed since the last look that could make a destination's request or its
+   * forgetting due (sweepWanted: a selection, lost entries, a tentative child, a paced batch sent).
+   */
   private void sweep(long now) {
+    if (sweepWanted || !timers.isEmpty() || now >= entriesDueAt) {
+      sweepTable(now);
+    }
+    sweepGraces(now);
+  }
+
+  private void sweepTable(long now) {
+    sweepWanted = false; // a selection made by this sweep asks for the next one as well
+    long tentativeUnits = (tentativeGraceMs() + (1L << tentativeShift) - 1) >>> tentativeShift;
+    long expiryUnits = (config.routeExpiryMs() + (1L << refreshShift) - 1) >>> refreshShift;
+    int oldestTentative = 0; // in units, the age of the oldest tentative child left
+    int oldestRefresh = 0; // in units, the age of the least recently refreshed route left
     for (int d = 0; d < maxRouters; d++) {
       if (!known(d)) {
         continue;
@@ -1102,10 +1132,13 @@ public final class DistanceVector {
       int count = 0;
       for (int s = 0; s < slots; s++) {
         int e = base + s;
-        if ((eFlags[e] & TENTATIVE) != 0
-            && (char) ((now >>> tentativeShift) - eTentative[e])
-                >= (tentativeGraceMs() + (1L << tentativeShift) - 1) >>> tentativeShift) {
-          endTentative(e); // the end of a tentative child's grace
+        if ((eFlags[e] & TENTATIVE) != 0) {
+          int age = (char) ((now >>> tentativeShift) - eTentative[e]);
+          if (age >= tentativeUnits) {
+            endTentative(e); // the end of a tentative child's grace
+          } else {
+            oldestTentative = Math.max(oldestTentative, age);
+          }
         }
         if ((eFlags[e] & PRESENT) == 0) {
           continue;
@@ -1123,6 +1156,7 @@ public final class DistanceVector {
           removed = true;
         } else {
           count++;
+          oldestRefresh = Math.max(oldestRefresh, (char) ((now >>> refreshShift) - eRefreshed[e]));
         }
       }
       if (d == self) {
@@ -1155,6 +1189,15 @@ public final class DistanceVector {
         forgetDestination(d);
       }
     }
+    // The first time at which an entry left here, or one refreshed or made tentative later, can
+    // be due: each is due when its age in units reaches the limit, and a later one is younger.
+    entriesDueAt =
+        Math.min(
+            ((now >>> refreshShift) - oldestRefresh + expiryUnits) << refreshShift,
+            ((now >>> tentativeShift) - oldestTentative + tentativeUnits) << tentativeShift);
+  }
+
+  private void sweepGraces(long now) {
     // The ends of the make-before-break graces: the trees built from now on leave them out.
     if (!formerParent.isEmpty() && formerParent.values().removeIfLong(until -> now >= until)) {
       changed = true;
@@ -1394,6 +1437,7 @@ public final class DistanceVector {
 
   private void adjacencyDown(Nbr nbr) {
     long now = clock.nowMillis();
+    sweepWanted = true; // destinations that lost entries may be forgotten
     nbr.up = false;
     nbr.needFull = false;
     for (int d = 0; d < maxRouters; d++) {
@@ -1491,6 +1535,7 @@ public final class DistanceVector {
 
   /** Re-runs route selection for one destination (not self), and reacts to the change. */
   private void select(int d, long now) {
+    sweepWanted = true; // a request or forgetting d may be due
     int best = -1;
     int bestCand = INF;
     int base = d * slots;
@@ -1780,6 +1825,7 @@ public final class DistanceVector {
         clear(paced[i], PACED);
       }
       pacedCount = 0;
+      sweepWanted = true; // a destination held only by its pending send may be forgotten
       pacer.sent(now);
       if (paced.length > SMALL * 16) {
         paced = new int[SMALL];
