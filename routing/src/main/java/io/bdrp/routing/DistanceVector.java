@@ -348,7 +348,8 @@ public final class DistanceVector {
   // By entry: when TENTATIVE was set, in units of 2^tentativeShift ms (low 16 bits, compared by
   // difference; the unit keeps the grace below a quarter of the wrap, and the sweep ends every
   // tentative child at its grace). Dense: a cold start offers a route to every neighbour for
-  // nearly every destination before they answer, which as a map took 25 bytes an entry.
+  // nearly every destination before they answer, which as a map took 25 bytes an entry. Empty while
+  // no entry is tentative (a settled network): the sweep gives it back, startTentative takes it.
   private char[] eTentative = new char[0];
   private final int tentativeShift;
 
@@ -657,7 +658,7 @@ public final class DistanceVector {
     byte[] f = new byte[size];
     char[] me = new char[size];
     char[] rf = new char[size];
-    char[] tt = new char[size];
+    char[] tt = eTentative.length == 0 ? eTentative : new char[size];
     OriginSignature[] sg = eSig == null ? null : new OriginSignature[size];
     for (int d = 0; d < maxRouters; d++) {
       if (sg != null) {
@@ -666,7 +667,9 @@ public final class DistanceVector {
       System.arraycopy(eFlags, d * old, f, d * grown, old);
       System.arraycopy(eMetric, d * old, me, d * grown, old);
       System.arraycopy(eRefreshed, d * old, rf, d * grown, old);
-      System.arraycopy(eTentative, d * old, tt, d * grown, old);
+      if (tt.length > 0) {
+        System.arraycopy(eTentative, d * old, tt, d * grown, old);
+      }
     }
     eFlags = f;
     eMetric = me;
@@ -933,6 +936,9 @@ public final class DistanceVector {
   }
 
   private void startTentative(int e, long now) {
+    if (eTentative.length == 0) {
+      eTentative = new char[eFlags.length]; // given back by the sweep that finds none tentative
+    }
     eFlags[e] |= TENTATIVE;
     eTentative[e] = (char) (now >>> tentativeShift);
     changed = true;
@@ -1142,6 +1148,7 @@ public final class DistanceVector {
     long tentativeUnits = (tentativeGraceMs() + (1L << tentativeShift) - 1) >>> tentativeShift;
     long expiryUnits = (config.routeExpiryMs() + (1L << refreshShift) - 1) >>> refreshShift;
     int oldestTentative = 0; // in units, the age of the oldest tentative child left
+    boolean anyTentative = false;
     int oldestRefresh = 0; // in units, the age of the least recently refreshed route left
     for (int d = 0; d < maxRouters; d++) {
       if (!known(d)) {
@@ -1158,6 +1165,7 @@ public final class DistanceVector {
             endTentative(e); // the end of a tentative child's grace
           } else {
             oldestTentative = Math.max(oldestTentative, age);
+            anyTentative = true;
           }
         }
         if ((eFlags[e] & PRESENT) == 0) {
@@ -1208,6 +1216,10 @@ public final class DistanceVector {
       if (count == 0 && selSlot[d] < 0 && (flags[d] & (HAS_FD | RETRACTING | DIRTY | PACED)) == 0) {
         forgetDestination(d);
       }
+    }
+    if (!anyTentative && eTentative.length > 0) {
+      // A cold start made nearly every entry tentative for a while; a settled table has none.
+      eTentative = new char[0];
     }
     // The first time at which an entry left here, or one refreshed or made tentative later, can
     // be due: each is due when its age in units reaches the limit, and a later one is younger.
