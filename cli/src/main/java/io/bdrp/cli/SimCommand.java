@@ -171,10 +171,9 @@ final class SimCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter o = spec.commandLine().getOut();
     Topology t = topology();
-    RoutingConfig routing = RoutingConfig.DEFAULT;
-    if (t.nodeCount() > routing.maxRouters()) {
-      routing = routing.toBuilder().maxRouters(t.nodeCount()).build();
-    }
+    // Router numbers are exactly 0..n-1: every table by router number is sized to them, not to the
+    // default maxRouters (4,096), which would take four times the heap at 1,000 routers.
+    RoutingConfig routing = RoutingConfig.DEFAULT.toBuilder().maxRouters(t.nodeCount()).build();
     if (updatePacingMs != null) {
       routing = routing.toBuilder().updatePacingMs(updatePacingMs).build();
     }

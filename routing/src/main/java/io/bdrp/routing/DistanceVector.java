@@ -205,8 +205,9 @@ import org.agrona.collections.Long2LongHashMap;
  * start-up hold-down; the move past a claim held back by the limit of one per hello interval; and,
  * every {@code helloIntervalMs}, a sweep over the table that removes routes not refreshed for
  * {@code routeExpiryMs}, ends retractions, forgets FDs {@code sourceGcMs} after their destination
- * became unreachable, and repeats pending sequence-number requests. Route expiry is also checked on
- * every selection, so it is exact; the sweep only notices it at most one hello interval late.
+ * became unreachable, and repeats pending sequence-number requests (it skips the table when none of
+ * these can be due, as in a quiet network). Route expiry is also checked on every selection, so it
+ * is exact; the sweep only notices it at most one hello interval late.
  *
  * <p>Control state is held in primitive arrays by router number: one record per destination
  * (selection, FD, last advertised seq) and one entry per (destination, neighbour), at {@code
@@ -253,9 +254,10 @@ public final class DistanceVector {
   // newest seq ever selected), so one bit set when it moves forward tells what comparing it with
   // the seq last advertised would.
   private static final int SEQ_UNSENT = 64;
-  // The selected route's and the feasibility distance's epochs are their own, in selEpochs and
-  // fdEpochs, not both the destination's common one (dEpoch).
-  private static final int EPOCHS_APART = 128;
+  // The selected route's and the feasibility distance's seqs (epochs and seqnos) are their own, in
+  // selEpochs, selSeqnos, fdEpochs and fdSeqnos, not both the destination's common one (dEpoch,
+  // dSeqno).
+  private static final int SEQS_APART = 128;
 
   // Flags of an entry.
   private static final int PRESENT = 1;
@@ -294,8 +296,6 @@ public final class DistanceVector {
   private final byte[] flags;
   private final short[] selSlot; // slot of the selected route; -1: unreachable
   private final char[] selMetric;
-  private final int[] selSeqno;
-  private final int[] fdSeqno;
   private final char[] fdMetric;
 
   /** Retraction and request timers of the destinations that have one running. */
@@ -337,16 +337,19 @@ public final class DistanceVector {
   private int[] dSeqno;
   private final Long2LongHashMap entryEpochs = byEntryMap();
   private final Long2LongHashMap entrySeqnos = byEntryMap();
-  // By destination, for those with EPOCHS_APART: the epoch of the selected (or retracted) route's
-  // seq and that of the feasibility distance. Almost always both are dEpoch, which saves 16 bytes
-  // a destination (160 KB a router at 10,000 routers).
+  // By destination, for those with SEQS_APART: the seq of the selected (or retracted) route and
+  // that of the feasibility distance. Almost always both are the destination's common seq, which
+  // saves 24 bytes a destination (240 KB a router at 10,000 routers).
   private final Long2LongHashMap selEpochs = byEntryMap();
+  private final Long2LongHashMap selSeqnos = byEntryMap();
   private final Long2LongHashMap fdEpochs = byEntryMap();
+  private final Long2LongHashMap fdSeqnos = byEntryMap();
 
   // By entry: when TENTATIVE was set, in units of 2^tentativeShift ms (low 16 bits, compared by
   // difference; the unit keeps the grace below a quarter of the wrap, and the sweep ends every
   // tentative child at its grace). Dense: a cold start offers a route to every neighbour for
-  // nearly every destination before they answer, which as a map took 25 bytes an entry.
+  // nearly every destination before they answer, which as a map took 25 bytes an entry. Empty while
+  // no entry is tentative (a settled network): the sweep gives it back, startTentative takes it.
   private char[] eTentative = new char[0];
   private final int tentativeShift;
 
@@ -363,6 +366,11 @@ public final class DistanceVector {
   private boolean holdingDown = true;
   private final long holdDownUntil;
   private long nextSweepAt;
+  // The sweep looks at the table only when something may be due (see sweep): a destination was
+  // selected anew or lost entries, a tentative child started or ended, or a paced batch went out
+  // since the last look; a timer is running; or an entry's expiry or tentative grace may have come.
+  private boolean sweepWanted = true;
+  private long entriesDueAt;
 
   /** Destinations changed by the current call (grown as needed, made small again after). */
   private int[] dirty = new int[SMALL];
@@ -407,8 +415,6 @@ public final class DistanceVector {
     Arrays.fill(selSlot, (short) -1);
     this.selMetric = new char[n];
     Arrays.fill(selMetric, (char) INF);
-    this.selSeqno = new int[n];
-    this.fdSeqno = new int[n];
     this.dEpoch = new long[n];
     this.dSeqno = new int[n];
     this.fdMetric = new char[n];
@@ -542,27 +548,46 @@ public final class DistanceVector {
 
   /** The epoch of destination {@code d}'s selected (or retracted) route's seq. */
   private long selEpoch(int d) {
-    return (flags[d] & EPOCHS_APART) != 0 ? selEpochs.get(d) : dEpoch[d];
+    return (flags[d] & SEQS_APART) != 0 ? selEpochs.get(d) : dEpoch[d];
+  }
+
+  /** The seqno of destination {@code d}'s selected (or retracted) route's seq. */
+  private int selSeqno(int d) {
+    return (flags[d] & SEQS_APART) != 0 ? (int) selSeqnos.get(d) : dSeqno[d];
   }
 
   /** The epoch of destination {@code d}'s feasibility distance. */
   private long fdEpoch(int d) {
-    return (flags[d] & EPOCHS_APART) != 0 ? fdEpochs.get(d) : dEpoch[d];
+    return (flags[d] & SEQS_APART) != 0 ? fdEpochs.get(d) : dEpoch[d];
   }
 
-  /** Sets the epochs of {@code d}'s selected route and feasibility distance. */
-  private void setEpochs(int d, long sel, long fd) {
-    long common = dEpoch[d];
-    if (sel == common && fd == common) {
-      if ((flags[d] & EPOCHS_APART) != 0) {
-        clear(d, EPOCHS_APART);
-        selEpochs.remove(d);
-        fdEpochs.remove(d);
-      }
+  /** The seqno of destination {@code d}'s feasibility distance. */
+  private int fdSeqno(int d) {
+    return (flags[d] & SEQS_APART) != 0 ? (int) fdSeqnos.get(d) : dSeqno[d];
+  }
+
+  /** Sets the seqs of {@code d}'s selected route and feasibility distance. */
+  private void setSeqs(int d, long selE, int selS, long fdE, int fdS) {
+    long e = dEpoch[d];
+    int s = dSeqno[d];
+    if (selE == e && selS == s && fdE == e && fdS == s) {
+      forgetSeqs(d);
     } else {
-      set(d, EPOCHS_APART);
-      selEpochs.put(d, sel);
-      fdEpochs.put(d, fd);
+      set(d, SEQS_APART);
+      selEpochs.put(d, selE);
+      selSeqnos.put(d, selS);
+      fdEpochs.put(d, fdE);
+      fdSeqnos.put(d, fdS);
+    }
+  }
+
+  private void forgetSeqs(int d) {
+    if ((flags[d] & SEQS_APART) != 0) {
+      clear(d, SEQS_APART);
+      selEpochs.remove(d);
+      selSeqnos.remove(d);
+      fdEpochs.remove(d);
+      fdSeqnos.remove(d);
     }
   }
 
@@ -591,11 +616,13 @@ public final class DistanceVector {
           entrySeqnos.put(x, dSeqno[d]);
         }
       }
-      long sel = selEpoch(d);
-      long fd = fdEpoch(d);
+      long selE = selEpoch(d);
+      int selS = selSeqno(d);
+      long fdE = fdEpoch(d);
+      int fdS = fdSeqno(d);
       dEpoch[d] = epoch;
       dSeqno[d] = seqno;
-      setEpochs(d, sel, fd);
+      setSeqs(d, selE, selS, fdE, fdS);
     }
     if (epoch == dEpoch[d] && seqno == dSeqno[d]) {
       if ((eFlags[e] & OWN_SEQ) != 0) {
@@ -631,7 +658,7 @@ public final class DistanceVector {
     byte[] f = new byte[size];
     char[] me = new char[size];
     char[] rf = new char[size];
-    char[] tt = new char[size];
+    char[] tt = eTentative.length == 0 ? eTentative : new char[size];
     OriginSignature[] sg = eSig == null ? null : new OriginSignature[size];
     for (int d = 0; d < maxRouters; d++) {
       if (sg != null) {
@@ -640,7 +667,9 @@ public final class DistanceVector {
       System.arraycopy(eFlags, d * old, f, d * grown, old);
       System.arraycopy(eMetric, d * old, me, d * grown, old);
       System.arraycopy(eRefreshed, d * old, rf, d * grown, old);
-      System.arraycopy(eTentative, d * old, tt, d * grown, old);
+      if (tt.length > 0) {
+        System.arraycopy(eTentative, d * old, tt, d * grown, old);
+      }
     }
     eFlags = f;
     eMetric = me;
@@ -907,15 +936,20 @@ public final class DistanceVector {
   }
 
   private void startTentative(int e, long now) {
+    if (eTentative.length == 0) {
+      eTentative = new char[eFlags.length]; // given back by the sweep that finds none tentative
+    }
     eFlags[e] |= TENTATIVE;
     eTentative[e] = (char) (now >>> tentativeShift);
     changed = true;
+    sweepWanted = true;
   }
 
   private void endTentative(int e) {
     if ((eFlags[e] & TENTATIVE) != 0) {
       eFlags[e] &= ~TENTATIVE;
       changed = true;
+      sweepWanted = true;
     }
   }
 
@@ -1008,7 +1042,7 @@ public final class DistanceVector {
     if (!known(d)) {
       return true;
     }
-    if (selSlot[d] >= 0 && compareSeq(selEpoch(d), selSeqno[d], r.epoch(), r.seqno()) > 0) {
+    if (selSlot[d] >= 0 && compareSeq(selEpoch(d), selSeqno(d), r.epoch(), r.seqno()) > 0) {
       send(from, List.of(advert(d, from, now)));
       return true;
     }
@@ -1092,7 +1126,30 @@ public final class DistanceVector {
     return t;
   }
 
+  /**
+   * Every hello interval: expiry, the ends of tentative children's graces, retractions and FDs, the
+   * repeated seqno requests, and forgetting destinations with no state left. The table is looked at
+   * only when one of them may be due; otherwise a quiet network's sweep costs nothing per
+   * destination. The look is skipped only when it would find nothing: no entry's expiry or grace
+   * has come (entriesDueAt, the earliest of them as of the last look: a later refresh or offer only
+   * comes later), no timer runs (retractions, unreachable FDs and repeated requests each keep one),
+   * and nothing has changed since the last look that could make a destination's request or its
+   * forgetting due (sweepWanted: a selection, lost entries, a tentative child, a paced batch sent).
+   */
   private void sweep(long now) {
+    if (sweepWanted || !timers.isEmpty() || now >= entriesDueAt) {
+      sweepTable(now);
+    }
+    sweepGraces(now);
+  }
+
+  private void sweepTable(long now) {
+    sweepWanted = false; // a selection made by this sweep asks for the next one as well
+    long tentativeUnits = (tentativeGraceMs() + (1L << tentativeShift) - 1) >>> tentativeShift;
+    long expiryUnits = (config.routeExpiryMs() + (1L << refreshShift) - 1) >>> refreshShift;
+    int oldestTentative = 0; // in units, the age of the oldest tentative child left
+    boolean anyTentative = false;
+    int oldestRefresh = 0; // in units, the age of the least recently refreshed route left
     for (int d = 0; d < maxRouters; d++) {
       if (!known(d)) {
         continue;
@@ -1102,10 +1159,14 @@ public final class DistanceVector {
       int count = 0;
       for (int s = 0; s < slots; s++) {
         int e = base + s;
-        if ((eFlags[e] & TENTATIVE) != 0
-            && (char) ((now >>> tentativeShift) - eTentative[e])
-                >= (tentativeGraceMs() + (1L << tentativeShift) - 1) >>> tentativeShift) {
-          endTentative(e); // the end of a tentative child's grace
+        if ((eFlags[e] & TENTATIVE) != 0) {
+          int age = (char) ((now >>> tentativeShift) - eTentative[e]);
+          if (age >= tentativeUnits) {
+            endTentative(e); // the end of a tentative child's grace
+          } else {
+            oldestTentative = Math.max(oldestTentative, age);
+            anyTentative = true;
+          }
         }
         if ((eFlags[e] & PRESENT) == 0) {
           continue;
@@ -1123,6 +1184,7 @@ public final class DistanceVector {
           removed = true;
         } else {
           count++;
+          oldestRefresh = Math.max(oldestRefresh, (char) ((now >>> refreshShift) - eRefreshed[e]));
         }
       }
       if (d == self) {
@@ -1155,6 +1217,19 @@ public final class DistanceVector {
         forgetDestination(d);
       }
     }
+    if (!anyTentative && eTentative.length > 0) {
+      // A cold start made nearly every entry tentative for a while; a settled table has none.
+      eTentative = new char[0];
+    }
+    // The first time at which an entry left here, or one refreshed or made tentative later, can
+    // be due: each is due when its age in units reaches the limit, and a later one is younger.
+    entriesDueAt =
+        Math.min(
+            ((now >>> refreshShift) - oldestRefresh + expiryUnits) << refreshShift,
+            ((now >>> tentativeShift) - oldestTentative + tentativeUnits) << tentativeShift);
+  }
+
+  private void sweepGraces(long now) {
     // The ends of the make-before-break graces: the trees built from now on leave them out.
     if (!formerParent.isEmpty() && formerParent.values().removeIfLong(until -> now >= until)) {
       changed = true;
@@ -1189,18 +1264,13 @@ public final class DistanceVector {
 
   /** Clears every field of destination d, which has no routes, FD, retraction or pending send. */
   private void forgetDestination(int d) {
-    if ((flags[d] & EPOCHS_APART) != 0) {
-      selEpochs.remove(d);
-      fdEpochs.remove(d);
-    }
+    forgetSeqs(d);
     flags[d] = 0;
     selSlot[d] = -1;
     selMetric[d] = (char) INF;
-    selSeqno[d] = 0;
     if (selSig != null) {
       selSig[d] = null;
     }
-    fdSeqno[d] = 0;
     fdMetric[d] = 0;
     timers.remove(d);
     forgetFormerParents(d);
@@ -1245,7 +1315,7 @@ public final class DistanceVector {
     }
     return destination < 0 || destination >= maxRouters || selSlot[destination] < 0
         ? -1
-        : selSeqno[destination];
+        : selSeqno(destination);
   }
 
   /** The metric of the selected route to {@code destination}: 0 for self, INFINITY if none. */
@@ -1394,6 +1464,7 @@ public final class DistanceVector {
 
   private void adjacencyDown(Nbr nbr) {
     long now = clock.nowMillis();
+    sweepWanted = true; // destinations that lost entries may be forgotten
     nbr.up = false;
     nbr.needFull = false;
     for (int d = 0; d < maxRouters; d++) {
@@ -1481,7 +1552,7 @@ public final class DistanceVector {
     if (!has(d, HAS_FD)) {
       return true;
     }
-    int c = compareSeq(epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno[d]);
+    int c = compareSeq(epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno(d));
     return c > 0 || (c == 0 && eMetric[e] < fdMetric[d]);
   }
 
@@ -1491,6 +1562,7 @@ public final class DistanceVector {
 
   /** Re-runs route selection for one destination (not self), and reacts to the change. */
   private void select(int d, long now) {
+    sweepWanted = true; // a request or forgetting d may be due
     int best = -1;
     int bestCand = INF;
     int base = d * slots;
@@ -1528,16 +1600,15 @@ public final class DistanceVector {
     }
     int e = base + best;
     // FD moves to the selected route before anything is advertised.
-    int c = has(d, HAS_FD) ? compareSeq(epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno[d]) : 1;
+    int c = has(d, HAS_FD) ? compareSeq(epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno(d)) : 1;
     if (c > 0 || (c == 0 && bestCand < fdMetric[d])) {
       set(d, HAS_FD);
-      setEpochs(d, selEpoch(d), epochOf(e));
-      fdSeqno[d] = seqnoOf(e);
+      setSeqs(d, selEpoch(d), selSeqno(d), epochOf(e), seqnoOf(e));
       fdMetric[d] = (char) bestCand;
     }
     boolean routeChanged = old != best || selMetric[d] != bestCand;
-    boolean seqChanged = selEpoch(d) != epochOf(e) || selSeqno[d] != seqnoOf(e);
-    if (has(d, ADVERTISED) && compareSeq(epochOf(e), seqnoOf(e), selEpoch(d), selSeqno[d]) > 0) {
+    boolean seqChanged = selEpoch(d) != epochOf(e) || selSeqno(d) != seqnoOf(e);
+    if (has(d, ADVERTISED) && compareSeq(epochOf(e), seqnoOf(e), selEpoch(d), selSeqno(d)) > 0) {
       set(d, SEQ_UNSENT);
     }
     if (old >= 0 && old != best) {
@@ -1549,8 +1620,7 @@ public final class DistanceVector {
     }
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;
-    setEpochs(d, epochOf(e), fdEpoch(d));
-    selSeqno[d] = seqnoOf(e);
+    setSeqs(d, epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno(d));
     if (selSig != null) {
       selSig[d] = eSig[e];
     }
@@ -1590,10 +1660,10 @@ public final class DistanceVector {
 
   /** Asks for a route to d newer than its FD: from {@code to}, or every up neighbour if null. */
   private void request(int d, long now, Nbr to) {
-    if (!has(d, HAS_FD) || holdingDown || !rateOk(d, now, fdEpoch(d), fdSeqno[d])) {
+    if (!has(d, HAS_FD) || holdingDown || !rateOk(d, now, fdEpoch(d), fdSeqno(d))) {
       return;
     }
-    SeqnoRequest r = new SeqnoRequest(self, d, fdEpoch(d), fdSeqno[d], config.seqnoRequestHops());
+    SeqnoRequest r = new SeqnoRequest(self, d, fdEpoch(d), fdSeqno(d), config.seqnoRequestHops());
     if (to != null) {
       to.face.send(r);
       return;
@@ -1636,10 +1706,10 @@ public final class DistanceVector {
     }
     if (selSlot[d] >= 0) {
       boolean via = selSlot[d] == to.slot;
-      return new Route(d, selEpoch(d), selSeqno[d], via ? INF : selMetric[d], via, selSig(d));
+      return new Route(d, selEpoch(d), selSeqno(d), via ? INF : selMetric[d], via, selSig(d));
     }
     if (has(d, RETRACTING) && now < timers.get(d).retractUntil) {
-      return new Route(d, selEpoch(d), selSeqno[d], INF, false, selSig(d));
+      return new Route(d, selEpoch(d), selSeqno(d), INF, false, selSig(d));
     }
     return null;
   }
@@ -1780,6 +1850,7 @@ public final class DistanceVector {
         clear(paced[i], PACED);
       }
       pacedCount = 0;
+      sweepWanted = true; // a destination held only by its pending send may be forgotten
       pacer.sent(now);
       if (paced.length > SMALL * 16) {
         paced = new int[SMALL];

@@ -1,7 +1,9 @@
 package io.bdrp.routing;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,13 +25,22 @@ import java.util.Map;
  * and the receivers' duplicate window keep a copy from looping or being delivered twice.
  */
 public final class ForwardingTable {
+  private static final char NO_HOP = 0xFFFF;
+
   private final int self;
   private final int words;
-  private final int[] nextHop; // by router number, -1: no route
+  // By router number, the index in neighbours of the next hop (NO_HOP: no route): two bytes a
+  // router rather than four, since a large network's routers each hold one per other router.
+  private final char[] hop;
   private final int[] neighbours; // up neighbours, ascending
   private final long[][] behind; // behind[i]: routers whose next hop is neighbours[i]
   private final long[] reachable; // routers with a route, self excluded
-  private final int[][] children; // by source router number, null: none
+  // By source router number, the index in childSets of its children (0: none): a router has a few
+  // distinct sets of children and thousands of sources. Null when the sets are too many to number
+  // in two bytes; childrenBySource holds them instead.
+  private final char[] childSet;
+  private final int[][] childSets;
+  private final int[][] childrenBySource;
   private final int reachableCount;
   // Sources whose next hop changed within the make-before-break grace, ascending (a source once
   // per former next hop), and for each the former next hop, from which broadcasts are still taken
@@ -40,22 +51,26 @@ public final class ForwardingTable {
   private ForwardingTable(
       int self,
       int words,
-      int[] nextHop,
+      char[] hop,
       int[] neighbours,
       long[][] behind,
       long[] reachable,
-      int[][] children,
+      char[] childSet,
+      int[][] childSets,
+      int[][] childrenBySource,
       int[] formerSources,
       int[] formerHops) {
     this.self = self;
     this.formerSources = formerSources;
     this.formerHops = formerHops;
     this.words = words;
-    this.nextHop = nextHop;
+    this.hop = hop;
     this.neighbours = neighbours;
     this.behind = behind;
     this.reachable = reachable;
-    this.children = children;
+    this.childSet = childSet;
+    this.childSets = childSets;
+    this.childrenBySource = childrenBySource;
     int n = 0;
     for (long w : reachable) {
       n += Long.bitCount(w);
@@ -117,10 +132,13 @@ public final class ForwardingTable {
         }
       }
     }
-    // One array per distinct set of children (keyed by the neighbours' indexes when there are at
-    // most 64): a router has a few such sets and thousands of sources, most with one child.
-    int[][] kids = new int[maxRouters][];
-    Map<Long, int[]> sets = new HashMap<>();
+    // One array per distinct set of children, numbered: a router has a few such sets and
+    // thousands of sources, most with one child.
+    char[] childSet = new char[maxRouters];
+    List<int[]> setList = new ArrayList<>();
+    setList.add(NONE);
+    Map<IntArrayKey, Integer> sets = new HashMap<>();
+    int[][] bySource = null; // the sets by source, if too many to number in a char
     for (int s = 0; s < sources; s++) {
       int[] c = children[s];
       if (c == null || c.length == 0) {
@@ -128,22 +146,32 @@ public final class ForwardingTable {
       }
       int[] sorted = c.clone();
       Arrays.sort(sorted);
-      if (n <= 64) {
-        long key = 0;
-        for (int k : sorted) {
-          key |= 1L << Arrays.binarySearch(neighbourOf, 0, n, k);
+      Integer k = sets.get(new IntArrayKey(sorted));
+      if (k == null) {
+        k = setList.size();
+        setList.add(sorted);
+        sets.put(new IntArrayKey(sorted), k);
+      }
+      if (bySource == null && k > Character.MAX_VALUE) {
+        bySource = new int[maxRouters][];
+        for (int r = 0; r < s; r++) {
+          bySource[r] = setList.get(childSet[r]);
         }
-        int[] same = sets.putIfAbsent(key, sorted);
-        kids[s] = same != null && Arrays.equals(same, sorted) ? same : sorted;
+      }
+      if (bySource != null) {
+        bySource[s] = setList.get(k);
       } else {
-        kids[s] = sorted;
+        childSet[s] = (char) (int) k;
       }
     }
     long[][] behind = new long[n][words];
+    char[] hop = new char[maxRouters];
+    Arrays.fill(hop, NO_HOP);
     for (int r = 0; r < maxRouters; r++) {
       if (hops[r] >= 0) {
-        int i = Arrays.binarySearch(neighbourOf, hops[r]);
+        int i = Arrays.binarySearch(neighbourOf, 0, n, hops[r]);
         behind[i][r >>> 6] |= 1L << r;
+        hop[r] = (char) i;
       }
     }
     int[][] former = formerParents.clone();
@@ -156,7 +184,30 @@ public final class ForwardingTable {
       formerHops[i] = former[i][1];
     }
     return new ForwardingTable(
-        self, words, hops, neighbourOf, behind, reach, kids, formerSources, formerHops);
+        self,
+        words,
+        hop,
+        Arrays.copyOf(neighbourOf, n),
+        behind,
+        reach,
+        bySource == null ? childSet : null,
+        bySource == null ? setList.toArray(new int[0][]) : null,
+        bySource,
+        formerSources,
+        formerHops);
+  }
+
+  /** A set of children as a map key, by its elements. */
+  private record IntArrayKey(int[] a) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof IntArrayKey k && Arrays.equals(a, k.a);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(a);
+    }
   }
 
   /** Whether {@code from} is a former next hop towards {@code source} still within its grace. */
@@ -201,7 +252,11 @@ public final class ForwardingTable {
 
   /** The next hop towards {@code router}, or -1. */
   public int nextHop(int router) {
-    return router >= 0 && router < nextHop.length ? nextHop[router] : -1;
+    if (router < 0 || router >= hop.length) {
+      return -1;
+    }
+    char i = hop[router];
+    return i == NO_HOP ? -1 : neighbours[i];
   }
 
   /**
@@ -232,7 +287,13 @@ public final class ForwardingTable {
 
   /** This router's children in the tree of shortest paths towards {@code source}; do not modify. */
   int[] children(int source) {
-    int[] c = source >= 0 && source < children.length ? children[source] : null;
+    if (source < 0 || source >= hop.length) {
+      return NONE;
+    }
+    if (childSet != null) {
+      return childSets[childSet[source]];
+    }
+    int[] c = childrenBySource[source];
     return c == null ? NONE : c;
   }
 

@@ -428,6 +428,8 @@ public final class RoutingNode {
   public ForwardingTable routes() {
     long r = dv.version();
     if (table == null || r != builtRoutes) {
+      table = null; // not two tables at once while the new one is built
+      snapshot = null; // nor the previous one kept by the snapshot: snapshot() makes a new one
       table = buildTable();
       builtRoutes = r;
     }

@@ -25,9 +25,11 @@ import java.util.List;
  * therefore bound how many filters one source may put in it (the router caps filters per host).
  *
  * <p>Add and remove cost a member's bits (removal is constant time per list, through each member's
- * slot in each of its lists). Members are given ids, reused after removal. Memory: a reference per
- * bit position (32 KiB at M = 8192) plus, per member, 8 bytes a set bit. Not thread-safe: owned by
- * the thread that builds it.
+ * slot in each of its lists). Members are given ids, reused after removal. Memory: the lists are
+ * found by bit in a small open-addressing table, about 12 bytes per bit that some member sets,
+ * plus, per member, 8 bytes a set bit; nothing per unused bit position (a table by position cost 64
+ * KiB at M = 8192 even for a single member, and every router holds two indexes over its hosts'
+ * filters). Not thread-safe: owned by the thread that builds it.
  *
  * @param <T> what each member stands for, handed back by {@link #supersetsOf}
  */
@@ -35,8 +37,13 @@ public final class CoverIndex<T> {
   private static final int[] NONE = {};
 
   private final int bits;
-  private final int[][] lists; // by bit: member ids, lists[b][0 .. sizes[b])
-  private final int[] sizes;
+  // The lists by bit, in an open-addressing table (linear probing): keys[i] is bit + 1 (0: free),
+  // lists[i][0 .. sizes[i]) its members' ids. A list that empties keeps its key, without an array,
+  // until the table is rebuilt.
+  private int[] keys = new int[16];
+  private int[][] lists = new int[16][];
+  private int[] sizes = new int[16];
+  private int used; // keys taken, empty lists included
   private char[][] members = new char[8][]; // by id; null for a free id
   private int[][] slots = new int[8][]; // slots[id][j]: index of id in the list of its j-th bit
   private Object[] values = new Object[8];
@@ -56,8 +63,74 @@ public final class CoverIndex<T> {
       throw new IllegalArgumentException("bits must be positive, got " + bits);
     }
     this.bits = bits;
-    this.lists = new int[bits][];
-    this.sizes = new int[bits];
+  }
+
+  /** The index in the table of bit {@code b}'s list, or -1 if no member sets it. */
+  private int find(int b) {
+    int mask = keys.length - 1;
+    for (int i = hash(b) & mask; ; i = (i + 1) & mask) {
+      int k = keys[i];
+      if (k == b + 1) {
+        return i;
+      }
+      if (k == 0) {
+        return -1;
+      }
+    }
+  }
+
+  /** The index in the table of bit {@code b}'s list, taking a key for it if there is none. */
+  private int slotOf(int b) {
+    int i = find(b);
+    if (i >= 0) {
+      return i;
+    }
+    if (4 * (used + 1) > 3 * keys.length) {
+      rebuild();
+    }
+    int mask = keys.length - 1;
+    i = hash(b) & mask;
+    while (keys[i] != 0) {
+      i = (i + 1) & mask;
+    }
+    keys[i] = b + 1;
+    used++;
+    return i;
+  }
+
+  /** Rebuilds the table without the keys of emptied lists, twice as large if half full. */
+  private void rebuild() {
+    int live = 0;
+    for (int i = 0; i < keys.length; i++) {
+      if (sizes[i] > 0) {
+        live++;
+      }
+    }
+    int capacity = 4 * (live + 1) > keys.length ? 2 * keys.length : keys.length;
+    int[] k0 = keys;
+    int[][] l0 = lists;
+    int[] s0 = sizes;
+    keys = new int[capacity];
+    lists = new int[capacity][];
+    sizes = new int[capacity];
+    int mask = capacity - 1;
+    for (int i = 0; i < k0.length; i++) {
+      if (s0[i] > 0) {
+        int j = hash(k0[i] - 1) & mask;
+        while (keys[j] != 0) {
+          j = (j + 1) & mask;
+        }
+        keys[j] = k0[i];
+        lists[j] = l0[i];
+        sizes[j] = s0[i];
+      }
+    }
+    used = live;
+  }
+
+  private static int hash(int b) {
+    int h = b * 0x9E3779B9;
+    return h ^ (h >>> 16);
   }
 
   /** Number of members. */
@@ -105,7 +178,7 @@ public final class CoverIndex<T> {
     }
     int[] s = new int[filter.length];
     for (int j = 0; j < filter.length; j++) {
-      int b = filter[j];
+      int b = slotOf(filter[j]);
       int[] l = lists[b];
       int n = sizes[b];
       if (l == null) {
@@ -138,8 +211,9 @@ public final class CoverIndex<T> {
     int[] s = slots[id];
     for (int j = 0; j < f.length; j++) {
       int b = f[j];
-      int[] l = lists[b];
-      int last = --sizes[b];
+      int i = find(b);
+      int[] l = lists[i];
+      int last = --sizes[i];
       int moved = l[last];
       l[s[j]] = moved;
       if (moved != id) {
@@ -147,7 +221,7 @@ public final class CoverIndex<T> {
         slots[moved][Arrays.binarySearch(members[moved], (char) b)] = s[j];
       }
       if (last == 0) {
-        lists[b] = null; // an emptied list gives its memory back
+        lists[i] = null; // an emptied list gives its memory back
       }
     }
     members[id] = null;
@@ -172,7 +246,10 @@ public final class CoverIndex<T> {
     boolean found = false;
     scan:
     for (int j = from; j < to; j++) {
-      int b = f[j];
+      int b = find(f[j]);
+      if (b < 0) {
+        continue;
+      }
       int[] l = lists[b];
       for (int k = 0, n = sizes[b]; k < n; k++) {
         int id = l[k];
@@ -208,11 +285,15 @@ public final class CoverIndex<T> {
       }
       return;
     }
-    int rarest = f[from];
-    for (int j = from + 1; j < to; j++) {
-      if (sizes[f[j]] < sizes[rarest]) {
-        rarest = f[j];
+    int rarest = find(f[from]);
+    for (int j = from + 1; j < to && rarest >= 0; j++) {
+      int i = find(f[j]);
+      if (i < 0 || sizes[i] < sizes[rarest]) {
+        rarest = i;
       }
+    }
+    if (rarest < 0) {
+      return; // a bit of f that no member sets: no member covers f
     }
     int[] l = lists[rarest];
     for (int k = 0, n = sizes[rarest]; k < n; k++) {
