@@ -34,8 +34,8 @@ public final class OutputBatches {
   private final java.util.function.BiConsumer<Channel, ByteBuf> writeAndFlush =
       OutputBatches::writeAndFlush;
   private final java.util.List<Runnable> beforeFlush = new java.util.ArrayList<>();
-  private final java.util.function.BiPredicate<Channel, ByteBuf> flushUnlessSmall =
-      this::flushUnlessSmall;
+  private final java.util.function.Predicate<Map.Entry<Channel, ByteBuf>> flushedUnlessSmall =
+      e -> flushUnlessSmall(e.getKey(), e.getValue());
   private boolean flushQueued;
 
   /**
@@ -179,7 +179,7 @@ public final class OutputBatches {
     if (inputContinues && deferrals < MAX_DEFERRALS) {
       inputContinues = false;
       // Large batches go now; small ones wait for the next turn, after its reads.
-      pending.entrySet().removeIf(e -> flushUnlessSmall.test(e.getKey(), e.getValue()));
+      pending.entrySet().removeIf(flushedUnlessSmall);
       if (!pending.isEmpty()) {
         deferrals++;
         nextTurn.accept(flushAll);
