@@ -21,6 +21,7 @@ import org.eclipse.paho.client.mqttv3.IMqttToken;
 import org.eclipse.paho.client.mqttv3.MqttAsyncClient;
 import org.eclipse.paho.client.mqttv3.MqttCallback;
 import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
+import org.eclipse.paho.client.mqttv3.MqttException;
 import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 
@@ -195,11 +196,45 @@ public abstract class MqttSystem implements PubSubSystem {
     o.setConnectionTimeout(10);
     o.setMaxInflight(IN_FLIGHT);
     o.setSocketFactory(new NoDelaySockets());
-    c.connect(o).waitForCompletion(10_000);
+    try {
+      c.connect(o).waitForCompletion(10_000);
+    } catch (MqttException e) {
+      c.close(true);
+      throw new IOException(
+          name
+              + " could not connect to server "
+              + server
+              + " at 127.0.0.1:"
+              + mqttPorts[server]
+              + ": "
+              + e.getMessage()
+              + (e.getCause() != null ? " (" + e.getCause() + ")" : "")
+              + serverState(server),
+          e);
+    }
     synchronized (clients) {
       clients.add(c);
     }
     return c;
+  }
+
+  /** Whether server {@code i}'s process runs, and the end of its log: why a connection failed. */
+  private String serverState(int i) {
+    if (i >= servers.size()) {
+      return "";
+    }
+    ChildProcess p = servers.get(i);
+    StringBuilder b =
+        new StringBuilder("\n--- ").append(p).append(p.isAlive() ? ", running" : ", exited");
+    try {
+      List<String> lines = Files.readAllLines(p.log());
+      for (String l : lines.subList(Math.max(0, lines.size() - 30), lines.size())) {
+        b.append("\n  ").append(l);
+      }
+    } catch (IOException | RuntimeException e) {
+      b.append("\n  (log unreadable: ").append(e).append(')');
+    }
+    return b.toString();
   }
 
   /** Counts a connection that ended under the harness, and delivers to {@code receiver}. */
