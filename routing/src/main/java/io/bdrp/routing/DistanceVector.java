@@ -272,6 +272,12 @@ public final class DistanceVector {
   // The entry's seq (epoch and seqno) is its own, in entryEpochs and entrySeqnos, not the
   // destination's common one (dEpoch, dSeqno).
   private static final int OWN_SEQ = 16;
+  // Make before break (see "Broadcast trees while routes change"): the neighbour stopped choosing
+  // this router for the destination and is still sent its broadcasts until eChildUntil; it was
+  // this router's next hop, and broadcasts from the destination are still taken from it until
+  // eParentUntil.
+  private static final int FORMER_CHILD = 32;
+  private static final int FORMER_PARENT = 64;
 
   private final int self;
   private final long epoch;
@@ -301,17 +307,21 @@ public final class DistanceVector {
   /** Retraction and request timers of the destinations that have one running. */
   private HashMap<Integer, Timers> timers = new HashMap<>();
 
-  // Make-before-break of the broadcast trees (see "Broadcast trees while routes change"), only for
-  // the destinations and entries in transition: by (destination << 16 | slot of a former next
-  // hop; a router has fewer than 2^16 neighbours), until when its broadcasts are still taken from
-  // there (every former next hop within its
-  // grace: a router may change twice before the first former one stops sending); by entry
-  // (destination * slots + slot), until when a neighbour that stopped choosing this router is
-  // still sent broadcasts.
-  // (Replaced by small ones when the graces of a cold start's changes have all passed: a map keeps
-  // the table its peak needed.)
-  private Long2LongHashMap formerParent = byEntryMap();
-  private Long2LongHashMap formerChild = byEntryMap();
+  // Make-before-break of the broadcast trees (see "Broadcast trees while routes change"), by entry
+  // (destination * slots + slot) with FORMER_CHILD or FORMER_PARENT: until when a neighbour that
+  // stopped choosing this router is still sent broadcasts, and until when broadcasts are still
+  // taken from a former next hop (every former one within its grace: a router may change twice
+  // before the first former one stops sending). In units of 2^graceShift ms, low 16 bits, compared
+  // by difference (the unit keeps the graces below a quarter of the wrap, and the sweep ends each
+  // at
+  // its time). Dense, like eTentative: a cold start changes nearly every destination's next hop and
+  // children, which as maps took 25 to 50 bytes an entry (a third of a 3,000-router simulation's
+  // heap at its peak). Empty while no grace runs: the sweep that ends the last gives them back.
+  private char[] eChildUntil = new char[0];
+  private char[] eParentUntil = new char[0];
+  private final int graceShift;
+  // The earliest end of a grace as of the last look (ms): the sweep looks no sooner.
+  private long gracesDueAt = Long.MAX_VALUE;
 
   private int timersPeak;
 
@@ -422,6 +432,8 @@ public final class DistanceVector {
     // The smallest unit that keeps the grace below 2^14 units, a quarter of the char's wrap.
     this.refreshShift = Math.max(0, 64 - Long.numberOfLeadingZeros(config.routeExpiryMs()) - 14);
     this.tentativeShift = Math.max(0, 64 - Long.numberOfLeadingZeros(tentativeGraceMs()) - 14);
+    this.graceShift =
+        Math.max(0, 64 - Long.numberOfLeadingZeros(Math.max(parentGraceMs(), childGraceMs())) - 14);
     this.jitter = new SplittableRandom(epoch * 31 + self);
     long now = clock.nowMillis();
     this.holdDownUntil = now + config.deadIntervalMs() + config.helloIntervalMs();
@@ -659,6 +671,8 @@ public final class DistanceVector {
     char[] me = new char[size];
     char[] rf = new char[size];
     char[] tt = eTentative.length == 0 ? eTentative : new char[size];
+    char[] cu = eChildUntil.length == 0 ? eChildUntil : new char[size];
+    char[] pu = eParentUntil.length == 0 ? eParentUntil : new char[size];
     OriginSignature[] sg = eSig == null ? null : new OriginSignature[size];
     for (int d = 0; d < maxRouters; d++) {
       if (sg != null) {
@@ -670,16 +684,23 @@ public final class DistanceVector {
       if (tt.length > 0) {
         System.arraycopy(eTentative, d * old, tt, d * grown, old);
       }
+      if (cu.length > 0) {
+        System.arraycopy(eChildUntil, d * old, cu, d * grown, old);
+      }
+      if (pu.length > 0) {
+        System.arraycopy(eParentUntil, d * old, pu, d * grown, old);
+      }
     }
     eFlags = f;
     eMetric = me;
     eRefreshed = rf;
     eTentative = tt;
+    eChildUntil = cu;
+    eParentUntil = pu;
     eSig = sg;
     // The maps by entry follow their entries to the wider layout.
     renumberEntries(entryEpochs, old, grown);
     renumberEntries(entrySeqnos, old, grown);
-    renumberEntries(formerChild, old, grown);
     bySlot = Arrays.copyOf(bySlot, grown);
     slots = grown;
     return old;
@@ -882,9 +903,9 @@ public final class DistanceVector {
         changed = true; // the children of d
         eFlags[e] = (byte) (r.viaReceiver() ? eFlags[e] | VIA : eFlags[e] & ~VIA);
         if (via) {
-          formerChild.put(e, now + childGraceMs()); // make before break: still sent to a while
+          startFormerChild(e, now + childGraceMs()); // make before break: still sent to a while
         } else {
-          formerChild.remove(e);
+          eFlags[e] &= ~FORMER_CHILD;
         }
       }
       setSeq(e, r.epoch(), r.seqno());
@@ -930,7 +951,7 @@ public final class DistanceVector {
     } else if (!none && (eFlags[e] & TENTATIVE) != 0) {
       endTentative(e);
       if ((eFlags[e] & VIA) == 0) {
-        formerChild.put(e, now + parentGraceMs());
+        startFormerChild(e, now + parentGraceMs());
       }
     }
   }
@@ -943,6 +964,38 @@ public final class DistanceVector {
     eTentative[e] = (char) (now >>> tentativeShift);
     changed = true;
     sweepWanted = true;
+  }
+
+  /** Neighbour entry {@code e} is still sent broadcasts until {@code untilMs}. */
+  private void startFormerChild(int e, long untilMs) {
+    if (eChildUntil.length == 0) {
+      eChildUntil = new char[eFlags.length]; // given back by the sweep that ends the last grace
+    }
+    eFlags[e] |= FORMER_CHILD;
+    eChildUntil[e] = graceUnits(untilMs);
+    gracesDueAt = Math.min(gracesDueAt, untilMs);
+  }
+
+  /**
+   * Broadcasts from entry {@code e}'s destination are still taken from its neighbour until then.
+   */
+  private void startFormerParent(int e, long untilMs) {
+    if (eParentUntil.length == 0) {
+      eParentUntil = new char[eFlags.length];
+    }
+    eFlags[e] |= FORMER_PARENT;
+    eParentUntil[e] = graceUnits(untilMs);
+    gracesDueAt = Math.min(gracesDueAt, untilMs);
+  }
+
+  /** {@code ms} in grace units, rounded up (a grace never ends early), low 16 bits. */
+  private char graceUnits(long ms) {
+    return (char) ((ms + (1L << graceShift) - 1) >>> graceShift);
+  }
+
+  /** Whether a grace until {@code until} (grace units) has ended at {@code now} (ms). */
+  private boolean graceEnded(char until, long now) {
+    return (char) ((now >>> graceShift) - until) < 0x8000;
   }
 
   private void endTentative(int e) {
@@ -1174,12 +1227,12 @@ public final class DistanceVector {
         if (expired(e, now)) {
           boolean hadNone = saysNoRoute(e);
           changed |= (eFlags[e] & VIA) != 0;
-          changed |= formerChild.remove(e) != NONE;
+          changed |= (eFlags[e] & FORMER_CHILD) != 0;
           if ((eFlags[e] & OWN_SEQ) != 0) {
             entryEpochs.remove(e);
             entrySeqnos.remove(e);
           }
-          eFlags[e] &= OFFERED | TENTATIVE;
+          eFlags[e] &= OFFERED | TENTATIVE | FORMER_PARENT;
           wordChanged(e, hadNone, now);
           removed = true;
         } else {
@@ -1229,19 +1282,53 @@ public final class DistanceVector {
             ((now >>> tentativeShift) - oldestTentative + tentativeUnits) << tentativeShift);
   }
 
-  private void sweepGraces(long now) {
-    // The ends of the make-before-break graces: the trees built from now on leave them out.
-    if (!formerParent.isEmpty() && formerParent.values().removeIfLong(until -> now >= until)) {
-      changed = true;
-      if (formerParent.isEmpty()) {
-        formerParent = byEntryMap();
+  /**
+   * Ends the graces that are due, and notes when the next is: a look at every entry, made only when
+   * one is due. Gives the arrays back once no grace is left.
+   */
+  private void sweepFormer(long now) {
+    long nowUnits = now >>> graceShift;
+    int nextDue = Integer.MAX_VALUE; // in units from now
+    boolean children = false;
+    boolean parents = false;
+    for (int e = 0; e < eFlags.length; e++) {
+      int f = eFlags[e];
+      if ((f & (FORMER_CHILD | FORMER_PARENT)) == 0) {
+        continue;
+      }
+      if ((f & FORMER_CHILD) != 0) {
+        if (graceEnded(eChildUntil[e], now)) {
+          eFlags[e] &= ~FORMER_CHILD;
+          changed = true;
+        } else {
+          children = true;
+          nextDue = Math.min(nextDue, (char) (eChildUntil[e] - nowUnits));
+        }
+      }
+      if ((f & FORMER_PARENT) != 0) {
+        if (graceEnded(eParentUntil[e], now)) {
+          eFlags[e] &= ~FORMER_PARENT;
+          changed = true;
+        } else {
+          parents = true;
+          nextDue = Math.min(nextDue, (char) (eParentUntil[e] - nowUnits));
+        }
       }
     }
-    if (!formerChild.isEmpty() && formerChild.values().removeIfLong(until -> now >= until)) {
-      changed = true;
-      if (formerChild.isEmpty()) {
-        formerChild = byEntryMap();
-      }
+    if (!children) {
+      eChildUntil = new char[0];
+    }
+    if (!parents) {
+      eParentUntil = new char[0];
+    }
+    gracesDueAt =
+        nextDue == Integer.MAX_VALUE ? Long.MAX_VALUE : (nowUnits + nextDue) << graceShift;
+  }
+
+  private void sweepGraces(long now) {
+    // The ends of the make-before-break graces: the trees built from now on leave them out.
+    if (now >= gracesDueAt) {
+      sweepFormer(now);
     }
     // Timers that no longer matter: the destination is reachable (or has no FD), is not
     // retracted, and its last request is more than a hello interval old.
@@ -1357,7 +1444,7 @@ public final class DistanceVector {
       boolean child =
           (f & (PRESENT | VIA)) == (PRESENT | VIA)
               || ((f & TENTATIVE) != 0 && offers(source, s))
-              || (!formerChild.isEmpty() && formerChild.containsKey(base + s));
+              || (f & FORMER_CHILD) != 0;
       if (child && bySlot[s] != null && bySlot[s].up) {
         out[k++] = bySlot[s].id;
       }
@@ -1374,17 +1461,21 @@ public final class DistanceVector {
    * routes change").
    */
   public int[][] formerParents() {
-    List<int[]> out = new ArrayList<>(formerParent.size());
-    formerParent.forEachLong(
-        (key, until) -> {
-          int g = (int) key;
-          int d = g >>> 16;
-          int slot = g & 0xFFFF;
-          Nbr nbr = bySlot[slot];
-          if (nbr != null && nbr.up && selSlot[d] >= 0 && selSlot[d] != slot) {
-            out.add(new int[] {d, nbr.id});
-          }
-        });
+    if (eParentUntil.length == 0) {
+      return new int[0][];
+    }
+    List<int[]> out = new ArrayList<>();
+    for (int e = 0; e < eFlags.length; e++) {
+      if ((eFlags[e] & FORMER_PARENT) == 0) {
+        continue;
+      }
+      int d = e / slots;
+      int slot = e % slots;
+      Nbr nbr = bySlot[slot];
+      if (nbr != null && nbr.up && selSlot[d] >= 0 && selSlot[d] != slot) {
+        out.add(new int[] {d, nbr.id});
+      }
+    }
     return out.toArray(new int[0][]);
   }
 
@@ -1399,8 +1490,8 @@ public final class DistanceVector {
 
   /** Forgets every former next hop towards {@code d} (it is unreachable, or forgotten). */
   private void forgetFormerParents(int d) {
-    if (!formerParent.isEmpty()) {
-      formerParent.keySet().removeIfLong(k -> (int) k >>> 16 == d);
+    for (int s = 0, base = d * slots; s < slots; s++) {
+      eFlags[base + s] &= ~FORMER_PARENT;
     }
   }
 
@@ -1471,8 +1562,7 @@ public final class DistanceVector {
       int e = d * slots + nbr.slot;
       int f = eFlags[e];
       if (f != 0) {
-        changed |= (f & (VIA | TENTATIVE)) != 0;
-        changed |= formerChild.remove(e) != NONE;
+        changed |= (f & (VIA | TENTATIVE | FORMER_CHILD | FORMER_PARENT)) != 0;
         dropEntryMaps(e);
         eFlags[e] = 0;
         if ((f & PRESENT) != 0 && d != self) {
@@ -1480,7 +1570,6 @@ public final class DistanceVector {
         }
       }
     }
-    changed |= formerParent.keySet().removeIfLong(g -> ((int) g & 0xFFFF) == nbr.slot);
     listener.adjacencyDown(nbr.id);
   }
 
@@ -1616,7 +1705,7 @@ public final class DistanceVector {
       // hears that it is no longer the parent, and the new one sends none until it hears that it
       // is; copies from the former one (and from any earlier one still in its grace) are taken
       // meanwhile.
-      formerParent.put(d << 16 | old, now + parentGraceMs());
+      startFormerParent(d * slots + old, now + parentGraceMs());
     }
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;

@@ -12,6 +12,7 @@ import io.bdrp.routing.ControlMessage.Route;
 import io.bdrp.routing.ControlMessage.RouteUpdate;
 import io.bdrp.routing.ControlMessage.SeqnoRequest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -246,6 +247,56 @@ class DistanceVectorTest {
     t = ForwardingTable.of(0, 16, hops(b.dv), new int[16][], b.dv.formerParents());
     t.broadcast(3, 1, 8, p);
     assertEquals(Partition.Drop.NOT_ON_TREE, p.drop(), "the former next hop no longer");
+  }
+
+  /**
+   * The graces are kept by entry (destination and neighbour slot): a neighbour added while they run
+   * moves every entry to a wider layout, each grace stays with its own neighbour, and a sweep ends
+   * those that are due and no other.
+   */
+  @Test
+  void graceStaysWithItsNeighbourWhenANeighbourIsAdded() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.addLink(b.face(2), 2);
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(
+        new RouteUpdate(1, List.of(new Route(3, 9, 4, 3, false), new Route(5, 9, 4, 6, false))));
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(5, 9, 4, INF, true))));
+    long parentGrace = DvNetwork.testConfig(16).updatePacingMs() + 2 * 100;
+    long childGrace = 100;
+    b.now = 1_000 - parentGrace + 10; // 3's next hop moves from 1 to 2: a grace until 1,010
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(3, 9, 4, 1, false))));
+    b.now = 1_000; // 5's next hop moves to 2, which stops choosing this router: until 1,100
+    b.dv.receive(new RouteUpdate(2, List.of(new Route(5, 9, 4, 4, false))));
+    assertArrayEquals(new int[] {2}, b.dv.children(5), "a former child");
+
+    b.dv.addLink(b.face(4), 4); // a third slot for every destination
+    b.dv.receive(new Hello(4, 9, 5));
+    assertTrue(b.dv.isUp(4));
+
+    // The first sweep after 3's grace: that one ends, 5's two go on, each on its own neighbour (4
+    // is a tentative child of 5 now: offered a route, it has said nothing yet).
+    b.now = 1_000 + childGrace / 2;
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.tick();
+    assertTrue(
+        Arrays.stream(b.dv.children(5)).anyMatch(c -> c == 2),
+        () -> "2 still a former child: " + Arrays.toString(b.dv.children(5)));
+    assertEquals(
+        List.of("5<-1"),
+        Arrays.stream(b.dv.formerParents()).map(f -> f[0] + "<-" + f[1]).sorted().toList(),
+        "5's broadcasts still taken from 1, 3's no longer");
+
+    b.now = 1_000 + parentGrace + 1;
+    b.dv.receive(new Hello(1, 7, 5));
+    b.dv.receive(new Hello(2, 8, 5));
+    b.dv.receive(new Hello(4, 9, 5));
+    b.dv.tick();
+    assertFalse(Arrays.stream(b.dv.children(5)).anyMatch(c -> c == 2), "2's grace has ended");
+    assertEquals(0, b.dv.formerParents().length);
   }
 
   /**
