@@ -115,18 +115,12 @@ struct {
 #define AUTH_BUF (AUTH_MASK + 1 + 64)
 #define AUTH_WIN 24 /* bytes around the trailer whose sum changes with it: a multiple of 4 */
 
-struct sip {
-	__u64 v0, v1, v2, v3;
-	__u32 words;
-};
-
 struct scratch {
 	__u64 d[SCRATCH_WORDS];   /* D as it arrived */
 	__u64 cur[SCRATCH_WORDS]; /* D as the packet holds it now */
 	__u64 out[SCRATCH_WORDS]; /* D for the next copy */
 	__u8 buf[AUTH_BUF];       /* auth: the payload as the packet holds it now */
 	__u8 win[AUTH_WIN];       /* auth: the bytes around the trailer before it changes */
-	struct sip sip;           /* auth: SipHash's state */
 	struct ethhdr eth;        /* the Ethernet header as it came (the stack is short) */
 	__u8 hdr[FP_OFF_D];       /* the fixed DATA header */
 	__u32 saddr, daddr; /* the addresses and ports the packet holds now (network order) */
@@ -274,6 +268,11 @@ static __always_inline __u32 auth_offset(__u32 v)
 
 #define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 
+/* SipHash's state: four locals that stay in registers (a pointer to them is inlined away). */
+struct sip {
+	__u64 v0, v1, v2, v3;
+};
+
 static __always_inline void sip_round(struct sip *h)
 {
 	h->v0 += h->v1;
@@ -300,47 +299,66 @@ static __always_inline void sip_compress(struct sip *h, __u64 m)
 	h->v0 ^= m;
 }
 
-/* Word i of the message: buf's bytes 8i..8i+7, little-endian. */
-static long sip_word(__u32 i, void *data)
+/* Words of buf SipHash takes per turn of its loop: fewer turns for the verifier to walk. */
+#define SIP_STRIDE 4
+
+/*
+ * Word w of buf (bytes 8w..8w+7), little-endian, for w < 512 + SIP_STRIDE: read as one aligned
+ * u64 (buf lies at a multiple of 8 in the scratch). Read through a u8 pointer, the compiler
+ * would assume no alignment and load the word byte by byte.
+ */
+static __always_inline __u64 buf_word(struct scratch *s, __u32 w)
 {
-	struct scratch *s = *(struct scratch **)data;
-	struct sip *h = &s->sip;
-	if (i >= h->words)
-		return 1;
-	__u32 off = (i * 8) & AUTH_MASK;
-	sip_compress(h, *(__u64 *)&s->buf[off]);
-	return 0;
+	return ((__u64 *)s->buf)[w];
+}
+
+/* A word index into buf the verifier can bound (see auth_offset). */
+static __always_inline __u32 buf_index(__u32 w)
+{
+	asm volatile("" : "+r"(w));
+	return w & (AUTH_MASK / 8);
 }
 
 /*
- * SipHash-2-4 under (k0, k1) of buf's first len bytes (len <= FP_MAX_AUTH_BYTES). A subprogram of
- * its own, verified once for its three callers; its state lives in the scratch, not on the stack
- * the callers' frames share.
+ * SipHash-2-4 under (k0, k1) of buf's first len bytes (len <= FP_MAX_AUTH_BYTES), buf's words
+ * read little-endian. A subprogram of its own, verified once for its three callers. Its state
+ * stays in registers and its loop is a plain bounded one, SIP_STRIDE words a turn and then the
+ * remaining whole words one by one: no call per word (a bpf_loop callback, an indirect call that
+ * loads and stores the state each time).
  */
 __noinline __u64 bdrp_siphash(struct scratch *s, __u64 k0, __u64 k1, __u32 len)
 {
-	if (!s)
+	if (!s || len > FP_MAX_AUTH_BYTES)
 		return 0;
-	struct sip *h = &s->sip;
-	h->v0 = k0 ^ 0x736f6d6570736575ULL;
-	h->v1 = k1 ^ 0x646f72616e646f6dULL;
-	h->v2 = k0 ^ 0x6c7967656e657261ULL;
-	h->v3 = k1 ^ 0x7465646279746573ULL;
-	len = auth_offset(len);
-	h->words = len / 8;
-	bpf_loop(len / 8, sip_word, &s, 0);
+	struct sip h = {
+		.v0 = k0 ^ 0x736f6d6570736575ULL,
+		.v1 = k1 ^ 0x646f72616e646f6dULL,
+		.v2 = k0 ^ 0x6c7967656e657261ULL,
+		.v3 = k1 ^ 0x7465646279746573ULL,
+	};
+	__u32 words = len / 8;
+	__u32 i = 0;
+	for (; i + SIP_STRIDE <= words; i += SIP_STRIDE) {
+		__u32 w = buf_index(i);
+		sip_compress(&h, buf_word(s, w));
+		sip_compress(&h, buf_word(s, w + 1));
+		sip_compress(&h, buf_word(s, w + 2));
+		sip_compress(&h, buf_word(s, w + 3));
+	}
+	for (; i < words; i++)
+		sip_compress(&h, buf_word(s, buf_index(i)));
 	/* The last 0..7 bytes, and the length in the top byte; buf has room past them. */
 	__u32 rem = len & 7;
-	__u64 last = *(__u64 *)&s->buf[len & ~7U];
+	__u64 last = buf_word(s, buf_index(words));
 	last = rem ? last & ((1ULL << (8 * rem)) - 1) : 0;
 	last |= (__u64)len << 56;
-	sip_compress(h, last);
-	h->v2 ^= 0xff;
-	sip_round(h);
-	sip_round(h);
-	sip_round(h);
-	sip_round(h);
-	return h->v0 ^ h->v1 ^ h->v2 ^ h->v3;
+	sip_compress(&h, last);
+	h.v2 ^= 0xff;
+	sip_round(&h);
+	sip_round(&h);
+	sip_round(&h);
+	sip_round(&h);
+	return h.v0 ^ h.v1 ^ h.v2 ^ h.v3;
 }
 
 /* A new session's state: its out counter before the first, windows at the router's floors. */

@@ -3,7 +3,8 @@
 #  - the shared ring (ring.c) and its JNI library libbdrp_ring.so (cc and jni.h), its property
 #    test WORK/ring_test, and, with libibverbs' headers, the RDMA backend libbdrp_rdma.so;
 #  - the kernel fast path: the TC program (clang -target bpf), its libbpf skeleton (bpftool) and
-#    the JNI library that embeds it (cc, libbpf, libelf, zlib), libbdrp_fastpath.so.
+#    the JNI library that embeds it (cc, libbpf, libelf, zlib), libbdrp_fastpath.so, and
+#    WORK/tc_bench, which times builds of the program with BPF_PROG_TEST_RUN (docs/benchmarks.md).
 # What cannot be built is left out with the reason in OUT/RING_UNAVAILABLE, OUT/RDMA_UNAVAILABLE or
 # OUT/UNAVAILABLE, which the router logs when asked for it; the build still passes.
 #   build-native.sh SRC_DIR OUT_DIR WORK_DIR JAVA_HOME [TEST_SRC_DIR]
@@ -11,7 +12,8 @@ set -uo pipefail
 src="$1" out="$2" work="$3" jdk="$4" test_src="${5:-$1/../../test/c}"
 mkdir -p "$out" "$work"
 rm -f "$out/UNAVAILABLE" "$out/RING_UNAVAILABLE" "$out/RDMA_UNAVAILABLE" \
-  "$out/libbdrp_fastpath.so" "$out/libbdrp_ring.so" "$out/libbdrp_rdma.so" "$work/ring_test"
+  "$out/libbdrp_fastpath.so" "$out/libbdrp_ring.so" "$out/libbdrp_rdma.so" "$work/ring_test" \
+  "$work/tc_bench"
 
 ring() {
   if [ "$(uname -s)" != Linux ]; then echo "not Linux"; return; fi
@@ -55,3 +57,4 @@ clang -O2 -g -Wall -target bpf -D__TARGET_ARCH_x86 ${multiarch:+-I/usr/include/$
 bpftool gen skeleton "$work/bdrp_tc.bpf.o" name bdrp_tc_bpf >"$work/bdrp_tc.skel.h"
 cc -O2 -g -Wall -fPIC -shared -I"$work" -I"$src" -I"$jdk/include" -I"$jdk/include/linux" \
   "$src/fastpath_jni.c" -o "$out/libbdrp_fastpath.so" -lbpf -lelf -lz
+cc -O2 -g -Wall -std=gnu11 -I"$src" "$test_src/tc_bench.c" -o "$work/tc_bench" -lbpf -lelf -lz

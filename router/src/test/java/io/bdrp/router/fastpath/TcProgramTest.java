@@ -1072,6 +1072,52 @@ class TcProgramTest {
     }
   }
 
+  /** A message of no attributes and {@code body} bytes of body. */
+  private static Message body(int body) {
+    return Message.builder().body(new byte[body]).build();
+  }
+
+  @Test
+  void theKernelsSipHashAgreesWithTheJvmsAtEveryLengthItTakes() throws Exception {
+    long s = ++session;
+    FastPathTable t = tree(authTable(s), false, 0, new int[] {2, 3});
+    // SipHash takes the frame and seq (the datagram less its tag); the program's loop takes
+    // them 4 words a turn, then the remaining words one by one, then the last 0..7 bytes. The
+    // shortest broadcast (no attributes, no body), 40 lengths after it (every remainder modulo
+    // those 32 bytes), and the longest datagram the kernel verifies.
+    List<Message> messages = new ArrayList<>();
+    for (int body = 0; body <= 40; body++) {
+      messages.add(body(body));
+    }
+    int longest = 0;
+    while (broadcast(5, 0, body(longest + 1)).length + 16 <= FastPathTable.MAX_AUTH_BYTES) {
+      longest++;
+    }
+    messages.add(body(longest));
+    assertEquals(
+        FastPathTable.MAX_AUTH_BYTES, broadcast(5, 0, body(longest)).length + 16, "longest");
+    java.util.Set<Integer> remainders = new java.util.TreeSet<>();
+    int shortest = Integer.MAX_VALUE;
+    for (int i = 0; i < messages.size(); i++) {
+      long id = ++broadcastId;
+      Message m = messages.get(i);
+      byte[] frame = broadcast(5, id, m);
+      int hashed = frame.length + 8;
+      shortest = Math.min(shortest, frame.length);
+      remainders.add(hashed % 32);
+      // Verified (a tag the kernel computes otherwise is a forgery to it, DROP_MAC) ...
+      Run r = run(t, fromNeighbour0(frame, i + 1, s));
+      assertEquals(TC_ACT_SHOT, r.verdict, hashed + " bytes: " + r);
+      assertOnly(r.counters, FastPathCounter.BCAST);
+      // ... and each copy's tag verifies in the JVM.
+      assertEquals(KERNEL + 1 + i, assertTaggedCopy(1, broadcast(4, id, m), s));
+      assertEquals(KERNEL + 1 + i, assertTaggedCopy(2, broadcast(4, id, m), s));
+    }
+    assertEquals(32, remainders.size(), "every remainder modulo 32 bytes: " + remainders);
+    // The program takes a frame of the header and at least 6 bytes of message (FP_MIN_MESSAGE).
+    assertEquals(DataHeader.D_OFFSET + 6, shortest, "the shortest broadcast");
+  }
+
   @Test
   void theLayoutsAgree() {
     assertEquals(FastPathTable.layout(), EbpfNative.layout());
