@@ -266,6 +266,25 @@ public final class TransitBench {
             "sh",
             "-c",
             "echo 2 > /sys/class/net/" + in.devB() + "/queues/rx-0/rps_cpus");
+        // Everything else of the network goes to CPU 0 with the blaster: the other routers' JVMs
+        // and the sinks' receive processing of the copies (which would otherwise run on the CPU
+        // that sent them), so that CPU 1's busy time is router 1's work alone, in either path.
+        for (int r = 0; r < fanOut + 2; r++) {
+          if (r != 1) {
+            Shell.run("taskset", "-a", "-p", "-c", "0", Long.toString(f.process(r).pid()));
+          }
+        }
+        for (int k = 0; k < fanOut; k++) {
+          Emulator.LinkNet l = n.links().get(k + 1); // 1 - (k + 2)
+          Shell.run(
+              "ip",
+              "netns",
+              "exec",
+              Emulator.namespace(name, k + 2),
+              "sh",
+              "-c",
+              "echo 1 > /sys/class/net/" + l.devB() + "/queues/rx-0/rps_cpus");
+        }
       }
       byte[] data = frame(n, in, fanOut, bodyBytes, mac, broadcast);
       ChildProcess transit = f.process(1);
