@@ -76,7 +76,13 @@ public final class ClientFrameCodec {
     if (length < Frames.PREFIX_BYTES) {
       throw new IllegalArgumentException("frame length " + length + " is below its prefix");
     }
-    encode(f, out, length);
+    int start = out.writerIndex();
+    try {
+      encode(f, out, length);
+    } catch (RuntimeException e) {
+      out.writerIndex(start);
+      throw e;
+    }
   }
 
   /** Writes the whole frame, of {@code length} bytes if that is not negative. */
@@ -153,7 +159,6 @@ public final class ClientFrameCodec {
     }
     if (length >= 0 && out.writerIndex() - start != length) {
       int took = out.writerIndex() - start;
-      out.writerIndex(start);
       throw new IllegalArgumentException(
           f.type() + " frame of " + length + " bytes takes " + took + " bytes");
     }
