@@ -181,7 +181,7 @@ public final class MessageCodec {
     int count = r.u16();
     WireReader.checkLimit(countAt, "attribute count", count, Limits.MAX_ATTRIBUTES);
     r.requireItems(countAt, count, "attributes", MIN_ATTRIBUTE_BYTES, BODY_LENGTH_BYTES);
-    Message.Builder b = Message.builder();
+    Message.Builder b = Message.builder(count); // the message takes the builder's arrays
     for (int i = 0; i < count; i++) {
       ValueType type = r.typeTag();
       int nameAt = r.offset();
