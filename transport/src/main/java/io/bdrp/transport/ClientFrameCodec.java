@@ -49,9 +49,10 @@ public final class ClientFrameCodec {
 
   /** The frame in a new buffer from {@code alloc}, which the caller then owns. */
   public static ByteBuf encode(ByteBufAllocator alloc, ClientFrame f) {
-    ByteBuf out = alloc.buffer(encodedLength(f));
+    int n = encodedLength(f);
+    ByteBuf out = alloc.buffer(n);
     try {
-      encode(f, out);
+      encode(f, out, n);
       return out;
     } catch (RuntimeException e) {
       out.release();
