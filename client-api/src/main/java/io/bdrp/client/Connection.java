@@ -5,6 +5,7 @@ import io.bdrp.encoding.Predicate;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ClientFrameDecoder;
 import io.bdrp.transport.ClientFrameEncoder;
+import io.bdrp.transport.DeliverReader;
 import io.bdrp.transport.FrameDecoder;
 import io.bdrp.transport.ProtocolException;
 import io.netty.bootstrap.Bootstrap;
@@ -149,11 +150,16 @@ final class Connection implements SessionHandler.Session {
                               .tls()
                               .newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort()));
                 }
+                SessionHandler session = new SessionHandler(options, requests, Connection.this);
+                FrameDecoder frames = new FrameDecoder(options.maxFrameBytes());
+                // DELIVER frames are read where they lie, into the session's batch; the others
+                // go on through the frame decoder, in order with them.
+                frames.inPlace(new DeliverReader(session));
                 ch.pipeline()
-                    .addLast(new FrameDecoder(options.maxFrameBytes()))
+                    .addLast(frames)
                     .addLast(new ClientFrameDecoder(options.maxFrameBytes()))
                     .addLast(new ClientFrameEncoder())
-                    .addLast(new SessionHandler(options, requests, Connection.this));
+                    .addLast(session);
               }
             });
   }

@@ -101,7 +101,7 @@ final class Outbox {
       }
       int mark = out.writerIndex();
       try {
-        ClientFrameCodec.encode(o.frame, out);
+        ClientFrameCodec.encodeMeasured(o.frame, out, n);
       } catch (RuntimeException e) {
         out.writerIndex(mark);
         failed(o, e);

@@ -445,7 +445,7 @@ final class ReliableSender {
       if (out == null) {
         out = c.alloc().directBuffer(Math.max(n, Outbox.BATCH_BYTES));
       }
-      ClientFrameCodec.encode(f, out);
+      ClientFrameCodec.encodeMeasured(f, out, n);
     }
     c.writeAndFlush(out);
   }

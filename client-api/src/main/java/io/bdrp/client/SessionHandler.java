@@ -2,6 +2,7 @@ package io.bdrp.client;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.transport.ClientFrame;
+import io.bdrp.transport.DeliverReader;
 import io.bdrp.transport.Frames;
 import io.bdrp.transport.ProtocolException;
 import io.netty.channel.Channel;
@@ -18,11 +19,13 @@ import java.util.concurrent.TimeUnit;
  * (and gives up if no answer comes within the connect timeout), matches OK, ERROR and PONG to the
  * {@link Requests} they answer, hands CONFIRM, CONFIRM_RANGE, UNREACHED and the ERRORs that answer
  * a SEND_RELIABLE (their correlation ids have the top bit set) to the {@link ReliableSender},
- * answers PING, gathers the messages of one read into a batch, and tells its {@link Session} when
- * the session opens, what it delivers and how it ends. A new handler for every connection; owned by
- * the connection's event loop.
+ * answers PING, gathers the messages of one read into a batch (DELIVER frames reach it from the
+ * {@link DeliverReader} of its frame decoder, as {@link #delivered(Message)} calls), and tells its
+ * {@link Session} when the session opens, what it delivers and how it ends. A new handler for every
+ * connection; owned by the connection's event loop.
  */
-final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
+final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame>
+    implements DeliverReader.Sink {
   /** What a session tells the client; called on the connection's event loop. */
   interface Session {
     /**
@@ -88,6 +91,15 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
     ctx.close();
   }
 
+  /**
+   * A delivered message, into this read's batch: from a {@link ClientFrame.Deliver} or straight
+   * from the frame decoder's input ({@link DeliverReader}).
+   */
+  @Override
+  public void delivered(Message m) {
+    delivered.add(m);
+  }
+
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     if (!delivered.isEmpty()) {
@@ -151,7 +163,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<ClientFrame> {
         }
         session.error(e.code(), e.message());
       }
-      case ClientFrame.Deliver d -> delivered.add(d.message());
+      case ClientFrame.Deliver d -> delivered(d.message());
       case ClientFrame.Confirm c -> {
         if (helloDone) {
           session.confirmed(ctx.channel(), c.publisher(), c.publisherSeq(), c.publisherSeq());

@@ -28,6 +28,14 @@ final class Subscriptions {
 
   private final List<Entry> entries = new ArrayList<>();
   private Predicate raw; // set by setPredicate, when not using subscriptions
+
+  /**
+   * The handlers as {@link #dispatch} hands them a batch: a copy of {@link #entries}, or null for
+   * the default handler. Made again at every change, so a batch takes it without the lock or a copy
+   * of its own.
+   */
+  private volatile Entry[] handlers = new Entry[0];
+
   private final Consumer<Message> onMessage;
   private final Executor callbacks;
 
@@ -44,17 +52,25 @@ final class Subscriptions {
   synchronized void add(Entry e) {
     raw = null;
     entries.add(e);
+    snapshot();
   }
 
   /** Removes a subscription. */
   synchronized void remove(Entry e) {
     entries.remove(e);
+    snapshot();
   }
 
   /** Replaces every subscription with one predicate for the default handler. */
   synchronized void set(Predicate p) {
     entries.clear();
     raw = p;
+    snapshot();
+  }
+
+  /** Under the lock: the handlers for the batches from now on. */
+  private void snapshot() {
+    handlers = raw != null ? null : entries.toArray(new Entry[0]);
   }
 
   /** The predicate the router should hold: the disjunction of all, or {@link Predicate#NONE}. */
@@ -75,16 +91,11 @@ final class Subscriptions {
    * call; messages go to them in the batch's order.
    */
   void dispatch(List<Message> batch) {
-    List<Entry> subs;
-    boolean toDefault;
-    synchronized (this) {
-      subs = entries.isEmpty() ? List.of() : new ArrayList<>(entries);
-      toDefault = raw != null;
-    }
+    Entry[] subs = handlers;
     callbacks.execute(
         () -> {
           for (Message m : batch) {
-            if (toDefault) {
+            if (subs == null) {
               onMessage.accept(m);
               continue;
             }

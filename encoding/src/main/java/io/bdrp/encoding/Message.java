@@ -25,7 +25,23 @@ public final class Message implements Attributes {
   }
 
   public static Builder builder() {
-    return new Builder();
+    return new Builder(8);
+  }
+
+  /**
+   * A builder with room for {@code attributes} attributes (a hint: it takes more if given more). A
+   * message of exactly that many is built without copying them: a decoder that reads the count
+   * first builds each message with no array but the message's own.
+   *
+   * @throws IllegalArgumentException if {@code attributes} is negative or above {@link
+   *     Limits#MAX_ATTRIBUTES}
+   */
+  public static Builder builder(int attributes) {
+    if (attributes < 0 || attributes > Limits.MAX_ATTRIBUTES) {
+      throw new IllegalArgumentException(
+          "room for " + attributes + " attributes: outside 0.." + Limits.MAX_ATTRIBUTES);
+    }
+    return new Builder(attributes);
   }
 
   /** Number of attributes. */
@@ -123,12 +139,18 @@ public final class Message implements Attributes {
   /** Collects attributes; rejects bad names, duplicates and oversize values with a reason. */
   public static final class Builder {
     // Sorted by name; messages arrive from the wire already in name order, so a put is an append.
-    private String[] names = new String[8];
-    private Value[] values = new Value[8];
+    private String[] names;
+    private Value[] values;
     private int count;
     private byte[] body = EMPTY;
 
-    private Builder() {}
+    /** Whether a built message holds {@link #names} and {@link #values}: copied before a put. */
+    private boolean shared;
+
+    private Builder(int room) {
+      names = new String[room];
+      values = new Value[room];
+    }
 
     /** Adds an attribute; fails if the name is bad or already present. */
     public Builder put(String name, Value value) {
@@ -148,9 +170,11 @@ public final class Message implements Attributes {
             "message has more than " + Limits.MAX_ATTRIBUTES + " attributes");
       }
       int i = -at - 1;
-      if (count == names.length) {
-        names = Arrays.copyOf(names, count * 2);
-        values = Arrays.copyOf(values, count * 2);
+      if (count == names.length || shared) {
+        int room = count == names.length ? Math.max(4, count * 2) : names.length;
+        names = Arrays.copyOf(names, room);
+        values = Arrays.copyOf(values, room);
+        shared = false;
       }
       System.arraycopy(names, i, names, i + 1, count - i);
       System.arraycopy(values, i, values, i + 1, count - i);
@@ -200,6 +224,10 @@ public final class Message implements Attributes {
     }
 
     public Message build() {
+      if (count == names.length) {
+        shared = true; // full: the message takes the arrays as they are
+        return new Message(names, values, body);
+      }
       return new Message(Arrays.copyOf(names, count), Arrays.copyOf(values, count), body);
     }
   }

@@ -1,5 +1,6 @@
 package io.bdrp.transport;
 
+import io.bdrp.encoding.Message;
 import io.bdrp.encoding.codec.MessageCodec;
 import io.bdrp.encoding.codec.PredicateCodec;
 import io.netty.buffer.ByteBuf;
@@ -48,9 +49,10 @@ public final class ClientFrameCodec {
 
   /** The frame in a new buffer from {@code alloc}, which the caller then owns. */
   public static ByteBuf encode(ByteBufAllocator alloc, ClientFrame f) {
-    ByteBuf out = alloc.buffer(encodedLength(f));
+    int n = encodedLength(f);
+    ByteBuf out = alloc.buffer(n);
     try {
-      encode(f, out);
+      encode(f, out, n);
       return out;
     } catch (RuntimeException e) {
       out.release();
@@ -60,6 +62,32 @@ public final class ClientFrameCodec {
 
   /** Writes the whole frame at the writer index of {@code out}. */
   public static void encode(ClientFrame f, ByteBuf out) {
+    encode(f, out, -1);
+  }
+
+  /**
+   * As {@link #encode(ClientFrame, ByteBuf)} for a caller that has measured the frame already to
+   * size its buffer: {@code length} is {@link #encodedLength(ClientFrame) encodedLength(f)}, so the
+   * message of a SEND is not measured again (every name and string of it read once more).
+   *
+   * @throws IllegalArgumentException if the frame did not take {@code length} bytes; the writer
+   *     index is then where it was
+   */
+  public static void encodeMeasured(ClientFrame f, ByteBuf out, int length) {
+    if (length < Frames.PREFIX_BYTES) {
+      throw new IllegalArgumentException("frame length " + length + " is below its prefix");
+    }
+    int start = out.writerIndex();
+    try {
+      encode(f, out, length);
+    } catch (RuntimeException e) {
+      out.writerIndex(start);
+      throw e;
+    }
+  }
+
+  /** Writes the whole frame, of {@code length} bytes if that is not negative. */
+  private static void encode(ClientFrame f, ByteBuf out, int length) {
     int start = Frames.beginFrame(out, f.type());
     switch (f) {
       case ClientFrame.Hello h -> {
@@ -85,18 +113,14 @@ public final class ClientFrameCodec {
       case ClientFrame.Ok o -> out.writeLong(o.correlationId());
       case ClientFrame.Send s -> {
         out.writeLong(s.correlationId());
-        Frames.writeVia(
-            out, s.message(), MessageCodec.encodedLength(s.message()), MessageCodec::encode);
+        writeMessage(out, s.message(), length, 8);
       }
-      case ClientFrame.Deliver d ->
-          Frames.writeVia(
-              out, d.message(), MessageCodec.encodedLength(d.message()), MessageCodec::encode);
+      case ClientFrame.Deliver d -> writeMessage(out, d.message(), length, 0);
       case ClientFrame.SendReliable s -> {
         out.writeLong(s.correlationId());
         out.writeLong(s.publisher());
         out.writeLong(s.publisherSeq());
-        Frames.writeVia(
-            out, s.message(), MessageCodec.encodedLength(s.message()), MessageCodec::encode);
+        writeMessage(out, s.message(), length, 8 + 8 + 8);
       }
       case ClientFrame.Confirm c -> {
         out.writeLong(c.publisher());
@@ -119,8 +143,7 @@ public final class ClientFrameCodec {
       case ClientFrame.Trace t -> {
         out.writeLong(t.correlationId());
         out.writeInt((int) t.timeoutMs());
-        Frames.writeVia(
-            out, t.message(), MessageCodec.encodedLength(t.message()), MessageCodec::encode);
+        writeMessage(out, t.message(), length, 8 + 4);
       }
       case ClientFrame.TraceResult t -> {
         out.writeLong(t.correlationId());
@@ -135,7 +158,38 @@ public final class ClientFrameCodec {
       }
       case SessionFrame s -> encodeSessionBody(s, out);
     }
+    if (length >= 0 && out.writerIndex() - start != length) {
+      int took = out.writerIndex() - start;
+      throw new IllegalArgumentException(
+          f.type() + " frame of " + length + " bytes takes " + took + " bytes");
+    }
     Frames.endFrame(out, start);
+  }
+
+  /**
+   * Writes a frame's message, the rest of its body: of {@code frameLength} bytes less the prefix
+   * and the {@code header} bytes of the body before it, or measured here if {@code frameLength} is
+   * negative. Written in place through the buffer's own NIO view (one per buffer, not one per
+   * message) when the buffer is one region, as every buffer Netty allocates is.
+   */
+  private static void writeMessage(ByteBuf out, Message m, int frameLength, int header) {
+    int length =
+        frameLength < 0
+            ? MessageCodec.encodedLength(m)
+            : frameLength - Frames.PREFIX_BYTES - header;
+    if (length < 0) {
+      throw new IllegalArgumentException("frame length " + frameLength + " leaves no message");
+    }
+    out.ensureWritable(length);
+    int at = out.writerIndex();
+    if (out.nioBufferCount() == 1) {
+      MessageCodec.encode(m, out.internalNioBuffer(at, length), length);
+    } else {
+      java.nio.ByteBuffer tmp = java.nio.ByteBuffer.allocate(length);
+      MessageCodec.encode(m, tmp, length);
+      out.setBytes(at, tmp.flip());
+    }
+    out.writerIndex(at + length);
   }
 
   private static void writeRouters(ByteBuf out, int[] routers) {

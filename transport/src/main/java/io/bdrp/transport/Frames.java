@@ -135,14 +135,15 @@ public final class Frames {
    * Writes {@code length} bytes through a {@link ByteBuffer} codec (the encoding module's {@code
    * MessageCodec.encode} and kin) at the writer index of {@code out}, so that the layouts are
    * written by one piece of code only. A buffer that is one contiguous region (every buffer Netty
-   * allocates) is written in place through its NIO view; otherwise through a temporary array.
+   * allocates) is written in place through its internal NIO view, made once per buffer rather than
+   * once per value; otherwise through a temporary array.
    */
   public static <T> void writeVia(
       ByteBuf out, T value, int length, BiConsumer<T, ByteBuffer> encoder) {
     out.ensureWritable(length);
     int at = out.writerIndex();
     if (out.nioBufferCount() == 1) {
-      ByteBuffer nio = out.nioBuffer(at, length);
+      ByteBuffer nio = out.internalNioBuffer(at, length);
       encoder.accept(value, nio);
       if (nio.hasRemaining()) {
         throw new BufferOverflowException();

@@ -81,26 +81,57 @@ public final class MessageCodec {
    *     written then and the position is unchanged
    */
   public static void encode(Message m, ByteBuffer out) {
-    int length = encodedLength(m);
+    encode(m, out, encodedLength(m));
+  }
+
+  /**
+   * As {@link #encode(Message, ByteBuffer)} for a caller that has measured {@code m} already:
+   * {@code length} is {@link #encodedLength(Message) encodedLength(m)}, so that a frame codec that
+   * sized its buffer by it does not measure every name and string again.
+   *
+   * @throws BufferOverflowException if fewer than {@code length} bytes remain; nothing is written
+   *     then and the position is unchanged
+   * @throws IllegalArgumentException if {@code m} did not take {@code length} bytes (the position
+   *     is then unchanged, the bytes after it undefined)
+   */
+  public static void encode(Message m, ByteBuffer out, int length) {
     if (out.remaining() < length) {
       throw new BufferOverflowException();
     }
-    ByteBuffer o = out.duplicate().order(ByteOrder.BIG_ENDIAN);
-    o.putShort((short) m.size());
-    for (int i = 0; i < m.size(); i++) {
-      Value v = m.value(i);
-      o.put(v.type().wireTag());
-      WireWriter.putName(o, m.name(i));
-      WireWriter.putValue(o, v);
+    int start = out.position();
+    // A big-endian buffer (every buffer but one set otherwise) is written as it is, without a view.
+    ByteBuffer o =
+        out.order() == ByteOrder.BIG_ENDIAN ? out : out.duplicate().order(ByteOrder.BIG_ENDIAN);
+    try {
+      o.putShort((short) m.size());
+      for (int i = 0; i < m.size(); i++) {
+        Value v = m.value(i);
+        o.put(v.type().wireTag());
+        WireWriter.putName(o, m.name(i));
+        WireWriter.putValue(o, v);
+      }
+      o.putInt(m.bodyLength());
+      if (o.remaining() < m.bodyLength()) {
+        throw new BufferOverflowException(); // never copied past the limit by hand
+      }
+      if (o.hasArray()) {
+        m.copyBody(o.array(), o.arrayOffset() + o.position());
+        o.position(o.position() + m.bodyLength());
+      } else {
+        m.copyBody(o);
+      }
+    } catch (BufferOverflowException e) {
+      out.position(start);
+      throw new IllegalArgumentException(
+          "message of " + length + " bytes takes more than that: " + encodedLength(m), e);
     }
-    o.putInt(m.bodyLength());
-    if (o.hasArray()) {
-      m.copyBody(o.array(), o.arrayOffset() + o.position());
-      o.position(o.position() + m.bodyLength());
-    } else {
-      m.copyBody(o);
+    int end = o.position();
+    if (end - start != length) {
+      out.position(start);
+      throw new IllegalArgumentException(
+          "message of " + length + " bytes takes " + (end - start) + " bytes");
     }
-    out.position(o.position());
+    out.position(end);
   }
 
   /** {@code m} encoded into a new array of exactly {@link #encodedLength(Message)} bytes. */
@@ -117,12 +148,40 @@ public final class MessageCodec {
    * @throws CodecException if the bytes are not a valid message; the position is then unchanged
    */
   public static Message decode(ByteBuffer in) {
-    WireReader r = new WireReader(in);
+    return decode(new WireReader(in), in);
+  }
+
+  /**
+   * Decodes messages one after another with the same working state (the reader and its scratch
+   * arrays), for a connection that decodes a message a frame: the state is made once, not once a
+   * message. A big-endian input is read in place rather than through a view of its own. Not
+   * thread-safe: one thread at a time.
+   */
+  public static final class Decoder {
+    private final WireReader reader = new WireReader();
+
+    /** As {@link MessageCodec#decode(ByteBuffer)}. */
+    public Message decode(ByteBuffer in) {
+      if (in.order() != ByteOrder.BIG_ENDIAN) {
+        return MessageCodec.decode(in);
+      }
+      WireReader r = reader;
+      r.readInPlace(in);
+      try {
+        return MessageCodec.decode(r, in);
+      } catch (RuntimeException e) {
+        in.limit(r.end()).position(r.start());
+        throw e;
+      }
+    }
+  }
+
+  private static Message decode(WireReader r, ByteBuffer in) {
     int countAt = r.offset();
     int count = r.u16();
     WireReader.checkLimit(countAt, "attribute count", count, Limits.MAX_ATTRIBUTES);
     r.requireItems(countAt, count, "attributes", MIN_ATTRIBUTE_BYTES, BODY_LENGTH_BYTES);
-    Message.Builder b = Message.builder();
+    Message.Builder b = Message.builder(count); // the message takes the builder's arrays
     for (int i = 0; i < count; i++) {
       ValueType type = r.typeTag();
       int nameAt = r.offset();
@@ -139,7 +198,9 @@ public final class MessageCodec {
     long bodyLength = r.u32();
     WireReader.checkLimit(bodyAt, "body length", bodyLength, Limits.MAX_BODY_BYTES);
     if (bodyLength > 0) {
-      b.body(r.slice((int) bodyLength));
+      int n = (int) bodyLength;
+      b.body(r.window(n)); // copied from where it lies
+      r.skipWindow(n);
     }
     Message m = b.build();
     in.position(r.position());

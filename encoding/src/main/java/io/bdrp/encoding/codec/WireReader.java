@@ -19,12 +19,14 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>One instance serves one decode call on one thread. It reads through a private duplicate of the
  * caller's buffer, so the caller's position, limit and byte order are never touched; the decoder
- * moves the caller's position only once the whole value has decoded.
+ * moves the caller's position only once the whole value has decoded. {@link MessageCodec.Decoder}
+ * keeps one instance for many decodes, one after another, and reads its big-endian input in place
+ * ({@link #readInPlace}).
  */
 final class WireReader {
-  private final ByteBuffer buf;
-  private final int base;
-  private final int limit;
+  private ByteBuffer buf;
+  private int base;
+  private int limit;
   private int pos;
 
   /** Created on the first string; strict: malformed input is reported, never replaced. */
@@ -40,6 +42,33 @@ final class WireReader {
     this.base = in.position();
     this.limit = in.limit();
     this.pos = base;
+  }
+
+  /**
+   * A reader for {@link #readInPlace}, which keeps its scratch state from one input to the next.
+   */
+  WireReader() {}
+
+  /**
+   * Reads the big-endian {@code in} itself from its position, not a duplicate: {@link #window}
+   * moves its position and limit, which the caller sets again when the decode ends, whether it
+   * succeeds ({@link #position()}) or fails ({@link #start()} and {@link #end()}).
+   */
+  void readInPlace(ByteBuffer in) {
+    this.buf = in;
+    this.base = in.position();
+    this.limit = in.limit();
+    this.pos = base;
+  }
+
+  /** Absolute buffer index of the first byte. */
+  int start() {
+    return base;
+  }
+
+  /** Absolute buffer index after the last byte. */
+  int end() {
+    return limit;
   }
 
   /** Offset of the next byte, from the start of the encoding. */
@@ -165,12 +194,19 @@ final class WireReader {
     return v;
   }
 
-  /** A read-only view of the next {@code n} bytes, which it skips; {@code n} is checked. */
-  ByteBuffer slice(int n) {
+  /**
+   * The reader's buffer with its position and limit around the next {@code n} bytes, to be copied
+   * out at once and then passed by with {@link #skipWindow}; {@code n} is checked. No view made.
+   */
+  ByteBuffer window(int n) {
     require(n);
-    ByteBuffer view = buf.slice(pos, n).asReadOnlyBuffer();
+    return buf.limit(pos + n).position(pos);
+  }
+
+  /** Passes the {@code n} bytes of the last {@link #window} and gives the buffer its limit back. */
+  void skipWindow(int n) {
+    buf.limit(limit);
     pos += n;
-    return view;
   }
 
   /** Reads {@code n} raw bytes; {@code n} must have been checked against its limit. */

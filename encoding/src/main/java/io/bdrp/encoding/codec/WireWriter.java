@@ -25,19 +25,24 @@ final class WireWriter {
     };
   }
 
-  /** Writes a name field; the model guarantees 1 to 255 bytes of UTF-8. */
+  /**
+   * Writes a name field; the model guarantees 1 to 255 bytes of UTF-8. The length byte is written
+   * after the name, from the bytes it took, so the name is measured only once per encoding (by the
+   * encoder's length).
+   */
   static void putName(ByteBuffer out, String name) {
-    out.put((byte) Strings.utf8Length(name));
-    putUtf8(out, name);
+    int at = out.position();
+    out.position(at + 1);
+    out.put(at, (byte) putUtf8(out, name));
   }
 
   /** Writes a value without its type tag. */
   static void putValue(ByteBuffer out, Value v) {
     switch (v.type()) {
       case STRING -> {
-        String s = v.asString();
-        out.putShort((short) Strings.utf8Length(s));
-        putUtf8(out, s);
+        int at = out.position();
+        out.position(at + 2);
+        out.putShort(at, (short) putUtf8(out, v.asString()));
       }
       // rawBits() is the long itself, the IEEE-754 bits of the double, or 0/1.
       case INTEGER, DOUBLE -> out.putLong(v.rawBits());
@@ -47,10 +52,23 @@ final class WireWriter {
 
   /**
    * Writes the UTF-8 bytes of a well-formed string (the model rejects unpaired surrogates), without
-   * allocating an intermediate array.
+   * allocating an intermediate array, and returns how many it wrote. Into an array with room for
+   * the whole string, its ASCII prefix (most names and values are ASCII) is stored straight.
    */
-  static void putUtf8(ByteBuffer out, String s) {
-    for (int i = 0; i < s.length(); i++) {
+  static int putUtf8(ByteBuffer out, String s) {
+    int start = out.position();
+    int length = s.length();
+    int i = 0;
+    if (out.hasArray() && out.remaining() >= length) {
+      // Never past the limit: an ASCII prefix has at most length bytes.
+      byte[] a = out.array();
+      int p = out.arrayOffset() + start;
+      for (char c; i < length && (c = s.charAt(i)) < 0x80; i++) {
+        a[p + i] = (byte) c;
+      }
+      out.position(start + i);
+    }
+    for (; i < length; i++) {
       char c = s.charAt(i);
       if (c < 0x80) {
         out.put((byte) c);
@@ -69,5 +87,6 @@ final class WireWriter {
         out.put((byte) (0x80 | c & 0x3F));
       }
     }
+    return out.position() - start;
   }
 }
