@@ -10,16 +10,16 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
  * Frames on their way to the router. Any thread {@linkplain #enqueue queues} a frame; the I/O
  * thread {@linkplain #drain() drains} the queue, encoding everything queued into as few buffers as
  * it can and writing them with one flush: one system call for many messages. Frames go out in the
- * order queued, sends and requests alike. The queue is lock-free; draining is the I/O thread's.
+ * order queued, sends and requests alike. Queuing appends to a list under a lock that the I/O
+ * thread takes once per drain, to swap the list for an empty one: no node per frame, and the
+ * queuing thread's appends stay in its own cache between drains.
  */
 final class Outbox {
   static final int BATCH_BYTES = 64 * 1024;
@@ -30,8 +30,13 @@ final class Outbox {
    */
   private record Outgoing(ClientFrame frame, CompletableFuture<Void> written, long correlation) {}
 
-  private final ConcurrentLinkedQueue<Outgoing> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean drainQueued = new AtomicBoolean();
+  /** A drained list is kept for the next swap unless it grew beyond this (a burst's). */
+  private static final int KEPT_CAPACITY = 64 * 1024;
+
+  private final Object lock = new Object();
+  private ArrayList<Outgoing> pending = new ArrayList<>(); // under lock
+  private ArrayList<Outgoing> spare; // under lock: an empty list to swap in
+  private boolean drainQueued; // under lock
   private final Supplier<Channel> session;
   private final EventLoopGroup group;
   private final Requests requests;
@@ -62,8 +67,14 @@ final class Outbox {
    * future (under {@code correlation}) fails if it cannot be.
    */
   void enqueue(ClientFrame frame, CompletableFuture<Void> written, long correlation) {
-    queue.add(new Outgoing(frame, written, correlation));
-    if (drainQueued.compareAndSet(false, true)) {
+    Outgoing o = new Outgoing(frame, written, correlation);
+    boolean schedule;
+    synchronized (lock) {
+      pending.add(o);
+      schedule = !drainQueued;
+      drainQueued = true;
+    }
+    if (schedule) {
       Channel c = session.get();
       (c != null ? c.eventLoop() : group.next()).execute(this::drain);
     }
@@ -74,13 +85,19 @@ final class Outbox {
    * futures. Without an active session, every queued frame fails.
    */
   void drain() {
-    drainQueued.set(false);
+    ArrayList<Outgoing> batch;
+    synchronized (lock) {
+      batch = pending;
+      pending = spare != null ? spare : new ArrayList<>();
+      spare = null;
+      drainQueued = false;
+    }
     Channel c = session.get();
     List<CompletableFuture<Void>> written = new ArrayList<>();
-    Outgoing o;
     ChannelFuture last = null;
     ByteBuf out = null;
-    while ((o = queue.poll()) != null) {
+    for (int i = 0; i < batch.size(); i++) {
+      Outgoing o = batch.get(i);
       if (c == null || !c.isActive()) {
         failed(o, new IOException("not connected to " + where));
         continue;
@@ -97,7 +114,7 @@ final class Outbox {
         out = null;
       }
       if (out == null) {
-        out = c.alloc().directBuffer(Math.max(n, BATCH_BYTES));
+        out = c.alloc().heapBuffer(Math.max(n, BATCH_BYTES));
       }
       int mark = out.writerIndex();
       try {
@@ -118,6 +135,7 @@ final class Outbox {
         out.release();
       }
     }
+    recycle(batch);
     if (last == null) {
       return;
     }
@@ -137,6 +155,19 @@ final class Outbox {
                   }
                 });
           });
+    }
+  }
+
+  /** Keeps a drained list, emptied, for the next swap, unless a burst made it large. */
+  private void recycle(ArrayList<Outgoing> batch) {
+    if (batch.size() > KEPT_CAPACITY) {
+      return;
+    }
+    batch.clear();
+    synchronized (lock) {
+      if (spare == null) {
+        spare = batch;
+      }
     }
   }
 

@@ -175,11 +175,32 @@ public final class MessageView implements Attributes {
     int first = bucket(b, from, to, tag);
     for (int s = first; s < first + WAYS; s++) {
       byte[] k = keys[s];
-      if (k != null && keyTags[s] == tag && Arrays.equals(k, 0, k.length, b, from, to)) {
+      if (k != null && keyTags[s] == tag && same(k, b, from, to)) {
         return s;
       }
     }
     return -1;
+  }
+
+  /**
+   * Whether {@code k} holds the bytes {@code b[from..to)}. Names and most values are a few bytes: a
+   * plain loop compares those sooner than {@link Arrays#equals(byte[], int, int, byte[], int, int)}
+   * with its range checks and vectorised set-up.
+   */
+  private static boolean same(byte[] k, byte[] b, int from, int to) {
+    int n = k.length;
+    if (n != to - from) {
+      return false;
+    }
+    if (n > 16) {
+      return Arrays.equals(k, 0, n, b, from, to);
+    }
+    for (int i = 0; i < n; i++) {
+      if (k[i] != b[from + i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A slot for the encoding {@code b[from..to)} with {@code tag}: its bucket's next, in turn. */
