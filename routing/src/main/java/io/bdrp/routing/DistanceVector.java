@@ -313,10 +313,10 @@ public final class DistanceVector {
   // taken from a former next hop (every former one within its grace: a router may change twice
   // before the first former one stops sending). In units of 2^graceShift ms, low 16 bits, compared
   // by difference (the unit keeps the graces below a quarter of the wrap, and the sweep ends each
-  // at
-  // its time). Dense, like eTentative: a cold start changes nearly every destination's next hop and
-  // children, which as maps took 25 to 50 bytes an entry (a third of a 3,000-router simulation's
-  // heap at its peak). Empty while no grace runs: the sweep that ends the last gives them back.
+  // at its time). Dense, like eTentative: a cold start changes nearly every destination's next hop
+  // and children, which as maps took 25 to 50 bytes an entry (a third of a 3,000-router
+  // simulation's heap at its peak). Empty while no grace runs: the sweep that ends the last gives
+  // them back.
   private char[] eChildUntil = new char[0];
   private char[] eParentUntil = new char[0];
   private final int graceShift;
