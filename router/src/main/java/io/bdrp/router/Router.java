@@ -351,10 +351,15 @@ public final class Router implements AutoCloseable {
               metricsGroup = RouterCore.group(epoll));
     }
     routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null), group);
+    java.util.concurrent.CompletableFuture<Void> retainedStore =
+        new java.util.concurrent.CompletableFuture<>();
     loop.execute(
         () -> {
           if (mqtt != null) {
-            mqtt.start(); // the store of retained messages in the first aggregate advertised
+            // The store of retained messages in the first aggregate advertised.
+            mqtt.start().whenComplete((v, e) -> retainedStore.complete(null));
+          } else {
+            retainedStore.complete(null);
           }
           links.start();
           timer.rearm();
@@ -368,6 +373,15 @@ public final class Router implements AutoCloseable {
           now ->
               RouterClaims.renewal(
                   originKeys, now, config.router(), node, timer::rearm, () -> closed));
+    }
+    // A started router's store of retained messages takes what its MQTT port is published: its
+    // predicate is set off the loop, and a retained PUBLISH matched before it would miss it.
+    try {
+      retainedStore.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      log.warn(
+          "router {}: the store of retained messages had no predicate 10 s after the start",
+          config.router());
     }
     log.info(
         "router {} (epoch {}) listening: clients {}, routers {}{}{}{}; {} neighbours; {} transport",

@@ -137,10 +137,11 @@ public final class MqttListener {
 
   /**
    * On the loop, before the router's links start: attaches the store of retained messages, so that
-   * its predicate is in the first aggregate the router advertises.
+   * its predicate is in the first aggregate the router advertises. The future completes once that
+   * predicate is set (or refused).
    */
-  public void start() {
-    retained.start();
+  public java.util.concurrent.CompletableFuture<Void> start() {
+    return retained.start();
   }
 
   /**

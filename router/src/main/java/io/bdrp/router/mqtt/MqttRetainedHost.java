@@ -110,8 +110,14 @@ final class MqttRetainedHost extends AttachedHost {
     return Message.builder().put(MqttRetained.FOR, (long) router).build();
   }
 
-  /** Attaches the store as a host with its predicate, and starts looking for hand-overs. */
-  void start() {
+  /**
+   * Attaches the store as a host with its predicate, and starts looking for hand-overs. The future
+   * completes on the loop once the predicate is set (or refused): from then on a retained message
+   * published at this router reaches its store.
+   */
+  java.util.concurrent.CompletableFuture<Void> start() {
+    java.util.concurrent.CompletableFuture<Void> set =
+        new java.util.concurrent.CompletableFuture<>();
     listener.hosts.put(id, this);
     Predicate p =
         Predicate.parse(MqttRetained.RETAINED + " = true || " + MqttRetained.FOR + " = " + self);
@@ -127,12 +133,14 @@ final class MqttRetainedHost extends AttachedHost {
                 self,
                 refused.getMessage());
           }
+          set.complete(null);
         });
     looking =
         listener
             .core
             .loop()
             .scheduleAtFixedRate(this::look, LOOK_MS, LOOK_MS, TimeUnit.MILLISECONDS);
+    return set;
   }
 
   /** Stops looking and handing over. */
