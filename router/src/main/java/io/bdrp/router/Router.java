@@ -35,7 +35,10 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -351,8 +354,7 @@ public final class Router implements AutoCloseable {
               metricsGroup = RouterCore.group(epoll));
     }
     routerServer = bindOn("listen.routers", config.routerListen(), links.initializer(null), group);
-    java.util.concurrent.CompletableFuture<Void> retainedStore =
-        new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<Void> retainedStore = new CompletableFuture<>();
     loop.execute(
         () -> {
           if (mqtt != null) {
@@ -377,8 +379,8 @@ public final class Router implements AutoCloseable {
     // A started router's store of retained messages takes what its MQTT port is published: its
     // predicate is set off the loop, and a retained PUBLISH matched before it would miss it.
     try {
-      retainedStore.get(10, java.util.concurrent.TimeUnit.SECONDS);
-    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      retainedStore.get(10, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
       log.warn(
           "router {}: the store of retained messages had no predicate 10 s after the start",
           config.router());

@@ -103,6 +103,24 @@ public final class ChildProcess implements AutoCloseable {
   }
 
   /**
+   * A header naming the process and whether it runs, then the last {@code lines} lines of its log,
+   * each on its own line: for an error that says why a server did not answer.
+   */
+  public String describeWithLogTail(int lines) {
+    StringBuilder b = new StringBuilder("\n--- ").append(this);
+    b.append(isAlive() ? ", running" : ", exited");
+    try {
+      List<String> all = Files.readAllLines(log);
+      for (String l : all.subList(Math.max(0, all.size() - lines), all.size())) {
+        b.append("\n  ").append(l);
+      }
+    } catch (IOException | RuntimeException e) {
+      b.append("\n  (log unreadable: ").append(e).append(')');
+    }
+    return b.toString();
+  }
+
+  /**
    * Ends the process with SIGKILL, as {@code kill -9} does (no shutdown hooks, nothing flushed),
    * and waits up to 10 s for it to be gone.
    */

@@ -1,9 +1,7 @@
 package io.bdrp.testbed;
 
 import io.bdrp.testbed.peers.MqttSystem;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -217,15 +215,7 @@ public final class MqttLineBenchmark {
   private static String logTails(MqttSystem system) {
     StringBuilder b = new StringBuilder();
     for (ChildProcess p : system.processes()) {
-      b.append("\n--- ").append(p).append(", ").append(p.isAlive() ? "running" : "exited");
-      try {
-        List<String> lines = Files.readAllLines(p.log());
-        for (String l : lines.subList(Math.max(0, lines.size() - 40), lines.size())) {
-          b.append("\n  ").append(l);
-        }
-      } catch (IOException | RuntimeException e) {
-        b.append("\n  (log unreadable: ").append(e).append(')');
-      }
+      b.append(p.describeWithLogTail(40));
     }
     return b.toString();
   }

@@ -18,6 +18,7 @@ import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -140,7 +141,7 @@ public final class MqttListener {
    * its predicate is in the first aggregate the router advertises. The future completes once that
    * predicate is set (or refused).
    */
-  public java.util.concurrent.CompletableFuture<Void> start() {
+  public CompletableFuture<Void> start() {
     return retained.start();
   }
 

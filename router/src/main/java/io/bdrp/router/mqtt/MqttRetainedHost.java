@@ -16,6 +16,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,9 +116,8 @@ final class MqttRetainedHost extends AttachedHost {
    * completes on the loop once the predicate is set (or refused): from then on a retained message
    * published at this router reaches its store.
    */
-  java.util.concurrent.CompletableFuture<Void> start() {
-    java.util.concurrent.CompletableFuture<Void> set =
-        new java.util.concurrent.CompletableFuture<>();
+  CompletableFuture<Void> start() {
+    CompletableFuture<Void> set = new CompletableFuture<>();
     listener.hosts.put(id, this);
     Predicate p =
         Predicate.parse(MqttRetained.RETAINED + " = true || " + MqttRetained.FOR + " = " + self);

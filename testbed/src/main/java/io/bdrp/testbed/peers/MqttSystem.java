@@ -220,21 +220,7 @@ public abstract class MqttSystem implements PubSubSystem {
 
   /** Whether server {@code i}'s process runs, and the end of its log: why a connection failed. */
   private String serverState(int i) {
-    if (i >= servers.size()) {
-      return "";
-    }
-    ChildProcess p = servers.get(i);
-    StringBuilder b =
-        new StringBuilder("\n--- ").append(p).append(p.isAlive() ? ", running" : ", exited");
-    try {
-      List<String> lines = Files.readAllLines(p.log());
-      for (String l : lines.subList(Math.max(0, lines.size() - 30), lines.size())) {
-        b.append("\n  ").append(l);
-      }
-    } catch (IOException | RuntimeException e) {
-      b.append("\n  (log unreadable: ").append(e).append(')');
-    }
-    return b.toString();
+    return i < servers.size() ? servers.get(i).describeWithLogTail(30) : "";
   }
 
   /** Counts a connection that ended under the harness, and delivers to {@code receiver}. */
