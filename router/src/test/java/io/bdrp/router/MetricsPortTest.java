@@ -13,9 +13,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -96,6 +98,34 @@ class MetricsPortTest {
         MetricsHttp.MAX_CONNECTIONS,
         metric("bdrp_connections_closed_total{port=\"metrics\",reason=\"idle\"}"));
     assertEquals(200, scrape());
+  }
+
+  /**
+   * The port closes each connection after its answer, and says so: a client that keeps connections
+   * (the JDK's {@code HttpClient}) sent its next request on the closing connection and read
+   * nothing.
+   */
+  @Test
+  void everyAnswerSaysTheConnectionCloses() throws Exception {
+    start();
+    for (String request :
+        List.of(
+            "GET /metrics HTTP/1.1",
+            "GET /nothing HTTP/1.1",
+            "GET /admin/v1/router HTTP/1.1",
+            "POST /admin/v1/router HTTP/1.1")) {
+      Socket s = connect();
+      s.getOutputStream()
+          .write(
+              (request + "\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      // The whole answer up to the port's close: its head must carry "connection: close".
+      String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n")));
+      assertTrue(
+          head.toLowerCase(Locale.ROOT).contains("\r\nconnection: close"),
+          request + " answered without connection: close:\n" + head);
+    }
   }
 
   /** A configuration made in code cannot ask for TLS on the metrics port without a certificate. */

@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -139,7 +140,7 @@ public final class MetricsHttp {
                           .set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"bdrp\"")
                           .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
                           .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-                      ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+                      answerAndClose(ctx, res);
                       return;
                     }
                     QueryStringDecoder uri = new QueryStringDecoder(req.uri());
@@ -219,7 +220,7 @@ public final class MetricsHttp {
                     if (r.status().equals(HttpResponseStatus.METHOD_NOT_ALLOWED)) {
                       res.headers().set(HttpHeaderNames.ALLOW, "GET");
                     }
-                    ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+                    answerAndClose(ctx, res);
                   }
 
                   private void respond(ChannelHandlerContext ctx, boolean ok, String text) {
@@ -234,7 +235,7 @@ public final class MetricsHttp {
                             HttpHeaderNames.CONTENT_TYPE,
                             "text/plain; version=0.0.4; charset=utf-8")
                         .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-                    ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+                    answerAndClose(ctx, res);
                   }
 
                   @Override
@@ -254,5 +255,15 @@ public final class MetricsHttp {
                 });
       }
     };
+  }
+
+  /**
+   * Writes {@code res} and closes the connection, saying so in the answer: a client that keeps
+   * connections (the JDK's {@code HttpClient}, browsers) would otherwise send its next request on a
+   * connection the port is closing, and read no answer at all.
+   */
+  private static void answerAndClose(ChannelHandlerContext ctx, FullHttpResponse res) {
+    res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
   }
 }
