@@ -112,6 +112,31 @@ class LoopBlockingTest {
     routers.forEach(Router::close);
   }
 
+  /**
+   * The next message in {@code queue}, waiting up to 10 s; when none comes, fails with each live
+   * router's counters of datagrams and drops, to tell where the message was lost.
+   */
+  private Message received(LinkedBlockingQueue<Message> queue) throws InterruptedException {
+    Message m = queue.poll(10, TimeUnit.SECONDS);
+    if (m == null) {
+      StringBuilder s = new StringBuilder("no message within 10 s; the routers' counters:");
+      for (Router r : routers) {
+        s.append("\nrouter ").append(r.number()).append(':');
+        try {
+          r.metricsText()
+              .lines()
+              .filter(l -> !l.startsWith("#"))
+              .filter(l -> l.contains("udp") || l.contains("drop") || l.contains("data_"))
+              .forEach(l -> s.append("\n  ").append(l));
+        } catch (RuntimeException e) {
+          s.append(" (closed: ").append(e).append(')');
+        }
+      }
+      throw new AssertionError(s.toString());
+    }
+    return m;
+  }
+
   @Test
   void theDetectorReportsASleepAndAFileReadOnARoutersLoop() throws Exception {
     Router r = watched(Router.start(Federation.loneRouter()));
@@ -162,9 +187,9 @@ class LoopBlockingTest {
     c2.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
     Federation.await("predicates everywhere", () -> RouterView.predicatesAgree(routers));
     c0.sendAcknowledged(Message.builder().put("x", 2L).build()).get(10, TimeUnit.SECONDS);
-    assertEquals("2", at2.poll(10, TimeUnit.SECONDS).get("x").toString());
+    assertEquals("2", received(at2).get("x").toString());
     c2.sendAcknowledged(Message.builder().put("y", 3L).build()).get(10, TimeUnit.SECONDS);
-    assertEquals("3", at0.poll(10, TimeUnit.SECONDS).get("y").toString());
+    assertEquals("3", received(at0).get("y").toString());
 
     // A metrics scrape over HTTP.
     HttpResponse<String> scrape =
@@ -215,7 +240,7 @@ class LoopBlockingTest {
     Federation.await("predicates everywhere", () -> RouterView.predicatesAgree(routers));
     awaitRoutes(); // router 1's renewed claims re-signed its routes: every one held again
     c0.sendAcknowledged(Message.builder().put("x", 4L).build()).get(10, TimeUnit.SECONDS);
-    assertEquals("4", at1.poll(10, TimeUnit.SECONDS).get("x").toString());
+    assertEquals("4", received(at1).get("x").toString());
 
     assertFalse(loops.isEmpty());
     assertTrue(
@@ -324,7 +349,7 @@ class LoopBlockingTest {
     c1.setPredicate(Predicate.parse("x > 1")).get(10, TimeUnit.SECONDS);
     Federation.await("predicates everywhere", () -> RouterView.predicatesAgree(routers));
     c0.sendAcknowledged(Message.builder().put("x", 2L).build()).get(10, TimeUnit.SECONDS);
-    assertEquals("2", at1.poll(10, TimeUnit.SECONDS).get("x").toString());
+    assertEquals("2", received(at1).get("x").toString());
     // The program is attached to the loopback and has seen the datagram (router 1's counters).
     Federation.await(
         "the fast path to count a datagram", () -> fastPathPackets(routers.get(1)) > 0);
