@@ -233,7 +233,7 @@ public final class Router implements AutoCloseable {
     this.kernel = new KernelFastPath(core, this::link, udp);
     this.data = new DataReceiver(config.router(), metrics, dataPlane, reliable, kernel::active);
     metrics.reliable(reliable);
-    metrics.dataPlane(dataPlane, udp::receiveBufferDrops);
+    metrics.dataPlane(dataPlane, udp::receiveBufferDrops, kernel::duplicates);
     this.traces = new Traces(core, dataPlane, output, hosts, kernel::active);
     clients.traces(traces);
     this.timer = new RoutingTimer(loop, node, kernel::sync, () -> closed);

@@ -288,6 +288,15 @@ public final class KernelFastPath {
     return counters[c.ordinal()];
   }
 
+  /**
+   * Broadcasts the program dropped because its duplicate window held them already, as last read for
+   * a scrape: part of the router's {@code bdrp_drops_total{reason="duplicate"}}. The program is
+   * loaded once, so the count only grows.
+   */
+  public long duplicates() {
+    return counter(FastPathCounter.DROP_BCAST_DUPLICATE);
+  }
+
   private long forwarded(int i) {
     return forwarded[i];
   }

@@ -167,8 +167,12 @@ public final class RouterMetrics {
     registry.gauge("bdrp_clients", "Client sessions.", clients::getAsInt);
   }
 
-  /** The data plane's counters, read when rendered (on the router's loop). */
-  public void dataPlane(DataPlane<?> dp, LongSupplier udpOverflows) {
+  /**
+   * The data plane's counters, read when rendered (on the router's loop); {@code kernelDuplicates}
+   * counts the broadcasts the kernel fast path dropped as duplicates, which the data plane never
+   * saw.
+   */
+  public void dataPlane(DataPlane<?> dp, LongSupplier udpOverflows, LongSupplier kernelDuplicates) {
     registry.counter(
         "bdrp_messages_published_total", "Messages sent by local hosts.", dp::published);
     registry.counter(
@@ -190,8 +194,10 @@ public final class RouterMetrics {
               + " unknown_router routers of D, link copies, host deliveries, bad_message and"
               + " duplicate (broadcasts taken already) packets, own_source and unknown_source"
               + " packets from a neighbour naming this router, or a router without a route, as"
-              + " their source.",
-          () -> dp.drops(d),
+              + " their source. duplicate includes those the kernel fast path dropped.",
+          d == DataPlane.Drop.DUPLICATE
+              ? () -> dp.drops(d) + kernelDuplicates.getAsLong()
+              : () -> dp.drops(d),
           "reason",
           d.name().toLowerCase(Locale.ROOT));
     }
