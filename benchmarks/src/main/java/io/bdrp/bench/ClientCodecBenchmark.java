@@ -56,7 +56,8 @@ public class ClientCodecBenchmark {
   public void setup() {
     ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
     batch = Unpooled.buffer(64 * 1024);
-    read = Unpooled.buffer(64 * 1024);
+    // Direct, as the client's event loop reads a connection into pooled direct buffers.
+    read = Unpooled.directBuffer(64 * 1024);
     for (int i = 0; i < N; i++) {
       Message m = Message.builder().put("bucket", i % 8).body(new byte[200]).build();
       sends[i] = new ClientFrame.Send(0, m);

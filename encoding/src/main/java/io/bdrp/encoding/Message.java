@@ -44,6 +44,33 @@ public final class Message implements Attributes {
     return new Builder(attributes);
   }
 
+  /**
+   * A message with this message's attribute names, {@code values} (value {@code i} for {@link
+   * #name(int) name(i)}) and {@code body}. For a decoder of a stream of messages with the same
+   * names: they were checked and sorted once, and the new message shares them. Both arrays become
+   * the new message's own: the caller must not change them afterwards.
+   *
+   * @throws IllegalArgumentException if {@code values} does not have one value for each name, a
+   *     value is null, or the body is longer than {@link Limits#MAX_BODY_BYTES}
+   */
+  public Message withValues(Value[] values, byte[] body) {
+    if (values.length != names.length) {
+      throw new IllegalArgumentException(
+          values.length + " values for a message of " + names.length + " attributes");
+    }
+    for (int i = 0; i < values.length; i++) {
+      if (values[i] == null) {
+        throw new IllegalArgumentException(
+            "attribute " + Strings.quote(names[i]) + " has no value");
+      }
+    }
+    if (body.length > Limits.MAX_BODY_BYTES) {
+      throw new IllegalArgumentException(
+          "body is " + body.length + " bytes, more than the limit of " + Limits.MAX_BODY_BYTES);
+    }
+    return new Message(names, values, body.length == 0 ? EMPTY : body);
+  }
+
   /** Number of attributes. */
   @Override
   public int size() {

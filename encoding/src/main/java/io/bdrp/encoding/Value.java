@@ -29,8 +29,25 @@ public final class Value implements Comparable<Value> {
     return new Value(ValueType.STRING, 0, Strings.checkStringValue(s));
   }
 
-  /** A 64-bit integer value. */
+  /**
+   * The integers from {@link #SMALL_MIN} below 1024, made once: a decoded message's usual values.
+   */
+  private static final int SMALL_MIN = -128;
+
+  private static final Value[] SMALL = new Value[1024 - SMALL_MIN];
+
+  static {
+    for (int i = 0; i < SMALL.length; i++) {
+      SMALL[i] = new Value(ValueType.INTEGER, i + SMALL_MIN, null);
+    }
+  }
+
+  /** A 64-bit integer value; small ones are shared (values are immutable). */
   public static Value of(long v) {
+    long i = v - SMALL_MIN;
+    if (i >= 0 && i < SMALL.length) {
+      return SMALL[(int) i];
+    }
     return new Value(ValueType.INTEGER, v, null);
   }
 

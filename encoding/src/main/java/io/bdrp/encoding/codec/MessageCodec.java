@@ -7,6 +7,7 @@ import io.bdrp.encoding.ValueType;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Binary encoding of a {@link Message}: its typed attributes and its body. Big-endian, whatever the
@@ -160,21 +161,79 @@ public final class MessageCodec {
   public static final class Decoder {
     private final WireReader reader = new WireReader();
 
+    /**
+     * The last message decoded name by name, and the UTF-8 of its names: a message with the same
+     * names in the same order (a stream's usual case) is read against them and shares them, with
+     * neither a string nor a check of its own for each name.
+     */
+    private Message shape;
+
+    private byte[][] shapeNames;
+
     /** As {@link MessageCodec#decode(ByteBuffer)}. */
     public Message decode(ByteBuffer in) {
       if (in.order() != ByteOrder.BIG_ENDIAN) {
         return MessageCodec.decode(in);
       }
       WireReader r = reader;
+      int start = in.position();
+      int end = in.limit();
       r.readInPlace(in);
       try {
-        return MessageCodec.decode(r, in);
+        Message m = shape == null ? null : sameNames(r, in);
+        if (m == null) {
+          in.limit(end).position(start);
+          r.readInPlace(in);
+          m = MessageCodec.decode(r, in);
+          remember(m);
+        }
+        return m;
       } catch (RuntimeException e) {
-        in.limit(r.end()).position(r.start());
+        in.limit(end).position(start);
         throw e;
       }
     }
+
+    /**
+     * The message, if its names are the shape's in the shape's order; else null, having read no
+     * value that moved {@code in}. What fails here fails the same way read name by name.
+     */
+    private Message sameNames(WireReader r, ByteBuffer in) {
+      byte[][] names = shapeNames;
+      int countAt = r.offset();
+      int count = r.u16();
+      if (count != names.length) {
+        return null;
+      }
+      r.requireItems(countAt, count, "attributes", MIN_ATTRIBUTE_BYTES, BODY_LENGTH_BYTES);
+      Value[] values = new Value[count];
+      for (int i = 0; i < count; i++) {
+        ValueType type = r.typeTag();
+        if (!r.nameIs(names[i])) {
+          return null;
+        }
+        values[i] = r.value(type);
+      }
+      int bodyAt = r.offset();
+      long bodyLength = r.u32();
+      WireReader.checkLimit(bodyAt, "body length", bodyLength, Limits.MAX_BODY_BYTES);
+      byte[] body = bodyLength == 0 ? NO_BODY : r.bytes((int) bodyLength);
+      Message m = shape.withValues(values, body);
+      in.position(r.position());
+      return m;
+    }
+
+    private void remember(Message m) {
+      byte[][] names = new byte[m.size()][];
+      for (int i = 0; i < names.length; i++) {
+        names[i] = m.name(i).getBytes(StandardCharsets.UTF_8);
+      }
+      shape = m;
+      shapeNames = names;
+    }
   }
+
+  private static final byte[] NO_BODY = new byte[0];
 
   private static Message decode(WireReader r, ByteBuffer in) {
     int countAt = r.offset();

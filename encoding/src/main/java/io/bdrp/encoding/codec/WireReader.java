@@ -288,6 +288,24 @@ final class WireReader {
     return name;
   }
 
+  /**
+   * Whether the next attribute name is {@code utf8}, byte for byte; if so, passes it, and if not
+   * (or too few bytes remain to tell) moves nothing. Compared where it lies: no copy, no string.
+   */
+  boolean nameIs(byte[] utf8) {
+    int n = utf8.length;
+    if (remaining() < 1 + n || (buf.get(pos) & 0xFF) != n) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      if (buf.get(pos + 1 + i) != utf8[i]) {
+        return false;
+      }
+    }
+    pos += 1 + n;
+    return true;
+  }
+
   /** Reads a type tag. */
   ValueType typeTag() {
     int at = offset();

@@ -3,15 +3,18 @@ package io.bdrp.encoding.codec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Strings;
+import io.bdrp.encoding.Value;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,5 +143,78 @@ class MessageCodecMeasuredTest {
     assertEquals(badUtf8.length, utf8In.limit());
     ByteBuffer good = ByteBuffer.wrap(MessageCodec.toBytes(MIXED));
     assertEquals(MIXED, decoder.decode(good));
+  }
+
+  /**
+   * A message of shape {@code shape} (its names and their types) with values drawn from {@code r}.
+   */
+  private static Message ofShape(int shape, Random r) {
+    Message.Builder b = Message.builder();
+    switch (shape) {
+      case 0 -> b.put("bucket", (long) r.nextInt(10));
+      case 1 -> b.put("bucket", "b" + r.nextInt(10)); // the same name, another type
+      case 2 -> b.put("bucket", (long) r.nextInt(10)).put("z", r.nextBoolean());
+      case 3 -> b.put("ключ", r.nextDouble()).put("x😀", "naïve " + r.nextInt(100));
+      default -> {} // no attribute at all
+    }
+    return b.body(new byte[r.nextInt(3) * 100]).build();
+  }
+
+  /**
+   * One decoder reads a message whose names are the last one's against them, and shares them: a
+   * stream that mixes names, types, counts and bad bytes decodes exactly as each message alone, and
+   * fails with the same error, leaving the input where it was.
+   */
+  @Test
+  void aDecoderOfSameNamedMessagesAgreesWithDecodingAlone() {
+    Random r = new Random(7);
+    MessageCodec.Decoder decoder = new MessageCodec.Decoder();
+    int failures = 0;
+    for (int k = 0; k < 2_000; k++) {
+      // Runs of one shape, as a stream has, broken by others.
+      Message m = ofShape(k % 50 < 40 ? 0 : r.nextInt(5), r);
+      byte[] bytes = MessageCodec.toBytes(m);
+      int cut = bytes.length;
+      if (r.nextInt(4) == 0) {
+        int at = r.nextInt(bytes.length);
+        bytes[at] = (byte) r.nextInt(256);
+        if (r.nextBoolean()) {
+          cut = r.nextInt(bytes.length);
+        }
+      }
+      byte[] input = java.util.Arrays.copyOf(bytes, cut);
+      String alone;
+      try {
+        ByteBuffer once = ByteBuffer.wrap(input);
+        alone = MessageCodec.decode(once) + " at " + once.position();
+      } catch (CodecException e) {
+        alone = e.getMessage();
+      }
+      ByteBuffer in = ByteBuffer.wrap(input);
+      String shared;
+      try {
+        shared = decoder.decode(in) + " at " + in.position();
+      } catch (CodecException e) {
+        failures++;
+        shared = e.getMessage();
+        assertEquals(0, in.position(), "a failed decode leaves the position");
+        assertEquals(input.length, in.limit(), "a failed decode leaves the limit");
+      }
+      assertEquals(alone, shared, "message " + k);
+    }
+    assertTrue(failures > 50, "bad inputs were tried: " + failures);
+  }
+
+  @Test
+  void aMessageWithTheSameNamesTakesOneValueForEach() {
+    Message m = Message.builder().put("a", 1L).put("b", "x").build();
+    Message n = m.withValues(new Value[] {Value.of(true), Value.of(2.5)}, new byte[] {9});
+    assertEquals(Message.builder().put("a", true).put("b", 2.5).body(new byte[] {9}).build(), n);
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> m.withValues(new Value[] {Value.of(1L)}, new byte[0]));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> m.withValues(new Value[] {Value.of(1L), null}, new byte[0]));
   }
 }
