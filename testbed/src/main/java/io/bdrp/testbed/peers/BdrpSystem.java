@@ -293,7 +293,7 @@ public final class BdrpSystem implements PubSubSystem {
     return new Publisher() {
       @Override
       public void publish(int bucket, byte[] body) {
-        Message m = Message.builder().put("bucket", bucket).body(body).build();
+        Message m = Message.builder(1).put("bucket", bucket).body(body).build();
         if (!reliable) {
           c.send(m);
           return;
