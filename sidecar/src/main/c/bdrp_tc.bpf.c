@@ -164,12 +164,7 @@ struct {
  */
 #define FP_BCAST_WINDOW 65536
 
-struct bcast_key {
-	__u64 id;     /* the message id as it lies in the frame */
-	__u32 source;
-	__u32 pad;
-};
-
+/* struct bcast_key: fastpath.h (the router marks the broadcasts it took too). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, FP_BCAST_WINDOW);

@@ -35,6 +35,16 @@
 /* The smallest message (MessageCodec): a frame has at least this many bytes after D. */
 #define FP_MIN_MESSAGE 6
 
+/*
+ * A key of the program's duplicate window of broadcasts (bcast_seen): the program enters those it
+ * takes from a tree parent, the router those it took itself (over TCP or the ring, or passed up).
+ */
+struct bcast_key {
+	__u64 id; /* the message id as it lies in the frame: big-endian bytes */
+	__u32 source;
+	__u32 pad;
+};
+
 /* A UDP link whose neighbour's Ethernet address is not known yet (ifindex is 0 meanwhile). */
 #define FP_NEIGH_NO_L2 1
 

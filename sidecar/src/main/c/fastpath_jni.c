@@ -6,6 +6,7 @@
  * java.io.IOException with the operation and the kernel's reason.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jni.h>
@@ -331,6 +332,64 @@ JNIEXPORT jlongArray JNICALL Java_io_bdrp_router_fastpath_EbpfNative_forwarded(J
 	free(keys);
 	free(sums);
 	return a;
+}
+
+/*
+ * Enters the broadcasts (sources[i], ids[i]) the router took itself in the program's duplicate
+ * window, in one batch update (one element at a time where the kernel has no batch update for the
+ * map). Returns how many were entered.
+ */
+JNIEXPORT jint JNICALL Java_io_bdrp_router_fastpath_EbpfNative_markBroadcasts(JNIEnv *env,
+									   jclass cls, jlong h,
+									   jintArray sources,
+									   jlongArray ids, jint n)
+{
+	struct fastpath *fp = fp_of(h);
+	if (n <= 0)
+		return 0;
+	if (n > (*env)->GetArrayLength(env, sources) || n > (*env)->GetArrayLength(env, ids)) {
+		throw_io(env, "marking broadcasts: fewer sources or ids than the count", EINVAL);
+		return 0;
+	}
+	struct bcast_key *keys = calloc(n, sizeof(*keys));
+	__u8 *values = malloc(n);
+	jint *src = malloc(n * sizeof(jint));
+	jlong *id = malloc(n * sizeof(jlong));
+	if (!keys || !values || !src || !id) {
+		free(keys);
+		free(values);
+		free(src);
+		free(id);
+		throw_io(env, "allocating broadcast marks", ENOMEM);
+		return 0;
+	}
+	(*env)->GetIntArrayRegion(env, sources, 0, n, src);
+	(*env)->GetLongArrayRegion(env, ids, 0, n, id);
+	for (jint i = 0; i < n; i++) {
+		keys[i].id = htobe64((__u64)id[i]);
+		keys[i].source = (__u32)src[i];
+		values[i] = 1;
+	}
+	int fd = bpf_map__fd(fp->skel->maps.bcast_seen);
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_ANY);
+	__u32 count = (__u32)n;
+	int err = bpf_map_update_batch(fd, keys, values, &count, &opts);
+	jint done = err ? 0 : (jint)count;
+	if (err) {
+		for (jint i = 0; i < n; i++) {
+			err = bpf_map_update_elem(fd, &keys[i], &values[i], BPF_ANY);
+			if (err)
+				break;
+			done++;
+		}
+	}
+	free(keys);
+	free(values);
+	free(src);
+	free(id);
+	if (err && done < n)
+		throw_io(env, "marking broadcasts in the kernel's duplicate window", err);
+	return done;
 }
 
 JNIEXPORT jlong JNICALL Java_io_bdrp_router_fastpath_EbpfNative_testRun(JNIEnv *env, jclass cls,

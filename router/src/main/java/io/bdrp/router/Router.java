@@ -231,6 +231,7 @@ public final class Router implements AutoCloseable {
           }
         });
     this.kernel = new KernelFastPath(core, this::link, udp);
+    output.broadcastsTaken(kernel::broadcastTaken);
     this.data = new DataReceiver(config.router(), metrics, dataPlane, reliable, kernel::active);
     metrics.reliable(reliable);
     metrics.dataPlane(dataPlane, udp::receiveBufferDrops, kernel::duplicates);

@@ -144,6 +144,13 @@ public final class DataPlane<M> {
 
     /** Called for each drop with its reason and count ({@link DataPlane#drops} totals them). */
     default void dropped(long messageId, Drop reason, int count) {}
+
+    /**
+     * Called when this router took the broadcast {@code (source, messageId)} from a neighbour into
+     * its duplicate window, unless the kernel fast path took it first (a local-only copy): for a
+     * fast path whose own window should know it too.
+     */
+    default void broadcastTaken(int source, long messageId) {}
   }
 
   /**
@@ -421,9 +428,14 @@ public final class DataPlane<M> {
       } else {
         routes.broadcast(source, from, limit, partition);
       }
-      if (partition.local() && !broadcasts.first(source, id)) {
-        drop(id, Drop.DUPLICATE, 1);
-        return;
+      if (partition.local()) {
+        if (!broadcasts.first(source, id)) {
+          drop(id, Drop.DUPLICATE, 1);
+          return;
+        }
+        if (!p.isLocalOnly()) {
+          out.broadcastTaken(source, id);
+        }
       }
     } else {
       int unknown = destinationsOf(p, transitD);

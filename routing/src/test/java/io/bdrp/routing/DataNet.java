@@ -124,6 +124,10 @@ final class DataNet {
     final DataPlane<Payload> plane;
     final Map<Long, Integer> receives = new HashMap<>();
     final long[] dropHook = new long[Drop.values().length];
+
+    /** (source, message id) of each broadcast the data plane told its output it took. */
+    final List<List<Long>> taken = new ArrayList<>();
+
     long timerAt;
     boolean timerPending;
 
@@ -182,6 +186,11 @@ final class DataNet {
         throw new AssertionError("message id " + messageId + " given twice");
       }
       published.put(messageId, new Published(self, null, set, broadcast));
+    }
+
+    @Override
+    public void broadcastTaken(int source, long messageId) {
+      taken.add(List.of((long) source, messageId));
     }
 
     @Override
@@ -625,6 +634,11 @@ final class DataNet {
     Router x = routers[router];
     assertEquals(n, x.plane.drops(why), why + " at router " + router);
     assertEquals(n, x.dropHook[why.ordinal()], why + " reported by router " + router);
+  }
+
+  /** The broadcasts (source, message id) router {@code router} told its output it took itself. */
+  List<List<Long>> taken(int router) {
+    return routers[router].taken;
   }
 
   /** {@code router} counted no drop other than those named in {@code expected}. */

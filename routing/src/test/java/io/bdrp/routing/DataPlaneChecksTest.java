@@ -116,6 +116,7 @@ class DataPlaneChecksTest {
     assertEquals(List.of(), net.copies(1, 2), "the kernel sent 1's child its copy");
     assertTrue(net.plane(1).lastLocal());
     net.expectOnlyDrops(1, Map.of());
+    assertEquals(List.of(), net.taken(1), "the kernel's window has it: nothing to tell it");
 
     net.injectLocalOnly(1, 0, new Header(9, 0, 90, null), Payload.of(message("a", 1)));
     net.inject(1, 0, new Header(9, 0, 90, null), Payload.of(message("a", 1)));
@@ -144,12 +145,16 @@ class DataPlaneChecksTest {
     assertFalse(net.plane(1).lastLocal());
     net.expectOnlyDrops(1, Map.of(Drop.NOT_ON_TREE, 1L));
 
-    // The same broadcast from the next hop towards 2 is delivered and passed on to 0.
+    assertEquals(List.of(), net.taken(1), "off the tree: not taken");
+    // The same broadcast from the next hop towards 2 is delivered and passed on to 0, and told
+    // to the output once (a kernel fast path's window learns it); its duplicate is not.
     net.inject(1, 2, new Header(9, 2, 84, null), Payload.of(message("a", 1)));
+    net.inject(1, 2, new Header(9, 2, 84, null), Payload.of(message("a", 1)));
+    assertEquals(List.of(List.of(2L, 84L)), net.taken(1));
     net.expectDelivered(hosts[0], 84L);
     net.expectDelivered(hosts[1]);
     assertEquals(1, net.copies(1, 0).size(), "passed on to 1's child for 2");
-    net.expectOnlyDrops(1, Map.of(Drop.NOT_ON_TREE, 1L));
+    net.expectOnlyDrops(1, Map.of(Drop.NOT_ON_TREE, 1L, Drop.DUPLICATE, 1L));
   }
 
   /**

@@ -138,6 +138,14 @@ public final class EbpfFastPath implements AutoCloseable {
     return EbpfNative.counters(handle());
   }
 
+  /**
+   * Enters the broadcasts {@code (sources[i], ids[i])}, {@code i < n}, in the program's duplicate
+   * window, as if it had taken them itself; returns how many it entered.
+   */
+  public int markBroadcasts(int[] sources, long[] ids, int n) throws IOException {
+    return EbpfNative.markBroadcasts(handle(), sources, ids, n);
+  }
+
   /** Copies sent in the kernel to each of {@code routers}. */
   public long[] forwarded(int[] routers) throws IOException {
     return EbpfNative.forwarded(handle(), routers);

@@ -50,6 +50,13 @@ public final class EbpfNative {
   static native long[] forwarded(long handle, int[] routers) throws IOException;
 
   /**
+   * Enters the broadcasts {@code (sources[i], ids[i])}, {@code i < n}, that the router took itself
+   * in the program's duplicate window; returns how many it entered.
+   */
+  static native int markBroadcasts(long handle, int[] sources, long[] ids, int n)
+      throws IOException;
+
+  /**
    * Runs the program once on {@code packet} (an Ethernet frame) as if it arrived on {@code ifindex}
    * ({@code BPF_PROG_TEST_RUN}); the packet as the program left it goes to {@code out}. Clones it
    * redirects are sent for real. Returns the program's verdict in the high 32 bits and the length

@@ -221,6 +221,95 @@ public final class KernelFastPath {
     }
   }
 
+  // ---- the broadcasts the router took itself, for the program's duplicate window ----
+
+  /**
+   * Marks gathered on the loop or on their way to the program, at most: beyond, a mark is dropped
+   * and counted (the program then forwards a second copy of that broadcast once, and the receivers'
+   * windows drop it).
+   */
+  static final int MAX_MARKS = 4096;
+
+  private int[] markSources = new int[64]; // on the loop
+  private long[] markIds = new long[64];
+  private int marks;
+  private boolean marksQueued;
+  private final java.util.concurrent.atomic.AtomicInteger marksInFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicLong marksEntered =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong marksDropped =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * The router took broadcast {@code (source, id)} itself (over TCP or the ring, or passed up by
+   * the program without being entered): the program's window is told, so that a copy of it that the
+   * program takes later from a tree parent is dropped there as the router's window would. On the
+   * loop; the map is written on the fast path's thread, once per turn of the loop.
+   */
+  public void broadcastTaken(int source, long id) {
+    if (fp == null) {
+      return;
+    }
+    if (marks + marksInFlight.get() >= MAX_MARKS) {
+      marksDropped.incrementAndGet();
+      return;
+    }
+    if (marks == markIds.length) {
+      markSources = java.util.Arrays.copyOf(markSources, 2 * marks);
+      markIds = java.util.Arrays.copyOf(markIds, 2 * marks);
+    }
+    markSources[marks] = source;
+    markIds[marks] = id;
+    marks++;
+    if (!marksQueued) {
+      marksQueued = true;
+      core.loop().execute(this::handOverMarks);
+    }
+  }
+
+  /** Hands the marks gathered this turn to the fast path's thread (on the loop). */
+  private void handOverMarks() {
+    marksQueued = false;
+    int n = marks;
+    ControlThread t = thread;
+    if (n == 0 || t == null) {
+      marks = 0;
+      return;
+    }
+    int[] sources = java.util.Arrays.copyOf(markSources, n);
+    long[] ids = java.util.Arrays.copyOf(markIds, n);
+    marks = 0;
+    marksInFlight.addAndGet(n);
+    try {
+      t.execute(() -> enterMarks(sources, ids, n));
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      marksInFlight.addAndGet(-n);
+    }
+  }
+
+  /** Writes marks into the program's window (on the fast path's thread). */
+  private void enterMarks(int[] sources, long[] ids, int n) {
+    try {
+      EbpfFastPath f = fp;
+      if (f != null) {
+        int entered = f.markBroadcasts(sources, ids, n);
+        marksEntered.addAndGet(entered);
+        marksDropped.addAndGet(n - entered);
+      }
+    } catch (IOException e) {
+      marksDropped.addAndGet(n);
+      log.debug("router {}: marking broadcasts in the kernel: {}", config.router(), e.getMessage());
+    } finally {
+      marksInFlight.addAndGet(-n);
+    }
+  }
+
+  /** Marks entered into the program's window so far. */
+  public long marksEntered() {
+    return marksEntered.get();
+  }
+
   // ---- metrics ----
 
   private void registerMetrics() {
@@ -240,6 +329,22 @@ public final class KernelFastPath {
           "result",
           c.label());
     }
+    m.counter(
+        "bdrp_fastpath_broadcast_marks_total",
+        "Broadcasts the router took itself (not through the kernel fast path) that it entered in"
+            + " the program's duplicate window (entered), or could not (dropped: too many waiting,"
+            + " or the map refused them).",
+        marksEntered::get,
+        "result",
+        "entered");
+    m.counter(
+        "bdrp_fastpath_broadcast_marks_total",
+        "Broadcasts the router took itself (not through the kernel fast path) that it entered in"
+            + " the program's duplicate window (entered), or could not (dropped: too many waiting,"
+            + " or the map refused them).",
+        marksDropped::get,
+        "result",
+        "dropped");
     for (int i = 0; i < neighbours.length; i++) {
       int k = i;
       m.counter(

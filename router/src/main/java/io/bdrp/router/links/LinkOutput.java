@@ -111,6 +111,23 @@ public final class LinkOutput
     this.publishers = publishers;
   }
 
+  /** Where the broadcasts this router took itself are told (the kernel fast path's window). */
+  public interface BroadcastsTaken {
+    void taken(int source, long messageId);
+  }
+
+  private BroadcastsTaken broadcastsTaken = (source, id) -> {};
+
+  /** Sets where the broadcasts this router took itself are told. */
+  public void broadcastsTaken(BroadcastsTaken to) {
+    this.broadcastsTaken = to;
+  }
+
+  @Override
+  public void broadcastTaken(int source, long messageId) {
+    broadcastsTaken.taken(source, messageId);
+  }
+
   /**
    * A reliable copy goes on the link's TCP session, whatever transport its DATA uses: the header,
    * this copy's entries, then the message bytes.

@@ -930,6 +930,33 @@ class TcProgramTest {
     assertOnly(r.counters, FastPathCounter.DROP_BCAST_DUPLICATE);
   }
 
+  /**
+   * A broadcast the router took itself (over TCP, say) and entered in the program's window: the
+   * copy the tree parent sends afterwards is a duplicate in the kernel too, not forwarded again.
+   * Entering it twice is harmless, and another source's same id is not marked.
+   */
+  @Test
+  void aBroadcastTheRouterTookItselfIsADuplicateInTheKernel() throws Exception {
+    long id = ++broadcastId;
+    long other = ++broadcastId;
+    FastPathTable t = tree(table(true), false, 0, new int[] {2, 3});
+    // Ids with high bits set, as the router's permuted ids have: the key is the id's wire bytes.
+    long marked = id | 0x8000_0000_0000_0000L;
+    long elsewhere = other | 0x8000_0000_0000_0000L;
+    assertEquals(
+        3, fp.markBroadcasts(new int[] {5, 5, 6}, new long[] {marked, marked, elsewhere}, 3));
+    Run r = run(t, packet(broadcast(5, marked), PEER_PORT, ROUTER_PORT));
+    assertEquals(TC_ACT_SHOT, r.verdict, r.toString());
+    assertOnly(r.counters, FastPathCounter.DROP_BCAST_DUPLICATE);
+    assertArrayEquals(new long[3], r.forwarded, "no copy sent");
+    // Source 5's broadcast with the id marked for source 6 is new here: copied down the tree.
+    r = run(t, packet(broadcast(5, elsewhere), PEER_PORT, ROUTER_PORT));
+    assertOnly(r.counters, FastPathCounter.BCAST);
+    assertArrayEquals(new long[] {0, 1, 1}, r.forwarded);
+    assertCopy(1, broadcast(4, elsewhere));
+    assertCopy(2, broadcast(4, elsewhere));
+  }
+
   @Test
   void withLocalHostsOneCopyGoesUpMarkedForLocalDeliveryOnly() throws Exception {
     long id = ++broadcastId;
