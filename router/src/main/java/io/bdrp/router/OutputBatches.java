@@ -39,13 +39,15 @@ public final class OutputBatches {
   private boolean flushQueued;
 
   /**
-   * Batches below this many bytes may wait for the loop's next turn while input continues ({@link
-   * #inputContinues}), up to {@link #MAX_DEFERRALS} turns.
+   * A channel's output below this many bytes (its batch and what was written to it before it) may
+   * wait for the loop's next turn while input continues ({@link #inputContinues}), up to {@link
+   * #MAX_DEFERRALS} turns: two batch buffers' worth, so that a host of a selective publisher gets
+   * one write (and one wake-up) per 32 KiB.
    */
-  static final int DEFER_BELOW = 12 * 1024;
+  static final int DEFER_BELOW = 32 * 1024;
 
   /** Turns a small batch may wait in a row: its latency grows by at most as many reads. */
-  static final int MAX_DEFERRALS = 8;
+  static final int MAX_DEFERRALS = 16;
 
   private boolean inputContinues;
   private int deferrals;
@@ -194,15 +196,18 @@ public final class OutputBatches {
     pending.clear();
   }
 
-  /** Whether {@code c} holds no output outside its batch (written to it, flushed or not). */
-  private static boolean nothingQueued(Channel c) {
+  /** Bytes {@code c} holds outside its batch: written to it, flushed or not, and not yet sent. */
+  private static long queued(Channel c) {
     io.netty.channel.ChannelOutboundBuffer out = c.unsafe().outboundBuffer();
-    return out == null || out.totalPendingWriteBytes() == 0;
+    return out == null ? 0 : out.totalPendingWriteBytes();
   }
 
-  /** Writes and flushes {@code c}'s output unless its batch is small and holds all of it. */
+  /**
+   * Writes and flushes {@code c}'s output unless it is small: its batch and what was written to it
+   * before (a batch that filled, a large message) together below {@link #DEFER_BELOW}.
+   */
   private boolean flushUnlessSmall(Channel c, ByteBuf batch) {
-    if (batch != null && batch.readableBytes() < DEFER_BELOW && nothingQueued(c)) {
+    if (batch != null && batch.readableBytes() + queued(c) < DEFER_BELOW) {
       return false;
     }
     writeAndFlush(c, batch);
