@@ -234,6 +234,7 @@ public final class KernelFastPath {
   private long[] markIds = new long[64];
   private int marks;
   private boolean marksQueued;
+  private final Runnable handOverMarks = this::handOverMarks; // queued once per turn: made once
   private final java.util.concurrent.atomic.AtomicInteger marksInFlight =
       new java.util.concurrent.atomic.AtomicInteger();
   private final java.util.concurrent.atomic.AtomicLong marksEntered =
@@ -264,7 +265,7 @@ public final class KernelFastPath {
     marks++;
     if (!marksQueued) {
       marksQueued = true;
-      core.loop().execute(this::handOverMarks);
+      core.loop().execute(handOverMarks);
     }
   }
 
@@ -305,11 +306,6 @@ public final class KernelFastPath {
     }
   }
 
-  /** Marks entered into the program's window so far. */
-  public long marksEntered() {
-    return marksEntered.get();
-  }
-
   // ---- metrics ----
 
   private void registerMetrics() {
@@ -329,22 +325,12 @@ public final class KernelFastPath {
           "result",
           c.label());
     }
-    m.counter(
-        "bdrp_fastpath_broadcast_marks_total",
+    String marks =
         "Broadcasts the router took itself (not through the kernel fast path) that it entered in"
             + " the program's duplicate window (entered), or could not (dropped: too many waiting,"
-            + " or the map refused them).",
-        marksEntered::get,
-        "result",
-        "entered");
-    m.counter(
-        "bdrp_fastpath_broadcast_marks_total",
-        "Broadcasts the router took itself (not through the kernel fast path) that it entered in"
-            + " the program's duplicate window (entered), or could not (dropped: too many waiting,"
-            + " or the map refused them).",
-        marksDropped::get,
-        "result",
-        "dropped");
+            + " or the map refused them).";
+    m.counter("bdrp_fastpath_broadcast_marks_total", marks, marksEntered::get, "result", "entered");
+    m.counter("bdrp_fastpath_broadcast_marks_total", marks, marksDropped::get, "result", "dropped");
     for (int i = 0; i < neighbours.length; i++) {
       int k = i;
       m.counter(
