@@ -497,6 +497,30 @@ public final class BdrpClient implements AutoCloseable {
   }
 
   /**
+   * Sends a message without a future: as {@link #send}, for a publisher that sends many messages
+   * and needs no answer for each, and saves the future's cost (its allocation, and its completion
+   * on the callback thread). A message that is not written to the router, because the client is not
+   * connected, the message does not encode or the write fails, is counted in {@link #unsent()}.
+   */
+  public void publish(Message m) {
+    Objects.requireNonNull(m, "m");
+    if (!isConnected()) {
+      outbox.countUnsent();
+      return;
+    }
+    outbox.enqueue(new ClientFrame.Send(0, m), null, Outbox.FORGET);
+  }
+
+  /**
+   * How many messages {@link #publish} took that were not written to the router: sent while
+   * disconnected, refused by the encoder, or lost with a write that failed. Messages that {@link
+   * #send} could not write fail their futures instead.
+   */
+  public long unsent() {
+    return outbox.unsent();
+  }
+
+  /**
    * Publishes a message reliably: numbers it as the next message of this client's {@linkplain
    * #publisherId() publisher}, keeps it, and sends it as soon as fewer than {@link
    * Builder#maxUnconfirmed} messages wait for confirmation. Never blocks; may be called while

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -24,9 +25,13 @@ import java.util.function.Supplier;
 final class Outbox {
   static final int BATCH_BYTES = 64 * 1024;
 
+  /** The correlation of a message sent without a future ({@link BdrpClient#publish}). */
+  static final long FORGET = 0;
+
   /**
-   * A frame waiting for the I/O thread: a send with its future, or a request with its correlation
-   * id (its future waits in {@link Requests} for the router's answer).
+   * A frame waiting for the I/O thread: a send with its future, a request with its correlation id
+   * (its future waits in {@link Requests} for the router's answer), or a message sent without a
+   * future (no future, correlation {@link #FORGET}).
    */
   private record Outgoing(ClientFrame frame, CompletableFuture<Void> written, long correlation) {}
 
@@ -42,6 +47,9 @@ final class Outbox {
   private final Requests requests;
   private final Executor settle;
   private final String where;
+
+  /** Messages sent without a future that were not written. */
+  private final AtomicLong unsent = new AtomicLong();
 
   /**
    * @param session the channel of the open session, or null
@@ -64,7 +72,8 @@ final class Outbox {
 
   /**
    * Queues a frame: {@code written} (if not null) completes when it has been written, a request's
-   * future (under {@code correlation}) fails if it cannot be.
+   * future (under {@code correlation}) fails if it cannot be; a message without either ({@link
+   * #FORGET}) is counted in {@link #unsent()} if it cannot be.
    */
   void enqueue(ClientFrame frame, CompletableFuture<Void> written, long correlation) {
     Outgoing o = new Outgoing(frame, written, correlation);
@@ -94,6 +103,7 @@ final class Outbox {
     }
     Channel c = session.get();
     List<CompletableFuture<Void>> written = new ArrayList<>();
+    int forgotten = 0; // frames without a future in this drain's writes
     ChannelFuture last = null;
     ByteBuf out = null;
     for (int i = 0; i < batch.size(); i++) {
@@ -114,7 +124,7 @@ final class Outbox {
         out = null;
       }
       if (out == null) {
-        out = c.alloc().heapBuffer(Math.max(n, BATCH_BYTES));
+        out = c.alloc().directBuffer(Math.max(n, BATCH_BYTES));
       }
       int mark = out.writerIndex();
       try {
@@ -126,6 +136,8 @@ final class Outbox {
       }
       if (o.written != null) {
         written.add(o.written);
+      } else if (o.correlation == FORGET) {
+        forgotten++;
       }
     }
     if (out != null) {
@@ -140,10 +152,17 @@ final class Outbox {
       return;
     }
     c.flush();
-    if (!written.isEmpty()) {
+    if (!written.isEmpty() || forgotten > 0) {
+      int lostIfFailed = forgotten;
       last.addListener(
           w -> {
             Throwable cause = w.cause();
+            if (cause != null) {
+              unsent.addAndGet(lostIfFailed);
+            }
+            if (written.isEmpty()) {
+              return;
+            }
             settle.execute(
                 () -> {
                   for (CompletableFuture<Void> f : written) {
@@ -175,8 +194,20 @@ final class Outbox {
     CompletableFuture<Void> w = o.written;
     if (w != null) {
       settle.execute(() -> w.completeExceptionally(e));
+    } else if (o.correlation == FORGET) {
+      unsent.incrementAndGet();
     } else {
       requests.fail(o.correlation, e);
     }
+  }
+
+  /** Counts a message sent without a future that was refused before it was queued. */
+  void countUnsent() {
+    unsent.incrementAndGet();
+  }
+
+  /** Messages sent without a future that were not written to the router. */
+  long unsent() {
+    return unsent.get();
   }
 }

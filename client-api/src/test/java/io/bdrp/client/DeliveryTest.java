@@ -130,4 +130,26 @@ class DeliveryTest {
     assertEquals(3, e.position());
     assertEquals(1, client.refusedFrames());
   }
+
+  /**
+   * {@link BdrpClient#publish} sends SENDs the router reads in order, and counts what it takes
+   * while disconnected in {@link BdrpClient#unsent()}. Guards against a fire-and-forget message
+   * that is lost or reordered without a count.
+   */
+  @Test
+  void publishedMessagesReachTheRouterInOrderAndThoseWithoutASessionAreCounted() throws Exception {
+    FakeRouter.Peer peer = connect();
+    for (long n = 1; n <= 3; n++) {
+      client.publish(msg(n));
+    }
+    for (long n = 1; n <= 3; n++) {
+      assertEquals(new ClientFrame.Send(0, msg(n)), peer.next(ClientFrame.Send.class));
+    }
+    assertEquals(0, client.unsent());
+    peer.close();
+    disconnected.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    client.publish(msg(4));
+    client.publish(msg(5));
+    assertEquals(2, client.unsent());
+  }
 }

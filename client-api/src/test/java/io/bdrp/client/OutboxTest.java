@@ -109,4 +109,63 @@ class OutboxTest {
     assertEquals("not connected to r:1", e.getCause().getMessage());
     assertNull(ch.readOutbound());
   }
+
+  /**
+   * Messages sent without a future go out in order among the other frames, in the same write, and
+   * count nothing once written. Guards against a forgotten message that is dropped or reordered.
+   */
+  @Test
+  void messagesWithoutAFutureLeaveInOrderAmongOtherFrames() {
+    Outbox outbox = new Outbox(() -> ch, ch.eventLoop(), requests, Runnable::run, "r:1");
+    CompletableFuture<Void> sent = new CompletableFuture<>();
+    outbox.enqueue(new ClientFrame.Send(0, msg(1)), null, Outbox.FORGET);
+    outbox.enqueue(new ClientFrame.Send(0, msg(2)), sent, 0);
+    outbox.enqueue(new ClientFrame.Send(0, msg(3)), null, Outbox.FORGET);
+    ch.runPendingTasks();
+    assertEquals(
+        List.of(
+            new ClientFrame.Send(0, msg(1)),
+            new ClientFrame.Send(0, msg(2)),
+            new ClientFrame.Send(0, msg(3))),
+        frames(ch.readOutbound()));
+    assertTrue(sent.isDone() && !sent.isCompletedExceptionally());
+    assertEquals(0, outbox.unsent());
+    assertEquals(0, requests.size());
+  }
+
+  /**
+   * A message sent without a future that is not written is counted: without a session, and when the
+   * write itself fails. Guards against losing such messages without a trace.
+   */
+  @Test
+  void messagesWithoutAFutureThatAreNotWrittenAreCounted() {
+    Outbox alone = new Outbox(() -> null, ch.eventLoop(), requests, Runnable::run, "r:1");
+    alone.enqueue(new ClientFrame.Send(0, msg(1)), null, Outbox.FORGET);
+    alone.enqueue(new ClientFrame.Send(0, msg(2)), null, Outbox.FORGET);
+    ch.runPendingTasks();
+    assertEquals(2, alone.unsent(), "no session");
+    assertNull(ch.readOutbound());
+
+    ch.pipeline()
+        .addFirst(
+            new io.netty.channel.ChannelOutboundHandlerAdapter() {
+              @Override
+              public void write(
+                  io.netty.channel.ChannelHandlerContext ctx,
+                  Object m,
+                  io.netty.channel.ChannelPromise p) {
+                io.netty.util.ReferenceCountUtil.release(m);
+                p.setFailure(new IOException("connection reset"));
+              }
+            });
+    Outbox failing = new Outbox(() -> ch, ch.eventLoop(), requests, Runnable::run, "r:1");
+    CompletableFuture<Void> sent = new CompletableFuture<>();
+    failing.enqueue(new ClientFrame.Send(0, msg(3)), null, Outbox.FORGET);
+    failing.enqueue(new ClientFrame.Send(0, msg(4)), sent, 0);
+    failing.enqueue(new ClientFrame.Send(0, msg(5)), null, Outbox.FORGET);
+    ch.runPendingTasks();
+    assertEquals(2, failing.unsent(), "a failed write");
+    CompletionException e = assertThrows(CompletionException.class, sent::join);
+    assertEquals("connection reset", e.getCause().getMessage());
+  }
 }

@@ -128,6 +128,9 @@ final class DataNet {
     /** (source, message id) of each broadcast the data plane told its output it took. */
     final List<List<Long>> taken = new ArrayList<>();
 
+    /** The match time the data plane gave for each message published here, in order. */
+    final List<Long> matchNanos = new ArrayList<>();
+
     long timerAt;
     boolean timerPending;
 
@@ -186,6 +189,7 @@ final class DataNet {
         throw new AssertionError("message id " + messageId + " given twice");
       }
       published.put(messageId, new Published(self, null, set, broadcast));
+      this.matchNanos.add(matchNanos);
     }
 
     @Override
@@ -634,6 +638,11 @@ final class DataNet {
     Router x = routers[router];
     assertEquals(n, x.plane.drops(why), why + " at router " + router);
     assertEquals(n, x.dropHook[why.ordinal()], why + " reported by router " + router);
+  }
+
+  /** The match time given for each message published at {@code router}, in order. */
+  List<Long> matchNanos(int router) {
+    return routers[router].matchNanos;
   }
 
   /** The broadcasts (source, message id) router {@code router} told its output it took itself. */

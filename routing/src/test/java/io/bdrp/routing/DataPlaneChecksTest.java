@@ -227,4 +227,28 @@ class DataPlaneChecksTest {
     net.expectDelivered(at2, id);
     net.expectOnlyDrops(0, Map.of(Drop.NO_ROUTE, 4L));
   }
+
+  /**
+   * One published message in {@link DataPlane#MATCH_TIMED_EVERY} has its match timed, starting with
+   * the first; the output hears -1 for the rest. Guards against two clock reads on every message
+   * and against a sample that leaves out a router's first messages.
+   */
+  @Test
+  void oneMessageInSixteenHasItsMatchTimed() {
+    int[] hosts = new int[2];
+    DataNet net = line(1.0, hosts);
+    int n = 2 * DataPlane.MATCH_TIMED_EVERY + 1;
+    for (int i = 0; i < n; i++) {
+      net.publish(0, message("a", 1));
+    }
+    List<Long> times = net.matchNanos(0);
+    assertEquals(n, times.size());
+    for (int i = 0; i < n; i++) {
+      boolean timed = i % DataPlane.MATCH_TIMED_EVERY == 0;
+      assertEquals(timed, times.get(i) >= 0, "message " + i + ": " + times.get(i));
+      if (!timed) {
+        assertEquals(-1L, times.get(i), "message " + i);
+      }
+    }
+  }
 }

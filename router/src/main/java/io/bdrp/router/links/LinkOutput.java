@@ -353,6 +353,8 @@ public final class LinkOutput
   @Override
   public void published(
       long messageId, long[] d, int destinations, boolean broadcast, long matchNanos) {
-    matchSeconds.observeNanos(matchNanos);
+    if (matchNanos >= 0) {
+      matchSeconds.observeNanos(matchNanos);
+    }
   }
 }

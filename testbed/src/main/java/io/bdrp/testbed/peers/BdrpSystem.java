@@ -22,8 +22,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * bdrp: one {@code bdrp router} process per server (the real command, from a generated config
- * file), clients from the bdrp client library sharing one two-thread event-loop group. A bucket
- * subscription is the predicate {@code bucket = N}; taking everything is {@code bucket >= 0}.
+ * file), clients from the bdrp client library sharing one two-thread event-loop group and one
+ * callback thread (the publisher sends with {@code publish}, without a future per message). A
+ * bucket subscription is the predicate {@code bucket = N}; taking everything is {@code bucket >=
+ * 0}.
  *
  * <p>With TLS, a development CA made for the run gives every router a certificate: client ports
  * speak TLS 1.3, router links mutual TLS, and clients trust the CA.
@@ -53,6 +55,7 @@ public final class BdrpSystem implements PubSubSystem {
   private final List<BdrpClient> clients = new ArrayList<>();
   private int[] clientPorts = new int[0];
   private EventLoopGroup group;
+  private java.util.concurrent.ExecutorService callbacks;
 
   /** A system whose router JVMs run with {@code jvmOptions}, without TLS. */
   public BdrpSystem(List<String> jvmOptions) {
@@ -137,6 +140,13 @@ public final class BdrpSystem implements PubSubSystem {
       routers.get(i).awaitPort(clientPorts[i], Duration.ofSeconds(30));
     }
     group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    callbacks =
+        java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "bdrp-bench-callbacks");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
@@ -216,6 +226,7 @@ public final class BdrpSystem implements PubSubSystem {
             .router("127.0.0.1", clientPorts[server])
             .name(name)
             .eventLoopGroup(group)
+            .callbackExecutor(callbacks)
             .reconnect(false)
             .onMessage(h)
             .listener(
@@ -295,7 +306,7 @@ public final class BdrpSystem implements PubSubSystem {
       public void publish(int bucket, byte[] body) {
         Message m = Message.builder(1).put("bucket", bucket).body(body).build();
         if (!reliable) {
-          c.send(m);
+          c.publish(m);
           return;
         }
         unconfirmed.add(c.sendReliable(m));
@@ -341,6 +352,9 @@ public final class BdrpSystem implements PubSubSystem {
     }
     if (group != null) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+    if (callbacks != null) {
+      callbacks.shutdown();
     }
     routers.forEach(ChildProcess::close);
     routers.clear();
