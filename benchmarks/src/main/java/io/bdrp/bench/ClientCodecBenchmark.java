@@ -55,7 +55,7 @@ public class ClientCodecBenchmark {
   @Setup(Level.Trial)
   public void setup() {
     ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-    batch = Unpooled.buffer(64 * 1024);
+    batch = Unpooled.directBuffer(64 * 1024); // direct, as the client's outbox encodes
     // Direct, as the client's event loop reads a connection into pooled direct buffers.
     read = Unpooled.directBuffer(64 * 1024);
     for (int i = 0; i < N; i++) {

@@ -4,7 +4,10 @@ import io.bdrp.encoding.Attributes;
 import io.bdrp.encoding.Limits;
 import io.bdrp.encoding.Value;
 import io.bdrp.encoding.ValueType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -158,15 +161,32 @@ public final class MessageView implements Attributes {
     return ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
   }
 
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle INTS =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
   /**
    * The first slot of the bucket of the encoding {@code b[from..to)}, with {@code tag} (a value's
-   * type tag, or -1 for a name) hashed in.
+   * type tag, or -1 for a name) hashed in. Most encodings are a name or a small value of 4 to 16
+   * bytes: those are read as two words that together cover every byte (they overlap below 8 or 16
+   * bytes); others byte by byte.
    */
   private static int bucket(byte[] b, int from, int to, int tag) {
-    int h = 31 * tag + to - from;
-    for (int i = from; i < to; i++) {
-      h = 31 * h + b[i];
+    int n = to - from;
+    long x;
+    if (n >= 8 && n <= 16) {
+      x = (long) LONGS.get(b, from) * 0x9E37_79B9_7F4A_7C15L ^ (long) LONGS.get(b, to - 8);
+    } else if (n >= 4 && n < 8) {
+      x = ((long) (int) INTS.get(b, from) << 32) ^ ((int) INTS.get(b, to - 4) & 0xFFFF_FFFFL);
+    } else {
+      x = 0;
+      for (int i = from; i < to; i++) {
+        x = 31 * x + b[i];
+      }
     }
+    x = (x + 31L * tag + n) * 0xC2B2_AE3D_27D4_EB4FL;
+    int h = (int) (x >>> 32) ^ (int) x;
     return ((h ^ (h >>> 16)) & (SLOTS - 1)) & ~(WAYS - 1);
   }
 
@@ -183,14 +203,22 @@ public final class MessageView implements Attributes {
   }
 
   /**
-   * Whether {@code k} holds the bytes {@code b[from..to)}. Names and most values are a few bytes: a
-   * plain loop compares those sooner than {@link Arrays#equals(byte[], int, int, byte[], int, int)}
-   * with its range checks and vectorised set-up.
+   * Whether {@code k} holds the bytes {@code b[from..to)}. Names and most values are a few bytes:
+   * from 4 to 16, two words that together cover every byte are compared, sooner than {@link
+   * Arrays#equals(byte[], int, int, byte[], int, int)} with its range checks and vectorised set-up.
    */
   private static boolean same(byte[] k, byte[] b, int from, int to) {
     int n = k.length;
     if (n != to - from) {
       return false;
+    }
+    if (n >= 8 && n <= 16) {
+      return (long) LONGS.get(k, 0) == (long) LONGS.get(b, from)
+          && (long) LONGS.get(k, n - 8) == (long) LONGS.get(b, to - 8);
+    }
+    if (n >= 4 && n < 8) {
+      return (int) INTS.get(k, 0) == (int) INTS.get(b, from)
+          && (int) INTS.get(k, n - 4) == (int) INTS.get(b, to - 4);
     }
     if (n > 16) {
       return Arrays.equals(k, 0, n, b, from, to);
