@@ -122,13 +122,11 @@ final class Connection implements SessionHandler.Session {
   }
 
   /**
-   * The session's buffers for what it reads: on the heap. The client decodes every message it is
-   * delivered through NIO views of its buffers; a view of an array reads a byte as an array does,
-   * where a view of direct memory checks its bounds and its memory's liveness at every read
-   * (without {@code sun.misc.Unsafe}, as on JDK 24 and later, Netty's direct buffers are such
-   * views). The socket's reads go through the JDK's own direct buffers. What the client sends is
-   * encoded straight into direct buffers ({@link Outbox}): encoding is mostly bulk copies of
-   * bodies, and a heap buffer would be copied once more into direct memory for the socket.
+   * The session's buffers: on the heap. The client decodes every message it is delivered and
+   * encodes every one it sends through NIO views of its buffers; a view of an array reads a byte as
+   * an array does, where a view of direct memory checks its bounds and its memory's liveness at
+   * every read (without {@code sun.misc.Unsafe}, as on JDK 24 and later, Netty's direct buffers are
+   * such views). The socket's reads and writes go through the JDK's own direct buffers.
    */
   private static final io.netty.buffer.ByteBufAllocator HEAP =
       new io.netty.channel.PreferHeapByteBufAllocator(io.netty.buffer.ByteBufAllocator.DEFAULT);

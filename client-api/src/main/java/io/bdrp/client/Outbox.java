@@ -124,7 +124,7 @@ final class Outbox {
         out = null;
       }
       if (out == null) {
-        out = c.alloc().directBuffer(Math.max(n, BATCH_BYTES));
+        out = c.alloc().heapBuffer(Math.max(n, BATCH_BYTES));
       }
       int mark = out.writerIndex();
       try {

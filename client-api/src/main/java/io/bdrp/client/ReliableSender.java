@@ -443,7 +443,7 @@ final class ReliableSender {
         out = null;
       }
       if (out == null) {
-        out = c.alloc().directBuffer(Math.max(n, Outbox.BATCH_BYTES));
+        out = c.alloc().heapBuffer(Math.max(n, Outbox.BATCH_BYTES));
       }
       ClientFrameCodec.encodeMeasured(f, out, n);
     }
