@@ -102,7 +102,7 @@ final class Outbox {
       drainQueued = false;
     }
     Channel c = session.get();
-    List<CompletableFuture<Void>> written = new ArrayList<>();
+    List<CompletableFuture<Void>> written = null; // made for the first send with a future
     int forgotten = 0; // frames without a future in this drain's writes
     ChannelFuture last = null;
     ByteBuf out = null;
@@ -135,6 +135,9 @@ final class Outbox {
         continue;
       }
       if (o.written != null) {
+        if (written == null) {
+          written = new ArrayList<>();
+        }
         written.add(o.written);
       } else if (o.correlation == FORGET) {
         forgotten++;
@@ -152,20 +155,21 @@ final class Outbox {
       return;
     }
     c.flush();
-    if (!written.isEmpty() || forgotten > 0) {
+    if (written != null || forgotten > 0) {
       int lostIfFailed = forgotten;
+      List<CompletableFuture<Void>> settled = written;
       last.addListener(
           w -> {
             Throwable cause = w.cause();
             if (cause != null) {
               unsent.addAndGet(lostIfFailed);
             }
-            if (written.isEmpty()) {
+            if (settled == null) {
               return;
             }
             settle.execute(
                 () -> {
-                  for (CompletableFuture<Void> f : written) {
+                  for (CompletableFuture<Void> f : settled) {
                     if (cause == null) {
                       f.complete(null);
                     } else {

@@ -244,6 +244,13 @@ public final class DataPlane<M> {
 
   private static final Drop[] DROPS = Drop.values();
 
+  /**
+   * One published message in this many (a power of two) has its match timed ({@link
+   * Output#published}), the first among them: two clock reads cost as much as a tenth of a small
+   * match, and a sample of that size gives the distribution of match times as well.
+   */
+  public static final int MATCH_TIMED_EVERY = 16;
+
   private final int self;
   private final RoutingNode node;
   private final Output<M> out;
@@ -268,13 +275,6 @@ public final class DataPlane<M> {
   private long published;
   private long received;
   private long copies;
-
-  /**
-   * One published message in this many has its match timed ({@link Output#published}), the first
-   * among them: two clock reads cost as much as a tenth of a small match, and a sample of that size
-   * gives the distribution of match times as well.
-   */
-  public static final int MATCH_TIMED_EVERY = 16;
 
   private long delivered;
   private long localMatches;

@@ -16,6 +16,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -55,7 +57,7 @@ public final class BdrpSystem implements PubSubSystem {
   private final List<BdrpClient> clients = new ArrayList<>();
   private int[] clientPorts = new int[0];
   private EventLoopGroup group;
-  private java.util.concurrent.ExecutorService callbacks;
+  private ExecutorService callbacks;
 
   /** A system whose router JVMs run with {@code jvmOptions}, without TLS. */
   public BdrpSystem(List<String> jvmOptions) {
@@ -141,7 +143,7 @@ public final class BdrpSystem implements PubSubSystem {
     }
     group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     callbacks =
-        java.util.concurrent.Executors.newSingleThreadExecutor(
+        Executors.newSingleThreadExecutor(
             r -> {
               Thread t = new Thread(r, "bdrp-bench-callbacks");
               t.setDaemon(true);
