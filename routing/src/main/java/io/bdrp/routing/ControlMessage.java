@@ -67,6 +67,35 @@ public sealed interface ControlMessage {
   }
 
   /**
+   * A periodic full update sent as a digest, to a neighbour that takes them, when every route it
+   * would carry was already sent: {@code count} routes, and the sum of {@link #routeHash} over them
+   * (modulo 2^64). The receiver computes the same over the routes it holds from the sender, leaving
+   * out retractions (a digest is sent only when the full update would carry none); when both agree
+   * it refreshes those routes as the full update would, and otherwise it asks for the full table
+   * ({@link TableRequest}).
+   */
+  record RouteDigest(int sender, int count, long hash) implements ControlMessage {
+    /** The term of one route in {@link #hash}: the same on every router (docs/wire-protocol.md). */
+    public static long routeHash(int destination, long epoch, int seqno, int metric, boolean via) {
+      long fields = ((long) destination << 48) | ((long) metric << 32) | (seqno & 0xFFFF_FFFFL);
+      return mix(mix(fields) + epoch + (via ? 0x9E37_79B9_7F4A_7C15L : 0));
+    }
+
+    /** SplitMix64's finaliser. */
+    private static long mix(long z) {
+      z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+      z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+      return z ^ (z >>> 31);
+    }
+  }
+
+  /**
+   * Asks the receiver for its full table: a {@link RouteDigest} did not agree with the routes the
+   * sender holds from it. Served at most once per hello interval per neighbour.
+   */
+  record TableRequest(int sender) implements ControlMessage {}
+
+  /**
    * Asks the routers on the path towards {@code destination} to make the destination originate a
    * route newer than (epoch, seqno), so that a router without a feasible route can accept one.
    * Forwarded along selected routes while {@code hopCount} stays positive.

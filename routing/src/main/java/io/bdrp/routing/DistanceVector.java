@@ -2,8 +2,10 @@ package io.bdrp.routing;
 
 import io.bdrp.routing.ControlMessage.Hello;
 import io.bdrp.routing.ControlMessage.Route;
+import io.bdrp.routing.ControlMessage.RouteDigest;
 import io.bdrp.routing.ControlMessage.RouteUpdate;
 import io.bdrp.routing.ControlMessage.SeqnoRequest;
+import io.bdrp.routing.ControlMessage.TableRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -98,6 +100,18 @@ import org.agrona.collections.Long2LongHashMap;
  * becomes unreachable is advertised as a retraction (INFINITY with its last seq) for {@code
  * routeExpiryMs}, then no longer mentioned. A route not refreshed for {@code routeExpiryMs}
  * expires.
+ *
+ * <p>A periodic full update that would tell the neighbour nothing new goes as a {@link RouteDigest}
+ * (a count and a sum of hashes of the routes it would carry) to a neighbour that takes them ({@link
+ * #acceptsDigests}): when no retraction is among its routes, every route's seq has been advertised,
+ * every finite route has been offered to that neighbour and every infinite one not (sending it
+ * again would start no tentative child), no change waits to be sent, and routes are not signed. The
+ * receiver compares it with the same over the routes it holds from the sender, retractions left out
+ * (the sender may have stopped mentioning them): when they agree it refreshes those routes, as a
+ * full update of the same routes would; otherwise it sends a {@link TableRequest}, which the sender
+ * answers with its full table, at most one per hello interval. The full update that follows an
+ * adjacency coming up is always whole. So a quiet network's periodic updates cost O(maxRouters)
+ * reads on each side and a few bytes on the link, not a list of every route.
  *
  * <h2>Broadcast trees while routes change</h2>
  *
@@ -372,6 +386,10 @@ public final class DistanceVector {
   private long ownSigEpoch;
   private int ownSigSeqno;
   private long claimsRefused;
+  private long digestsSent;
+  private long digestsAgreed;
+  private long digestsDisagreed;
+  private long tablesRequested;
 
   private boolean holdingDown = true;
   private final long holdDownUntil;
@@ -759,6 +777,39 @@ public final class DistanceVector {
   }
 
   /**
+   * Whether {@code neighbour} takes {@link RouteDigest}s (and answers {@link TableRequest}s): its
+   * periodic full updates are then sent as a digest when every route they would carry was already
+   * sent (see "Updates"). False until set; the router sets it from the link's hello, for each
+   * session. Digests are never sent where routes are signed.
+   */
+  public void acceptsDigests(int neighbour, boolean accepts) {
+    Nbr nbr = links.get(neighbour);
+    if (nbr != null) {
+      nbr.digests = accepts;
+    }
+  }
+
+  /** Periodic full updates sent as a {@link RouteDigest}. */
+  public long digestsSent() {
+    return digestsSent;
+  }
+
+  /** Digests received that agreed with the routes held from their sender, which they refreshed. */
+  public long digestsAgreed() {
+    return digestsAgreed;
+  }
+
+  /** Digests received that did not agree: the full table was asked for instead. */
+  public long digestsDisagreed() {
+    return digestsDisagreed;
+  }
+
+  /** Full tables that neighbours asked for ({@link TableRequest}). */
+  public long tablesRequested() {
+    return tablesRequested;
+  }
+
+  /**
    * Moves this router's own sequence number to its successor and sends it at once: a renewed
    * certificate signs a route that every router verifies with it.
    */
@@ -829,6 +880,8 @@ public final class DistanceVector {
           case Hello h -> onHello(nbr, h);
           case RouteUpdate u -> nbr.up && onUpdate(nbr, u);
           case SeqnoRequest r -> nbr.up && onRequest(nbr, r);
+          case RouteDigest g -> nbr.up && onDigest(nbr, g);
+          case TableRequest t -> nbr.up && onTableRequest(nbr);
           default -> false;
         };
     finish();
@@ -1126,6 +1179,120 @@ public final class DistanceVector {
     return true;
   }
 
+  /**
+   * A periodic full update as a digest: when it agrees with the routes held from the neighbour
+   * (retractions left out, as the sender sends a digest only when it retracts nothing), each of
+   * them is refreshed, as the same route again in a full update would be; otherwise the full table
+   * is asked for. A route that had expired meanwhile is selectable again, as when sent again.
+   */
+  private boolean onDigest(Nbr nbr, RouteDigest g) {
+    long now = clock.nowMillis();
+    int count = 0;
+    long hash = 0;
+    if (eSig == null) { // signed routes are not digested: ask for them
+      for (int d = 0, e = nbr.slot; d < maxRouters; d++, e += slots) {
+        if (digested(e)) {
+          count++;
+          hash +=
+              RouteDigest.routeHash(d, epochOf(e), seqnoOf(e), eMetric[e], (eFlags[e] & VIA) != 0);
+        }
+      }
+    }
+    if (eSig != null || count != g.count() || hash != g.hash()) {
+      digestsDisagreed++;
+      nbr.face.send(new TableRequest(self));
+      return true;
+    }
+    digestsAgreed++;
+    char at = (char) (now >>> refreshShift);
+    for (int d = 0, e = nbr.slot; d < maxRouters; d++, e += slots) {
+      if (!digested(e)) {
+        continue;
+      }
+      boolean wasExpired = expired(e, now);
+      eRefreshed[e] = at;
+      if (wasExpired && d != self) {
+        select(d, now);
+        if (eMetric[e] < INF && !feasible(d, e) && betterThanSelected(d, e)) {
+          request(d, now, nbr);
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Whether entry {@code e} holds a route that digests cover: any but a retraction. */
+  private boolean digested(int e) {
+    int f = eFlags[e];
+    return (f & PRESENT) != 0 && ((f & VIA) != 0 || eMetric[e] < INF);
+  }
+
+  /**
+   * The neighbour asks for the full table (a digest of ours did not agree with what it holds): it
+   * goes with the next {@link #finish}, or, if a full table went to it less than a hello interval
+   * ago, a hello interval after that one, so that a neighbour asking again and again gets at most
+   * one full table per hello interval.
+   */
+  private boolean onTableRequest(Nbr nbr) {
+    long now = clock.nowMillis();
+    tablesRequested++;
+    nbr.fullOwed = true;
+    long allowedAt =
+        nbr.lastFullAt == Long.MIN_VALUE ? now : nbr.lastFullAt + config.helloIntervalMs();
+    if (now >= allowedAt) {
+      nbr.needFull = true;
+    } else {
+      nbr.nextUpdateAt = Math.min(nbr.nextUpdateAt, allowedAt);
+    }
+    return true;
+  }
+
+  /**
+   * Sends {@code to} its periodic full update as a digest, if every route it would carry was sent
+   * already and sending it again would change nothing here: no retraction among them, each route's
+   * sequence number already advertised, and each finite route already offered to {@code to} (and
+   * each infinite one not). Returns false, having sent nothing, otherwise.
+   */
+  private boolean sendDigest(Nbr to, long now) {
+    int count = 0;
+    long hash = 0;
+    for (int d = 0, e = to.slot; d < maxRouters; d++, e += slots) {
+      if (!known(d)) {
+        continue;
+      }
+      long ep;
+      int sq;
+      int metric;
+      boolean via = false;
+      if (d == self) {
+        ep = ownEpoch;
+        sq = seqno;
+        metric = 0;
+      } else if (selSlot[d] >= 0) {
+        via = selSlot[d] == to.slot;
+        ep = selEpoch(d);
+        sq = selSeqno(d);
+        metric = via ? INF : selMetric[d];
+      } else if (has(d, RETRACTING) && now < timers.get(d).retractUntil) {
+        return false; // a retraction: the receiver's copy of it may differ
+      } else {
+        continue;
+      }
+      if (!has(d, ADVERTISED)
+          || has(d, SEQ_UNSENT)
+          || (metric < INF
+              ? (eFlags[e] & OFFERED) == 0
+              : (eFlags[e] & (OFFERED | TENTATIVE)) != 0)) {
+        return false;
+      }
+      count++;
+      hash += RouteDigest.routeHash(d, ep, sq, metric, via);
+    }
+    to.face.send(new RouteDigest(self, count, hash));
+    digestsSent++;
+    return true;
+  }
+
   // ---------------------------------------------------------------- timers
 
   /** Runs every timer that is due: hellos, dead intervals, full updates, hold-down, the sweep. */
@@ -1234,6 +1401,8 @@ public final class DistanceVector {
           }
           eFlags[e] &= OFFERED | TENTATIVE | FORMER_PARENT;
           wordChanged(e, hadNone, now);
+          // A neighbour offered a route that now says it has none is tentative from now on.
+          anyTentative |= (eFlags[e] & TENTATIVE) != 0;
           removed = true;
         } else {
           count++;
@@ -1546,6 +1715,7 @@ public final class DistanceVector {
     long now = clock.nowMillis();
     nbr.up = true;
     nbr.needFull = true;
+    nbr.fullOwed = true;
     nbr.nextUpdateAt = now + updateDelay();
     listener.adjacencyUp(nbr.id);
     if (holdingDown && allLinksUp()) {
@@ -1906,6 +2076,16 @@ public final class DistanceVector {
       if (nbr.needFull) {
         nbr.needFull = false;
         nbr.nextUpdateAt = now + updateDelay();
+        if (!nbr.fullOwed
+            && nbr.digests
+            && selSig == null
+            && urgentCount == 0
+            && pacedCount == 0
+            && sendDigest(nbr, now)) {
+          continue;
+        }
+        nbr.fullOwed = false;
+        nbr.lastFullAt = now;
         routes = new ArrayList<>(maxRouters);
         for (int d = 0; d < maxRouters; d++) {
           if (known(d)) {
@@ -1984,6 +2164,9 @@ public final class DistanceVector {
     long lastHeard = Long.MIN_VALUE;
     boolean up;
     boolean needFull;
+    boolean digests; // takes RouteDigest and TableRequest
+    boolean fullOwed; // the next full update goes whole: adjacency up, or the neighbour asked
+    long lastFullAt = Long.MIN_VALUE;
     long nextHelloAt;
     long nextUpdateAt;
 

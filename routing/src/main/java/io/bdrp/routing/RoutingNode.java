@@ -282,6 +282,8 @@ public final class RoutingNode {
       case Hello h -> dv.receive(h);
       case RouteUpdate u -> dv.receive(u);
       case SeqnoRequest r -> dv.receive(r);
+      case ControlMessage.RouteDigest g -> dv.receive(g);
+      case ControlMessage.TableRequest t -> dv.receive(t);
       case PredicateAd a -> predicates.receive(a);
       case ControlMessage.PredicateDelta d -> predicates.receive(d);
       case PredicateBatch b -> {
@@ -310,6 +312,8 @@ public final class RoutingNode {
         yield false;
       }
       case SeqnoRequest r -> r.epoch() > ceiling;
+      case ControlMessage.RouteDigest g -> false;
+      case ControlMessage.TableRequest t -> false;
       case ControlMessage.Advertisement a -> a.epoch() > ceiling;
       case PredicateBatch b -> {
         for (ControlMessage.Advertisement a : b.ads()) {

@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bdrp.routing.ControlMessage.Hello;
 import io.bdrp.routing.ControlMessage.Route;
+import io.bdrp.routing.ControlMessage.RouteDigest;
 import io.bdrp.routing.ControlMessage.RouteUpdate;
 import io.bdrp.routing.ControlMessage.SeqnoRequest;
+import io.bdrp.routing.ControlMessage.TableRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -949,5 +951,164 @@ class DistanceVectorTest {
       }
       assertEquals(best, dv.metric(d), "destination " + d);
     }
+  }
+
+  // ------------------------------------------------------------------ digests
+
+  @Test
+  void aQuietNetworkKeepsItsRoutesOnDigestsAlone() {
+    for (boolean digests : new boolean[] {true, false}) {
+      DvNetwork net = randomGraph(new Random(7), 12, 6, 5);
+      net.digests = digests;
+      net.startAll();
+      net.runFor(3_000);
+      assertConverged(net);
+      long routes = net.routesDelivered;
+      long digestsBefore = net.digestsDelivered;
+      // Ten route expiries (1.3 s each) with nothing changing.
+      net.runFor(13_000);
+      assertConverged(net);
+      long quietRoutes = net.routesDelivered - routes;
+      long quietDigests = net.digestsDelivered - digestsBefore;
+      int links = net.links().size();
+      if (digests) {
+        assertEquals(0, quietRoutes, "routes sent while nothing changed");
+        // A full update every 300..400 ms per direction of each link: at least 32 in 13 s.
+        assertTrue(quietDigests >= 2L * links * 32, "digests: " + quietDigests);
+        assertEquals(0, net.tableRequestsDelivered, "every digest agreed");
+        long sent = 0;
+        long agreed = 0;
+        for (int r = 0; r < net.size; r++) {
+          sent += net.router(r).digestsSent();
+          agreed += net.router(r).digestsAgreed();
+          assertEquals(0, net.router(r).digestsDisagreed());
+        }
+        assertTrue(sent >= net.digestsDelivered && sent - net.digestsDelivered <= 2L * links);
+        assertEquals(net.digestsDelivered, agreed);
+      } else {
+        assertEquals(0, quietDigests);
+        assertTrue(quietRoutes >= 2L * links * 32 * 11, "full updates: " + quietRoutes);
+      }
+    }
+  }
+
+  @Test
+  void aDigestThatDisagreesBringsTheFullTable() {
+    DvNetwork net = line(4);
+    net.startAll();
+    net.runFor(3_000);
+    assertConverged(net);
+    assertEquals(3, net.router(0).metric(3));
+    // Router 1's triggered update about 3 is lost on the way to 0; the adjacency stays up.
+    net.cut(0, 1);
+    net.setCost(2, 3, 5);
+    net.runFor(150);
+    net.restore(0, 1);
+    assertEquals(3, net.router(0).metric(3), "router 0 missed the change");
+    assertEquals(0, net.tableRequestsDelivered);
+    net.runFor(1_000);
+    assertTrue(net.router(0).digestsDisagreed() >= 1, "router 0 found its routes stale");
+    assertTrue(net.tableRequestsDelivered >= 1);
+    assertTrue(net.router(1).tablesRequested() >= 1);
+    assertEquals(7, net.router(0).metric(3));
+    assertConverged(net);
+  }
+
+  @Test
+  void aDigestRefreshesTheRoutesItAgreesWith() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.receive(new Hello(1, 7, 5));
+    List<Route> routes = new ArrayList<>();
+    for (int d = 1; d < 6; d++) {
+      routes.add(new Route(d, 7, 2, d == 1 ? 0 : d, false));
+    }
+    routes.add(new Route(0, 5, 0, INF, true)); // to us, through us
+    routes.add(new Route(6, 7, 3, INF, false)); // a retraction: not in digests
+    b.dv.receive(new RouteUpdate(1, routes));
+    long hash = 0;
+    for (Route r : routes.subList(0, 6)) {
+      hash +=
+          RouteDigest.routeHash(r.destination(), r.epoch(), r.seqno(), r.metric(), r.viaReceiver());
+    }
+    for (b.now = 1; b.now <= 4_000; b.now++) {
+      if (b.now % 100 == 0) {
+        b.dv.receive(new Hello(1, 7, 5));
+      }
+      if (b.now % 1_000 == 0) {
+        b.dv.receive(new RouteDigest(1, 6, hash));
+      }
+      b.dv.tick();
+    }
+    assertEquals(5, b.dv.reachable().length, "refreshed by digests past three route expiries");
+    assertEquals(4, b.dv.digestsAgreed());
+    assertTrue(b.sentOf(TableRequest.class).isEmpty());
+
+    b.dv.receive(new RouteDigest(1, 6, hash + 1));
+    b.dv.receive(new RouteDigest(1, 5, hash));
+    assertEquals(2, b.sentOf(TableRequest.class).size());
+    assertEquals(2, b.dv.digestsDisagreed());
+    // Without a digest that agrees, the routes expire.
+    for (long end = b.now + 1_500; b.now <= end; b.now++) {
+      if (b.now % 100 == 0) {
+        b.dv.receive(new Hello(1, 7, 5));
+      }
+      b.dv.tick();
+    }
+    assertEquals(0, b.dv.reachable().length);
+  }
+
+  @Test
+  void tableRequestsAreServedAtMostOncePerHelloInterval() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.acceptsDigests(1, true);
+    b.dv.receive(new Hello(1, 7, 5)); // up at time 0: the full table goes at once
+    assertEquals(1, b.sentOf(RouteUpdate.class).size());
+    for (b.now = 1; b.now <= 250; b.now++) {
+      if (b.now % 10 == 0 && b.now < 100) {
+        b.dv.receive(new TableRequest(1));
+      }
+      b.dv.tick();
+    }
+    // Nine requests within the first hello interval: one more full table, at its end.
+    List<Long> fulls =
+        b.sentTo.stream().filter(x -> x.message() instanceof RouteUpdate).map(Sent::at).toList();
+    assertEquals(List.of(0L, 100L), fulls);
+    assertEquals(9, b.dv.tablesRequested());
+    b.dv.receive(new TableRequest(1)); // 150 ms after the last: at once
+    assertEquals(3, b.sentOf(RouteUpdate.class).size());
+    // The periodic update that follows changed nothing: a digest of the one route, to us.
+    for (; b.now <= 800; b.now++) {
+      if (b.now % 100 == 0) {
+        b.dv.receive(new Hello(1, 7, 5));
+      }
+      b.dv.tick();
+    }
+    List<RouteDigest> digests = b.sentOf(RouteDigest.class);
+    assertFalse(digests.isEmpty(), "periodic updates as digests");
+    assertEquals(new RouteDigest(0, 1, RouteDigest.routeHash(0, 5, 0, 0, false)), digests.get(0));
+    assertEquals(3, b.sentOf(RouteUpdate.class).size());
+  }
+
+  @Test
+  void aNeighbourWhoseRouteExpiresAfterAnOfferIsATentativeChildUntilItsGraceEnds() {
+    Bench b = new Bench(0, 5);
+    b.dv.addLink(b.face(1), 1);
+    b.dv.receive(new Hello(1, 7, 5)); // up: our route to ourselves is offered to 1
+    b.dv.receive(new RouteUpdate(1, List.of(new Route(0, 5, 0, INF, true))));
+    assertArrayEquals(new int[] {1}, b.dv.children(0));
+    boolean tentativeSeen = false;
+    for (b.now = 1; b.now <= 3_000; b.now++) {
+      if (b.now % 100 == 0) {
+        b.dv.receive(new Hello(1, 7, 5));
+      }
+      b.dv.tick(); // the sweep that expires 1's word makes it tentative, and sweeps on
+      if (b.now == 1_450) {
+        tentativeSeen = Arrays.equals(new int[] {1}, b.dv.children(0));
+      }
+    }
+    assertTrue(tentativeSeen, "1 said nothing more: a tentative child after its word expired");
+    assertArrayEquals(new int[0], b.dv.children(0));
   }
 }

@@ -43,6 +43,12 @@ final class DvNetwork {
   long delivered;
   long routesDelivered;
   long requestsDelivered;
+  long digestsDelivered;
+  long tableRequestsDelivered;
+
+  /** Whether routers send each other digests for periodic full updates that changed nothing. */
+  boolean digests = true;
+
   private Observer observer = net -> {};
 
   /** One link: latency, whether it delivers, and the configured cost at each end. */
@@ -140,10 +146,12 @@ final class DvNetwork {
     links.put(key(a, b), l);
     if (routers[a] != null) {
       routers[a].addLink(face(a, b), costAb);
+      routers[a].acceptsDigests(b, digests);
       reschedule(a);
     }
     if (routers[b] != null) {
       routers[b].addLink(face(b, a), costBa);
+      routers[b].acceptsDigests(a, digests);
       reschedule(b);
     }
   }
@@ -182,6 +190,7 @@ final class DvNetwork {
       if (l.a == i || l.b == i) {
         int n = l.a == i ? l.b : l.a;
         dv.addLink(face(i, n), l.cost(i));
+        dv.acceptsDigests(n, digests);
       }
     }
     reschedule(i);
@@ -315,6 +324,10 @@ final class DvNetwork {
           routesDelivered += u.routes().size();
         } else if (e.message instanceof ControlMessage.SeqnoRequest) {
           requestsDelivered++;
+        } else if (e.message instanceof ControlMessage.RouteDigest) {
+          digestsDelivered++;
+        } else if (e.message instanceof ControlMessage.TableRequest) {
+          tableRequestsDelivered++;
         }
       }
       reschedule(i);

@@ -498,6 +498,7 @@ public final class Simulator {
     long inc = incarnation[r];
     for (int b : neighbours[r]) {
       node.addLink(new SimFace(r, b, inc), link(r, b).cost);
+      node.unicast().acceptsDigests(b, true);
     }
     for (Map.Entry<Integer, Integer> h : hostRouter.entrySet()) {
       if (h.getValue() == r) {

@@ -58,6 +58,10 @@ public enum FrameType {
   TRACE_DATA(0x2C),
   /** Router to router: what one router did with a trace copy, routed towards its ingress. */
   TRACE_REPORT(0x2D),
+  /** Router to router: a periodic full update as a digest ({@code ControlMessage.RouteDigest}). */
+  ROUTE_DIGEST(0x2E),
+  /** Router to router: asks for the full route table ({@code ControlMessage.TableRequest}). */
+  TABLE_REQUEST(0x2F),
   /** Client to router: publish a message reliably, as a numbered message of a publisher. */
   SEND_RELIABLE(0x0B),
   /** Router to client: every router of a reliable message's D has it. */

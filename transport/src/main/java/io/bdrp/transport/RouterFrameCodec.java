@@ -25,6 +25,8 @@ import java.util.List;
  *                      flags bit 0: viaReceiver; bit 1: signed (sigLen and sig follow);
  *                      bits 2..7 reserved, 0
  *  SEQNO_REQUEST     | sender u16 | destination u16 | epoch i64 | seqno i32 | hopCount u16 |
+ *  ROUTE_DIGEST      | sender u16 | count u32 (0..65536) | hash u64 |
+ *  TABLE_REQUEST     | sender u16 |
  *  PREDICATE_AD      | sender u16 | origin u16 | epoch i64 | seq i64 | EncodedPredicateCodec ... |
  *  PREDICATE_REQUEST | sender u16 | origin u16 |
  *  PREDICATE_DELTA   | sender u16 | origin u16 | epoch i64 | seq i64 | baseSeq i64 |
@@ -56,6 +58,9 @@ import java.util.List;
  * BloomParameters)}); a DATA frame read by {@link DataHeader} stays within the same bound.
  */
 public final class RouterFrameCodec {
+  /** The largest count of a ROUTE_DIGEST: one route per router number. */
+  public static final int MAX_DIGEST_ROUTES = 1 << 16;
+
   /** Bytes of one route in a ROUTE_UPDATE. */
   public static final int ROUTE_BYTES = 17;
 
@@ -95,6 +100,8 @@ public final class RouterFrameCodec {
       case ControlMessage.Hello h -> FrameType.DV_HELLO;
       case ControlMessage.RouteUpdate u -> FrameType.ROUTE_UPDATE;
       case ControlMessage.SeqnoRequest s -> FrameType.SEQNO_REQUEST;
+      case ControlMessage.RouteDigest g -> FrameType.ROUTE_DIGEST;
+      case ControlMessage.TableRequest t -> FrameType.TABLE_REQUEST;
       case ControlMessage.PredicateAd a ->
           a.signature() == null ? FrameType.PREDICATE_AD : FrameType.PREDICATE_BATCH;
       case ControlMessage.PredicateDelta d ->
@@ -131,6 +138,8 @@ public final class RouterFrameCodec {
             yield n;
           }
           case ControlMessage.SeqnoRequest s -> 2 + 2 + 8 + 4 + 2;
+          case ControlMessage.RouteDigest g -> 2 + 4 + 8;
+          case ControlMessage.TableRequest t -> 2;
           case ControlMessage.Advertisement a ->
               a.signature() == null ? 2 + bodyLength(a) : 2 + 2 + 1 + bodyLength(a);
           case ControlMessage.PredicateBatch b -> {
@@ -334,6 +343,15 @@ public final class RouterFrameCodec {
         out.writeInt(s.seqno());
         out.writeShort(Frames.checkU16("hopCount", s.hopCount()));
       }
+      case ControlMessage.RouteDigest g -> {
+        if (g.count() < 0 || g.count() > MAX_DIGEST_ROUTES) {
+          throw new IllegalArgumentException(
+              "route digest count " + g.count() + " outside 0.." + MAX_DIGEST_ROUTES);
+        }
+        out.writeInt(g.count());
+        out.writeLong(g.hash());
+      }
+      case ControlMessage.TableRequest t -> {}
       case ControlMessage.Advertisement a -> {
         if (a.signature() == null) {
           writeAdvertisement(out, a);
@@ -534,6 +552,17 @@ public final class RouterFrameCodec {
           }
           case SEQNO_REQUEST ->
               new ControlMessage.SeqnoRequest(r.u16(), r.u16(), r.i64(), r.i32(), r.u16());
+          case ROUTE_DIGEST -> {
+            int sender = r.u16();
+            int countAt = r.offset();
+            long count = r.u32();
+            if (count > MAX_DIGEST_ROUTES) {
+              throw r.malformed(
+                  countAt, "route digest count " + count + " outside 0.." + MAX_DIGEST_ROUTES);
+            }
+            yield new ControlMessage.RouteDigest(sender, (int) count, r.i64());
+          }
+          case TABLE_REQUEST -> new ControlMessage.TableRequest(r.u16());
           case PREDICATE_AD -> readAd(r, r.u16(), expected);
           case PREDICATE_DELTA -> readDelta(r, r.u16(), expected);
           case PREDICATE_BATCH -> {

@@ -61,6 +61,19 @@ public record RouterHello(
    */
   public static final int PROTOCOL = 6;
 
+  /**
+   * The name of an empty endpoint that says the sender takes ROUTE_DIGEST and TABLE_REQUEST frames
+   * (periodic full updates as digests; docs/wire-protocol.md). Not a data transport: a capability,
+   * which routers that predate it ignore as any endpoint they do not read, and then get full
+   * updates only.
+   */
+  public static final String ROUTE_DIGESTS = "route-digest";
+
+  /** Whether the sender takes ROUTE_DIGEST and TABLE_REQUEST frames ({@link #ROUTE_DIGESTS}). */
+  public boolean takesRouteDigests() {
+    return endpoint(ROUTE_DIGESTS) != null;
+  }
+
   /** The first revision whose hello may carry transport endpoints. */
   public static final int ENDPOINTS_SINCE = 6;
 

@@ -114,6 +114,8 @@ class FuzzSeeds {
                     new ControlMessage.Route(1, 17L, 5, 2, false),
                     new ControlMessage.Route(4, 18L, 6, 65535, true))),
             new ControlMessage.SeqnoRequest(3, 4, 18L, 7, 64),
+            new ControlMessage.RouteDigest(3, 2, 0x5eed_0000_0000_0001L),
+            new ControlMessage.TableRequest(3),
             new ControlMessage.PredicateAd(3, 3, 1790000000000L, 2, encoder.encode(p)),
             new ControlMessage.PredicateRequest(3, 4),
             new ClientFrame.Error(0, ErrorCode.MALFORMED_FRAME.number(), "bad", 0),

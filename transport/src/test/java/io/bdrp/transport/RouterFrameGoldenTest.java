@@ -116,6 +116,10 @@ class RouterFrameGoldenTest {
             new ControlMessage.SeqnoRequest(1, 2, 5, 8, 64),
             "00000014 01 23 | 0001 | 0002 | 0000000000000005 | 00000008 | 0040"),
         Arguments.of(
+            new ControlMessage.RouteDigest(1, 65536, 0x0102030405060708L),
+            "00000010 01 2e | 0001 | 00010000 | 0102030405060708"),
+        Arguments.of(new ControlMessage.TableRequest(1), "00000004 01 2f | 0001"),
+        Arguments.of(
             new ControlMessage.PredicateAd(1, 2, 5, 9, FILTER_11),
             "0000001f 01 24 | 0001 | 0002 | 0000000000000005 | 0000000000000009"
                 + " | 0040 01 01 0001 04 0030"),

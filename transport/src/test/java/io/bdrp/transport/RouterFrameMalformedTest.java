@@ -102,6 +102,14 @@ class RouterFrameMalformedTest {
   }
 
   @Test
+  void digestOfMoreRoutesThanRouterNumbers() {
+    ProtocolException e = decodeFails("00000010 01 2e | 0001 | 00010001 | 0102030405060708");
+    assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+    assertTrue(e.reason().contains("route digest count 65537 outside 0..65536"), e.reason());
+    expectFatal("00000010 01 2e | 0001 | ffffffff | 0102030405060708", ErrorCode.MALFORMED_FRAME);
+  }
+
+  @Test
   void reservedRouteFlagBits() {
     ProtocolException e =
         decodeFails("00000017 01 22 | 0001 | 0001 | 0002 0000000000000005 00000007 0003 04");
@@ -269,6 +277,9 @@ class RouterFrameMalformedTest {
                 new ControlMessage.RouteUpdate(
                     1, Collections.nCopies(65536, new ControlMessage.Route(1, 1, 1, 1, false))),
                 out));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> RouterFrameCodec.encode(new ControlMessage.RouteDigest(1, 65537, 0), out));
     assertEquals(0, out.writerIndex(), "nothing written by a refused encode");
     out.release();
   }

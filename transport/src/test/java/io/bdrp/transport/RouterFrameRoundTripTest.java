@@ -96,7 +96,14 @@ class RouterFrameRoundTripTest {
             EncodedPredicate.ofFilters(PARAMS, filters));
       }
       case 5 -> {
-        if (r.nextBoolean()) {
+        int kind = r.nextInt(4);
+        if (kind == 1) {
+          yield new ControlMessage.RouteDigest(router, r.nextInt(65537), r.nextLong());
+        }
+        if (kind == 2) {
+          yield new ControlMessage.TableRequest(router);
+        }
+        if (kind == 3) {
           yield new ControlMessage.PredicateRequest(router, r.nextInt(65536));
         }
         byte[] chain = new byte[1 + r.nextInt(ControlMessage.RouterCert.MAX_CHAIN_BYTES)];

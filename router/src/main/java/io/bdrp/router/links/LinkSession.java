@@ -333,6 +333,7 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
     l.peerEpoch = h.epoch();
     l.dialledByUs = ours;
     l.advertisedAdmin = advertisedAdmin(h, (InetSocketAddress) ctx.channel().remoteAddress());
+    core.node().unicast().acceptsDigests(l.neighbour(), h.takesRouteDigests());
     Handshakes.done(ctx);
     DataTransport.Peer peer =
         new DataTransport.Peer((InetSocketAddress) ctx.channel().remoteAddress(), h, nonce);

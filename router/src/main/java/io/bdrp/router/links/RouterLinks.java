@@ -245,7 +245,8 @@ public final class RouterLinks {
     if (admin != null) {
       endpoints.add(admin);
     }
-    return endpoints.isEmpty() ? h : h.withEndpoints(endpoints);
+    endpoints.add(new TransportEndpoint(RouterHello.ROUTE_DIGESTS, new byte[0]));
+    return h.withEndpoints(endpoints);
   }
 
   /**

@@ -153,6 +153,33 @@ public final class RouterMetrics {
         "Routes or sequence-number requests naming a newer sequence number for this router than it"
             + " originated (forged, or a previous run ahead of the clock), which it moved past.",
         () -> node.unicast().claimsOvertaken());
+    // Periodic full updates sent and taken as digests (DistanceVector, "Updates").
+    String digestHelp =
+        "Periodic full route updates as digests: sent to neighbours, and received ones that agreed"
+            + " with the routes held (refreshing them) or disagreed (the full table asked for).";
+    m.counter(
+        "bdrp_unicast_digests_total",
+        digestHelp,
+        () -> node.unicast().digestsSent(),
+        "outcome",
+        "sent");
+    m.counter(
+        "bdrp_unicast_digests_total",
+        digestHelp,
+        () -> node.unicast().digestsAgreed(),
+        "outcome",
+        "agreed");
+    m.counter(
+        "bdrp_unicast_digests_total",
+        digestHelp,
+        () -> node.unicast().digestsDisagreed(),
+        "outcome",
+        "disagreed");
+    m.counter(
+        "bdrp_unicast_tables_requested_total",
+        "Full route tables that neighbours asked for after a digest of this router's disagreed"
+            + " with what they held.",
+        () -> node.unicast().tablesRequested());
     for (ErrorCode c : ErrorCode.values()) {
       m.counter(
           "bdrp_protocol_errors_total",
