@@ -1958,13 +1958,16 @@ public final class DistanceVector {
     return ownSig;
   }
 
-  /** What this router tells {@code to} about d, or null if nothing. */
+  /**
+   * What this router tells {@code to} about d, or null if nothing; with {@code to} null, what it
+   * tells every neighbour but its next hop for d.
+   */
   private Route advert(int d, Nbr to, long now) {
     if (d == self) {
       return selfRoute();
     }
     if (selSlot[d] >= 0) {
-      boolean via = selSlot[d] == to.slot;
+      boolean via = to != null && selSlot[d] == to.slot;
       return new Route(d, selEpoch(d), selSeqno(d), via ? INF : selMetric[d], via, selSig(d));
     }
     if (has(d, RETRACTING) && now < timers.get(d).retractUntil) {
@@ -2068,6 +2071,12 @@ public final class DistanceVector {
     }
     dirtyCount = 0;
     boolean flush = pacedCount > 0 && pacer.due(now);
+    // A triggered update tells every neighbour the same routes but for poisoned reverse: each
+    // route is made once and shared by the neighbours' updates (a cold start has tens of millions
+    // of routes in flight across a large simulated network).
+    Route[] common = null;
+    int[] commonDest = null;
+    int commonCount = 0;
     for (Nbr nbr : links.values()) {
       if (!nbr.up) {
         continue;
@@ -2093,17 +2102,36 @@ public final class DistanceVector {
           }
         }
       } else {
-        routes = new ArrayList<>();
-        for (int i = 0; i < urgentCount; i++) {
-          addAdvert(routes, dirty[i], nbr, now);
-        }
-        if (flush) {
-          for (int i = 0; i < pacedCount; i++) {
-            int d = paced[i];
-            if (known(d) && !has(d, DIRTY)) { // not sent as urgent just above
-              addAdvert(routes, d, nbr, now);
+        if (common == null) {
+          int most = urgentCount + (flush ? pacedCount : 0);
+          common = new Route[most];
+          commonDest = new int[most];
+          for (int i = 0; i < urgentCount; i++) {
+            Route r = advert(dirty[i], null, now);
+            if (r != null) {
+              common[commonCount] = r;
+              commonDest[commonCount++] = dirty[i];
             }
           }
+          if (flush) {
+            for (int i = 0; i < pacedCount; i++) {
+              int d = paced[i];
+              if (known(d) && !has(d, DIRTY)) { // not sent as urgent just above
+                Route r = advert(d, null, now);
+                if (r != null) {
+                  common[commonCount] = r;
+                  commonDest[commonCount++] = d;
+                }
+              }
+            }
+          }
+        }
+        routes = new ArrayList<>(commonCount);
+        for (int i = 0; i < commonCount; i++) {
+          int d = commonDest[i];
+          routes.add(d != self && selSlot[d] == nbr.slot ? advert(d, nbr, now) : common[i]);
+          set(d, ADVERTISED);
+          clear(d, SEQ_UNSENT);
         }
       }
       send(nbr, routes);

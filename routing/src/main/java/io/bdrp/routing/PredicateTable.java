@@ -354,7 +354,13 @@ public final class PredicateTable {
 
   private IntUnaryOperator nextHop = r -> -1;
   private Supplier<int[]> reachable = () -> new int[0];
+  private java.util.function.LongSupplier routesVersion = () -> -1;
   private long nextScan;
+  // What the last scan saw, so that a scan that would find nothing new is skipped (see tick).
+  private long scannedRoutes = Long.MIN_VALUE;
+  private long heldChanges;
+  private long scannedHeld = -1;
+  private boolean missingAtScan;
   private long ownSeq;
   private long rejected;
   private long deltasSent;
@@ -390,6 +396,7 @@ public final class PredicateTable {
     Entry old = entries[origin];
     if (old == null) {
       entryCount++;
+      heldChanges++;
     } else {
       count(origin, old, -1);
     }
@@ -406,6 +413,7 @@ public final class PredicateTable {
     if (old != null) {
       entries[origin] = null;
       entryCount--;
+      heldChanges++;
       count(origin, old, -1);
       rebase(origin, old, null);
       if (authority.enabled()) {
@@ -882,6 +890,21 @@ public final class PredicateTable {
   public void useRoutes(IntUnaryOperator nextHop, Supplier<int[]> reachable) {
     this.nextHop = nextHop;
     this.reachable = reachable;
+    this.routesVersion = () -> -1;
+  }
+
+  /**
+   * As {@link #useRoutes(IntUnaryOperator, Supplier)}, with {@code version} a number that changes
+   * whenever a next hop or the reachable set may have ({@link DistanceVector#version()}): a scan is
+   * then skipped when nothing it looks at has changed since the last one, which found nothing to
+   * time, expire or ask for. So a quiet network's scans cost nothing per origin.
+   */
+  public void useRoutes(
+      IntUnaryOperator nextHop,
+      Supplier<int[]> reachable,
+      java.util.function.LongSupplier version) {
+    useRoutes(nextHop, reachable);
+    this.routesVersion = version;
   }
 
   /**
@@ -1176,6 +1199,18 @@ public final class PredicateTable {
       return;
     }
     nextScan = now + config.helloIntervalMs();
+    // The scan times origins without a route, expires them and refusals, and asks for missing
+    // advertisements. With no time running, nothing missing at the last scan, and neither the
+    // routes nor the set of held origins changed since, it would do none of these.
+    long routes = routesVersion.getAsLong();
+    if (routes != -1
+        && routes == scannedRoutes
+        && heldChanges == scannedHeld
+        && !missingAtScan
+        && unreachableSince.size() == 0
+        && refusedAt.size() == 0) {
+      return;
+    }
     // Only a held origin other than this router has an expiry clock (started in accept or here,
     // removed here with the origin), so one pass over the held origins keeps and checks them all.
     boolean changed = false;
@@ -1205,9 +1240,14 @@ public final class PredicateTable {
       indexChanged();
       listener.predicatesChanged();
     }
+    boolean missing = false;
     for (int r : reachable.get()) {
+      missing |= r != self && r >= 0 && r < entries.length && entries[r] == null;
       requestIfMissing(r);
     }
+    missingAtScan = missing;
+    scannedRoutes = routes;
+    scannedHeld = heldChanges;
   }
 
   /** When {@link #tick()} next has work. */

@@ -103,7 +103,7 @@ public final class RoutingNode {
               }
             });
     this.dv = unicast;
-    predicates.useRoutes(unicast::nextHop, unicast::reachable);
+    predicates.useRoutes(unicast::nextHop, unicast::reachable, unicast::version);
   }
 
   /** This router's number. */

@@ -447,6 +447,31 @@ class PredicateTableTest {
   }
 
   @Test
+  void aScanIsSkippedWhileTheRoutesVersionAndTheHeldOriginsStayTheSame() {
+    long[] version = {1};
+    table.useRoutes(r -> hops.applyAsInt(r), () -> reachable, () -> version[0]);
+    table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
+    runUntil(10_000);
+    hops = r -> r == 5 ? -1 : 1; // a route lost, but the version does not say so
+    runUntil(now + 3 * CONFIG.predicateExpiryMs());
+    assertEquals(enc("y = 1"), table.get(5), "not scanned: nothing it looks at changed");
+    version[0]++;
+    long lost = now;
+    runUntil(lost + CONFIG.predicateExpiryMs() + 2 * CONFIG.helloIntervalMs());
+    assertNull(table.get(5), "scanned once the version changed, and dropped at the timeout");
+
+    // A reachable origin without an advertisement keeps the scans going: it is asked for again.
+    hops = r -> 1;
+    reachable = new int[] {9};
+    version[0]++;
+    one.sent.clear();
+    runUntil(now + 3 * CONFIG.deadIntervalMs() + CONFIG.helloIntervalMs());
+    assertTrue(
+        one.sent.stream().filter(m -> m.equals(new PredicateRequest(0, 9))).count() >= 3,
+        "asked again every dead interval: " + one.sent);
+  }
+
+  @Test
   void anOriginThatComesBackInTimeIsKept() {
     table.receive(new PredicateAd(1, 5, 7, 1, enc("y = 1")));
     hops = r -> r == 5 ? -1 : 1;
