@@ -390,6 +390,11 @@ public final class DistanceVector {
   private long digestsAgreed;
   private long digestsDisagreed;
   private long tablesRequested;
+  // Moves with whatever a digest's routes or conditions read may have changed, besides the
+  // selections and children that set `changed` (and so move `version` at the end of the call).
+  private long advertsStamp;
+  // Moves whenever an entry's route may have changed (not when it is only refreshed).
+  private long entriesStamp;
 
   private boolean holdingDown = true;
   private final long holdDownUntil;
@@ -677,6 +682,7 @@ public final class DistanceVector {
 
   /** A free slot for a new neighbour, adding one to every destination's entries if none is. */
   private int takeSlot() {
+    entriesStamp++;
     for (int s = 0; s < slots; s++) {
       if (bySlot[s] == null) {
         return s;
@@ -940,6 +946,7 @@ public final class DistanceVector {
         }
         flags[d] |= KNOWN;
         eFlags[e] |= PRESENT;
+        entriesStamp++;
       } else if (!expired(e, now)
           && epochOf(e) == r.epoch()
           && seqnoOf(e) == r.seqno()
@@ -951,6 +958,7 @@ public final class DistanceVector {
         eRefreshed[e] = (char) (now >>> refreshShift);
         continue;
       }
+      entriesStamp++;
       boolean via = (eFlags[e] & VIA) != 0;
       if (via != r.viaReceiver()) {
         changed = true; // the children of d
@@ -1125,6 +1133,7 @@ public final class DistanceVector {
 
   /** This router's seqno went up: its route to itself changed, and goes out at once. */
   private void ownSeqnoMoved() {
+    advertsStamp++;
     if (has(self, ADVERTISED)) {
       set(self, SEQ_UNSENT);
     }
@@ -1187,17 +1196,29 @@ public final class DistanceVector {
    */
   private boolean onDigest(Nbr nbr, RouteDigest g) {
     long now = clock.nowMillis();
-    int count = 0;
-    long hash = 0;
-    if (eSig == null) { // signed routes are not digested: ask for them
+    if (eSig == null && nbr.heldStamp != entriesStamp) { // signed routes are not digested
+      int count = 0;
+      long hash = 0;
       for (int d = 0, e = nbr.slot; d < maxRouters; d++, e += slots) {
         if (digested(e)) {
+          int f = eFlags[e];
+          boolean own = (f & OWN_SEQ) != 0;
           count++;
           hash +=
-              RouteDigest.routeHash(d, epochOf(e), seqnoOf(e), eMetric[e], (eFlags[e] & VIA) != 0);
+              RouteDigest.routeHash(
+                  d,
+                  own ? entryEpochs.get(e) : dEpoch[d],
+                  own ? (int) entrySeqnos.get(e) : dSeqno[d],
+                  eMetric[e],
+                  (f & VIA) != 0);
         }
       }
+      nbr.heldStamp = entriesStamp;
+      nbr.heldCount = count;
+      nbr.heldHash = hash;
     }
+    int count = nbr.heldCount;
+    long hash = nbr.heldHash;
     if (eSig != null || count != g.count() || hash != g.hash()) {
       digestsDisagreed++;
       nbr.face.send(new TableRequest(self));
@@ -1254,6 +1275,12 @@ public final class DistanceVector {
    * each infinite one not). Returns false, having sent nothing, otherwise.
    */
   private boolean sendDigest(Nbr to, long now) {
+    if (!changed && to.digestVersion == version && to.digestStamp == advertsStamp) {
+      // Nothing has changed since the last digest to this neighbour: the same again.
+      to.face.send(new RouteDigest(self, to.digestCount, to.digestHash));
+      digestsSent++;
+      return true;
+    }
     int count = 0;
     long hash = 0;
     for (int d = 0, e = to.slot; d < maxRouters; d++, e += slots) {
@@ -1290,6 +1317,10 @@ public final class DistanceVector {
     }
     to.face.send(new RouteDigest(self, count, hash));
     digestsSent++;
+    to.digestVersion = changed ? -1 : version;
+    to.digestStamp = advertsStamp;
+    to.digestCount = count;
+    to.digestHash = hash;
     return true;
   }
 
@@ -1364,6 +1395,8 @@ public final class DistanceVector {
   }
 
   private void sweepTable(long now) {
+    advertsStamp++; // retractions may end, destinations be forgotten
+    entriesStamp++; // routes may expire
     sweepWanted = false; // a selection made by this sweep asks for the next one as well
     long tentativeUnits = (tentativeGraceMs() + (1L << tentativeShift) - 1) >>> tentativeShift;
     long expiryUnits = (config.routeExpiryMs() + (1L << refreshShift) - 1) >>> refreshShift;
@@ -1520,6 +1553,7 @@ public final class DistanceVector {
 
   /** Clears every field of destination d, which has no routes, FD, retraction or pending send. */
   private void forgetDestination(int d) {
+    entriesStamp++;
     forgetSeqs(d);
     flags[d] = 0;
     selSlot[d] = -1;
@@ -1716,6 +1750,7 @@ public final class DistanceVector {
     nbr.up = true;
     nbr.needFull = true;
     nbr.fullOwed = true;
+    nbr.digestVersion = -1;
     nbr.nextUpdateAt = now + updateDelay();
     listener.adjacencyUp(nbr.id);
     if (holdingDown && allLinksUp()) {
@@ -1728,6 +1763,7 @@ public final class DistanceVector {
     sweepWanted = true; // destinations that lost entries may be forgotten
     nbr.up = false;
     nbr.needFull = false;
+    entriesStamp++;
     for (int d = 0; d < maxRouters; d++) {
       int e = d * slots + nbr.slot;
       int f = eFlags[e];
@@ -1821,6 +1857,7 @@ public final class DistanceVector {
 
   /** Re-runs route selection for one destination (not self), and reacts to the change. */
   private void select(int d, long now) {
+    advertsStamp++;
     sweepWanted = true; // a request or forgetting d may be due
     int best = -1;
     int bestCand = INF;
@@ -1992,6 +2029,7 @@ public final class DistanceVector {
     if (routes.isEmpty()) {
       return;
     }
+    advertsStamp++; // routes offered, seqs advertised
     long now = clock.nowMillis();
     for (Route r : routes) {
       offered(to, r, now);
@@ -2193,6 +2231,15 @@ public final class DistanceVector {
     boolean up;
     boolean needFull;
     boolean digests; // takes RouteDigest and TableRequest
+    // The last digest sent, and the version and stamp it was computed at (-1: none).
+    long digestVersion = -1;
+    long digestStamp;
+    int digestCount;
+    long digestHash;
+    // The count and hash of the routes held from this neighbour, as of entriesStamp heldStamp.
+    long heldStamp = -1;
+    int heldCount;
+    long heldHash;
     boolean fullOwed; // the next full update goes whole: adjacency up, or the neighbour asked
     long lastFullAt = Long.MIN_VALUE;
     long nextHelloAt;

@@ -1089,6 +1089,21 @@ class DistanceVectorTest {
     assertFalse(digests.isEmpty(), "periodic updates as digests");
     assertEquals(new RouteDigest(0, 1, RouteDigest.routeHash(0, 5, 0, 0, false)), digests.get(0));
     assertEquals(3, b.sentOf(RouteUpdate.class).size());
+
+    // Our own seqno moves: sent at once, and the next digest stands for the new route.
+    b.dv.resign();
+    assertEquals(4, b.sentOf(RouteUpdate.class).size());
+    int before = b.sentOf(RouteDigest.class).size();
+    for (long end = b.now + 500; b.now <= end; b.now++) {
+      if (b.now % 100 == 0) {
+        b.dv.receive(new Hello(1, 7, 5));
+      }
+      b.dv.tick();
+    }
+    digests = b.sentOf(RouteDigest.class);
+    assertTrue(digests.size() > before, "a digest after the change");
+    assertEquals(
+        new RouteDigest(0, 1, RouteDigest.routeHash(0, 5, 1, 0, false)), digests.getLast());
   }
 
   @Test
