@@ -626,14 +626,14 @@ public final class DistanceVector {
     }
   }
 
-  /** Entry {@code e}'s epoch (meaningful while it is PRESENT). */
-  private long epochOf(int e) {
-    return (eFlags[e] & OWN_SEQ) != 0 ? entryEpochs.get(e) : dEpoch[e / slots];
+  /** Entry {@code e}'s epoch, {@code d} its destination (meaningful while it is PRESENT). */
+  private long epochOf(int e, int d) {
+    return (eFlags[e] & OWN_SEQ) != 0 ? entryEpochs.get(e) : dEpoch[d];
   }
 
-  /** Entry {@code e}'s seqno (meaningful while it is PRESENT). */
-  private int seqnoOf(int e) {
-    return (eFlags[e] & OWN_SEQ) != 0 ? (int) entrySeqnos.get(e) : dSeqno[e / slots];
+  /** Entry {@code e}'s seqno, {@code d} its destination (meaningful while it is PRESENT). */
+  private int seqnoOf(int e, int d) {
+    return (eFlags[e] & OWN_SEQ) != 0 ? (int) entrySeqnos.get(e) : dSeqno[d];
   }
 
   /**
@@ -841,8 +841,8 @@ public final class DistanceVector {
     int d = r.destination();
     boolean present = (eFlags[e] & PRESENT) != 0;
     if (present
-        && epochOf(e) == r.epoch()
-        && seqnoOf(e) == r.seqno()
+        && epochOf(e, d) == r.epoch()
+        && seqnoOf(e, d) == r.seqno()
         && r.signature() != null
         && r.signature().equals(eSig[e])) {
       return r;
@@ -859,7 +859,7 @@ public final class DistanceVector {
       if (!present) {
         return r.viaReceiver() ? new Route(d, 0, 0, INF, true, null) : null;
       }
-      return new Route(d, epochOf(e), seqnoOf(e), INF, r.viaReceiver(), eSig[e]);
+      return new Route(d, epochOf(e, d), seqnoOf(e, d), INF, r.viaReceiver(), eSig[e]);
     }
     claimsRefused++;
     authority.refused(OriginAuthority.ClaimKind.ROUTE, d, nbr.id, v);
@@ -948,8 +948,8 @@ public final class DistanceVector {
         eFlags[e] |= PRESENT;
         entriesStamp++;
       } else if (!expired(e, now)
-          && epochOf(e) == r.epoch()
-          && seqnoOf(e) == r.seqno()
+          && epochOf(e, d) == r.epoch()
+          && seqnoOf(e, d) == r.seqno()
           && eMetric[e] == r.metric()
           && ((eFlags[e] & VIA) != 0) == r.viaReceiver()
           && (eSig == null || java.util.Objects.equals(eSig[e], sig))) {
@@ -1202,15 +1202,9 @@ public final class DistanceVector {
       for (int d = 0, e = nbr.slot; d < maxRouters; d++, e += slots) {
         if (digested(e)) {
           int f = eFlags[e];
-          boolean own = (f & OWN_SEQ) != 0;
           count++;
           hash +=
-              RouteDigest.routeHash(
-                  d,
-                  own ? entryEpochs.get(e) : dEpoch[d],
-                  own ? (int) entrySeqnos.get(e) : dSeqno[d],
-                  eMetric[e],
-                  (f & VIA) != 0);
+              RouteDigest.routeHash(d, epochOf(e, d), seqnoOf(e, d), eMetric[e], (f & VIA) != 0);
         }
       }
       nbr.heldStamp = entriesStamp;
@@ -1847,7 +1841,7 @@ public final class DistanceVector {
     if (!has(d, HAS_FD)) {
       return true;
     }
-    int c = compareSeq(epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno(d));
+    int c = compareSeq(epochOf(e, d), seqnoOf(e, d), fdEpoch(d), fdSeqno(d));
     return c > 0 || (c == 0 && eMetric[e] < fdMetric[d]);
   }
 
@@ -1863,14 +1857,24 @@ public final class DistanceVector {
     int bestCand = INF;
     int base = d * slots;
     if (!holdingDown) {
+      // feasible(d, e) for each entry, with the FD read once
+      boolean hasFd = has(d, HAS_FD);
+      long fdE = hasFd ? fdEpoch(d) : 0;
+      int fdS = hasFd ? fdSeqno(d) : 0;
       for (int s = 0; s < slots; s++) {
         int e = base + s;
         if ((eFlags[e] & PRESENT) == 0) {
           continue;
         }
-        int c = candidate(e, s);
-        if (c >= INF || expired(e, now) || !feasible(d, e)) {
+        int c = candidate(e, s); // INF for an infinite metric
+        if (c >= INF || expired(e, now)) {
           continue;
+        }
+        if (hasFd) {
+          int f = compareSeq(epochOf(e, d), seqnoOf(e, d), fdE, fdS);
+          if (f < 0 || (f == 0 && eMetric[e] >= fdMetric[d])) {
+            continue;
+          }
         }
         if (best < 0 || c < bestCand || (c == bestCand && bySlot[s].id < bySlot[best].id)) {
           best = s;
@@ -1896,15 +1900,16 @@ public final class DistanceVector {
     }
     int e = base + best;
     // FD moves to the selected route before anything is advertised.
-    int c = has(d, HAS_FD) ? compareSeq(epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno(d)) : 1;
+    int c = has(d, HAS_FD) ? compareSeq(epochOf(e, d), seqnoOf(e, d), fdEpoch(d), fdSeqno(d)) : 1;
     if (c > 0 || (c == 0 && bestCand < fdMetric[d])) {
       set(d, HAS_FD);
-      setSeqs(d, selEpoch(d), selSeqno(d), epochOf(e), seqnoOf(e));
+      setSeqs(d, selEpoch(d), selSeqno(d), epochOf(e, d), seqnoOf(e, d));
       fdMetric[d] = (char) bestCand;
     }
     boolean routeChanged = old != best || selMetric[d] != bestCand;
-    boolean seqChanged = selEpoch(d) != epochOf(e) || selSeqno(d) != seqnoOf(e);
-    if (has(d, ADVERTISED) && compareSeq(epochOf(e), seqnoOf(e), selEpoch(d), selSeqno(d)) > 0) {
+    boolean seqChanged = selEpoch(d) != epochOf(e, d) || selSeqno(d) != seqnoOf(e, d);
+    if (has(d, ADVERTISED)
+        && compareSeq(epochOf(e, d), seqnoOf(e, d), selEpoch(d), selSeqno(d)) > 0) {
       set(d, SEQ_UNSENT);
     }
     if (old >= 0 && old != best) {
@@ -1916,7 +1921,7 @@ public final class DistanceVector {
     }
     selSlot[d] = (short) best;
     selMetric[d] = (char) bestCand;
-    setSeqs(d, epochOf(e), seqnoOf(e), fdEpoch(d), fdSeqno(d));
+    setSeqs(d, epochOf(e, d), seqnoOf(e, d), fdEpoch(d), fdSeqno(d));
     if (selSig != null) {
       selSig[d] = eSig[e];
     }
