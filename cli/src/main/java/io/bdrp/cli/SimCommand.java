@@ -259,6 +259,9 @@ final class SimCommand implements Callable<Integer> {
     long adBitmapBytes = 0;
     long ads = 0;
     long routes = 0;
+    long digestsSent = 0;
+    long digestsAgreed = 0;
+    long digestsDisagreed = 0;
     long entries = 0;
     long filterBytes = 0;
     int wrongRoutes = 0;
@@ -271,6 +274,9 @@ final class SimCommand implements Callable<Integer> {
       ads += sim.advertisements(r);
       RoutingNode node = sim.node(r);
       routes += node.unicast().reachable().length;
+      digestsSent += node.unicast().digestsSent();
+      digestsAgreed += node.unicast().digestsAgreed();
+      digestsDisagreed += node.unicast().digestsDisagreed();
       entries += node.predicates().size();
       filterBytes += node.predicates().filterBytes();
     }
@@ -303,6 +309,10 @@ final class SimCommand implements Callable<Integer> {
     o.printf(
         "  UNICAST: %.1f routes per router; shortest-path spot check: %d wrong metrics%n",
         routes / (double) n, wrongRoutes);
+    o.printf(
+        "  periodic updates as digests: %,d sent, %,d agreed, %,d disagreed (the full table asked"
+            + " for)%n",
+        digestsSent, digestsAgreed, digestsDisagreed);
     o.printf(
         "  PREDICATES: %.1f origins per router, %,.0f filter bytes per router%n",
         entries / (double) n, filterBytes / (double) n);

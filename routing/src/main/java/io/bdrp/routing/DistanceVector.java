@@ -110,8 +110,11 @@ import org.agrona.collections.Long2LongHashMap;
  * (the sender may have stopped mentioning them): when they agree it refreshes those routes, as a
  * full update of the same routes would; otherwise it sends a {@link TableRequest}, which the sender
  * answers with its full table, at most one per hello interval. The full update that follows an
- * adjacency coming up is always whole. So a quiet network's periodic updates cost O(maxRouters)
- * reads on each side and a few bytes on the link, not a list of every route.
+ * adjacency coming up is always whole. Each side keeps the last digest it computed (the sender of
+ * what it would send, the receiver of what it holds from that neighbour) while nothing it covers
+ * has changed. So a quiet network's periodic update costs a few bytes on the link, nothing more on
+ * the sender and one pass over the neighbour's entries on the receiver (to refresh them), not a
+ * list of every route built, sent and taken in.
  *
  * <h2>Broadcast trees while routes change</h2>
  *
@@ -230,7 +233,7 @@ import org.agrona.collections.Long2LongHashMap;
  * reads one contiguous run of entries. The state of a destination is cleared when it has neither
  * routes, nor FD, nor retraction; the rarely used fields (retraction and request timers) live in a
  * small map only while they matter. It grows with routers times neighbours, never with time.
- * Processing a route costs O(neighbours); building a full update O(maxRouters).
+ * Processing a route costs O(neighbours); building a full update or a digest O(maxRouters).
  */
 public final class DistanceVector {
 
