@@ -331,6 +331,25 @@ public final class Federation implements AutoCloseable {
         null);
   }
 
+  /**
+   * Router 0 on loopback ports the system picks, with fast timers, router 1 its one configured
+   * neighbour and "secret" the router token: a raw socket can then play router 1.
+   */
+  static RouterConfig routerWithNeighbourOne() {
+    InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
+    return new RouterConfig(
+        0,
+        1,
+        any,
+        any,
+        null,
+        List.of(new RouterConfig.Neighbour(1, null, 1)),
+        FAST,
+        BloomParameters.DEFAULT,
+        RouterLimits.DEFAULT,
+        "secret");
+  }
+
   /** {@code bdrp_link_refused_total{parameter}} of router {@code r}. */
   static long linkRefused(Router r, String parameter) {
     java.util.regex.Matcher m =

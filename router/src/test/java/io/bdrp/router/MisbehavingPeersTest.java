@@ -8,8 +8,6 @@ import io.bdrp.client.BdrpClient;
 import io.bdrp.encoding.Message;
 import io.bdrp.encoding.Predicate;
 import io.bdrp.encoding.bloom.BloomParameters;
-import io.bdrp.router.config.RouterConfig;
-import io.bdrp.router.config.RouterLimits;
 import io.bdrp.transport.ClientFrame;
 import io.bdrp.transport.ErrorCode;
 import io.bdrp.transport.Frames;
@@ -44,20 +42,7 @@ class MisbehavingPeersTest {
 
   @BeforeEach
   void start() throws Exception {
-    InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
-    router =
-        Router.start(
-            new RouterConfig(
-                0,
-                1,
-                any,
-                any,
-                null,
-                List.of(new RouterConfig.Neighbour(1, null, 1)),
-                Federation.FAST,
-                BloomParameters.DEFAULT,
-                RouterLimits.DEFAULT,
-                "secret"));
+    router = Router.start(Federation.routerWithNeighbourOne());
     good = BdrpClient.builder().router(router.clientAddress()).name("good").connect();
     good.subscribe(Predicate.parse("x = 1"), inbox::add).get(10, TimeUnit.SECONDS);
   }

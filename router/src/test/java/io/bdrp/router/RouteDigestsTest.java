@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bdrp.encoding.bloom.BloomParameters;
-import io.bdrp.router.config.RouterConfig;
-import io.bdrp.router.config.RouterLimits;
 import io.bdrp.routing.ControlMessage;
 import io.bdrp.topologies.Bundled;
 import io.bdrp.transport.RouterFrameCodec;
@@ -14,7 +12,6 @@ import io.bdrp.transport.TransportEndpoint;
 import io.bdrp.transport.UdpProtection;
 import io.netty.buffer.ByteBuf;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.List;
@@ -75,20 +72,7 @@ class RouteDigestsTest {
   @ParameterizedTest
   @ValueSource(booleans = {true, false})
   void digestsGoOnlyToNeighboursWhoseHelloTakesThem(boolean takesDigests) throws Exception {
-    InetSocketAddress any = InetSocketAddress.createUnresolved("127.0.0.1", 0);
-    try (Router router =
-            Router.start(
-                new RouterConfig(
-                    0,
-                    1,
-                    any,
-                    any,
-                    null,
-                    List.of(new RouterConfig.Neighbour(1, null, 1)),
-                    Federation.FAST,
-                    BloomParameters.DEFAULT,
-                    RouterLimits.DEFAULT,
-                    "secret"));
+    try (Router router = Router.start(Federation.routerWithNeighbourOne());
         Socket peer = new Socket("127.0.0.1", router.routerAddress().getPort())) {
       peer.setSoTimeout(Math.toIntExact(Federation.FAST.helloIntervalMs()));
       RouterHello hello =

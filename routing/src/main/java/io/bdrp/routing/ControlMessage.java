@@ -78,14 +78,12 @@ public sealed interface ControlMessage {
     /** The term of one route in {@link #hash}: the same on every router (docs/wire-protocol.md). */
     public static long routeHash(int destination, long epoch, int seqno, int metric, boolean via) {
       long fields = ((long) destination << 48) | ((long) metric << 32) | (seqno & 0xFFFF_FFFFL);
-      return mix(mix(fields) + epoch + (via ? 0x9E37_79B9_7F4A_7C15L : 0));
+      return MessageIds.mix(MessageIds.mix(fields) + epoch + (via ? 0x9E37_79B9_7F4A_7C15L : 0));
     }
 
-    /** SplitMix64's finaliser. */
-    private static long mix(long z) {
-      z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
-      z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
-      return z ^ (z >>> 31);
+    /** {@link #routeHash(int, long, int, int, boolean)} of {@code r}. */
+    public static long routeHash(Route r) {
+      return routeHash(r.destination(), r.epoch(), r.seqno(), r.metric(), r.viaReceiver());
     }
   }
 

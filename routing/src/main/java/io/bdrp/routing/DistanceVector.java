@@ -1199,7 +1199,12 @@ public final class DistanceVector {
    */
   private boolean onDigest(Nbr nbr, RouteDigest g) {
     long now = clock.nowMillis();
-    if (eSig == null && nbr.heldStamp != entriesStamp) { // signed routes are not digested
+    if (eSig != null) { // signed routes are not digested: ask for them
+      digestsDisagreed++;
+      nbr.face.send(new TableRequest(self));
+      return true;
+    }
+    if (nbr.heldStamp != entriesStamp) {
       int count = 0;
       long hash = 0;
       for (int d = 0, e = nbr.slot; d < maxRouters; d++, e += slots) {
@@ -1214,9 +1219,7 @@ public final class DistanceVector {
       nbr.heldCount = count;
       nbr.heldHash = hash;
     }
-    int count = nbr.heldCount;
-    long hash = nbr.heldHash;
-    if (eSig != null || count != g.count() || hash != g.hash()) {
+    if (nbr.heldCount != g.count() || nbr.heldHash != g.hash()) {
       digestsDisagreed++;
       nbr.face.send(new TableRequest(self));
       return true;
@@ -1281,36 +1284,19 @@ public final class DistanceVector {
     int count = 0;
     long hash = 0;
     for (int d = 0, e = to.slot; d < maxRouters; d++, e += slots) {
-      if (!known(d)) {
+      Route r = known(d) ? advert(d, to, now) : null;
+      if (r == null) {
         continue;
       }
-      long ep;
-      int sq;
-      int metric;
-      boolean via = false;
-      if (d == self) {
-        ep = ownEpoch;
-        sq = seqno;
-        metric = 0;
-      } else if (selSlot[d] >= 0) {
-        via = selSlot[d] == to.slot;
-        ep = selEpoch(d);
-        sq = selSeqno(d);
-        metric = via ? INF : selMetric[d];
-      } else if (has(d, RETRACTING) && now < timers.get(d).retractUntil) {
-        return false; // a retraction: the receiver's copy of it may differ
-      } else {
-        continue;
-      }
-      if (!has(d, ADVERTISED)
+      boolean finite = r.metric() < INF;
+      if ((!finite && !r.viaReceiver()) // a retraction: the receiver's copy of it may differ
+          || !has(d, ADVERTISED)
           || has(d, SEQ_UNSENT)
-          || (metric < INF
-              ? (eFlags[e] & OFFERED) == 0
-              : (eFlags[e] & (OFFERED | TENTATIVE)) != 0)) {
+          || (finite ? (eFlags[e] & OFFERED) == 0 : (eFlags[e] & (OFFERED | TENTATIVE)) != 0)) {
         return false;
       }
       count++;
-      hash += RouteDigest.routeHash(d, ep, sq, metric, via);
+      hash += RouteDigest.routeHash(r);
     }
     to.face.send(new RouteDigest(self, count, hash));
     digestsSent++;
@@ -1392,8 +1378,6 @@ public final class DistanceVector {
   }
 
   private void sweepTable(long now) {
-    advertsStamp++; // retractions may end, destinations be forgotten
-    entriesStamp++; // routes may expire
     sweepWanted = false; // a selection made by this sweep asks for the next one as well
     long tentativeUnits = (tentativeGraceMs() + (1L << tentativeShift) - 1) >>> tentativeShift;
     long expiryUnits = (config.routeExpiryMs() + (1L << refreshShift) - 1) >>> refreshShift;
@@ -1430,6 +1414,7 @@ public final class DistanceVector {
             entrySeqnos.remove(e);
           }
           eFlags[e] &= OFFERED | TENTATIVE | FORMER_PARENT;
+          entriesStamp++;
           wordChanged(e, hadNone, now);
           // A neighbour offered a route that now says it has none is tentative from now on.
           anyTentative |= (eFlags[e] & TENTATIVE) != 0;
@@ -1447,6 +1432,7 @@ public final class DistanceVector {
       }
       if (has(d, RETRACTING) && now >= timers.get(d).retractUntil) {
         clear(d, RETRACTING);
+        advertsStamp++; // no longer mentioned
       }
       if (selSlot[d] < 0
           && has(d, HAS_FD)
@@ -1550,6 +1536,7 @@ public final class DistanceVector {
 
   /** Clears every field of destination d, which has no routes, FD, retraction or pending send. */
   private void forgetDestination(int d) {
+    advertsStamp++;
     entriesStamp++;
     forgetSeqs(d);
     flags[d] = 0;

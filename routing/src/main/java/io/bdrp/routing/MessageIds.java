@@ -156,8 +156,8 @@ public final class MessageIds {
     return v0 ^ v1 ^ v2 ^ v3;
   }
 
-  /** A 64-bit finaliser (murmur3's), to spread a seed into a key. */
-  private static long mix(long z) {
+  /** A 64-bit finaliser (murmur3's): every input bit spreads over the output. */
+  static long mix(long z) {
     z = (z ^ (z >>> 33)) * 0xff51_afd7_ed55_8ccdL;
     z = (z ^ (z >>> 33)) * 0xc4ce_b9fe_1a85_ec53L;
     return z ^ (z >>> 33);

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -354,7 +355,7 @@ public final class PredicateTable {
 
   private IntUnaryOperator nextHop = r -> -1;
   private Supplier<int[]> reachable = () -> new int[0];
-  private java.util.function.LongSupplier routesVersion = () -> -1;
+  private LongSupplier routesVersion = () -> 0;
   private long nextScan;
   // What the last scan saw, so that a scan that would find nothing new is skipped (see tick).
   private long scannedRoutes = Long.MIN_VALUE;
@@ -886,24 +887,14 @@ public final class PredicateTable {
    * -1) and {@code reachable} the routers with a route. The table looks at them once every hello
    * interval ({@link #tick()}), not at every route change: expiry of unreachable origins and
    * requests for missing advertisements are not urgent, and a scan costs one pass over the table.
+   * {@code version} changes whenever a next hop or the reachable set may have ({@link
+   * DistanceVector#version()}): a scan is skipped when nothing it looks at has changed since the
+   * last one, which found nothing to time, expire or ask for. So a quiet network's scans cost
+   * nothing per origin.
    */
-  public void useRoutes(IntUnaryOperator nextHop, Supplier<int[]> reachable) {
+  public void useRoutes(IntUnaryOperator nextHop, Supplier<int[]> reachable, LongSupplier version) {
     this.nextHop = nextHop;
     this.reachable = reachable;
-    this.routesVersion = () -> -1;
-  }
-
-  /**
-   * As {@link #useRoutes(IntUnaryOperator, Supplier)}, with {@code version} a number that changes
-   * whenever a next hop or the reachable set may have ({@link DistanceVector#version()}): a scan is
-   * then skipped when nothing it looks at has changed since the last one, which found nothing to
-   * time, expire or ask for. So a quiet network's scans cost nothing per origin.
-   */
-  public void useRoutes(
-      IntUnaryOperator nextHop,
-      Supplier<int[]> reachable,
-      java.util.function.LongSupplier version) {
-    useRoutes(nextHop, reachable);
     this.routesVersion = version;
   }
 
@@ -911,30 +902,33 @@ public final class PredicateTable {
    * Asks the next hop towards {@code origin} for its advertisement when none is held; at most once
    * per dead interval per origin. A number out of range is never asked for: no advertisement of it
    * would be accepted.
+   *
+   * @return whether the advertisement of {@code origin} is missing (asked for now or not)
    */
-  public void requestIfMissing(int origin) {
+  public boolean requestIfMissing(int origin) {
     if (origin == self || origin < 0 || origin >= entries.length || entries[origin] != null) {
-      return;
+      return false;
     }
     long refused = refusedAt.get(origin);
     if (refused != OriginTimes.NONE) {
       if (clock.nowMillis() - refused < config.predicateExpiryMs()) {
-        return; // it would be refused again, likely: not asked for every dead interval
+        return true; // it would be refused again, likely: not asked for every dead interval
       }
       refusedAt.remove(origin);
     }
     int hop = nextHop.applyAsInt(origin);
     Peer f = hop < 0 ? null : adjacent.get(hop);
     if (f == null) {
-      return;
+      return true;
     }
     long now = clock.nowMillis();
     long last = requestedAt.get(origin);
     if (last != OriginTimes.NONE && now - last < config.deadIntervalMs()) {
-      return;
+      return true;
     }
     requestedAt.put(origin, now);
     f.face.send(new PredicateRequest(self, origin));
+    return true;
   }
 
   /**
@@ -1203,8 +1197,7 @@ public final class PredicateTable {
     // advertisements. With no time running, nothing missing at the last scan, and neither the
     // routes nor the set of held origins changed since, it would do none of these.
     long routes = routesVersion.getAsLong();
-    if (routes != -1
-        && routes == scannedRoutes
+    if (routes == scannedRoutes
         && heldChanges == scannedHeld
         && !missingAtScan
         && unreachableSince.size() == 0
@@ -1242,8 +1235,7 @@ public final class PredicateTable {
     }
     boolean missing = false;
     for (int r : reachable.get()) {
-      missing |= r != self && r >= 0 && r < entries.length && entries[r] == null;
-      requestIfMissing(r);
+      missing |= requestIfMissing(r);
     }
     missingAtScan = missing;
     scannedRoutes = routes;

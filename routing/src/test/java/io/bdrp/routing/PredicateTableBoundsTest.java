@@ -23,6 +23,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -52,7 +53,7 @@ class PredicateTableBoundsTest {
     PredicateTable t = new PredicateTable(0, 100, PARAMS, config, () -> now, () -> {});
     t.adjacencyUp(TestFaces.face(1, toOne::add));
     t.adjacencyUp(TestFaces.face(2, toTwo::add));
-    t.useRoutes(r -> hops.applyAsInt(r), () -> reachable);
+    t.useRoutes(r -> hops.applyAsInt(r), () -> reachable, new AtomicLong()::incrementAndGet);
     t.onRefusal(refusals::add);
     toOne.clear();
     toTwo.clear();

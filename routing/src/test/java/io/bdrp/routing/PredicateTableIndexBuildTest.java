@@ -14,6 +14,7 @@ import io.bdrp.encoding.bloom.Encoder;
 import io.bdrp.routing.ControlMessage.PredicateAd;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class PredicateTableIndexBuildTest {
     RoutingConfig c = RoutingConfig.builder().maxRouters(64).updatePacingMs(0).build();
     PredicateTable t = new PredicateTable(0, 100, PARAMS, c, () -> 0L, () -> {});
     t.adjacencyUp(TestFaces.face(1, m -> {}));
-    t.useRoutes(r -> 1, () -> new int[] {1, 2, 3});
+    t.useRoutes(r -> 1, () -> new int[] {1, 2, 3}, new AtomicLong()::incrementAndGet);
     t.buildIndexWith((work, done) -> pending.add(new Pending(work, done)));
     return t;
   }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -123,7 +124,7 @@ class PredicateTableTest {
     table.adjacencyUp(one);
     table.adjacencyUp(two);
     hops = r -> r == 0 ? 0 : r % 2 == 1 ? 1 : 2;
-    table.useRoutes(r -> hops.applyAsInt(r), () -> reachable);
+    table.useRoutes(r -> hops.applyAsInt(r), () -> reachable, new AtomicLong()::incrementAndGet);
     one.sent.clear();
     two.sent.clear();
   }
