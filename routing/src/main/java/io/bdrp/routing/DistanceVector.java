@@ -980,7 +980,7 @@ public final class DistanceVector {
       }
       wordChanged(e, hadNone, now);
       if (d != self) {
-        select(d, now);
+        selectAfter(d, nbr.slot, now);
         if (r.metric() < INF && !feasible(d, e) && betterThanSelected(d, e)) {
           request(d, now, nbr);
         }
@@ -1841,37 +1841,104 @@ public final class DistanceVector {
 
   /** Re-runs route selection for one destination (not self), and reacts to the change. */
   private void select(int d, long now) {
-    advertsStamp++;
-    sweepWanted = true; // a request or forgetting d may be due
+    select(d, holdingDown ? -1 : bestSlot(d, now), now);
+  }
+
+  /**
+   * Route selection for destination {@code d} (not self) after a route heard from the neighbour in
+   * slot {@code s} changed its entry and nothing else: what {@link #select(int, long)} would do,
+   * without looking at every entry. The selection is the best of the usable entries whenever
+   * selection has run (entries change only where it runs after them, the FD only where it runs, and
+   * time only makes entries unusable), so while the selected entry is still usable the best is it
+   * or the one just heard. A large network's cold start takes in every neighbour's route to every
+   * destination, some more than once: at a router with hundreds of neighbours, the look at every
+   * entry was most of the cost of each.
+   */
+  private void selectAfter(int d, int s, long now) {
+    int old = selSlot[d];
+    if (holdingDown || old == s) {
+      select(d, now);
+      return;
+    }
+    int base = d * slots;
+    int best = -1;
+    int bestCand = INF;
+    if (old >= 0) {
+      bestCand = usable(d, base + old, old, now);
+      if (bestCand >= INF) {
+        select(d, now); // the selected route is no longer usable: another may be
+        return;
+      }
+      best = old;
+    }
+    int c = usable(d, base + s, s, now);
+    if (c < INF
+        && (best < 0 || c < bestCand || (c == bestCand && bySlot[s].id < bySlot[best].id))) {
+      best = s;
+    }
+    assert best == bestSlot(d, now) : "selection after one entry differs from a full look";
+    select(d, best, now);
+  }
+
+  /**
+   * The candidate metric through entry {@code e} (slot {@code s}) of destination {@code d}, or INF
+   * if the entry cannot be selected: absent, infinite, expired or not feasible.
+   */
+  private int usable(int d, int e, int s, long now) {
+    if ((eFlags[e] & PRESENT) == 0) {
+      return INF;
+    }
+    int c = candidate(e, s);
+    return c >= INF || expired(e, now) || !feasible(d, e) ? INF : c;
+  }
+
+  /**
+   * The neighbour that a look at every entry of {@code destination} would select now (-1: none),
+   * whatever the selection is: tests check the selection after each route against it.
+   */
+  int selectionByFullLook(int destination) {
+    int s = holdingDown ? -1 : bestSlot(destination, clock.nowMillis());
+    return s < 0 ? -1 : bySlot[s].id;
+  }
+
+  /** The slot of the best usable entry of destination {@code d}, or -1 if none is usable. */
+  private int bestSlot(int d, long now) {
     int best = -1;
     int bestCand = INF;
     int base = d * slots;
-    if (!holdingDown) {
-      // feasible(d, e) for each entry, with the FD read once
-      boolean hasFd = has(d, HAS_FD);
-      long fdE = hasFd ? fdEpoch(d) : 0;
-      int fdS = hasFd ? fdSeqno(d) : 0;
-      for (int s = 0; s < slots; s++) {
-        int e = base + s;
-        if ((eFlags[e] & PRESENT) == 0) {
+    // usable(d, e, s, now) for each entry, with the FD read once
+    boolean hasFd = has(d, HAS_FD);
+    long fdE = hasFd ? fdEpoch(d) : 0;
+    int fdS = hasFd ? fdSeqno(d) : 0;
+    for (int s = 0; s < slots; s++) {
+      int e = base + s;
+      if ((eFlags[e] & PRESENT) == 0) {
+        continue;
+      }
+      int c = candidate(e, s); // INF for an infinite metric
+      if (c >= INF || expired(e, now)) {
+        continue;
+      }
+      if (hasFd) {
+        int f = compareSeq(epochOf(e, d), seqnoOf(e, d), fdE, fdS);
+        if (f < 0 || (f == 0 && eMetric[e] >= fdMetric[d])) {
           continue;
-        }
-        int c = candidate(e, s); // INF for an infinite metric
-        if (c >= INF || expired(e, now)) {
-          continue;
-        }
-        if (hasFd) {
-          int f = compareSeq(epochOf(e, d), seqnoOf(e, d), fdE, fdS);
-          if (f < 0 || (f == 0 && eMetric[e] >= fdMetric[d])) {
-            continue;
-          }
-        }
-        if (best < 0 || c < bestCand || (c == bestCand && bySlot[s].id < bySlot[best].id)) {
-          best = s;
-          bestCand = c;
         }
       }
+      if (best < 0 || c < bestCand || (c == bestCand && bySlot[s].id < bySlot[best].id)) {
+        best = s;
+        bestCand = c;
+      }
     }
+    return best;
+  }
+
+  /** Makes slot {@code best} (-1: none) destination {@code d}'s selection, and reacts. */
+  private void select(int d, int best, long now) {
+    advertsStamp++;
+    sweepWanted = true; // a request or forgetting d may be due
+    int base = d * slots;
+    int bestCand = best < 0 ? INF : candidate(base + best, best);
     int old = selSlot[d];
     if (best < 0) {
       if (old < 0) {

@@ -21,6 +21,7 @@ import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.agrona.collections.Int2ObjectHashMap;
 
 /**
  * PREDICATES: the encoded predicate of every router, kept by flooding advertisements ⟨origin,
@@ -249,7 +250,7 @@ public final class PredicateTable {
     final long[] current;
 
     /** Per origin whose bit is clear, the version the neighbour holds if known. */
-    HashMap<Integer, Entry> other = new HashMap<>();
+    Int2ObjectHashMap<Entry> other = new Int2ObjectHashMap<>();
 
     int otherPeak;
 
@@ -298,7 +299,7 @@ public final class PredicateTable {
 
     void removeOther(int origin) {
       if (other.remove(origin) != null && other.isEmpty() && otherPeak > 64) {
-        other = new HashMap<>(); // a map keeps the table its peak needed: a cold start's
+        other = new Int2ObjectHashMap<>(); // a map keeps the table its peak needed: a cold start's
         otherPeak = 0;
       }
     }

@@ -465,6 +465,65 @@ class DistanceVectorTest {
     assertEquals(8, b.dv.metric(3), "a newer seq is always feasible");
   }
 
+  /**
+   * Selection after a route heard looks at the selected entry and the one heard, not at every
+   * entry: after each route that changes an entry, its choice is the one a look at every entry
+   * makes, through better and worse routes, retractions and poisoned routes, older and newer seqnos
+   * (unfeasible routes and FD moves), selected routes that expired before the sweep took them out,
+   * and ties between neighbours of equal cost.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3})
+  void aRouteHeardSelectsWhatALookAtEveryEntryWould(long seed) {
+    Bench b = new Bench(0, 5);
+    int neighbours = 12;
+    for (int n = 1; n <= neighbours; n++) {
+      b.dv.addLink(b.face(n), 1 + (n * 7) % 4); // costs 1..4, several neighbours each
+    }
+    for (int n = 1; n <= neighbours; n++) {
+      b.dv.receive(new Hello(n, 100 + n, 5));
+    }
+    assertFalse(b.dv.holdingDown());
+    Random rnd = new Random(seed);
+    int[] seqno = new int[16];
+    Route[][] last = new Route[neighbours + 1][16];
+    int moves = 0;
+    int retracted = 0;
+    for (int step = 0; step < 6_000; step++) {
+      if (rnd.nextInt(40) == 0) {
+        // A hello interval: the sweep takes out the routes not heard for the route expiry.
+        b.now += 100;
+        for (int n = 1; n <= neighbours; n++) {
+          b.dv.receive(new Hello(n, 100 + n, 5));
+        }
+        b.dv.tick();
+      } else {
+        b.now += rnd.nextInt(30); // routes expire between sweeps, and are still held
+      }
+      int n = 1 + rnd.nextInt(neighbours);
+      int d = 13 + rnd.nextInt(3);
+      if (rnd.nextInt(40) == 0) {
+        seqno[d]++;
+      }
+      int s = Math.max(0, seqno[d] - (rnd.nextInt(6) == 0 ? 1 : 0));
+      int metric = rnd.nextInt(6) == 0 ? INF : 1 + rnd.nextInt(6);
+      Route r = new Route(d, 9, s, metric, metric == INF && rnd.nextBoolean());
+      int before = b.dv.nextHop(d);
+      b.dv.receive(new RouteUpdate(n, List.of(r)));
+      // Selection runs for d when the entry changes, but a retraction for an entry not held (one
+      // the sweep took out) is dropped: it changes nothing, and d may still hold an expired route.
+      if (!r.equals(last[n][d]) && (metric < INF || r.viaReceiver())) {
+        assertEquals(
+            b.dv.selectionByFullLook(d), b.dv.nextHop(d), "seed " + seed + " step " + step);
+      }
+      last[n][d] = r;
+      moves += before != b.dv.nextHop(d) ? 1 : 0;
+      retracted += before >= 0 && b.dv.nextHop(d) < 0 ? 1 : 0;
+    }
+    assertTrue(moves > 200, "selections moved " + moves + " times");
+    assertTrue(retracted > 10, "destinations lost their route " + retracted + " times");
+  }
+
   @Test
   void timersExpireRoutesEndRetractionsAndForgetFeasibilityDistances() {
     Bench b = new Bench(0, 5);
