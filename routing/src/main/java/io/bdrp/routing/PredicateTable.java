@@ -252,6 +252,12 @@ public final class PredicateTable {
     /** Per origin whose bit is clear, the version the neighbour holds if known. */
     Int2ObjectHashMap<Entry> other = new Int2ObjectHashMap<>();
 
+    /**
+     * The origins in {@link #other}, one bit per router number: most origins are not in it, and a
+     * look in the map for one is a cache miss (in a cold start, one for every advertisement sent).
+     */
+    final long[] inOther;
+
     int otherPeak;
 
     final Pacer pacer;
@@ -261,6 +267,7 @@ public final class PredicateTable {
       this.pacer = new Pacer(pacingMs);
       this.current = new long[(maxRouters + 63) >>> 6];
       this.queued = new long[(maxRouters + 63) >>> 6];
+      this.inOther = new long[(maxRouters + 63) >>> 6];
     }
 
     /** Queues {@code origin} unless it is queued already. */
@@ -293,11 +300,21 @@ public final class PredicateTable {
         removeOther(origin);
       } else {
         other.put(origin, e);
+        inOther[origin >>> 6] |= 1L << origin;
         otherPeak = Math.max(otherPeak, other.size());
       }
     }
 
+    /** The version the neighbour holds of {@code origin}, if known and not the current one. */
+    Entry other(int origin) {
+      return (inOther[origin >>> 6] & (1L << origin)) == 0 ? null : other.get(origin);
+    }
+
     void removeOther(int origin) {
+      if ((inOther[origin >>> 6] & (1L << origin)) == 0) {
+        return;
+      }
+      inOther[origin >>> 6] &= ~(1L << origin);
       if (other.remove(origin) != null && other.isEmpty() && otherPeak > 64) {
         other = new Int2ObjectHashMap<>(); // a map keeps the table its peak needed: a cold start's
         otherPeak = 0;
@@ -307,7 +324,7 @@ public final class PredicateTable {
 
   /** The version neighbour {@code p} holds of {@code origin}, or null if none is known. */
   private Entry heldBy(Peer p, int origin) {
-    return p.holdsCurrent(origin) ? entries[origin] : p.other.get(origin);
+    return p.holdsCurrent(origin) ? entries[origin] : p.other(origin);
   }
 
   /** Records that neighbour {@code p} holds version {@code e} of {@code origin} (null: unknown). */
@@ -607,7 +624,7 @@ public final class PredicateTable {
       if (p.holdsCurrent(origin)) {
         p.setCurrent(origin, false);
         p.putOther(origin, old);
-      } else if (now != null && p.other.get(origin) == now) {
+      } else if (now != null && p.other(origin) == now) {
         p.removeOther(origin);
         p.setCurrent(origin, true);
       }
