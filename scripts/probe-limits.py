@@ -9,10 +9,11 @@ it): it claims routes for the router itself one millisecond into its next incarn
 made-up routers (one a week ahead of the clock) and asks for seqno 2^31-1; it sends DATA naming
 the router, or a router without a route, as its source; it advertises 65,535 of the smallest
 filters for each of 31 unused router numbers, a 1 MB advertisement that would be held as 16 MB,
-and the match-all filter; and it comes back as a neighbour that keeps the link up and never
-reads while it makes the router owe it advertisements. Each probe prints what the router
-counted meanwhile (drops, refusals, closed connections). Every probe also checks that a new
-client still gets its HELLO_OK; a canary publisher and subscriber run beside them all and must
+and the match-all filter; it asks for the router's whole route table (TABLE_REQUEST) as fast as
+it can; and it comes back as a neighbour that keeps the link up and never reads while it makes
+the router owe it advertisements. Each probe prints what the router counted meanwhile (drops,
+refusals, closed connections). Every probe also checks that a new client still gets its
+HELLO_OK; a canary publisher and subscriber run beside them all and must
 get every message, and the router's event-loop lag (p99 and the largest bucket) is printed
 after each probe and for the whole run. Usage, from the repository root:
 
@@ -209,6 +210,7 @@ def lag_summary(since=None):
 
 TOKEN = b"probe-token"
 ROUTER_HELLO, DV_HELLO, ROUTE_UPDATE, SEQNO_REQUEST = 0x20, 0x21, 0x22, 0x23
+TABLE_REQUEST = 0x2F
 PREDICATE_AD, PREDICATE_REQUEST, DATA, BYE = 0x24, 0x25, 0x26, 0x0A
 ME = 1  # the router number the probe claims; the probe router is 0
 
@@ -357,12 +359,16 @@ def sealed(key, seq, frame_bytes):
 
 class Neighbour:
     """Router 1 (or `me`) on a session with the probe router, holding the router token: it
-    completes ROUTER_HELLO with the router's own network parameters, then sends a DV_HELLO
+    sends ROUTER_HELLO with the network's parameters and reads the router's, then sends a DV_HELLO
     echoing the router's epoch every second and its routes every three (its own, and the
     router's through the router), so that the link stays up. With `read`, a thread reads
     everything the router sends (counting it, answering PINGs); without, it reads until the
     router's first DV_HELLO and never again. With `udp`, it announces a UDP socket of its own
     (`self.udp`), and `self.key` is the key of its datagrams to the router."""
+
+    # The network's parameters as the probe router's hellos give them: router-link protocol,
+    # maxRouters, Bloom M, k and categories, auth.udp. A first guess; the router corrects it.
+    network = (6, 1024, 8192, 1, 1, 1)
 
     def __init__(self, read=True, rcvbuf=None, me=ME, udp=False):
         self.me = me
@@ -370,25 +376,49 @@ class Neighbour:
         if udp:
             self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             self.udp.bind(("127.0.0.1", 0))
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        if rcvbuf:  # before connect, so that the window is small from the start
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        s.settimeout(30)
-        s.connect(("127.0.0.1", ROUTERS))
+        self.epoch = now_ms()
+        # The dialler's ROUTER_HELLO goes first, with the network's parameters; a router that
+        # refuses one for a parameter sends its own hello before the ERROR, so a wrong guess is
+        # answered with the right values, and the second session uses them.
+        for _ in range(2):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            if rcvbuf:  # before connect, so that the window is small from the start
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            s.settimeout(30)
+            s.connect(("127.0.0.1", ROUTERS))
+            protocol, max_routers, bits, k, categories, protection = Neighbour.network
+            nonce = os.urandom(16) if protection else b""
+            s.sendall(
+                frame(
+                    ROUTER_HELLO,
+                    struct.pack(
+                        ">HHqIHBBHH", protocol, me, self.epoch, max_routers, bits, k, categories,
+                        self.udp.getsockname()[1] if self.udp else 0, len(TOKEN),
+                    )
+                    + TOKEN
+                    + bytes([protection, len(nonce)])
+                    + nonce,
+                )
+            )
+            f = read_frame(s)
+            assert f and f[0] == ROUTER_HELLO, f
+            (protocol, self.router, self.router_epoch, max_routers, bits, k, categories, _, _) = (
+                struct.unpack(">HHqIHBBHH", f[1][:24])
+            )
+            token_len = struct.unpack(">H", f[1][22:24])[0]
+            protection, nonce_len = f[1][24 + token_len], f[1][25 + token_len]
+            router_nonce = f[1][26 + token_len : 26 + token_len + nonce_len]
+            network = (protocol, max_routers, bits, k, categories, protection)
+            if network == Neighbour.network:
+                break
+            Neighbour.network = network
+            s.close()
+        else:
+            raise AssertionError("the router refused the hello with its own network's parameters")
         self.s = s
-        f = read_frame(s)
-        assert f and f[0] == ROUTER_HELLO, f
-        (protocol, self.router, self.router_epoch, max_routers, bits, k, categories, _, _) = (
-            struct.unpack(">HHqIHBBHH", f[1][:24])
-        )
         self.bloom = (bits, k, categories)
-        token_len = struct.unpack(">H", f[1][22:24])[0]
-        protection, nonce_len = f[1][24 + token_len], f[1][25 + token_len]
-        router_nonce = f[1][26 + token_len : 26 + token_len + nonce_len]
-        nonce = os.urandom(16) if protection else b""
         if protection:
             self.key = udp_key(me, self.router, nonce, router_nonce)
-        self.epoch = now_ms()
         self.lock = threading.Lock()
         self.counts = {}
         self.data = 0
@@ -396,18 +426,6 @@ class Neighbour:
         self.own_route = None  # the router's latest route to itself: (epoch, seqno)
         self.closed = False
         self.stop = threading.Event()
-        self.send(
-            frame(
-                ROUTER_HELLO,
-                struct.pack(
-                    ">HHqIHBBHH", protocol, me, self.epoch, max_routers, bits, k, categories,
-                    self.udp.getsockname()[1] if self.udp else 0, len(TOKEN),
-                )
-                + TOKEN
-                + bytes([protection, len(nonce)])
-                + nonce,
-            )
-        )
         self.up = threading.Event()
         if read:
             threading.Thread(target=self._read, daemon=True).start()
@@ -511,6 +529,7 @@ WATCHED = (
     "bdrp_predicate_resyncs_total",
     "bdrp_udp_datagrams_dropped_total",
     "bdrp_udp_datagrams_received_total",
+    "bdrp_unicast_tables_requested_total",
 )
 GAUGES = (
     "bdrp_predicate_origins",
@@ -744,6 +763,30 @@ def probe_advertisements(pid, canary, nb):
     nb.send(predicate_ad(42, epoch, 2, nothing))
     nb.send(predicate_ad(ME, nb.epoch, 2, nothing))
     time.sleep(1)
+    print_changes(before)
+
+
+def probe_table_requests(pid, canary, nb):
+    """TABLE_REQUESTs from the neighbour, as fast as it can send them for 5 s: the router answers
+    with its whole route table at most once per hello interval (1 s), whatever the rate, besides
+    its periodic full updates (every 4 s less a jitter) and triggered ones."""
+    before = snapshot()
+    updates0 = nb.counts.get(ROUTE_UPDATE, 0)
+    cpu0 = cpu_seconds(pid)
+    batch = frame(TABLE_REQUEST, struct.pack(">H", ME)) * 1000
+    sent = 0
+    end = time.time() + 5
+    while time.time() < end and not nb.closed:
+        nb.send(batch)
+        sent += 1000
+    time.sleep(1)
+    updates = nb.counts.get(ROUTE_UPDATE, 0) - updates0
+    print(
+        f"{sent:,} TABLE_REQUESTs in 5 s: {updates} ROUTE_UPDATEs back within 6 s; router CPU"
+        f" {cpu_seconds(pid) - cpu0:.1f} s; session up: {not nb.closed};"
+        f" {canary_flowing(canary)}; new client served: {hello_ok()}; rss {rss_mb(pid)} MB",
+        flush=True,
+    )
     print_changes(before)
 
 
@@ -1062,7 +1105,7 @@ def main():
             flush=True,
         )
         time.sleep(2)
-        for probe in (probe_claims, probe_sources, probe_advertisements):
+        for probe in (probe_claims, probe_sources, probe_advertisements, probe_table_requests):
             lag0 = lag_buckets()
             probe(pid, canary, nb)
             print(f"  event-loop lag during it: {lag_summary(lag0)}", flush=True)

@@ -238,7 +238,7 @@ final class SimCommand implements Callable<Integer> {
           if (converging[0] && nowNs - lastReport[0] > 5_000_000_000L) {
             lastReport[0] = nowNs;
             o.printf(
-                "  ... simulated %.1f s, %,d events, last change at %.1f s%n",
+                "  ... simulated %.3f s, %,d events, last change at %.3f s%n",
                 s.nowMillis() / 1000, s.events(), s.lastChangeMillis() / 1000);
             o.flush();
           }
