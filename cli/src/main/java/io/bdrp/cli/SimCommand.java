@@ -334,28 +334,24 @@ final class SimCommand implements Callable<Integer> {
 
   /**
    * One message's deliveries against the hosts whose predicates match it: expected, undelivered,
-   * delivered, duplicates, spurious.
+   * delivered, duplicates, spurious. Each host's predicate is matched once: a delivery to a host
+   * that does not match (or is no host) is spurious.
    */
   private static long[] check(DeliveryLog.Entry e, Map<Integer, Predicate> hosts) {
-    long[] c = new long[5];
     Map<Integer, Integer> got = e.hostDeliveries();
+    long expected = 0;
+    long reached = 0; // hosts that match and got it
     for (Map.Entry<Integer, Predicate> h : hosts.entrySet()) {
       if (h.getValue().matches(e.message())) {
-        c[0]++;
-        if (!got.containsKey(h.getKey())) {
-          c[1]++;
-        }
+        expected++;
+        reached += got.containsKey(h.getKey()) ? 1 : 0;
       }
     }
-    for (Map.Entry<Integer, Integer> d : got.entrySet()) {
-      c[2]++;
-      c[3] += d.getValue() - 1;
-      Predicate p = hosts.get(d.getKey());
-      if (p == null || !p.matches(e.message())) {
-        c[4]++;
-      }
+    long duplicates = 0;
+    for (int count : got.values()) {
+      duplicates += count - 1;
     }
-    return c;
+    return new long[] {expected, expected - reached, got.size(), duplicates, got.size() - reached};
   }
 
   private static long[] sum(long[] a, long[] b) {
