@@ -83,6 +83,7 @@ class HardeningTest {
         slowConsumerMs,
         inbound,
         d.linkControlPercent(),
+        d.linkControlFramesPerSecond(),
         d.ringBytes(),
         d.ringWatermarkBytes(),
         d.hosts());

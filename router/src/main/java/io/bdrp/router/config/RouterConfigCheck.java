@@ -372,6 +372,13 @@ final class RouterConfigCheck {
     int control =
         integer(
             l.linkControlPercent(), "limits.linkControlPercent", d.linkControlPercent(), 1, 100);
+    int controlRate =
+        integer(
+            l.linkControlFramesPerSecond(),
+            "limits.linkControlFramesPerSecond",
+            d.linkControlFramesPerSecond(),
+            10,
+            1 << 24);
     int watermark =
         integer(
             l.ringWatermarkBytes(),
@@ -459,6 +466,7 @@ final class RouterConfigCheck {
         slow,
         inbound,
         control,
+        controlRate,
         ring,
         watermark,
         hosts);

@@ -96,6 +96,7 @@ final class RouterConfigFile {
       BigInteger slowConsumerMs,
       BigInteger inboundBufferBytes,
       BigInteger linkControlPercent,
+      BigInteger linkControlFramesPerSecond,
       BigInteger ringBytes,
       BigInteger ringWatermarkBytes,
       BigInteger maxFiltersPerHost,

@@ -33,6 +33,10 @@ package io.bdrp.router.config;
  * @param linkControlPercent the share, in percent of {@code linkHighWaterBytes}, that control
  *     frames may hold of a link's output buffer; more wait in the router, so that control cannot
  *     crowd out DATA on a full link, nor DATA control
+ * @param linkControlFramesPerSecond control frames (and PINGs) a router link's neighbour may have
+ *     taken per second, on average, in bursts of a tenth of that at most; more wait in the router,
+ *     in order, and the link is not read meanwhile, so that one neighbour cannot keep the router's
+ *     event loop busy with small frames and nothing it sends is lost
  * @param ringBytes capacity of the shared-memory ring this router makes for each neighbour whose
  *     link is {@code transport: shm} (a power of two); a full ring drops DATA copies and counts
  *     them, as a link's full output buffer does
@@ -55,6 +59,7 @@ public record RouterLimits(
     int slowConsumerMs,
     int inboundBufferBytes,
     int linkControlPercent,
+    int linkControlFramesPerSecond,
     int ringBytes,
     int ringWatermarkBytes,
     HostLimits hosts) {
@@ -75,6 +80,7 @@ public record RouterLimits(
           10_000,
           64 << 20,
           25,
+          20_000,
           8 << 20,
           1 << 20,
           HostLimits.DEFAULT);
@@ -96,6 +102,7 @@ public record RouterLimits(
         slowConsumerMs,
         inboundBufferBytes,
         linkControlPercent,
+        linkControlFramesPerSecond,
         ringBytes,
         ringWatermarkBytes,
         hosts);

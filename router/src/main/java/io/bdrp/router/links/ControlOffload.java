@@ -63,7 +63,7 @@ final class ControlOffload extends ChannelInboundHandlerAdapter {
     waitingBytes += f.readableBytes();
     if (waitingBytes > maxWaitingBytes && !paused) {
       paused = true;
-      ctx.channel().config().setAutoRead(false);
+      ReadHolds.set(ctx.channel(), ReadHolds.DECODING, true);
     }
   }
 
@@ -133,7 +133,7 @@ final class ControlOffload extends ChannelInboundHandlerAdapter {
     }
     if (paused && waitingBytes <= maxWaitingBytes / 2) {
       paused = false;
-      ctx.channel().config().setAutoRead(true);
+      ReadHolds.set(ctx.channel(), ReadHolds.DECODING, false);
     }
     // What the neighbour sent arrived now, as far as the handlers after this one can tell: a
     // link read slowly because its frames wait here is not a silent one.

@@ -95,6 +95,10 @@ public final class Link implements Face {
   final Metrics.Counter controlIn;
   final Metrics.Counter controlOut;
   public final Metrics.Counter controlDeferred;
+  final Metrics.Counter controlThrottled;
+  // The last WARN about this neighbour's control rate: when, and the count it gave.
+  long throttledLoggedAt = Long.MIN_VALUE;
+  long throttledLogged;
 
   /**
    * Bytes received from and sent to the neighbour: every byte of the TCP session as it crosses the
@@ -208,6 +212,7 @@ public final class Link implements Face {
     this.controlIn = metrics.linkControl("received", n);
     this.controlOut = metrics.linkControl("sent", n);
     this.controlDeferred = metrics.linkControlDeferred(n);
+    this.controlThrottled = metrics.linkControlThrottled(n);
     metrics.linkDataBytes(n, "data", () -> dataBytesOut);
     metrics.linkDataBytes(n, "reliable_data", () -> reliableDataBytesOut);
     metrics.linkAckBytes(n, () -> ackBytesOut);

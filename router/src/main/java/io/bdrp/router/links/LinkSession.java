@@ -18,8 +18,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -100,20 +102,11 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
         if (log.isDebugEnabled()) {
           log.debug("router {}: from router {}: {}", config.router(), link.neighbour(), m);
         }
-        OriginKeys keys = links.originKeys;
-        if (keys != null && (deferred > 0 || OriginKeys.carriesClaims(m))) {
-          prepareThenApply(ctx, keys, m);
-        } else {
-          apply(m);
-        }
+        admit(ctx, m);
+      } else if (msg instanceof ClientFrame.Ping p) {
+        admit(ctx, p);
       } else if (msg instanceof SessionFrame s) {
-        if (s instanceof ClientFrame.Ping p) {
-          // A reply is not queued above the link's high water mark: a neighbour that sends
-          // PINGs and does not read cannot make PONGs pile up.
-          if (ctx.channel().isWritable()) {
-            ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
-          }
-        } else if (s instanceof ClientFrame.Bye) {
+        if (s instanceof ClientFrame.Bye) {
           ctx.close();
         }
       } else {
@@ -137,6 +130,140 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
 
   static final int RESUME_DEFERRED = 16;
 
+  // The neighbour's control frames (and PINGs) are taken at most limits.linkControlFramesPerSecond
+  // a second, in bursts of a tenth of a second's worth at most: a token bucket. Frames beyond it
+  // wait here, in order, and the link is not read until they are done, so that a neighbour cannot
+  // keep the loop busy with small frames, nor hold it for long at once, and nothing it sends is
+  // lost: it is read no faster than the rate.
+  // The time at which the next frame would be due at the rate (generic cell rate algorithm): a
+  // frame is taken when that is at most a burst's worth of frames ahead of now.
+  private long due = Long.MIN_VALUE; // none taken yet
+  private final ArrayDeque<Object> held = new ArrayDeque<>();
+  private ScheduledFuture<?> drain;
+
+  /** How often frames that wait for the rate are taken, in the rate's share of a second. */
+  static final int DRAINS_PER_SECOND = 100;
+
+  /** The largest burst, as a share of a second's worth of frames. */
+  static final int BURSTS_PER_SECOND = 10;
+
+  /** Takes {@code frame} now if the rate allows it and nothing waits before it; else holds it. */
+  private void admit(ChannelHandlerContext ctx, Object frame) {
+    if (held.isEmpty() && take(ctx)) {
+      take(ctx, frame);
+      return;
+    }
+    held.add(frame);
+    link.controlThrottled.inc();
+    if (held.size() == 1) {
+      ReadHolds.set(ctx.channel(), ReadHolds.RATE, true);
+      throttled();
+      scheduleDrain(ctx);
+    }
+  }
+
+  /** Whether the rate allows a frame now; if so, it is counted. */
+  private boolean take(ChannelHandlerContext ctx) {
+    long now = ctx.executor().ticker().nanoTime();
+    long start = due == Long.MIN_VALUE ? now : Math.max(due, now);
+    if (start - now > (burst() - 1) * interval()) {
+      return false;
+    }
+    due = start + interval();
+    return true;
+  }
+
+  /** Nanoseconds between frames at the rate. */
+  private long interval() {
+    return Math.max(1, 1_000_000_000L / config.limits().linkControlFramesPerSecond());
+  }
+
+  /** The most frames taken at once. */
+  private long burst() {
+    return Math.max(1, config.limits().linkControlFramesPerSecond() / BURSTS_PER_SECOND);
+  }
+
+  private void take(ChannelHandlerContext ctx, Object frame) {
+    if (frame instanceof ClientFrame.Ping p) {
+      // A reply is not queued above the link's high water mark: a neighbour that sends PINGs and
+      // does not read cannot make PONGs pile up.
+      if (ctx.channel().isWritable()) {
+        ctx.writeAndFlush(new ClientFrame.Pong(p.nonce()));
+      }
+      return;
+    }
+    ControlMessage m = (ControlMessage) frame;
+    OriginKeys keys = links.originKeys;
+    if (keys != null && (deferred > 0 || OriginKeys.carriesClaims(m))) {
+      prepareThenApply(ctx, keys, m);
+    } else {
+      apply(m);
+    }
+  }
+
+  /**
+   * Schedules the next take of waiting frames, when the rate allows a share of a second's worth.
+   */
+  private void scheduleDrain(ChannelHandlerContext ctx) {
+    long want =
+        Math.min(
+            held.size(),
+            Math.min(
+                burst(),
+                Math.max(1, config.limits().linkControlFramesPerSecond() / DRAINS_PER_SECOND)));
+    long at = due - (burst() - want) * interval();
+    long delay = Math.max(1, at - ctx.executor().ticker().nanoTime());
+    drain = ctx.executor().schedule(() -> drain(ctx), delay, TimeUnit.NANOSECONDS);
+  }
+
+  /** Takes the waiting frames the rate allows now; reads the link again when none wait. */
+  private void drain(ChannelHandlerContext ctx) {
+    drain = null;
+    if (!ctx.channel().isActive()) {
+      held.clear();
+      return;
+    }
+    int taken = 0;
+    try {
+      while (!held.isEmpty() && take(ctx)) {
+        take(ctx, held.poll());
+        taken++;
+      }
+    } catch (RuntimeException e) {
+      ctx.fireExceptionCaught(e); // as if it had been taken when it came
+    }
+    if (taken > 0) {
+      // What the neighbour sent arrives now, as far as liveness is concerned: a link read slowly
+      // because its frames wait here is not a silent one.
+      link.lastReadNanos = System.nanoTime();
+      core.node().heard(link.neighbour());
+    }
+    if (held.isEmpty()) {
+      ReadHolds.set(ctx.channel(), ReadHolds.RATE, false);
+    } else {
+      scheduleDrain(ctx);
+    }
+  }
+
+  /** Frames held for the rate: a WARN line at most every ten seconds. */
+  private void throttled() {
+    long now = System.nanoTime();
+    if (now - link.throttledLoggedAt >= TimeUnit.SECONDS.toNanos(10)
+        || link.throttledLoggedAt == Long.MIN_VALUE) {
+      long count = link.controlThrottled.get();
+      log.warn(
+          "router {}: router {} sends control frames faster than"
+              + " limits.linkControlFramesPerSecond ({}): its link is read no faster ({} frames"
+              + " waited since the last report)",
+          config.router(),
+          link.neighbour(),
+          config.limits().linkControlFramesPerSecond(),
+          count - link.throttledLogged);
+      link.throttledLogged = count;
+      link.throttledLoggedAt = now;
+    }
+  }
+
   private void apply(ControlMessage m) {
     if (!core.node().receive(m)) {
       futureEpoch(m);
@@ -151,7 +278,7 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
    */
   private void prepareThenApply(ChannelHandlerContext ctx, OriginKeys keys, ControlMessage m) {
     if (++deferred == MAX_DEFERRED) {
-      ctx.channel().config().setAutoRead(false);
+      ReadHolds.set(ctx.channel(), ReadHolds.VERIFYING, true);
     }
     try {
       core.linkControl()
@@ -167,8 +294,8 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
                       .execute(
                           () -> {
                             if (deferred-- == RESUME_DEFERRED + 1
-                                && !ctx.channel().config().isAutoRead()) {
-                              ctx.channel().config().setAutoRead(true);
+                                && ReadHolds.held(ctx.channel(), ReadHolds.VERIFYING)) {
+                              ReadHolds.set(ctx.channel(), ReadHolds.VERIFYING, false);
                             }
                             if (ctx.channel().isActive()) {
                               apply(m);
@@ -401,6 +528,11 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    held.clear();
+    if (drain != null) {
+      drain.cancel(false);
+      drain = null;
+    }
     if (dialling != null && link == null) {
       links.redialLater(dialling);
     }

@@ -493,7 +493,7 @@ public final class RouterMetrics {
         port);
   }
 
-  /** Control messages per neighbour and direction ({@code sent}, {@code received}). */
+  /** Control messages per neighbour that waited for the link's share of control frames. */
   public Metrics.Counter linkControlDeferred(String n) {
     return registry.counter(
         "bdrp_link_control_deferred_total",
@@ -503,6 +503,17 @@ public final class RouterMetrics {
         n);
   }
 
+  /** Control frames per neighbour that waited for its rate. */
+  public Metrics.Counter linkControlThrottled(String n) {
+    return registry.counter(
+        "bdrp_link_control_throttled_total",
+        "Control frames (and PINGs) per neighbour that waited in the router because the neighbour"
+            + " sent more than limits.linkControlFramesPerSecond; its link is not read meanwhile.",
+        "neighbour",
+        n);
+  }
+
+  /** Control messages per neighbour and direction ({@code sent}, {@code received}). */
   public Metrics.Counter linkControl(String direction, String n) {
     return registry.counter(
         "bdrp_link_control_" + direction + "_total",

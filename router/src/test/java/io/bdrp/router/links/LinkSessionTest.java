@@ -29,6 +29,7 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -99,13 +100,19 @@ class LinkSessionTest {
 
   @BeforeEach
   void setUp() {
+    setUp("");
+  }
+
+  /** A router 0 with {@code more} in its configuration, and the session of its neighbour 1. */
+  private void setUp(String more) {
     config =
         RouterConfig.parse(
             "router: 0\n"
                 + "auth: {routerToken: "
                 + TOKEN
                 + "}\n"
-                + "neighbours: [{router: 1, address: '127.0.0.1:1'}]\n",
+                + "neighbours: [{router: 1, address: '127.0.0.1:1'}]\n"
+                + more,
             "test");
     // A TCP session's remote address, as the transports read it.
     session =
@@ -286,6 +293,69 @@ class LinkSessionTest {
     session.writeInbound(new ClientFrame.Ping(42));
     List<Object> out = written();
     assertEquals(List.of(new ClientFrame.Pong(42)), out);
+  }
+
+  @Test
+  void aNeighbourOverItsControlRateIsReadNoFasterAndLosesNothing() {
+    tearDown();
+    setUp("limits: {linkControlFramesPerSecond: 100}\n"); // bursts of 10, then one per 10 ms
+    session.freezeTime();
+    session.writeInbound(hello(1, TOKEN));
+    session.writeInbound(new ControlMessage.Hello(1, System.currentTimeMillis(), config.epoch()));
+    written();
+    advance(1000); // the bucket full again
+    // One read's worth of frames: 250 PINGs with a TABLE_REQUEST after the 150th.
+    List<Object> frames = new ArrayList<>();
+    for (int i = 0; i < 250; i++) {
+      frames.add(new ClientFrame.Ping(i));
+      if (i == 149) {
+        frames.add(new ControlMessage.TableRequest(1));
+      }
+    }
+    session.writeInbound(frames.toArray());
+    assertEquals(pongs(0, 10), pongsWritten(), "a burst is taken at once");
+    assertFalse(session.config().isAutoRead(), "the link is not read while frames wait");
+    assertEquals(241, metrics.linkControlThrottled("1").get());
+
+    advance(500);
+    assertEquals(pongs(10, 60), pongsWritten(), "then at the rate, in order");
+    advance(900);
+    assertEquals(pongs(60, 150), pongsWritten());
+    assertEquals(0, links.core.node().unicast().tablesRequested());
+    advance(10);
+    assertEquals(1, links.core.node().unicast().tablesRequested(), "control messages wait too");
+    assertFalse(session.config().isAutoRead());
+
+    advance(1000);
+    assertEquals(pongs(150, 250), pongsWritten(), "nothing lost");
+    assertTrue(session.config().isAutoRead(), "read again once none wait");
+    assertTrue(session.isActive());
+    assertEquals(241, metrics.linkControlThrottled("1").get());
+
+    advance(1000);
+    session.writeInbound(new ClientFrame.Ping(7));
+    assertEquals(List.of(new ClientFrame.Pong(7)), pongsWritten(), "taken at once again");
+  }
+
+  /** Moves the session's clock on by {@code ms}, a millisecond at a time, running what is due. */
+  private void advance(int ms) {
+    for (int i = 0; i < ms; i++) {
+      session.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+      session.runScheduledPendingTasks();
+    }
+  }
+
+  /** The PONGs among the frames written since last asked. */
+  private List<Object> pongsWritten() {
+    return written().stream().filter(o -> o instanceof ClientFrame.Pong).toList();
+  }
+
+  private static List<Object> pongs(int from, int to) {
+    List<Object> out = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      out.add(new ClientFrame.Pong(i));
+    }
+    return out;
   }
 
   @Test
