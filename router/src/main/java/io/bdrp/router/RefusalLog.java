@@ -1,7 +1,6 @@
 package io.bdrp.router;
 
 import io.bdrp.routing.PredicateTable;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,11 +14,9 @@ import org.slf4j.LoggerFactory;
  */
 final class RefusalLog implements Consumer<PredicateTable.Refusal> {
   private static final Logger log = LoggerFactory.getLogger(RefusalLog.class);
-  private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final int router;
-  private long loggedNanos;
-  private long unlogged;
+  private final WarnEvery every = new WarnEvery();
 
   RefusalLog(int router) {
     this.router = router;
@@ -27,17 +24,14 @@ final class RefusalLog implements Consumer<PredicateTable.Refusal> {
 
   @Override
   public void accept(PredicateTable.Refusal r) {
-    long now = System.nanoTime();
-    if (loggedNanos != 0 && now - loggedNanos < EVERY_NANOS) {
-      unlogged++;
+    long unlogged = every.due();
+    if (unlogged < 0) {
       return;
     }
-    loggedNanos = now;
     log.warn(
         "router {}: {}{}",
         router,
         r.message(),
         unlogged == 0 ? "" : " (and " + unlogged + " more refusals since the last such line)");
-    unlogged = 0;
   }
 }

@@ -1,5 +1,6 @@
 package io.bdrp.router.links;
 
+import io.bdrp.router.WarnEvery;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.links.udp.UdpLinks;
 import io.bdrp.router.metrics.Metrics;
@@ -96,9 +97,7 @@ public final class Link implements Face {
   final Metrics.Counter controlOut;
   public final Metrics.Counter controlDeferred;
   final Metrics.Counter controlThrottled;
-  // The last WARN about this neighbour's control rate: when, and the count it gave.
-  long throttledLoggedAt = Long.MIN_VALUE;
-  long throttledLogged;
+  final WarnEvery throttledLog = new WarnEvery(); // frames held for the neighbour's control rate
 
   /**
    * Bytes received from and sent to the neighbour: every byte of the TCP session as it crosses the

@@ -54,6 +54,10 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
     this.dialling = dialling;
     this.nonce =
         config.udpProtection() == UdpProtection.NONE ? new byte[0] : DatagramAuth.newNonce();
+    int rate = config.limits().linkControlFramesPerSecond();
+    this.interval = Math.max(1, 1_000_000_000L / rate);
+    this.burst = Math.max(1, rate / 10);
+    this.drainBatch = Math.min(burst, Math.max(1, rate / 100));
   }
 
   /** Whatever a read brought from the neighbour shows it alive: once per read, not per frame. */
@@ -131,21 +135,17 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
   static final int RESUME_DEFERRED = 16;
 
   // The neighbour's control frames (and PINGs) are taken at most limits.linkControlFramesPerSecond
-  // a second, in bursts of a tenth of a second's worth at most: a token bucket. Frames beyond it
-  // wait here, in order, and the link is not read until they are done, so that a neighbour cannot
-  // keep the loop busy with small frames, nor hold it for long at once, and nothing it sends is
-  // lost: it is read no faster than the rate.
-  // The time at which the next frame would be due at the rate (generic cell rate algorithm): a
-  // frame is taken when that is at most a burst's worth of frames ahead of now.
-  private long due = Long.MIN_VALUE; // none taken yet
+  // a second, in bursts of a tenth of a second's worth at most (the generic cell rate algorithm: a
+  // frame is taken when the time at which it would be due at the rate is at most a burst ahead of
+  // now). Frames beyond it wait here, in order, and the link is not read until they are done, so
+  // that a neighbour cannot keep the loop busy with small frames, nor hold it for long at once, and
+  // nothing it sends is lost: it is read no faster than the rate.
+  private final long interval; // nanoseconds between frames at the rate
+  private final long burst; // the most frames taken at once
+  private final long drainBatch; // the frames a drain waits for: a hundredth of a second's worth
+  private long due = Long.MIN_VALUE; // when the next frame is due at the rate; none taken yet
   private final ArrayDeque<Object> held = new ArrayDeque<>();
   private ScheduledFuture<?> drain;
-
-  /** How often frames that wait for the rate are taken, in the rate's share of a second. */
-  static final int DRAINS_PER_SECOND = 100;
-
-  /** The largest burst, as a share of a second's worth of frames. */
-  static final int BURSTS_PER_SECOND = 10;
 
   /** Takes {@code frame} now if the rate allows it and nothing waits before it; else holds it. */
   private void admit(ChannelHandlerContext ctx, Object frame) {
@@ -155,9 +155,9 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
     }
     held.add(frame);
     link.controlThrottled.inc();
+    throttled();
     if (held.size() == 1) {
       ReadHolds.set(ctx.channel(), ReadHolds.RATE, true);
-      throttled();
       scheduleDrain(ctx);
     }
   }
@@ -166,21 +166,11 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
   private boolean take(ChannelHandlerContext ctx) {
     long now = ctx.executor().ticker().nanoTime();
     long start = due == Long.MIN_VALUE ? now : Math.max(due, now);
-    if (start - now > (burst() - 1) * interval()) {
+    if (start - now > (burst - 1) * interval) {
       return false;
     }
-    due = start + interval();
+    due = start + interval;
     return true;
-  }
-
-  /** Nanoseconds between frames at the rate. */
-  private long interval() {
-    return Math.max(1, 1_000_000_000L / config.limits().linkControlFramesPerSecond());
-  }
-
-  /** The most frames taken at once. */
-  private long burst() {
-    return Math.max(1, config.limits().linkControlFramesPerSecond() / BURSTS_PER_SECOND);
   }
 
   private void take(ChannelHandlerContext ctx, Object frame) {
@@ -201,17 +191,9 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
     }
   }
 
-  /**
-   * Schedules the next take of waiting frames, when the rate allows a share of a second's worth.
-   */
+  /** Schedules the next take of waiting frames, when the rate allows a batch of them. */
   private void scheduleDrain(ChannelHandlerContext ctx) {
-    long want =
-        Math.min(
-            held.size(),
-            Math.min(
-                burst(),
-                Math.max(1, config.limits().linkControlFramesPerSecond() / DRAINS_PER_SECOND)));
-    long at = due - (burst() - want) * interval();
+    long at = due - (burst - Math.min(held.size(), drainBatch)) * interval;
     long delay = Math.max(1, at - ctx.executor().ticker().nanoTime());
     drain = ctx.executor().schedule(() -> drain(ctx), delay, TimeUnit.NANOSECONDS);
   }
@@ -245,12 +227,10 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
     }
   }
 
-  /** Frames held for the rate: a WARN line at most every ten seconds. */
+  /** A frame held for the rate: a WARN line at most every ten seconds. */
   private void throttled() {
-    long now = System.nanoTime();
-    if (now - link.throttledLoggedAt >= TimeUnit.SECONDS.toNanos(10)
-        || link.throttledLoggedAt == Long.MIN_VALUE) {
-      long count = link.controlThrottled.get();
+    long unlogged = link.throttledLog.due();
+    if (unlogged >= 0) {
       log.warn(
           "router {}: router {} sends control frames faster than"
               + " limits.linkControlFramesPerSecond ({}): its link is read no faster ({} frames"
@@ -258,9 +238,7 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
           config.router(),
           link.neighbour(),
           config.limits().linkControlFramesPerSecond(),
-          count - link.throttledLogged);
-      link.throttledLogged = count;
-      link.throttledLoggedAt = now;
+          unlogged + 1);
     }
   }
 
@@ -312,10 +290,8 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
 
   /** A control message refused for its epoch: a WARN line at most every ten seconds. */
   private void futureEpoch(ControlMessage m) {
-    long now = System.nanoTime();
-    long refused = core.node().futureEpochs();
-    if (now - links.futureEpochsLoggedAt >= TimeUnit.SECONDS.toNanos(10)
-        || links.futureEpochsLoggedAt == Long.MIN_VALUE) {
+    long unlogged = links.futureEpochLog.due();
+    if (unlogged >= 0) {
       log.warn(
           "router {}: refused {} from router {}: it names an epoch more than"
               + " routing.maxEpochAheadMs ({} ms) ahead of this clock ({} such messages since the"
@@ -324,9 +300,7 @@ final class LinkSession extends SimpleChannelInboundHandler<Object> {
           m,
           link.neighbour(),
           config.routing().maxEpochAheadMs(),
-          refused - links.futureEpochsLogged);
-      links.futureEpochsLogged = refused;
-      links.futureEpochsLoggedAt = now;
+          unlogged + 1);
     }
   }
 

@@ -4,6 +4,7 @@ import io.bdrp.router.Handshakes;
 import io.bdrp.router.RouterCore;
 import io.bdrp.router.RouterMain;
 import io.bdrp.router.RouterPorts;
+import io.bdrp.router.WarnEvery;
 import io.bdrp.router.config.RouterConfig;
 import io.bdrp.router.config.RouterLimits;
 import io.bdrp.router.metrics.MetricsAccess;
@@ -63,8 +64,7 @@ public final class RouterLinks {
   final RouterConfig config;
   private final Handshakes handshakes;
   public final Link[] byNumber;
-  long futureEpochsLogged; // by the sessions' refusals of future epochs
-  long futureEpochsLoggedAt = Long.MIN_VALUE;
+  final WarnEvery futureEpochLog = new WarnEvery(); // the sessions' refusals of future epochs
 
   final java.util.List<DataTransport> transports;
   private final java.util.function.IntSupplier udpPort;

@@ -1,6 +1,7 @@
 package io.bdrp.router.security;
 
 import io.bdrp.encoding.bloom.EncodedPredicate;
+import io.bdrp.router.WarnEvery;
 import io.bdrp.router.metrics.Metrics;
 import io.bdrp.router.metrics.RouterMetrics;
 import io.bdrp.routing.ControlMessage;
@@ -14,7 +15,6 @@ import java.security.cert.X509Certificate;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +41,7 @@ public final class OriginKeys implements OriginAuthority {
   private final Map<String, Metrics.Counter> refusals = new ConcurrentHashMap<>();
 
   private final RouterMetrics metrics;
-  private long loggedAtNanos;
-  private long unlogged;
+  private final WarnEvery refusalLog = new WarnEvery(); // guarded by this
 
   private OriginKeys(int self, LongSupplier wallMillis, RouterMetrics metrics) {
     this.self = self;
@@ -192,10 +191,9 @@ public final class OriginKeys implements OriginAuthority {
     if (c != null) {
       c.inc();
     }
-    long now = System.nanoTime();
     synchronized (this) {
-      if (loggedAtNanos != 0 && now - loggedAtNanos < TimeUnit.SECONDS.toNanos(10)) {
-        unlogged++;
+      long unlogged = refusalLog.due();
+      if (unlogged < 0) {
         return;
       }
       log.warn(
@@ -214,8 +212,6 @@ public final class OriginKeys implements OriginAuthority {
             case OK -> "ok";
           },
           unlogged == 0 ? "" : " (and " + unlogged + " more refusals since the last such line)");
-      loggedAtNanos = now;
-      unlogged = 0;
     }
   }
 
